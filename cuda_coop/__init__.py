@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cuda.coop: CUB cooperative primitives called inside Python GPU kernels.
+
+Importing this package is host-only: it imports no DSL, no CUDA binding and needs no GPU.
+Backends are activated with :func:`register` (importing ``cuda.coop.numba`` does it too).
+"""
+
+from __future__ import annotations
+
+from . import block
+from ._algorithms import BlockLoadAlgorithm, BlockStoreAlgorithm
+from ._errors import (
+    CoopBackendError,
+    CoopCompileError,
+    CoopError,
+    CoopHostCallError,
+    CoopLaunchConfigError,
+    CoopTypeError,
+    CoopValueError,
+)
+from ._kernel_api import TempStorage, ThreadData
+from ._registry import register, registered_backends
+from ._stats import CompileStats, compile_stats
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "block",
+    "ThreadData",
+    "TempStorage",
+    "BlockLoadAlgorithm",
+    "BlockStoreAlgorithm",
+    "register",
+    "registered_backends",
+    "compile_stats",
+    "CompileStats",
+    "CoopError",
+    "CoopTypeError",
+    "CoopValueError",
+    "CoopBackendError",
+    "CoopLaunchConfigError",
+    "CoopCompileError",
+    "CoopHostCallError",
+]

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Element types: the one table of names, C++ spellings, sizes and value ranges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._errors import CoopTypeError, CoopValueError
+
+
+@dataclass(frozen=True)
+class DType:
+    """An element type a primitive can move: its canonical name, C++ type and size."""
+
+    name: str
+    cxx: str
+    itemsize: int
+    kind: str  # "i" signed, "u" unsigned, "f" float
+
+    def check_representable(self, value: object, *, primitive: str, argument: str) -> None:
+        """Raise CoopValueError unless ``value`` is exactly representable in this type."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise CoopTypeError(
+                f"{primitive}: {argument} must be a number representable as {self.name}, "
+                f"got {value!r} ({type(value).__name__})"
+            )
+        if self.kind in "iu":
+            if isinstance(value, float) and not value.is_integer():
+                raise CoopValueError(
+                    f"{primitive}: {argument}={value!r} is not an integer and cannot be stored "
+                    f"in {self.name}"
+                )
+            bits = 8 * self.itemsize
+            lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if self.kind == "i" else (0, (1 << bits) - 1)
+            if not lo <= int(value) <= hi:
+                raise CoopValueError(
+                    f"{primitive}: {argument}={value!r} is outside the range of {self.name} "
+                    f"[{lo}, {hi}]; pass a value in range"
+                )
+        elif self.itemsize == 2 and self.name == "float16" and abs(float(value)) > 65504.0:
+            if value == value and abs(float(value)) != float("inf"):
+                raise CoopValueError(
+                    f"{primitive}: {argument}={value!r} overflows float16 (largest finite 65504)"
+                )
+
+
+_TABLE = (
+    DType("int8", "signed char", 1, "i"),
+    DType("int16", "short", 2, "i"),
+    DType("int32", "int", 4, "i"),
+    DType("int64", "long long", 8, "i"),
+    DType("uint8", "unsigned char", 1, "u"),
+    DType("uint16", "unsigned short", 2, "u"),
+    DType("uint32", "unsigned int", 4, "u"),
+    DType("uint64", "unsigned long long", 8, "u"),
+    DType("float16", "__half", 2, "f"),
+    DType("bfloat16", "__nv_bfloat16", 2, "f"),
+    DType("float32", "float", 4, "f"),
+    DType("float64", "double", 8, "f"),
+)
+
+DTYPES: dict[str, DType] = {d.name: d for d in _TABLE}
+
+
+def dtype_named(name: str) -> DType:
+    """The DType called ``name`` (numpy spelling), or CoopTypeError listing the supported ones."""
+    try:
+        return DTYPES[name]
+    except KeyError:
+        raise CoopTypeError(
+            f"unsupported element type {name!r}; supported: {', '.join(DTYPES)}"
+        ) from None

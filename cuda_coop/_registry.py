@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Backend registry: activation (idempotent, transactional) and host-side dispatch."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from typing import Any, Protocol
+
+from ._errors import CoopBackendError, CoopHostCallError
+
+__all__ = ["register", "registered_backends"]
+
+_MODULES = {"numba": "cuda.coop.numba._backend", "cutlass": "cuda.coop.cutlass._backend"}
+
+
+class Backend(Protocol):
+    """What a backend module provides to the registry."""
+
+    def activate(self) -> None:
+        """Install the backend into its DSL; must undo everything itself if it raises."""
+
+    def intercept(self, qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool, Any]:
+        """Handle a kernel-side call made from Python while the DSL traces, or return (False, None)."""
+
+
+_lock = threading.RLock()
+_active: dict[str, Backend] = {}
+
+
+def register(name: str) -> None:
+    """Activate the backend ``name`` (``"numba"`` or ``"cutlass"``); idempotent.
+
+    Raises:
+        CoopBackendError: unknown name, the DSL is not installed, or activation failed (in which
+            case nothing of it stays installed and a later call may try again).
+    """
+    if name not in _MODULES:
+        raise CoopBackendError(f"unknown backend {name!r}; known backends: {', '.join(_MODULES)}")
+    with _lock:
+        if name in _active:
+            return
+        try:
+            module: Any = importlib.import_module(_MODULES[name])
+        except ImportError as exc:
+            raise CoopBackendError(
+                f"backend {name!r} cannot be imported ({exc}); install it with "
+                f"pip install 'cuda-coop[{name}]'"
+            ) from exc
+        try:
+            module.activate()
+        except CoopBackendError:
+            raise
+        except Exception as exc:
+            raise CoopBackendError(f"backend {name!r} failed to activate: {exc}") from exc
+        _active[name] = module
+
+
+def registered_backends() -> tuple[str, ...]:
+    """Names of the active backends, in activation order."""
+    return tuple(_active)
+
+
+def host_call(qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Route a kernel-side call made from Python to a tracing backend, or raise."""
+    for backend in list(_active.values()):
+        handled, result = backend.intercept(qualname, args, kwargs)
+        if handled:
+            return result
+    raise CoopHostCallError(
+        f"{qualname} is a kernel-side function: call it inside a kernel compiled by an active "
+        f"backend (active: {', '.join(_active) or 'none'}), not on the host"
+    )

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The C++ renderer: the only module that spells C++.
+
+A kernel's requests become one translation unit of ``extern "C" __device__`` wrappers around
+CUB, plus size/alignment probes of every CUB ``TempStorage`` (read back from NVRTC's lowered
+name expressions), plus one shared buffer per caller-owned ``coop.TempStorage``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._dtypes import dtype_named
+from ._primitives import TILE_PRIMITIVES
+from ._requests import BlockTileRequest
+
+_PROBE = "coop_probe"
+
+
+@dataclass(frozen=True)
+class RenderedBundle:
+    """A translation unit and the name expressions whose lowered names carry its probes."""
+
+    source: str
+    probes: dict[str, str]  # name expression -> request symbol
+
+
+def temp_storage_symbol(slot: int) -> str:
+    """Name of the accessor of caller-owned shared scratch number ``slot``."""
+    return f"coop_temp_storage_{slot}"
+
+
+def _cub_type(req: BlockTileRequest) -> str:
+    prim = TILE_PRIMITIVES[req.primitive]
+    x, y, z = req.block_dims
+    cxx = dtype_named(req.dtype).cxx
+    enum = prim.cub_enum_prefix + req.algorithm.upper()
+    return f"{prim.cub_class}<{cxx}, {x}, {req.items_per_thread}, {enum}, {y}, {z}>"
+
+
+def _render_tile(req: BlockTileRequest) -> str:
+    prim = TILE_PRIMITIVES[req.primitive]
+    t = dtype_named(req.dtype).cxx
+    n = req.items_per_thread
+    args = "gmem, thread_items"
+    if req.partial:
+        args += ", valid_items"
+    if req.oob_default:
+        args += ", *oob_default"
+    if req.caller_temp_storage:
+        ctor = f"{req.symbol}_t(*reinterpret_cast<typename {req.symbol}_t::TempStorage*>(temp))"
+        sync = ""
+    else:
+        ctor = f"{req.symbol}_t()"
+        # Implicit scratch is one static buffer per CUB type: wait until every thread is done
+        # with its previous use (CUB requires a barrier before TempStorage is reused).
+        sync = "  __syncthreads();\n" if req.algorithm in prim.scratch_algorithms else ""
+    return (
+        f"using {req.symbol}_t = {_cub_type(req)};\n"
+        f'extern "C" __device__ void {req.symbol}({t}* gmem, {t}* items, int valid_items, '
+        f"const {t}* oob_default, void* temp)\n"
+        "{\n"
+        f"  {t} (&thread_items)[{n}] = *reinterpret_cast<{t} (*)[{n}]>(items);\n"
+        f"{sync}"
+        f"  {ctor}.{prim.cub_method}({args});\n"
+        "}\n"
+    )
+
+
+def render_bundle(requests: Sequence[BlockTileRequest], temp_storage_slots: int) -> RenderedBundle:
+    """Render one translation unit for ``requests`` (already deduplicated and ordered)."""
+    includes = ["cub/block/block_load.cuh", "cub/block/block_store.cuh"]
+    dtypes = {r.dtype for r in requests}
+    if "float16" in dtypes:
+        includes.append("cuda_fp16.h")
+    if "bfloat16" in dtypes:
+        includes.append("cuda_bf16.h")
+    parts = [f"#include <{h}>\n" for h in includes]
+    parts.append(
+        f"template <unsigned long long Size, unsigned long long Align> __device__ char {_PROBE};\n"
+    )
+    probes: dict[str, str] = {}
+    for req in requests:
+        parts.append(_render_tile(req))
+        if req.algorithm in TILE_PRIMITIVES[req.primitive].scratch_algorithms:
+            ts = f"typename {req.symbol}_t::TempStorage"
+            probes[f"&{_PROBE}<sizeof({ts}), alignof({ts})>"] = req.symbol
+    shared = [r for r in requests if r.caller_temp_storage]
+    members = "".join(f"  typename {r.symbol}_t::TempStorage m{i};\n" for i, r in enumerate(shared))
+    if temp_storage_slots:
+        parts.append("union coop_temp_storage_union {\n" + (members or "  char unused;\n") + "};\n")
+    for slot in range(temp_storage_slots):
+        parts.append(
+            f'extern "C" __device__ void* {temp_storage_symbol(slot)}()\n'
+            "{\n"
+            "  __shared__ coop_temp_storage_union storage;\n"
+            "  return &storage;\n"
+            "}\n"
+        )
+    return RenderedBundle(source="".join(parts), probes=probes)

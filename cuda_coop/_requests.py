@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Provider requests: frozen, hashable, every template parameter explicit, deterministic symbol."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class BlockTileRequest:
+    """One instantiation of a block tile primitive (``cub::BlockLoad`` / ``cub::BlockStore``).
+
+    Its C ABI is the same for load and store::
+
+        void <symbol>(T* gmem, T* items, int valid_items, const T* oob_default, void* temp)
+
+    ``gmem`` points at the block's tile, ``items`` at the thread's ``items_per_thread`` values;
+    unused arguments are ignored (and disappear with LTO).
+    """
+
+    primitive: str
+    dtype: str
+    block_dims: tuple[int, int, int]
+    items_per_thread: int
+    algorithm: str
+    partial: bool
+    oob_default: bool
+    caller_temp_storage: bool
+
+    @property
+    def symbol(self) -> str:
+        """The extern "C" name of this request's wrapper."""
+        x, y, z = self.block_dims
+        flags = ("_partial" if self.partial else "") + ("_oob" if self.oob_default else "")
+        flags += "_ts" if self.caller_temp_storage else ""
+        return (
+            f"coop_block_{self.primitive}_{self.dtype}_{self.algorithm}"
+            f"_b{x}x{y}x{z}_i{self.items_per_thread}{flags}"
+        )

@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Inspect a cubin without a GPU: functions, registers, shared memory (from the ELF) and the
+SASS (from nvdisasm): calls, local-memory traffic, leftover provider symbols."""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from ._errors import CoopError
+
+_EIATTR_REGCOUNT = 0x2F
+_EIATTR_FRAME_SIZE = 0x11
+_PROVIDER = re.compile(r"coop_(block|temp_storage|probe)\w*")
+
+
+@dataclass(frozen=True)
+class CubinReport:
+    """What a linked cubin contains.
+
+    Attributes:
+        size: bytes of the cubin.
+        functions: names of the functions with code (kernels and any non-inlined callee).
+        registers: registers per thread, by function.
+        shared_bytes: static shared memory, by function.
+        frame_bytes: per-thread stack frame (local memory), by function.
+        calls: CALL instructions in the SASS.
+        local_loads: LDL instructions; local_stores: STL instructions.
+        leftover_symbols: provider symbols still present (ELF symbols or SASS text).
+        sass: the disassembly.
+    """
+
+    size: int
+    functions: tuple[str, ...]
+    registers: dict[str, int]
+    shared_bytes: dict[str, int]
+    frame_bytes: dict[str, int]
+    calls: int
+    local_loads: int
+    local_stores: int
+    leftover_symbols: tuple[str, ...]
+    sass: str
+
+    def summary(self) -> str:
+        """One line per function: registers, shared memory, stack, and the inlining verdict."""
+        lines = [f"cubin: {self.size} bytes, {len(self.functions)} function(s)"]
+        for f in self.functions:
+            lines.append(
+                f"  {f}: {self.registers.get(f, '?')} registers, {self.shared_bytes.get(f, 0)} B "
+                f"shared, {self.frame_bytes.get(f, 0)} B stack"
+            )
+        verdict = (
+            "no provider call remains"
+            if not (self.calls or self.leftover_symbols)
+            else f"{self.calls} CALL, leftover symbols: {', '.join(self.leftover_symbols) or 'none'}"
+        )
+        lines.append(f"  SASS: {verdict}; {self.local_loads} LDL, {self.local_stores} STL")
+        return "\n".join(lines)
+
+
+def _sections(elf: bytes) -> list[tuple[str, int, bytes, int]]:
+    """(name, type, data, link) of each section of a 64-bit little-endian ELF."""
+    if elf[:4] != b"\x7fELF" or elf[4] != 2:
+        raise CoopError("not a 64-bit ELF cubin")
+    shoff = struct.unpack_from("<Q", elf, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3A)
+    raw = []
+    for i in range(shnum):
+        name, typ, _flags, _addr, off, size, link = struct.unpack_from("<IIQQQQI", elf, shoff + i * shentsize)
+        data = b"" if typ == 8 else elf[off : off + size]  # SHT_NOBITS has no bytes in the file
+        raw.append((name, typ, data, link, size))
+    strtab = raw[shstrndx][2]
+
+    def cstr(tab: bytes, at: int) -> str:
+        return tab[at : tab.index(b"\0", at)].decode()
+
+    return [(cstr(strtab, n), t, d if t != 8 else b"\0" * s, link) for n, t, d, link, s in raw]
+
+
+def _symbols(sections: list[tuple[str, int, bytes, int]]) -> list[str]:
+    for _name, typ, data, link in sections:
+        if typ == 2:  # SHT_SYMTAB
+            strtab = sections[link][2]
+            out = []
+            for off in range(0, len(data), 24):
+                st_name = struct.unpack_from("<I", data, off)[0]
+                out.append(strtab[st_name : strtab.index(b"\0", st_name)].decode())
+            return out
+    return []
+
+
+def _nv_info(data: bytes) -> list[tuple[int, bytes]]:
+    """(attribute, value bytes) of an ``.nv.info`` section."""
+    out, off = [], 0
+    while off + 4 <= len(data):
+        fmt, attr = data[off], data[off + 1]
+        if fmt == 0x04:  # EIFMT_SVAL: u16 size, then the value
+            size = struct.unpack_from("<H", data, off + 2)[0]
+            out.append((attr, data[off + 4 : off + 4 + size]))
+            off += 4 + size
+        else:
+            out.append((attr, data[off + 2 : off + 4]))
+            off += 4
+    return out
+
+
+def nvdisasm_path() -> str | None:
+    """nvdisasm from the ``nvidia-cuda-nvdisasm`` wheel or the CUDA toolkit, if installed."""
+    try:
+        from cuda.pathfinder import find_nvidia_binary_utility
+
+        found = find_nvidia_binary_utility("nvdisasm")
+        if found:
+            return str(found)
+    except ImportError:
+        pass
+    import shutil
+
+    return shutil.which("nvdisasm")
+
+
+def inspect_cubin(cubin: bytes) -> CubinReport:
+    """Read a cubin's resources from its ELF and disassemble it with nvdisasm."""
+    sections = _sections(cubin)
+    symbols = _symbols(sections)
+    functions = tuple(n[len(".text.") :] for n, *_ in sections if n.startswith(".text."))
+    registers: dict[str, int] = {}
+    frames: dict[str, int] = {}
+    for name, _t, data, _l in sections:
+        if name == ".nv.info":
+            for attr, value in _nv_info(data):
+                if attr in (_EIATTR_REGCOUNT, _EIATTR_FRAME_SIZE) and len(value) == 8:
+                    sym, count = struct.unpack("<II", value)
+                    target = registers if attr == _EIATTR_REGCOUNT else frames
+                    target[symbols[sym]] = count
+    shared = {
+        f: sum(len(d) for n, _t, d, _l in sections if n == f".nv.shared.{f}") for f in functions
+    }
+    tool = nvdisasm_path()
+    if tool is None:
+        raise CoopError("nvdisasm not found: pip install nvidia-cuda-nvdisasm (or put it on PATH)")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "kernel.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        sass = subprocess.run([tool, "-c", path], check=True, capture_output=True, text=True).stdout
+    code = [ln for ln in sass.splitlines() if "/*" in ln and ";" in ln]
+    leftovers = sorted({m.group(0) for m in _PROVIDER.finditer(sass + "\n" + "\n".join(symbols))})
+    return CubinReport(
+        size=len(cubin),
+        functions=functions,
+        registers=registers,
+        shared_bytes=shared,
+        frame_bytes=frames,
+        calls=sum(1 for ln in code if re.search(r"\bCALL\b", ln)),
+        local_loads=sum(1 for ln in code if re.search(r"\bLDL(\.\w+)*\b", ln)),
+        local_stores=sum(1 for ln in code if re.search(r"\bSTL(\.\w+)*\b", ln)),
+        leftover_symbols=tuple(leftovers),
+        sass=sass,
+    )

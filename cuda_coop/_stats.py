@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Process-wide compile counters, so that callers and tests can see what the pipeline did."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+
+__all__ = ["CompileStats", "compile_stats"]
+
+
+@dataclass(frozen=True)
+class CompileStats:
+    """A snapshot of the bundle pipeline's counters since the process started.
+
+    Attributes:
+        nvrtc_compiles: NVRTC invocations (one per kernel on a cold cache, none on a warm one).
+        cache_hits: bundles read back from the disk cache.
+        cache_rebuilds: cache entries found corrupt or truncated and rebuilt.
+        nvrtc_seconds: wall time spent inside NVRTC.
+    """
+
+    nvrtc_compiles: int = 0
+    cache_hits: int = 0
+    cache_rebuilds: int = 0
+    nvrtc_seconds: float = 0.0
+
+
+_lock = threading.Lock()
+_current = CompileStats()
+
+
+def compile_stats() -> CompileStats:
+    """Return the current counters (an immutable snapshot; subtract two to measure a span)."""
+    return _current
+
+
+def _bump(**delta: float) -> None:
+    global _current
+    with _lock:
+        _current = replace(
+            _current, **{k: getattr(_current, k) + v for k, v in delta.items()}  # type: ignore[arg-type]
+        )

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cuda.coop.numba: the Numba backend and its qualified namespace (``numba_coop``).
+
+Importing it activates the backend (``cuda.coop.register("numba")``). It exposes the same
+kernel-side primitives as ``cuda.coop`` plus the Numba entry points :func:`jit` and
+:func:`compile`.
+"""
+
+from __future__ import annotations
+
+from cuda.coop import BlockLoadAlgorithm, BlockStoreAlgorithm, TempStorage, ThreadData, block, register
+
+from ._aot import CompiledKernel, compile
+from ._dispatcher import CoopKernel, jit
+
+register("numba")
+
+__all__ = [
+    "jit",
+    "compile",
+    "CoopKernel",
+    "CompiledKernel",
+    "block",
+    "ThreadData",
+    "TempStorage",
+    "BlockLoadAlgorithm",
+    "BlockStoreAlgorithm",
+]

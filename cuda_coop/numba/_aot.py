@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Ahead-of-time compile of a Numba kernel with its coop bundle, on a machine without a GPU."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cuda.coop._bundle import normalize_arch
+from cuda.coop._errors import CoopValueError
+from cuda.coop._primitives import normalize_block_dims
+from cuda.coop._sass import CubinReport, inspect_cubin
+from cuda.coop._session import compile_context
+
+_OUTPUTS = ("cubin", "ptx", "ltoir")
+
+
+@dataclass(frozen=True)
+class CompiledKernel:
+    """The result of :func:`compile`.
+
+    Attributes:
+        code: the linked cubin (``output="cubin"``), the linked PTX text as bytes (``"ptx"``),
+            or the kernel's own LTO-IR (``"ltoir"``; link it with ``bundle_ltoir``).
+        output: which of the three ``code`` is.
+        arch: the target, e.g. ``"sm_90a"``.
+        block: the block dimensions the coop primitives were specialised for.
+        bundle_ltoir: the kernel's CUB bundle as LTO-IR (empty if the kernel uses no primitive).
+    """
+
+    code: bytes
+    output: str
+    arch: str
+    block: tuple[int, int, int]
+    bundle_ltoir: bytes
+
+    def inspect(self) -> CubinReport:
+        """Registers, shared memory and SASS facts of the cubin (``output="cubin"`` only)."""
+        if self.output != "cubin":
+            raise CoopValueError(f"inspect() needs output='cubin', this is {self.output!r}")
+        return inspect_cubin(self.code)
+
+
+def _cc(arch: str) -> tuple[Any, ...]:
+    digits = arch[3:].rstrip("af")
+    suffix = arch[3 + len(digits) :]
+    cc: tuple[Any, ...] = (int(digits[:-1]), int(digits[-1]))
+    return cc + (suffix,) if suffix else cc
+
+
+def compile(
+    func: Callable[..., None] | Any,
+    signature: Any,
+    *,
+    block: int | tuple[int, ...],
+    arch: str = "sm_90a",
+    output: str = "cubin",
+    **options: Any,
+) -> CompiledKernel:
+    """Compile a kernel and link its coop bundle for ``arch``, without needing a GPU.
+
+    Args:
+        func: the kernel: a Python function, a ``cuda.coop.numba.jit`` kernel or a Numba
+            dispatcher.
+        signature: its Numba signature, e.g. ``"void(int32[::1], int32[::1])"``.
+        block: the block dimensions it will be launched with.
+        arch: target architecture, e.g. ``"sm_90a"`` or ``"sm_90"``.
+        output: ``"cubin"`` (linked, default), ``"ptx"`` (linked) or ``"ltoir"`` (unlinked).
+        **options: passed to ``numba.cuda.compile_all`` (e.g. ``fastmath=True``).
+
+    Returns:
+        A :class:`CompiledKernel`.
+    """
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+    from numba import cuda
+
+    if output not in _OUTPUTS:
+        raise CoopValueError(f"output={output!r} is not one of {', '.join(_OUTPUTS)}")
+    arch = normalize_arch(arch)
+    dims = normalize_block_dims(block, what="compile: block")
+    py_func = getattr(func, "py_func", func)
+    with compile_context(dims, arch):
+        codes, _ = cuda.compile_all(
+            py_func, signature, device=False, abi="numba", output="ltoir", cc=_cc(arch), **options
+        )
+        kernel_ltoir = bytes(codes[0])
+        bundles = [bytes(c.data) for c in codes[1:]]
+    bundle = b"".join(bundles)
+    if output == "ltoir":
+        return CompiledKernel(kernel_ltoir, output, arch, dims, bundle)
+    objects = [ObjectCode.from_ltoir(kernel_ltoir)] + [ObjectCode.from_ltoir(b) for b in bundles]
+    link_options = LinkerOptions(
+        arch=arch, link_time_optimization=True, optimize_unused_variables=True, ptx=output == "ptx"
+    )
+    linked = Linker(*objects, options=link_options).link(output)
+    return CompiledKernel(bytes(linked.code), output, arch, dims, bundle)

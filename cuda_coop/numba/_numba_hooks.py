@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Every numba-cuda internal the Numba backend touches, in one place.
+
+numba-cuda 0.30 has no public API for these; ``tests/test_numba_hooks.py`` fails loudly, naming
+the hook, if an upgrade moves one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numba.cuda.core import imputils
+from numba.cuda.typing import templates
+
+from cuda.coop._errors import CoopBackendError
+
+#: Typing and lowering registries that the CUDA target refreshes before each compile.
+TYPING_REGISTRY = templates.builtin_registry
+LOWERING_REGISTRY = imputils.builtin_registry
+
+
+def snapshot() -> dict[str, Any]:
+    """Record the lengths of the registries the backend appends to, for a rollback."""
+    from numba.cuda.models import cuda_data_manager
+
+    return {
+        "typing": {n: len(getattr(TYPING_REGISTRY, n)) for n in ("functions", "attributes", "globals")},
+        "lowering": {n: len(getattr(LOWERING_REGISTRY, n)) for n in ("functions", "getattrs", "casts", "constants")},
+        "models": set(cuda_data_manager._handlers),
+    }
+
+
+def rollback(snap: dict[str, Any]) -> None:
+    """Remove whatever was registered after ``snap`` was taken."""
+    from numba.cuda.models import cuda_data_manager
+
+    for name, n in snap["typing"].items():
+        del getattr(TYPING_REGISTRY, name)[n:]
+    for name, n in snap["lowering"].items():
+        del getattr(LOWERING_REGISTRY, name)[n:]
+    for key in set(cuda_data_manager._handlers) - snap["models"]:
+        del cuda_data_manager._handlers[key]
+
+
+def current_device_arch() -> str:
+    """``sm_XY`` of the current CUDA device (needs a driver and a GPU)."""
+    from numba import cuda
+
+    major, minor = cuda.get_current_device().compute_capability
+    return f"sm_{major}{minor}"
+
+
+def check() -> None:
+    """Raise CoopBackendError naming the first hook that this numba-cuda lacks."""
+    from numba.cuda.models import cuda_data_manager
+
+    for obj, attr in (
+        (TYPING_REGISTRY, "functions"),
+        (TYPING_REGISTRY, "globals"),
+        (LOWERING_REGISTRY, "functions"),
+        (cuda_data_manager, "_handlers"),
+    ):
+        if not hasattr(obj, attr):
+            raise CoopBackendError(
+                f"numba-cuda changed: {type(obj).__name__}.{attr} is gone; this cuda-coop needs "
+                "numba-cuda 0.30.x"
+            )

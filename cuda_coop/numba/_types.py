@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Numba types of the kernel-side objects: ThreadData (an array type) and TempStorage."""
+
+from __future__ import annotations
+
+from numba.cuda import types
+
+
+class ThreadDataType(types.Array):
+    """A thread's items: a 1-D C array of ``items_per_thread`` elements that lives in registers."""
+
+    def __init__(self, dtype: types.Type, items_per_thread: int) -> None:
+        self.items_per_thread = items_per_thread
+        super().__init__(dtype, 1, "C", name=f"ThreadData({dtype}, {items_per_thread})")
+
+    @property
+    def key(self) -> tuple[object, ...]:  # type: ignore[override]
+        return (*super().key, self.items_per_thread)
+
+    @property
+    def mangling_args(self) -> tuple[str, list[object]]:  # type: ignore[override]
+        return type(self).__name__, [self.dtype, self.items_per_thread]
+
+
+class TempStorageType(types.Opaque):
+    """A pointer to caller-owned shared scratch."""
+
+    def __init__(self) -> None:
+        super().__init__(name="coop.TempStorage")
+
+
+temp_storage_type = TempStorageType()
