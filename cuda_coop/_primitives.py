@@ -18,6 +18,9 @@ from ._requests import BlockTileRequest
 
 _REQUIRED = inspect.Parameter.empty
 
+#: Static shared memory a kernel may declare (bytes); CUB scratch is static.
+STATIC_SHARED_LIMIT = 48 * 1024
+
 
 @dataclass(frozen=True)
 class Parameter:
@@ -132,6 +135,13 @@ class TilePrimitive:
             raise CoopLaunchConfigError(
                 f"{q}: algorithm={alg!r} needs a block of a multiple of 32 threads, the block has "
                 f"{threads} {dims}; use 'transpose' or a block of 32*k threads"
+            )
+        tile_bytes = threads * items_per_thread * dtype.itemsize
+        if alg in self.scratch_algorithms and tile_bytes > STATIC_SHARED_LIMIT:
+            raise CoopValueError(
+                f"{q}: algorithm={alg!r} stages the whole tile ({tile_bytes} B) through shared "
+                f"memory, above the {STATIC_SHARED_LIMIT} B static limit; use 'direct', 'striped' "
+                "or 'vectorize', or fewer items per thread"
             )
         if valid_items is not None and valid_items is not ...:
             if isinstance(valid_items, bool) or not isinstance(valid_items, int):

@@ -48,24 +48,35 @@ def _render_tile(req: BlockTileRequest) -> str:
         args += ", valid_items"
     if req.oob_default:
         args += ", *oob_default"
+    storage = f"typename {req.symbol}_t::TempStorage"
+    sync = ""
     if req.caller_temp_storage:
-        ctor = f"{req.symbol}_t(*reinterpret_cast<typename {req.symbol}_t::TempStorage*>(temp))"
-        sync = ""
+        ctor = f"{req.symbol}_t(*reinterpret_cast<{storage}*>(temp))"
+    elif req.algorithm in prim.scratch_algorithms:
+        # All implicit scratch of the kernel is one buffer: wait until every thread is done
+        # with its previous use (CUB requires a barrier before TempStorage is reused).
+        ctor = f"{req.symbol}_t(*reinterpret_cast<{storage}*>(&coop_scratch))"
+        sync = "  __syncthreads();\n"
     else:
         ctor = f"{req.symbol}_t()"
-        # Implicit scratch is one static buffer per CUB type: wait until every thread is done
-        # with its previous use (CUB requires a barrier before TempStorage is reused).
-        sync = "  __syncthreads();\n" if req.algorithm in prim.scratch_algorithms else ""
     return (
-        f"using {req.symbol}_t = {_cub_type(req)};\n"
-        f'extern "C" __device__ void {req.symbol}({t}* gmem, {t}* items, int valid_items, '
-        f"const {t}* oob_default, void* temp)\n"
+        f'extern "C" __device__ void {req.symbol}(void* gmem_, void* items, int valid_items, '
+        "const void* oob_default_, void* temp)\n"
         "{\n"
-        f"  {t} (&thread_items)[{n}] = *reinterpret_cast<{t} (*)[{n}]>(items);\n"
+        f"  {t}* gmem = static_cast<{t}*>(gmem_);\n"
+        f"  const {t}* oob_default = static_cast<const {t}*>(oob_default_);\n"
+        f"  {t} (&thread_items)[{n}] = *static_cast<{t} (*)[{n}]>(items);\n"
         f"{sync}"
         f"  {ctor}.{prim.cub_method}({args});\n"
         "}\n"
     )
+
+
+def _union(name: str, requests: Sequence[BlockTileRequest]) -> str:
+    members = "".join(
+        f"  typename {r.symbol}_t::TempStorage m{i};\n" for i, r in enumerate(requests)
+    )
+    return f"union {name} {{\n{members or '  char unused;'}\n}};\n"
 
 
 def render_bundle(requests: Sequence[BlockTileRequest], temp_storage_slots: int) -> RenderedBundle:
@@ -81,15 +92,18 @@ def render_bundle(requests: Sequence[BlockTileRequest], temp_storage_slots: int)
         f"template <unsigned long long Size, unsigned long long Align> __device__ char {_PROBE};\n"
     )
     probes: dict[str, str] = {}
+    scratch = [r for r in requests if r.algorithm in TILE_PRIMITIVES[r.primitive].scratch_algorithms]
     for req in requests:
-        parts.append(_render_tile(req))
-        if req.algorithm in TILE_PRIMITIVES[req.primitive].scratch_algorithms:
-            ts = f"typename {req.symbol}_t::TempStorage"
-            probes[f"&{_PROBE}<sizeof({ts}), alignof({ts})>"] = req.symbol
-    shared = [r for r in requests if r.caller_temp_storage]
-    members = "".join(f"  typename {r.symbol}_t::TempStorage m{i};\n" for i, r in enumerate(shared))
+        parts.append(f"using {req.symbol}_t = {_cub_type(req)};\n")
+    for req in scratch:
+        ts = f"typename {req.symbol}_t::TempStorage"
+        probes[f"&{_PROBE}<sizeof({ts}), alignof({ts})>"] = req.symbol
+    implicit = [r for r in scratch if not r.caller_temp_storage]
+    if implicit:
+        parts.append(_union("coop_scratch_union", implicit))
+        parts.append("static __shared__ coop_scratch_union coop_scratch;\n")
     if temp_storage_slots:
-        parts.append("union coop_temp_storage_union {\n" + (members or "  char unused;\n") + "};\n")
+        parts.append(_union("coop_temp_storage_union", [r for r in scratch if r.caller_temp_storage]))
     for slot in range(temp_storage_slots):
         parts.append(
             f'extern "C" __device__ void* {temp_storage_symbol(slot)}()\n'
@@ -98,4 +112,5 @@ def render_bundle(requests: Sequence[BlockTileRequest], temp_storage_slots: int)
             "  return &storage;\n"
             "}\n"
         )
+    parts.extend(_render_tile(req) for req in requests)
     return RenderedBundle(source="".join(parts), probes=probes)

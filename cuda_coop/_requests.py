@@ -12,10 +12,11 @@ class BlockTileRequest:
 
     Its C ABI is the same for load and store::
 
-        void <symbol>(T* gmem, T* items, int valid_items, const T* oob_default, void* temp)
+        void <symbol>(void* gmem, void* items, int valid_items, const void* oob_default, void* temp)
 
-    ``gmem`` points at the block's tile, ``items`` at the thread's ``items_per_thread`` values;
-    unused arguments are ignored (and disappear with LTO).
+    ``gmem`` points at the block's tile (``T*``), ``items`` at the thread's ``items_per_thread``
+    values, ``oob_default`` at one ``T``; unused arguments are ignored (and vanish with LTO).
+    Untyped pointers keep the caller's and the wrapper's LLVM signatures identical, whatever ``T``.
     """
 
     primitive: str

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ._bundle import Bundle, compile_bundle
+from ._errors import CoopValueError
+from ._primitives import STATIC_SHARED_LIMIT
 from ._render import temp_storage_symbol
 from ._requests import BlockTileRequest
 
@@ -41,7 +43,14 @@ class TraceSession:
     def finalize(self, arch: str) -> Bundle:
         """Compile the bundle (once; later calls return the same bundle)."""
         if self._bundle is None:
-            self._bundle = compile_bundle(self.requests, self._slots, arch)
+            bundle = compile_bundle(self.requests, self._slots, arch)
+            for symbol, (size, _align) in bundle.temp_storage.items():
+                if size > STATIC_SHARED_LIMIT:
+                    raise CoopValueError(
+                        f"{symbol} needs {size} B of shared scratch, above the {STATIC_SHARED_LIMIT} B "
+                        "static limit; use a direct algorithm or fewer items per thread"
+                    )
+            self._bundle = bundle
         return self._bundle
 
 

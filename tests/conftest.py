@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Shared fixtures: an isolated bundle cache per session, and the GPU marker's skip rule."""
+
+from __future__ import annotations
+
+import functools
+import os
+import tempfile
+
+import pytest
+
+# Host tests must not depend on (or pollute) the user's cache; GPU runs may point it elsewhere.
+os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp(prefix="cuda-coop-test-cache-"))
+
+
+@functools.cache
+def gpu_available() -> bool:
+    """True when numba-cuda sees a usable GPU."""
+    try:
+        from numba import cuda
+
+        return bool(cuda.is_available())
+    except Exception:
+        return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    gpu_items = [i for i in items if i.get_closest_marker("gpu")]
+    if gpu_items and not gpu_available():
+        skip = pytest.mark.skip(reason="needs a CUDA GPU (marker 'gpu'); none is available here")
+        for item in gpu_items:
+            item.add_marker(skip)
