@@ -10,12 +10,17 @@ Also: cold and warm compile time of the coop kernel and its NVRTC calls.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import statistics
-import tempfile
-import time
+import sys
+
+# This file is named copy.py: keep its folder off sys.path so that `import copy` finds the stdlib.
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
 
 CONFIGS = [(256, 4), (128, 16)]
 ALGORITHMS = ["direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_timesliced"]

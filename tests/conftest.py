@@ -11,6 +11,8 @@ import pytest
 
 # Host tests must not depend on (or pollute) the user's cache; GPU runs may point it elsewhere.
 os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp(prefix="cuda-coop-test-cache-"))
+# Test grids launch a few blocks on purpose; Numba's low-occupancy advice would be an error here.
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
 
 
 @functools.cache

@@ -41,16 +41,16 @@ class CoopKernel:
 
 
 class _Launch:
-    __slots__ = ("_dims", "_disp", "_config")
+    __slots__ = ("_dims", "_launcher")
 
     def __init__(self, kernel: CoopKernel, config: tuple[Any, ...]) -> None:
-        self._disp = kernel.for_block(config[1])
         self._dims = normalize_block_dims(config[1], what=f"{kernel.__name__}: block")
-        self._config = config
+        self._launcher = kernel.for_block(self._dims)[config]
 
     def __call__(self, *args: Any) -> None:
+        # The first launch of a signature compiles: the coop primitives read the dims from here.
         with compile_context(self._dims, None):
-            self._disp[self._config](*args)
+            self._launcher(*args)
 
 
 def jit(func: Callable[..., None] | None = None, **options: Any) -> Any:
