@@ -59,6 +59,19 @@ def _render_tile(req: BlockTileRequest) -> str:
         sync = "  __syncthreads();\n"
     else:
         ctor = f"{req.symbol}_t()"
+    call = f"  {ctor}.{prim.cub_method}({args});\n"
+    if req.primitive == "load" and req.partial and not req.oob_default and req.algorithm in prim.scratch_algorithms:
+        # CUB exchanges the whole tile, so items past valid_items would come back permuted from
+        # other threads: restore the thread's own previous values, as the contract promises.
+        x, y, z = req.block_dims
+        call = (
+            f"  {t} previous[{n}];\n"
+            f"  for (int i = 0; i < {n}; ++i) previous[i] = thread_items[i];\n"
+            + call
+            + f"  const int first = int(cub::RowMajorTid({x}, {y}, {z})) * {n};\n"
+            f"  for (int i = 0; i < {n}; ++i)\n"
+            "    if (first + i >= valid_items) thread_items[i] = previous[i];\n"
+        )
     return (
         f'extern "C" __device__ void {req.symbol}(void* gmem_, void* items, int valid_items, '
         "const void* oob_default_, void* temp)\n"
@@ -66,8 +79,7 @@ def _render_tile(req: BlockTileRequest) -> str:
         f"  {t}* gmem = static_cast<{t}*>(gmem_);\n"
         f"  const {t}* oob_default = static_cast<const {t}*>(oob_default_);\n"
         f"  {t} (&thread_items)[{n}] = *static_cast<{t} (*)[{n}]>(items);\n"
-        f"{sync}"
-        f"  {ctor}.{prim.cub_method}({args});\n"
+        f"{sync}{call}"
         "}\n"
     )
 
