@@ -41,9 +41,11 @@ def _modes(dtype: str, block: object, ipt: int) -> list[tuple[str, str]]:
     ]
 
 
-def _configs() -> list[tuple[str, object, int]]:
+def _configs() -> list[object]:
+    """All 72 configs; the diagonal (every dtype, block and ipt once) is also marked
+    ``sanitizer``: the subset run under compute-sanitizer memcheck and racecheck."""
     return [
-        (d, b, IPTS[(i + k) % len(IPTS)])
+        pytest.param(d, b, IPTS[(i + k) % len(IPTS)], marks=[pytest.mark.sanitizer] if k == i % len(BLOCKS) else [])
         for i, d in enumerate(DTYPES)
         for k, b in enumerate(BLOCKS)
     ]
@@ -123,6 +125,7 @@ def test_load_store_grid(dtype: str, block: object, ipt: int) -> None:
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.sanitizer
 def test_same_kernel_two_block_sizes() -> None:
     """One coop.numba.jit kernel launched with 128 and then 256 threads is right both times."""
     import numba
@@ -145,6 +148,7 @@ def test_same_kernel_two_block_sizes() -> None:
         np.testing.assert_array_equal(dst.copy_to_host(), src)
 
 
+@pytest.mark.sanitizer
 def test_plain_cuda_jit_with_threads_per_block() -> None:
     """A plain @cuda.jit kernel names its block size explicitly."""
     import numba
@@ -169,6 +173,7 @@ def test_plain_cuda_jit_with_threads_per_block() -> None:
     np.testing.assert_array_equal(dst.copy_to_host(), want)
 
 
+@pytest.mark.sanitizer
 def test_caller_temp_storage_shared_by_load_and_store() -> None:
     """One coop.TempStorage reused by a transpose load and a warp_transpose store."""
     import numba
