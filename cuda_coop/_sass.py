@@ -49,8 +49,9 @@ class CubinReport:
         """One line per function: registers, shared memory, stack, and the inlining verdict."""
         lines = [f"cubin: {self.size} bytes, {len(self.functions)} function(s)"]
         for f in self.functions:
+            name = f if len(f) <= 60 else f[:57] + "..."
             lines.append(
-                f"  {f}: {self.registers.get(f, '?')} registers, {self.shared_bytes.get(f, 0)} B "
+                f"  {name}: {self.registers.get(f, '?')} registers, {self.shared_bytes.get(f, 0)} B "
                 f"shared, {self.frame_bytes.get(f, 0)} B stack"
             )
         verdict = (
