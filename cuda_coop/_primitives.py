@@ -72,6 +72,17 @@ class TilePrimitive:
             params.append(inspect.Parameter(p.name, kind, default=p.default, annotation=p.annotation))
         return inspect.Signature(params, return_annotation="None")
 
+    def stub(self) -> str:
+        """The ``.pyi`` declaration of the kernel-side call (``stubs/`` is generated from it)."""
+        params, star = [], False
+        for p in self.parameters:
+            if p.keyword_only and not star:
+                params.append("*")
+                star = True
+            default = "" if p.default is _REQUIRED else " = ..."
+            params.append(f"{p.name}: {p.annotation}{default}")
+        return f"def {self.name}({', '.join(params)}) -> None:\n    \"\"\"{self.summary}\"\"\"\n"
+
     def docstring(self) -> str:
         """Google-style docstring built from the declaration."""
         lines = [self.summary, "", self.details, "", "Args:"]
@@ -216,7 +227,7 @@ LOAD = TilePrimitive(
     cub_enum_prefix="cub::BLOCK_LOAD_",
     algorithms=BlockLoadAlgorithm,
     parameters=(
-        Parameter("src", "DeviceArray", "global-memory array to read (1-D, contiguous).", keyword_only=False),
+        Parameter("src", "npt.NDArray[Any]", "global-memory array to read (1-D, contiguous).", keyword_only=False),
         _ITEMS,
         _OFFSET,
         Parameter("algorithm", "str | BlockLoadAlgorithm", "a ``BlockLoadAlgorithm`` or its name.", "direct"),
@@ -243,7 +254,7 @@ STORE = TilePrimitive(
     cub_enum_prefix="cub::BLOCK_STORE_",
     algorithms=BlockStoreAlgorithm,
     parameters=(
-        Parameter("dst", "DeviceArray", "global-memory array to write (1-D, contiguous).", keyword_only=False),
+        Parameter("dst", "npt.NDArray[Any]", "global-memory array to write (1-D, contiguous).", keyword_only=False),
         _ITEMS,
         _OFFSET,
         Parameter("algorithm", "str | BlockStoreAlgorithm", "a ``BlockStoreAlgorithm`` or its name.", "direct"),

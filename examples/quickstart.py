@@ -9,6 +9,7 @@ registers, shared memory, and that no provider call (nor local-memory traffic) r
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 from numba import cuda
 
 import cuda.coop.numba as numba_coop
@@ -19,7 +20,7 @@ TILE = THREADS * ITEMS
 
 
 @numba_coop.jit
-def scale(src, dst, factor, n):  # type: ignore[no-untyped-def]
+def scale(src: NDArray[np.float32], dst: NDArray[np.float32], factor: float, n: int) -> None:
     items = coop.ThreadData(ITEMS, np.float32)
     base = cuda.blockIdx.x * TILE
     valid = min(TILE, n - base)  # the last tile may be partial

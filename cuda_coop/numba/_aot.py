@@ -13,6 +13,8 @@ from cuda.coop._primitives import normalize_block_dims
 from cuda.coop._sass import CubinReport, inspect_cubin
 from cuda.coop._session import compile_context
 
+from ._lowering import LazyBundle
+
 _OUTPUTS = ("cubin", "ptx", "ltoir")
 
 
@@ -27,6 +29,8 @@ class CompiledKernel:
         arch: the target, e.g. ``"sm_90a"``.
         block: the block dimensions the coop primitives were specialised for.
         bundle_ltoir: the kernel's CUB bundle as LTO-IR (empty if the kernel uses no primitive).
+        temp_storage: exact ``(size, alignment)`` of each CUB ``TempStorage`` in the bundle, by
+            wrapper symbol (from the bundle's own sizeof/alignof probes).
     """
 
     code: bytes
@@ -34,6 +38,7 @@ class CompiledKernel:
     arch: str
     block: tuple[int, int, int]
     bundle_ltoir: bytes
+    temp_storage: dict[str, tuple[int, int]]
 
     def inspect(self) -> CubinReport:
         """Registers, shared memory and SASS facts of the cubin (``output="cubin"`` only)."""
@@ -86,12 +91,13 @@ def compile(
         )
         kernel_ltoir = bytes(codes[0])
         bundles = [bytes(c.data) for c in codes[1:]]
+    sizes = {k: v for c in codes[1:] if isinstance(c, LazyBundle) for k, v in c.session.finalize(arch).temp_storage.items()}
     bundle = b"".join(bundles)
     if output == "ltoir":
-        return CompiledKernel(kernel_ltoir, output, arch, dims, bundle)
+        return CompiledKernel(kernel_ltoir, output, arch, dims, bundle, sizes)
     objects = [ObjectCode.from_ltoir(kernel_ltoir)] + [ObjectCode.from_ltoir(b) for b in bundles]
     link_options = LinkerOptions(
         arch=arch, link_time_optimization=True, optimize_unused_variables=True, ptx=output == "ptx"
     )
     linked = Linker(*objects, options=link_options).link(output)
-    return CompiledKernel(bytes(linked.code), output, arch, dims, bundle)
+    return CompiledKernel(bytes(linked.code), output, arch, dims, bundle, sizes)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from numpy.typing import NDArray
 from numba import cuda
 
 import cuda.coop.numba as numba_coop
 from cuda import coop
 
 
-def copy(src, dst):  # type: ignore[no-untyped-def]
+def copy(src: NDArray[np.uint64], dst: NDArray[np.uint64]) -> None:
     items = coop.ThreadData(4, np.uint64)
     base = cuda.blockIdx.x * 8 * 16 * 4
     coop.block.load(src, items, offset=base, algorithm="warp_transpose")

@@ -8,6 +8,7 @@ value (here the identity of a max), so the kernel's own arithmetic needs no boun
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 from numba import cuda
 
 import cuda.coop.numba as numba_coop
@@ -18,7 +19,7 @@ TILE = THREADS * ITEMS
 
 
 @numba_coop.jit
-def clamp_below(src, dst, floor, n):  # type: ignore[no-untyped-def]
+def clamp_below(src: NDArray[np.int32], dst: NDArray[np.int32], floor: int, n: int) -> None:
     items = coop.ThreadData(ITEMS, np.int32)
     base = cuda.blockIdx.x * TILE
     valid = min(TILE, n - base)

@@ -8,6 +8,7 @@ barrier separates two primitives that reuse the same storage.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 from numba import cuda
 
 import cuda.coop.numba as numba_coop
@@ -18,7 +19,7 @@ TILE = THREADS * ITEMS
 
 
 @numba_coop.jit
-def reverse_tiles(src, dst):  # type: ignore[no-untyped-def]
+def reverse_tiles(src: NDArray[np.float64], dst: NDArray[np.float64]) -> None:
     scratch = coop.TempStorage()
     items = coop.ThreadData(ITEMS, np.float64)
     base = cuda.blockIdx.x * TILE

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Typing stubs of cuda.coop for kernel code (mypy: mypy_path = "stubs")."""
+
+from enum import Enum
+from typing import Any
+
+from . import block as block
+
+__version__: str
+
+class BlockLoadAlgorithm(str, Enum):
+    DIRECT = "direct"
+    STRIPED = "striped"
+    VECTORIZE = "vectorize"
+    TRANSPOSE = "transpose"
+    WARP_TRANSPOSE = "warp_transpose"
+    WARP_TRANSPOSE_TIMESLICED = "warp_transpose_timesliced"
+
+class BlockStoreAlgorithm(str, Enum):
+    DIRECT = "direct"
+    STRIPED = "striped"
+    VECTORIZE = "vectorize"
+    TRANSPOSE = "transpose"
+    WARP_TRANSPOSE = "warp_transpose"
+    WARP_TRANSPOSE_TIMESLICED = "warp_transpose_timesliced"
+
+class ThreadData:
+    """A thread's items: ``ThreadData(items_per_thread, dtype)`` inside a kernel."""
+
+    def __init__(self, items_per_thread: int, dtype: type[Any] | str) -> None: ...
+    def __getitem__(self, index: int) -> Any: ...
+    def __setitem__(self, index: int, value: Any) -> None: ...
+    def __len__(self) -> int: ...
+
+class TempStorage:
+    """Caller-owned shared scratch: ``TempStorage()`` inside a kernel."""
+
+    def __init__(self) -> None: ...
+
+class CompileStats:
+    nvrtc_compiles: int
+    cache_hits: int
+    cache_rebuilds: int
+    nvrtc_seconds: float
+
+def compile_stats() -> CompileStats: ...
+def register(name: str) -> None: ...
+def registered_backends() -> tuple[str, ...]: ...
+
+class CoopError(Exception): ...
+class CoopTypeError(CoopError, TypeError): ...
+class CoopValueError(CoopError, ValueError): ...
+class CoopBackendError(CoopError, RuntimeError): ...
+class CoopLaunchConfigError(CoopError, ValueError): ...
+class CoopHostCallError(CoopError, RuntimeError): ...
+
+class CoopCompileError(CoopError, RuntimeError):
+    log: str
+    source_path: str
+    def __init__(self, message: str, *, log: str, source_path: str) -> None: ...
+
+__all__ = [
+    "block",
+    "ThreadData",
+    "TempStorage",
+    "BlockLoadAlgorithm",
+    "BlockStoreAlgorithm",
+    "register",
+    "registered_backends",
+    "compile_stats",
+    "CompileStats",
+    "CoopError",
+    "CoopTypeError",
+    "CoopValueError",
+    "CoopBackendError",
+    "CoopLaunchConfigError",
+    "CoopCompileError",
+    "CoopHostCallError",
+]

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Typing stubs of cuda.coop.numba (the Numba backend's qualified namespace)."""
+
+from collections.abc import Callable
+from typing import Any, overload
+
+from cuda.coop import BlockLoadAlgorithm as BlockLoadAlgorithm
+from cuda.coop import BlockStoreAlgorithm as BlockStoreAlgorithm
+from cuda.coop import TempStorage as TempStorage
+from cuda.coop import ThreadData as ThreadData
+from cuda.coop import block as block
+
+class CoopKernel:
+    py_func: Callable[..., None]
+    def for_block(self, block: int | tuple[int, ...]) -> Any: ...
+    def __getitem__(self, config: tuple[Any, ...]) -> Callable[..., None]: ...
+
+class CubinReport:
+    size: int
+    functions: tuple[str, ...]
+    registers: dict[str, int]
+    shared_bytes: dict[str, int]
+    frame_bytes: dict[str, int]
+    calls: int
+    local_loads: int
+    local_stores: int
+    leftover_symbols: tuple[str, ...]
+    sass: str
+    def summary(self) -> str: ...
+
+class CompiledKernel:
+    code: bytes
+    output: str
+    arch: str
+    block: tuple[int, int, int]
+    bundle_ltoir: bytes
+    temp_storage: dict[str, tuple[int, int]]
+    def inspect(self) -> CubinReport: ...
+
+@overload
+def jit(func: Callable[..., None], **options: Any) -> CoopKernel: ...
+@overload
+def jit(func: None = None, **options: Any) -> Callable[[Callable[..., None]], CoopKernel]: ...
+def compile(
+    func: Callable[..., None] | CoopKernel,
+    signature: Any,
+    *,
+    block: int | tuple[int, ...],
+    arch: str = ...,
+    output: str = ...,
+    **options: Any,
+) -> CompiledKernel: ...
+
+__all__ = [
+    "jit",
+    "compile",
+    "CoopKernel",
+    "CompiledKernel",
+    "block",
+    "ThreadData",
+    "TempStorage",
+    "BlockLoadAlgorithm",
+    "BlockStoreAlgorithm",
+]
