@@ -100,7 +100,7 @@ class TilePrimitive:
         """Normalise an algorithm given as enum member or string; CoopValueError if unknown."""
         if isinstance(value, self.algorithms):
             return str(value.value)
-        if isinstance(value, str):
+        if isinstance(value, str) and not isinstance(value, Enum):
             try:
                 return str(self.algorithms(value.lower()).value)
             except ValueError:

@@ -1,19 +1,23 @@
 # SPDX-License-Identifier: Apache-2.0
 """cuda.coop.numba: the Numba backend and its qualified namespace (``numba_coop``).
 
-Importing it activates the backend (``cuda.coop.register("numba")``). It exposes the same
+Importing it activates the backend (``cuda.coop.register("numba")``) unless the environment
+variable ``CUDA_COOP_NO_AUTOREGISTER`` is set to ``1``. It exposes the same
 kernel-side primitives as ``cuda.coop`` plus the Numba entry points :func:`jit` and
 :func:`compile`.
 """
 
 from __future__ import annotations
 
+import os
+
 from cuda.coop import BlockLoadAlgorithm, BlockStoreAlgorithm, TempStorage, ThreadData, block, register
 
 from ._aot import CompiledKernel, compile
 from ._dispatcher import CoopKernel, jit
 
-register("numba")
+if os.environ.get("CUDA_COOP_NO_AUTOREGISTER") != "1":
+    register("numba")
 
 __all__ = [
     "jit",

@@ -56,6 +56,13 @@ def _declare(builder: ir.IRBuilder, symbol: str, ret: ir.Type, args: list[ir.Typ
     return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, args), symbol)
 
 
+def _value(context: Any, builder: ir.IRBuilder, ty: types.Type, val: ir.Value, to: types.Type) -> ir.Value:
+    """An argument as an LLVM value of type ``to`` (omitted ones take their declared default)."""
+    if isinstance(ty, types.Omitted):
+        return context.get_constant(to, ty.value)
+    return context.cast(builder, val, ty, to)
+
+
 def lower_tile(prim: TilePrimitive) -> Any:
     """Lowering of one tile primitive: a call to its wrapper with the uniform tile ABI."""
 
@@ -67,16 +74,16 @@ def lower_tile(prim: TilePrimitive) -> Any:
         symbol = session_of(context).add(request)
         arg = "src" if prim.direction == "load" else "dst"
         aryty, array = tys[arg], context.make_array(tys[arg])(context, builder, vals[arg])
-        offset = context.cast(builder, vals["offset"], tys["offset"], types.intp)
+        offset = _value(context, builder, tys["offset"], vals["offset"], types.intp)
         gmem = builder.gep(array.data, [offset])
         items = context.make_array(tys["items"])(context, builder, vals["items"]).data
         valid = ir.Constant(_I32, 0)
         if request.partial:
-            valid = context.cast(builder, vals["valid_items"], tys["valid_items"], types.int32)
+            valid = _value(context, builder, tys["valid_items"], vals["valid_items"], types.int32)
         oob = ir.Constant(_I8P, None)
         if request.oob_default:
             slot = cgutils.alloca_once(builder, context.get_data_type(aryty.dtype))
-            value = context.cast(builder, vals["oob_default"], tys["oob_default"], aryty.dtype)
+            value = _value(context, builder, tys["oob_default"], vals["oob_default"], aryty.dtype)
             builder.store(value, slot)
             oob = builder.bitcast(slot, _I8P)
         temp = vals["temp_storage"] if request.caller_temp_storage else ir.Constant(_I8P, None)

@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The common API on the host: stubs, enums, validation, registry."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from cuda import coop
+from cuda.coop._dtypes import DTYPES, dtype_named
+from cuda.coop._primitives import LOAD, STORE, normalize_block_dims
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: coop.block.load([1], None),
+        lambda: coop.block.store([1], None, algorithm="striped"),
+        lambda: coop.ThreadData(4, "int32"),
+        lambda: coop.TempStorage(),
+    ],
+    ids=["load", "store", "ThreadData", "TempStorage"],
+)
+def test_kernel_side_calls_raise_on_host(call) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(coop.CoopHostCallError, match="kernel-side function"):
+        call()
+
+
+def test_stubs_carry_the_declared_signature_and_docs() -> None:
+    for stub, prim in ((coop.block.load, LOAD), (coop.block.store, STORE)):
+        sig = inspect.signature(stub)
+        assert list(sig.parameters) == [p.name for p in prim.parameters]
+        assert sig.parameters["offset"].kind is inspect.Parameter.KEYWORD_ONLY
+        assert sig.parameters["algorithm"].default == "direct"
+        assert stub.__doc__ and prim.summary in stub.__doc__
+        for p in prim.parameters:
+            assert f"{p.name}:" in stub.__doc__
+
+
+@pytest.mark.parametrize("value", ["vectorize", "VECTORIZE", coop.BlockLoadAlgorithm.VECTORIZE])
+def test_algorithm_accepts_strings_and_enums(value: object) -> None:
+    assert LOAD.algorithm(value) == "vectorize"
+
+
+def test_unknown_algorithm_names_the_choices() -> None:
+    with pytest.raises(coop.CoopValueError, match="unknown algorithm='fastest'.*warp_transpose_timesliced"):
+        STORE.algorithm("fastest")
+    with pytest.raises(ValueError):  # also a ValueError
+        LOAD.algorithm(coop.BlockStoreAlgorithm.DIRECT)
+
+
+def test_enums_match_between_load_and_store() -> None:
+    assert [a.value for a in coop.BlockLoadAlgorithm] == [a.value for a in coop.BlockStoreAlgorithm]
+
+
+@pytest.mark.parametrize(
+    ("dims", "want"),
+    [(96, (96, 1, 1)), ((8, 16), (8, 16, 1)), ((4, 8, 4), (4, 8, 4)), ((1024,), (1024, 1, 1))],
+)
+def test_block_dims_normalise(dims: object, want: tuple[int, int, int]) -> None:
+    assert normalize_block_dims(dims, what="x") == want
+
+
+@pytest.mark.parametrize("dims", [0, -1, (0, 2), (2, 2, 2, 2), (1025,), (64, 32), "128", 1.5, True])
+def test_block_dims_reject(dims: object) -> None:
+    with pytest.raises(coop.CoopLaunchConfigError):
+        normalize_block_dims(dims, what="block")
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value", "ok"),
+    [
+        ("int8", 127, True), ("int8", 128, False), ("int8", -128, True), ("uint32", -1, False),
+        ("uint64", 2**64 - 1, True), ("int64", 2**63, False), ("int16", 2.5, False),
+        ("float16", 70000.0, False), ("float16", 1.5, True), ("float32", float("inf"), True),
+    ],
+)
+def test_oob_default_representability(dtype: str, value: object, ok: bool) -> None:
+    check = lambda: dtype_named(dtype).check_representable(value, primitive="p", argument="oob_default")  # noqa: E731
+    if ok:
+        check()
+    else:
+        with pytest.raises(coop.CoopValueError, match="oob_default"):
+            check()
+
+
+def test_unknown_dtype_lists_supported() -> None:
+    with pytest.raises(coop.CoopTypeError, match="complex64.*supported: int8"):
+        dtype_named("complex64")
+    assert {"int8", "uint64", "float16", "bfloat16", "float64"} <= set(DTYPES)
+
+
+def test_request_validation_before_any_cxx() -> None:
+    common = dict(items_per_thread=4, algorithm="direct", block_dims=(128, 1, 1), valid_items=None,
+                  oob_default=None, caller_temp_storage=False)
+    with pytest.raises(coop.CoopTypeError, match="src has element type int32 but items is a ThreadData of float32"):
+        LOAD.request(array_dtype="int32", items_dtype="float32", **common)
+    with pytest.raises(coop.CoopValueError, match="valid_items=-3 is negative"):
+        LOAD.request(array_dtype="int32", items_dtype="int32", **{**common, "valid_items": -3})
+    with pytest.raises(coop.CoopValueError, match="oob_default is given without valid_items"):
+        LOAD.request(array_dtype="int32", items_dtype="int32", **{**common, "oob_default": 0})
+    with pytest.raises(coop.CoopTypeError, match="takes no oob_default"):
+        STORE.request(array_dtype="int32", items_dtype="int32", **{**common, "valid_items": 3, "oob_default": 0})
+    with pytest.raises(coop.CoopLaunchConfigError, match="multiple of 32"):
+        LOAD.request(array_dtype="int8", items_dtype="int8", **{**common, "algorithm": "warp_transpose",
+                                                                   "block_dims": (48, 1, 1)})
+    with pytest.raises(coop.CoopValueError, match="static limit"):
+        STORE.request(array_dtype="int32", items_dtype="int32", **{**common, "algorithm": "transpose",
+                                                                     "block_dims": (1024, 1, 1), "items_per_thread": 16})
+    with pytest.raises(coop.CoopLaunchConfigError, match="block dimensions are unknown"):
+        LOAD.request(array_dtype="int32", items_dtype="int32", **{**common, "block_dims": None})
+    req = LOAD.request(array_dtype="int32", items_dtype="int32", **{**common, "valid_items": ..., "oob_default": ...})
+    assert req.partial and req.oob_default and not req.caller_temp_storage
+
+
+def test_register_unknown_backend() -> None:
+    with pytest.raises(coop.CoopBackendError, match="unknown backend 'triton'; known backends: numba, cutlass"):
+        coop.register("triton")
+
+
+def test_register_is_idempotent() -> None:
+    coop.register("numba")
+    coop.register("numba")
+    assert coop.registered_backends().count("numba") == 1
+
+
+def _python(code: str, **env_vars: str) -> str:
+    env = {**os.environ, **env_vars}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+_COMPILE = """
+import numpy as np
+import cuda.coop.numba as numba_coop
+from numba import cuda as nc
+def k(src, dst):
+    items = coop.ThreadData(2, np.int16)
+    coop.block.load(src, items, algorithm="striped")
+    coop.block.store(dst, items, algorithm="striped")
+r = numba_coop.compile(k, "void(int16[::1], int16[::1])", block=64).inspect()
+print("calls", r.calls, coop.registered_backends())
+"""
+
+
+@pytest.mark.parametrize("order", ["numba-first", "coop-first"])
+def test_register_in_either_import_order(order: str) -> None:
+    first = "import numba.cuda\nfrom cuda import coop\n" if order == "numba-first" else (
+        "from cuda import coop\ncoop.register('numba')\nimport numba.cuda\n")
+    assert "calls 0 ('numba',)" in _python(first + _COMPILE)
+
+
+def test_failed_activation_rolls_back_completely() -> None:
+    out = _python(
+        textwrap.dedent("""
+        from cuda import coop
+        import numba.cuda.typing.templates as templates
+        from cuda.coop.numba import _numba_hooks
+        before = _numba_hooks.snapshot()
+        real = templates.infer_global
+        calls = []
+        def flaky(*a, **k):
+            calls.append(a)
+            if len(calls) == 3:
+                raise RuntimeError("injected failure")
+            return real(*a, **k)
+        templates.infer_global = flaky
+        try:
+            coop.register("numba")
+        except coop.CoopBackendError as e:
+            print("raised:", e)
+        after = _numba_hooks.snapshot()
+        print("restored:", before == after, "backends:", coop.registered_backends())
+        templates.infer_global = real
+        coop.register("numba")  # the retry succeeds
+        """)
+        + _COMPILE,
+        CUDA_COOP_NO_AUTOREGISTER="1",
+    )
+    assert "raised: backend 'numba' failed to activate: injected failure" in out
+    assert "restored: True backends: ()" in out
+    assert "calls 0 ('numba',)" in out
