@@ -21,6 +21,8 @@ import json  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
 
 CONFIGS = [(256, 4), (128, 16)]
 ALGORITHMS = ["direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_timesliced"]
@@ -47,20 +49,28 @@ __global__ void __launch_bounds__(Threads) cub_copy(const int* src, int* dst)
 """
 
 
-def _timer(fn, reps: int, torch) -> float:  # type: ignore[no-untyped-def]
-    """Median seconds per call of ``fn`` over ``reps`` batches of 10 calls, CUDA events."""
-    fn()
+def _time_batch(fn: Callable[[], object], torch: Any) -> float:
+    """Seconds per call of ``fn`` over one batch of 10 calls, CUDA events."""
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(10):
+        fn()
+    stop.record()
+    stop.synchronize()
+    return float(start.elapsed_time(stop)) / 1e3 / 10
+
+
+def _interleaved(fns: dict[str, Callable[[], object]], rounds: int, torch: Any) -> dict[str, float]:
+    """Median seconds per call of each ``fn``, measured in alternation so that clock and thermal
+    drift affect all of them alike."""
+    for fn in fns.values():
+        fn()
     torch.cuda.synchronize()
-    samples = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(10):
-            fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop) / 1e3 / 10)
-    return statistics.median(samples)
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            samples[name].append(_time_batch(fn, torch))
+    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def _cub_kernels(arch: str):  # type: ignore[no-untyped-def]
@@ -80,6 +90,22 @@ def _cub_kernels(arch: str):  # type: ignore[no-untyped-def]
     return {k: module.get_kernel(v) for k, v in names.items()}
 
 
+def _coop_copy(alg: str, items: int, tile: int) -> Any:
+    """A fresh coop Numba copy kernel (a new kernel object: compiles on its first launch)."""
+    import cuda.coop.numba as numba_coop
+    import numba
+    from cuda import coop
+    from numba import cuda
+
+    def copy(s, d):  # type: ignore[no-untyped-def]
+        buf = coop.ThreadData(items, numba.int32)
+        base = cuda.blockIdx.x * tile
+        coop.block.load(s, buf, offset=base, algorithm=alg)
+        coop.block.store(d, buf, offset=base, algorithm=alg)
+
+    return numba_coop.jit(copy)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--elements", type=int, default=1 << 28)
@@ -88,13 +114,10 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp(prefix="coop-bench-cache-"))
 
-    import numba
     import torch
+    from cuda import coop
     from cuda.core import Device, LaunchConfig, Stream, launch
     from numba import cuda
-
-    from cuda import coop
-    import cuda.coop.numba as numba_coop
 
     dev = Device()
     dev.set_current()
@@ -103,7 +126,6 @@ def main() -> None:
     src = torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device="cuda")
     dst = torch.empty_like(src)
     nbytes = 2 * n * 4
-    t_torch = _timer(lambda: dst.copy_(src), args.reps, torch)
     cub = _cub_kernels(arch)
     stream = Stream.from_handle(torch.cuda.current_stream().cuda_stream)
     nb_src, nb_dst = cuda.as_cuda_array(src), cuda.as_cuda_array(dst)
@@ -113,54 +135,61 @@ def main() -> None:
         tile = threads * items
         grid = n // tile
         for alg in ALGORITHMS:
-
-            def make(alg: str = alg, items: int = items, tile: int = tile):  # type: ignore[no-untyped-def]
-                def copy(s, d):  # type: ignore[no-untyped-def]
-                    buf = coop.ThreadData(items, numba.int32)
-                    base = cuda.blockIdx.x * tile
-                    coop.block.load(s, buf, offset=base, algorithm=alg)
-                    coop.block.store(d, buf, offset=base, algorithm=alg)
-
-                return numba_coop.jit(copy)
-
             dst.fill_(0)
             before = coop.compile_stats()
             t0 = time.perf_counter()
-            kernel = make()
+            kernel = _coop_copy(alg, items, tile)
             kernel[grid, threads](nb_src, nb_dst)
             cuda.synchronize()
             cold = time.perf_counter() - t0
             nvrtc_calls = coop.compile_stats().nvrtc_compiles - before.nvrtc_compiles
             assert torch.equal(dst, src), f"coop {alg} copy is wrong"
             t0 = time.perf_counter()
-            warm_kernel = make()
-            warm_kernel[grid, threads](nb_src, nb_dst)
+            _coop_copy(alg, items, tile)[grid, threads](nb_src, nb_dst)  # new kernel, warm disk cache
             cuda.synchronize()
             warm = time.perf_counter() - t0
-            launch_coop = kernel.for_block(threads)[grid, threads]
-            t_coop = _timer(lambda: launch_coop(nb_src, nb_dst), args.reps, torch)
-
             dst.fill_(0)
-            k = cub[(threads, items, alg)]
-            cfg = LaunchConfig(grid=grid, block=threads)
-            t_cub = _timer(lambda: launch(stream, cfg, k, src.data_ptr(), dst.data_ptr()), args.reps, torch)
+            cub_kernel, cfg = cub[(threads, items, alg)], LaunchConfig(grid=grid, block=threads)
+            launch(stream, cfg, cub_kernel, src.data_ptr(), dst.data_ptr())
+            torch.cuda.synchronize()
             assert torch.equal(dst, src), f"CUB {alg} copy is wrong"
+            coop_launch = kernel.for_block(threads)[grid, threads]
+            t = _interleaved(
+                {
+                    "coop": lambda f=coop_launch: f(nb_src, nb_dst),
+                    "cub": lambda k=cub_kernel, c=cfg: launch(stream, c, k, src.data_ptr(), dst.data_ptr()),
+                    "torch": lambda: dst.copy_(src),
+                },
+                args.reps,
+                torch,
+            )
             rows.append(
                 {
-                    "threads": threads, "items": items, "algorithm": alg,
-                    "coop_gbs": nbytes / t_coop / 1e9, "cub_gbs": nbytes / t_cub / 1e9,
-                    "torch_gbs": nbytes / t_torch / 1e9, "cold_s": cold, "warm_s": warm,
+                    "threads": threads,
+                    "items": items,
+                    "algorithm": alg,
+                    "coop_gbs": nbytes / t["coop"] / 1e9,
+                    "cub_gbs": nbytes / t["cub"] / 1e9,
+                    "torch_gbs": nbytes / t["torch"] / 1e9,
+                    "cold_s": cold,
+                    "warm_s": warm,
                     "nvrtc_calls": nvrtc_calls,
                 }
             )
 
-    print(f"device: {dev.name}, {n} int32 elements ({n * 4 / 2**30:.1f} GiB), median of {args.reps}x10")
-    print("| threads x items | algorithm | coop GB/s | CUB C++ GB/s | coop/CUB | torch copy_ GB/s | "
-          "cold compile s | warm compile s | NVRTC calls |")
+    print(
+        f"device: {dev.name}, {n} int32 elements ({n * 4 / 2**30:.1f} GiB), median of {args.reps} "
+        "interleaved batches of 10 launches"
+    )
+    print(
+        "| threads x items | algorithm | coop GB/s | CUB C++ GB/s | coop/CUB | torch copy_ GB/s | "
+        "cold compile s | warm compile s | NVRTC calls |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
-            f"| {r['threads']} x {r['items']} | {r['algorithm']} | {r['coop_gbs']:.0f} | {r['cub_gbs']:.0f} | "
+            f"| {r['threads']} x {r['items']} | {r['algorithm']} | {r['coop_gbs']:.0f} | "
+            f"{r['cub_gbs']:.0f} | "
             f"{r['coop_gbs'] / r['cub_gbs']:.3f} | {r['torch_gbs']:.0f} | {r['cold_s']:.2f} | "
             f"{r['warm_s']:.2f} | {r['nvrtc_calls']} |"
         )

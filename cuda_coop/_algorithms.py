@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import Enum, EnumMeta
 
 __all__ = ["BlockLoadAlgorithm", "BlockStoreAlgorithm"]
 
 
-class BlockLoadAlgorithm(str, Enum):
+class AlgorithmEnumMeta(EnumMeta):
+    """Metaclass of the algorithm enums: lets a DSL recognise them and treat members as the
+    compile-time constants they are (``coop.BlockLoadAlgorithm.VECTORIZE`` inside a kernel)."""
+
+
+class BlockLoadAlgorithm(str, Enum, metaclass=AlgorithmEnumMeta):
     """How ``coop.block.load`` moves a tile from memory into registers (``cub::BlockLoadAlgorithm``).
 
     Every algorithm but ``STRIPED`` leaves the items in a *blocked* arrangement (thread ``t`` holds
@@ -23,7 +28,7 @@ class BlockLoadAlgorithm(str, Enum):
     WARP_TRANSPOSE_TIMESLICED = "warp_transpose_timesliced"
 
 
-class BlockStoreAlgorithm(str, Enum):
+class BlockStoreAlgorithm(str, Enum, metaclass=AlgorithmEnumMeta):
     """How ``coop.block.store`` moves a tile from registers to memory (``cub::BlockStoreAlgorithm``).
 
     Every algorithm but ``STRIPED`` expects the items in a blocked arrangement; ``STRIPED`` expects

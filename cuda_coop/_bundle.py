@@ -66,9 +66,7 @@ def _options(arch: str) -> dict[str, object]:
     }
 
 
-def compile_bundle(
-    requests: Sequence[BlockTileRequest], temp_storage_slots: int, arch: str
-) -> Bundle:
+def compile_bundle(requests: Sequence[BlockTileRequest], temp_storage_slots: int, arch: str) -> Bundle:
     """Compile ``requests`` into one LTO-IR object for ``arch``, through the disk cache."""
     arch = normalize_arch(arch)
     rendered = render_bundle(sorted(set(requests)), temp_storage_slots)

@@ -27,8 +27,7 @@ class DType:
         if self.kind in "iu":
             if isinstance(value, float) and not value.is_integer():
                 raise CoopValueError(
-                    f"{primitive}: {argument}={value!r} is not an integer and cannot be stored "
-                    f"in {self.name}"
+                    f"{primitive}: {argument}={value!r} is not an integer and cannot be stored in {self.name}"
                 )
             bits = 8 * self.itemsize
             lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if self.kind == "i" else (0, (1 << bits) - 1)
@@ -67,6 +66,4 @@ def dtype_named(name: str) -> DType:
     try:
         return DTYPES[name]
     except KeyError:
-        raise CoopTypeError(
-            f"unsupported element type {name!r}; supported: {', '.join(DTYPES)}"
-        ) from None
+        raise CoopTypeError(f"unsupported element type {name!r}; supported: {', '.join(DTYPES)}") from None

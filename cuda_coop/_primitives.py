@@ -81,7 +81,7 @@ class TilePrimitive:
                 star = True
             default = "" if p.default is _REQUIRED else " = ..."
             params.append(f"{p.name}: {p.annotation}{default}")
-        return f"def {self.name}({', '.join(params)}) -> None:\n    \"\"\"{self.summary}\"\"\"\n"
+        return f'def {self.name}({", ".join(params)}) -> None:\n    """{self.summary}"""\n'
 
     def docstring(self) -> str:
         """Google-style docstring built from the declaration."""
@@ -148,7 +148,10 @@ class TilePrimitive:
                 f"{threads} {dims}; use 'transpose' or a block of 32*k threads"
             )
         tile_bytes = threads * items_per_thread * dtype.itemsize
-        if alg in self.scratch_algorithms and tile_bytes > STATIC_SHARED_LIMIT:
+        # Timesliced exchanges one warp at a time; the others stage the whole tile. (The exact
+        # size of every scratch is checked again after the bundle's sizeof probes.)
+        whole_tile = self.scratch_algorithms - {"warp_transpose_timesliced"}
+        if alg in whole_tile and tile_bytes > STATIC_SHARED_LIMIT:
             raise CoopValueError(
                 f"{q}: algorithm={alg!r} stages the whole tile ({tile_bytes} B) through shared "
                 f"memory, above the {STATIC_SHARED_LIMIT} B static limit; use 'direct', 'striped' "
@@ -206,15 +209,19 @@ def check_items_per_thread(value: object, *, primitive: str) -> int:
     return value
 
 
-_ITEMS = Parameter("items", "ThreadData", "the calling thread's items (a ``coop.ThreadData``).",
-                   keyword_only=False)
+_ITEMS = Parameter(
+    "items", "ThreadData", "the calling thread's items (a ``coop.ThreadData``).", keyword_only=False
+)
 _OFFSET = Parameter("offset", "int", "element index of the block's tile in the array.", 0)
 _TEMP = Parameter(
-    "temp_storage", "TempStorage | None",
-    "caller-owned shared scratch (``coop.TempStorage``); by default the call gets its own.", None,
+    "temp_storage",
+    "TempStorage | None",
+    "caller-owned shared scratch (``coop.TempStorage``); by default the call gets its own.",
+    None,
 )
 _TPB = Parameter(
-    "threads_per_block", "int | tuple[int, ...] | None",
+    "threads_per_block",
+    "int | tuple[int, ...] | None",
     "block dimensions, only for kernels compiled outside the backend; a compile-time constant.",
     None,
 )
@@ -227,15 +234,24 @@ LOAD = TilePrimitive(
     cub_enum_prefix="cub::BLOCK_LOAD_",
     algorithms=BlockLoadAlgorithm,
     parameters=(
-        Parameter("src", "npt.NDArray[Any]", "global-memory array to read (1-D, contiguous).", keyword_only=False),
+        Parameter(
+            "src", "npt.NDArray[Any]", "global-memory array to read (1-D, contiguous).", keyword_only=False
+        ),
         _ITEMS,
         _OFFSET,
         Parameter("algorithm", "str | BlockLoadAlgorithm", "a ``BlockLoadAlgorithm`` or its name.", "direct"),
-        Parameter("valid_items", "int | None",
-                  "number of valid items in the tile; items past it are not read.", None),
-        Parameter("oob_default", "int | float | None",
-                  "value given to items past ``valid_items``; without it they keep their values.",
-                  None),
+        Parameter(
+            "valid_items",
+            "int | None",
+            "number of valid items in the tile; items past it are not read.",
+            None,
+        ),
+        Parameter(
+            "oob_default",
+            "int | float | None",
+            "value given to items past ``valid_items``; without it they keep their values.",
+            None,
+        ),
         _TEMP,
         _TPB,
     ),
@@ -254,10 +270,14 @@ STORE = TilePrimitive(
     cub_enum_prefix="cub::BLOCK_STORE_",
     algorithms=BlockStoreAlgorithm,
     parameters=(
-        Parameter("dst", "npt.NDArray[Any]", "global-memory array to write (1-D, contiguous).", keyword_only=False),
+        Parameter(
+            "dst", "npt.NDArray[Any]", "global-memory array to write (1-D, contiguous).", keyword_only=False
+        ),
         _ITEMS,
         _OFFSET,
-        Parameter("algorithm", "str | BlockStoreAlgorithm", "a ``BlockStoreAlgorithm`` or its name.", "direct"),
+        Parameter(
+            "algorithm", "str | BlockStoreAlgorithm", "a ``BlockStoreAlgorithm`` or its name.", "direct"
+        ),
         Parameter("valid_items", "int | None", "number of valid items; only those are written.", None),
         _TEMP,
         _TPB,

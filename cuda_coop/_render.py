@@ -60,7 +60,12 @@ def _render_tile(req: BlockTileRequest) -> str:
     else:
         ctor = f"{req.symbol}_t()"
     call = f"  {ctor}.{prim.cub_method}({args});\n"
-    if req.primitive == "load" and req.partial and not req.oob_default and req.algorithm in prim.scratch_algorithms:
+    if (
+        req.primitive == "load"
+        and req.partial
+        and not req.oob_default
+        and req.algorithm in prim.scratch_algorithms
+    ):
         # CUB exchanges the whole tile, so items past valid_items would come back permuted from
         # other threads: restore the thread's own previous values, as the contract promises.
         x, y, z = req.block_dims
@@ -85,9 +90,7 @@ def _render_tile(req: BlockTileRequest) -> str:
 
 
 def _union(name: str, requests: Sequence[BlockTileRequest]) -> str:
-    members = "".join(
-        f"  typename {r.symbol}_t::TempStorage m{i};\n" for i, r in enumerate(requests)
-    )
+    members = "".join(f"  typename {r.symbol}_t::TempStorage m{i};\n" for i, r in enumerate(requests))
     return f"union {name} {{\n{members or '  char unused;'}\n}};\n"
 
 
@@ -100,9 +103,7 @@ def render_bundle(requests: Sequence[BlockTileRequest], temp_storage_slots: int)
     if "bfloat16" in dtypes:
         includes.append("cuda_bf16.h")
     parts = [f"#include <{h}>\n" for h in includes]
-    parts.append(
-        f"template <unsigned long long Size, unsigned long long Align> __device__ char {_PROBE};\n"
-    )
+    parts.append(f"template <unsigned long long Size, unsigned long long Align> __device__ char {_PROBE};\n")
     probes: dict[str, str] = {}
     scratch = [r for r in requests if r.algorithm in TILE_PRIMITIVES[r.primitive].scratch_algorithms]
     for req in requests:

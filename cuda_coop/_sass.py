@@ -138,9 +138,7 @@ def inspect_cubin(cubin: bytes) -> CubinReport:
                     sym, count = struct.unpack("<II", value)
                     target = registers if attr == _EIATTR_REGCOUNT else frames
                     target[symbols[sym]] = count
-    shared = {
-        f: sum(len(d) for n, _t, d, _l in sections if n == f".nv.shared.{f}") for f in functions
-    }
+    shared = {f: sum(len(d) for n, _t, d, _l in sections if n == f".nv.shared.{f}") for f in functions}
     tool = nvdisasm_path()
     if tool is None:
         raise CoopError("nvdisasm not found: pip install nvidia-cuda-nvdisasm (or put it on PATH)")

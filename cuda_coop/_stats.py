@@ -31,7 +31,7 @@ _current = CompileStats()
 
 
 def compile_stats() -> CompileStats:
-    """Return the current counters (an immutable snapshot; subtract two to measure a span)."""
+    """Return the current counters (an immutable snapshot; compare two to measure a span)."""
     return _current
 
 
@@ -39,5 +39,6 @@ def _bump(**delta: float) -> None:
     global _current
     with _lock:
         _current = replace(
-            _current, **{k: getattr(_current, k) + v for k, v in delta.items()}  # type: ignore[arg-type]
+            _current,
+            **{k: getattr(_current, k) + v for k, v in delta.items()},  # type: ignore[arg-type]
         )

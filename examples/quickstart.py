@@ -8,12 +8,11 @@ registers, shared memory, and that no provider call (nor local-memory traffic) r
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.typing import NDArray
-from numba import cuda
-
 import cuda.coop.numba as numba_coop
+import numpy as np
 from cuda import coop
+from numba import cuda
+from numpy.typing import NDArray
 
 THREADS, ITEMS = 128, 4
 TILE = THREADS * ITEMS
@@ -43,7 +42,9 @@ def run_on_gpu() -> None:
 
 
 def compile_ahead_of_time(arch: str = "sm_90a") -> None:
-    kernel = numba_coop.compile(scale, "void(float32[::1], float32[::1], float32, int64)", block=THREADS, arch=arch)
+    kernel = numba_coop.compile(
+        scale, "void(float32[::1], float32[::1], float32, int64)", block=THREADS, arch=arch
+    )
     report = kernel.inspect()
     print(f"no GPU here: compiled scale ahead of time for {arch} with a block of {THREADS} threads")
     print(report.summary())

@@ -10,7 +10,6 @@ import sys
 import textwrap
 
 import pytest
-
 from cuda import coop
 from cuda.coop._dtypes import DTYPES, dtype_named
 from cuda.coop._primitives import LOAD, STORE, normalize_block_dims
@@ -75,9 +74,16 @@ def test_block_dims_reject(dims: object) -> None:
 @pytest.mark.parametrize(
     ("dtype", "value", "ok"),
     [
-        ("int8", 127, True), ("int8", 128, False), ("int8", -128, True), ("uint32", -1, False),
-        ("uint64", 2**64 - 1, True), ("int64", 2**63, False), ("int16", 2.5, False),
-        ("float16", 70000.0, False), ("float16", 1.5, True), ("float32", float("inf"), True),
+        ("int8", 127, True),
+        ("int8", 128, False),
+        ("int8", -128, True),
+        ("uint32", -1, False),
+        ("uint64", 2**64 - 1, True),
+        ("int64", 2**63, False),
+        ("int16", 2.5, False),
+        ("float16", 70000.0, False),
+        ("float16", 1.5, True),
+        ("float32", float("inf"), True),
     ],
 )
 def test_oob_default_representability(dtype: str, value: object, ok: bool) -> None:
@@ -96,30 +102,50 @@ def test_unknown_dtype_lists_supported() -> None:
 
 
 def test_request_validation_before_any_cxx() -> None:
-    common = dict(items_per_thread=4, algorithm="direct", block_dims=(128, 1, 1), valid_items=None,
-                  oob_default=None, caller_temp_storage=False)
-    with pytest.raises(coop.CoopTypeError, match="src has element type int32 but items is a ThreadData of float32"):
+    common = dict(
+        items_per_thread=4,
+        algorithm="direct",
+        block_dims=(128, 1, 1),
+        valid_items=None,
+        oob_default=None,
+        caller_temp_storage=False,
+    )
+    with pytest.raises(
+        coop.CoopTypeError, match="src has element type int32 but items is a ThreadData of float32"
+    ):
         LOAD.request(array_dtype="int32", items_dtype="float32", **common)
     with pytest.raises(coop.CoopValueError, match="valid_items=-3 is negative"):
         LOAD.request(array_dtype="int32", items_dtype="int32", **{**common, "valid_items": -3})
     with pytest.raises(coop.CoopValueError, match="oob_default is given without valid_items"):
         LOAD.request(array_dtype="int32", items_dtype="int32", **{**common, "oob_default": 0})
     with pytest.raises(coop.CoopTypeError, match="takes no oob_default"):
-        STORE.request(array_dtype="int32", items_dtype="int32", **{**common, "valid_items": 3, "oob_default": 0})
+        STORE.request(
+            array_dtype="int32", items_dtype="int32", **{**common, "valid_items": 3, "oob_default": 0}
+        )
     with pytest.raises(coop.CoopLaunchConfigError, match="multiple of 32"):
-        LOAD.request(array_dtype="int8", items_dtype="int8", **{**common, "algorithm": "warp_transpose",
-                                                                   "block_dims": (48, 1, 1)})
+        LOAD.request(
+            array_dtype="int8",
+            items_dtype="int8",
+            **{**common, "algorithm": "warp_transpose", "block_dims": (48, 1, 1)},
+        )
     with pytest.raises(coop.CoopValueError, match="static limit"):
-        STORE.request(array_dtype="int32", items_dtype="int32", **{**common, "algorithm": "transpose",
-                                                                     "block_dims": (1024, 1, 1), "items_per_thread": 16})
+        STORE.request(
+            array_dtype="int32",
+            items_dtype="int32",
+            **{**common, "algorithm": "transpose", "block_dims": (1024, 1, 1), "items_per_thread": 16},
+        )
     with pytest.raises(coop.CoopLaunchConfigError, match="block dimensions are unknown"):
         LOAD.request(array_dtype="int32", items_dtype="int32", **{**common, "block_dims": None})
-    req = LOAD.request(array_dtype="int32", items_dtype="int32", **{**common, "valid_items": ..., "oob_default": ...})
+    req = LOAD.request(
+        array_dtype="int32", items_dtype="int32", **{**common, "valid_items": ..., "oob_default": ...}
+    )
     assert req.partial and req.oob_default and not req.caller_temp_storage
 
 
 def test_register_unknown_backend() -> None:
-    with pytest.raises(coop.CoopBackendError, match="unknown backend 'triton'; known backends: numba, cutlass"):
+    with pytest.raises(
+        coop.CoopBackendError, match="unknown backend 'triton'; known backends: numba, cutlass"
+    ):
         coop.register("triton")
 
 
@@ -131,8 +157,7 @@ def test_register_is_idempotent() -> None:
 
 def _python(code: str, **env_vars: str) -> str:
     env = {**os.environ, **env_vars}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         check=False)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     assert out.returncode == 0, out.stdout + out.stderr
     return out.stdout
 
@@ -152,8 +177,11 @@ print("calls", r.calls, coop.registered_backends())
 
 @pytest.mark.parametrize("order", ["numba-first", "coop-first"])
 def test_register_in_either_import_order(order: str) -> None:
-    first = "import numba.cuda\nfrom cuda import coop\n" if order == "numba-first" else (
-        "from cuda import coop\ncoop.register('numba')\nimport numba.cuda\n")
+    first = (
+        "import numba.cuda\nfrom cuda import coop\n"
+        if order == "numba-first"
+        else ("from cuda import coop\ncoop.register('numba')\nimport numba.cuda\n")
+    )
     assert "calls 0 ('numba',)" in _python(first + _COMPILE)
 
 

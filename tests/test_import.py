@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from cuda import coop
 
 
@@ -29,7 +28,9 @@ def test_import_loads_no_dsl_binding_or_driver() -> None:
 def test_import_without_any_gpu_driver_visible() -> None:
     out = subprocess.run(
         [sys.executable, "-c", "import cuda.coop as c; print(c.registered_backends())"],
-        capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": ""},
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": ""},
         check=False,
     )
     assert out.returncode == 0, out.stderr

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from cuda import coop
 
 from ._reference import random_array, tile_positions
@@ -45,21 +44,23 @@ def _configs() -> list[object]:
     """All 72 configs; the diagonal (every dtype, block and ipt once) is also marked
     ``sanitizer``: the subset run under compute-sanitizer memcheck and racecheck."""
     return [
-        pytest.param(d, b, IPTS[(i + k) % len(IPTS)], marks=[pytest.mark.sanitizer] if k == i % len(BLOCKS) else [])
+        pytest.param(
+            d, b, IPTS[(i + k) % len(IPTS)], marks=[pytest.mark.sanitizer] if k == i % len(BLOCKS) else []
+        )
         for i, d in enumerate(DTYPES)
         for k, b in enumerate(BLOCKS)
     ]
 
 
 def _build_kernel(dtype: str, ipt: int, modes: list[tuple[str, str]]):  # type: ignore[no-untyped-def]
-    from numba import cuda
-
     import cuda.coop.numba as numba_coop
+    from numba import cuda
 
     body = [
         "def kernel(src, init, out, mode, shift, valid, oob):",
         "    nthreads = cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z",
-        "    t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)",
+        "    t = cuda.threadIdx.x + cuda.blockDim.x * (",
+        "        cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)",
         f"    base = cuda.blockIdx.x * nthreads * {ipt}",
         f"    items = coop.ThreadData({ipt}, np.{dtype})",
         f"    for j in range({ipt}):",
@@ -128,10 +129,9 @@ def test_load_store_grid(dtype: str, block: object, ipt: int) -> None:
 @pytest.mark.sanitizer
 def test_same_kernel_two_block_sizes() -> None:
     """One coop.numba.jit kernel launched with 128 and then 256 threads is right both times."""
+    import cuda.coop.numba as numba_coop
     import numba
     from numba import cuda
-
-    import cuda.coop.numba as numba_coop
 
     @numba_coop.jit
     def copy(src, dst):  # type: ignore[no-untyped-def]
@@ -176,10 +176,9 @@ def test_plain_cuda_jit_with_threads_per_block() -> None:
 @pytest.mark.sanitizer
 def test_caller_temp_storage_shared_by_load_and_store() -> None:
     """One coop.TempStorage reused by a transpose load and a warp_transpose store."""
+    import cuda.coop.numba as numba_coop
     import numba
     from numba import cuda
-
-    import cuda.coop.numba as numba_coop
 
     @numba_coop.jit
     def copy(src, dst):  # type: ignore[no-untyped-def]

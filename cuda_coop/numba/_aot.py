@@ -91,7 +91,12 @@ def compile(
         )
         kernel_ltoir = bytes(codes[0])
         bundles = [bytes(c.data) for c in codes[1:]]
-    sizes = {k: v for c in codes[1:] if isinstance(c, LazyBundle) for k, v in c.session.finalize(arch).temp_storage.items()}
+    sizes = {
+        k: v
+        for c in codes[1:]
+        if isinstance(c, LazyBundle)
+        for k, v in c.session.finalize(arch).temp_storage.items()
+    }
     bundle = b"".join(bundles)
     if output == "ltoir":
         return CompiledKernel(kernel_ltoir, output, arch, dims, bundle, sizes)

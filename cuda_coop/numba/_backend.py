@@ -14,13 +14,14 @@ _installed = False
 
 
 def _install() -> None:
+    from cuda.coop._algorithms import AlgorithmEnumMeta, BlockLoadAlgorithm, BlockStoreAlgorithm
     from numba.cuda import types
     from numba.cuda.datamodel import models
-    from numba.cuda.extending import lower_builtin, register_model
-    from numba.cuda.typing.templates import infer_global
+    from numba.cuda.extending import lower_builtin, lower_getattr_generic, register_model, typeof_impl
+    from numba.cuda.typing.templates import infer_getattr, infer_global
 
     from . import _lowering, _typing
-    from ._types import TempStorageType, ThreadDataType
+    from ._types import AlgorithmEnumType, TempStorageType, ThreadDataType
 
     register_model(ThreadDataType)(models.ArrayModel)
     register_model(TempStorageType)(models.OpaqueModel)
@@ -36,6 +37,13 @@ def _install() -> None:
     _typing.TempStorageTemplate.key = TempStorage
     infer_global(TempStorage, types.Function(_typing.TempStorageTemplate))
     lower_builtin(TempStorage)(_lowering.lower_temp_storage)
+    register_model(AlgorithmEnumType)(models.OpaqueModel)
+    infer_getattr(_typing.AlgorithmMemberTemplate)
+    lower_getattr_generic(AlgorithmEnumType)(_lowering.lower_algorithm_member)
+    # Last, as singledispatch registrations cannot be rolled back: our own classes only.
+    typeof_impl.register(AlgorithmEnumMeta)(lambda cls, c: AlgorithmEnumType(cls))
+    for enum in (BlockLoadAlgorithm, BlockStoreAlgorithm):
+        typeof_impl.register(enum)(lambda member, c: types.literal(member.value))
 
 
 def activate() -> None:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+from cuda.coop._primitives import TilePrimitive
+from cuda.coop._session import TraceSession, current_context
 from llvmlite import ir
 from numba.cuda import cgutils, types
 from numba.cuda.cudadrv.linkable_code import LTOIR
-
-from cuda.coop._primitives import TilePrimitive
-from cuda.coop._session import TraceSession, current_context
 
 from . import _numba_hooks
 from ._typing import _bind, tile_request
@@ -68,8 +67,8 @@ def lower_tile(prim: TilePrimitive) -> Any:
 
     def impl(context: Any, builder: ir.IRBuilder, sig: Any, args: list[ir.Value]) -> Any:
         names = [p.name for p in prim.parameters]
-        tys = dict(zip(names, sig.args))
-        vals = dict(zip(names, args))
+        tys = dict(zip(names, sig.args, strict=True))
+        vals = dict(zip(names, args, strict=True))
         request = tile_request(prim, _bind(prim, (), tys))
         symbol = session_of(context).add(request)
         arg = "src" if prim.direction == "load" else "dst"
@@ -117,3 +116,9 @@ def lower_temp_storage(context: Any, builder: ir.IRBuilder, sig: Any, args: list
     """``coop.TempStorage()``: a pointer to one shared buffer defined by the bundle."""
     symbol = session_of(context).new_temp_storage()
     return builder.call(_declare(builder, symbol, _I8P, []), [])
+
+
+def lower_algorithm_member(context: Any, builder: ir.IRBuilder, ty: Any, val: Any, attr: str) -> Any:
+    """An algorithm enum member is its string value (only its type is read downstream)."""
+    value = ty.cls[attr].value
+    return context.get_constant_generic(builder, types.literal(value), value)

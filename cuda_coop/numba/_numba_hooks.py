@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from cuda.coop._errors import CoopBackendError
 from numba.cuda.core import imputils
 from numba.cuda.typing import templates
-
-from cuda.coop._errors import CoopBackendError
 
 #: Typing and lowering registries that the CUDA target refreshes before each compile.
 TYPING_REGISTRY = templates.builtin_registry
@@ -25,7 +24,9 @@ def snapshot() -> dict[str, Any]:
 
     return {
         "typing": {n: len(getattr(TYPING_REGISTRY, n)) for n in ("functions", "attributes", "globals")},
-        "lowering": {n: len(getattr(LOWERING_REGISTRY, n)) for n in ("functions", "getattrs", "casts", "constants")},
+        "lowering": {
+            n: len(getattr(LOWERING_REGISTRY, n)) for n in ("functions", "getattrs", "casts", "constants")
+        },
         "models": set(cuda_data_manager._handlers),
     }
 

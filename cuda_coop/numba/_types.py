@@ -30,3 +30,11 @@ class TempStorageType(types.Opaque):
 
 
 temp_storage_type = TempStorageType()
+
+
+class AlgorithmEnumType(types.Dummy):
+    """An algorithm enum class used in a kernel; its members type as string literals."""
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+        super().__init__(name=f"coop.{cls.__name__}")

@@ -6,16 +6,15 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from numba.cuda import types
-from numba.cuda.typing.templates import AbstractTemplate, Signature, signature
-
 from cuda.coop._dtypes import DTYPES
 from cuda.coop._errors import CoopLaunchConfigError, CoopTypeError
 from cuda.coop._primitives import TilePrimitive, check_items_per_thread, normalize_block_dims
 from cuda.coop._requests import BlockTileRequest
 from cuda.coop._session import current_context
+from numba.cuda import types
+from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Signature, signature
 
-from ._types import TempStorageType, ThreadDataType, temp_storage_type
+from ._types import AlgorithmEnumType, TempStorageType, ThreadDataType, temp_storage_type
 
 
 def dtype_name(ty: types.Type, *, primitive: str, argument: str) -> str:
@@ -49,14 +48,14 @@ def _positional_pysig(prim: TilePrimitive) -> inspect.Signature:
     )
 
 
-def _bind(prim: TilePrimitive, args: tuple[types.Type, ...], kws: dict[str, types.Type]) -> dict[str, types.Type]:
+def _bind(
+    prim: TilePrimitive, args: tuple[types.Type, ...], kws: dict[str, types.Type]
+) -> dict[str, types.Type]:
     try:
         bound = prim.signature().bind(*args, **kws)
     except TypeError as exc:
         raise CoopTypeError(f"{prim.qualname}: {exc}") from None
-    return {
-        p.name: bound.arguments.get(p.name, types.Omitted(p.default)) for p in prim.parameters
-    }
+    return {p.name: bound.arguments.get(p.name, types.Omitted(p.default)) for p in prim.parameters}
 
 
 def _block_dims(prim: TilePrimitive, tpb: types.Type) -> tuple[int, int, int] | None:
@@ -137,8 +136,7 @@ def tile_template(prim: TilePrimitive) -> type[AbstractTemplate]:
         def generic(self, args: tuple[types.Type, ...], kws: dict[str, types.Type]) -> Signature:
             if len(args) > n_positional:
                 raise CoopTypeError(
-                    f"{prim.qualname} takes {n_positional} positional arguments; pass the others "
-                    "by keyword"
+                    f"{prim.qualname} takes {n_positional} positional arguments; pass the others by keyword"
                 )
             bound = _bind(prim, args, dict(kws))
             tile_request(prim, bound)  # validates before any C++ is rendered
@@ -187,3 +185,14 @@ class TempStorageTemplate(AbstractTemplate):
         if args or kws:
             raise CoopTypeError("coop.TempStorage() takes no arguments")
         return signature(temp_storage_type)
+
+
+class AlgorithmMemberTemplate(AttributeTemplate):
+    """``coop.BlockLoadAlgorithm.VECTORIZE`` in a kernel: the string literal ``'vectorize'``."""
+
+    key = AlgorithmEnumType
+
+    def generic_resolve(self, ty: AlgorithmEnumType, attr: str) -> types.Type | None:
+        if attr in ty.cls.__members__:
+            return types.literal(ty.cls[attr].value)
+        return None

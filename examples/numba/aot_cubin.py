@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-from numpy.typing import NDArray
-from numba import cuda
-
 import cuda.coop.numba as numba_coop
+import numpy as np
 from cuda import coop
+from numba import cuda
+from numpy.typing import NDArray
 
 
 def copy(src: NDArray[np.uint64], dst: NDArray[np.uint64]) -> None:

@@ -7,12 +7,11 @@ value (here the identity of a max), so the kernel's own arithmetic needs no boun
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.typing import NDArray
-from numba import cuda
-
 import cuda.coop.numba as numba_coop
+import numpy as np
 from cuda import coop
+from numba import cuda
+from numpy.typing import NDArray
 
 THREADS, ITEMS = 256, 8
 TILE = THREADS * ITEMS

@@ -7,12 +7,11 @@ barrier separates two primitives that reuse the same storage.
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.typing import NDArray
-from numba import cuda
-
 import cuda.coop.numba as numba_coop
+import numpy as np
 from cuda import coop
+from numba import cuda
+from numpy.typing import NDArray
 
 THREADS, ITEMS = 128, 16
 TILE = THREADS * ITEMS

@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Sphinx configuration of the cuda-coop documentation.
+
+Build: ``python -m sphinx -W --keep-going -b html docs docs/_build/html``. autodoc imports
+``cuda.coop`` and ``cuda.coop.numba``, which needs the ``numba`` extra but no GPU.
+"""
+
+from __future__ import annotations
+
+import cuda.coop
+
+project = "cuda-coop"
+author = "cuda-coop contributors"
+copyright = "cuda-coop contributors"
+release = cuda.coop.__version__
+version = release
+
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.viewcode"]
+
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
+
+exclude_patterns = ["_build"]
+html_theme = "alabaster"
+html_theme_options = {"description": "CUB block primitives inside Python GPU kernels"}

@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Ahead-of-time compile on a machine without a GPU: cubins whose SASS shows the primitives
+fully inlined (one function, no CALL, no local memory, no provider symbol)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cuda.coop.numba as numba_coop
+import numpy as np
+import pytest
+from cuda import coop
+from numba import cuda
+
+from ._kernels import copy_kernel, signature
+
+ALGORITHMS = [a.value for a in coop.BlockLoadAlgorithm]
+
+
+def _assert_max_not_sum(shared: int, sizes: list[int]) -> None:
+    """The kernel's static shared memory holds the largest scratch, not all of them (the
+    section also carries the 1 KiB that sm_90 reserves per block once shared memory is used)."""
+    assert len(sizes) == 2
+    assert shared in (max(sizes), max(sizes) + 1024), (shared, sizes)
+    assert shared not in (sum(sizes), sum(sizes) + 1024), (shared, sizes)
+
+
+def _assert_inlined(compiled: Any) -> Any:
+    report = compiled.inspect()
+    assert len(report.functions) == 1, report.functions
+    assert report.calls == 0, report.sass
+    assert report.local_loads == 0 and report.local_stores == 0, report.sass
+    assert not report.leftover_symbols, report.leftover_symbols
+    assert set(report.frame_bytes.values()) <= {0}
+    return report
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_each_algorithm_inlines_completely(algorithm: str) -> None:
+    before = coop.compile_stats().nvrtc_compiles
+    compiled = numba_coop.compile(copy_kernel(algorithm=algorithm), signature(), block=128, arch="sm_90a")
+    assert coop.compile_stats().nvrtc_compiles - before <= 1  # load and store share one NVRTC call
+    assert compiled.output == "cubin" and compiled.arch == "sm_90a" and compiled.block == (128, 1, 1)
+    report = _assert_inlined(compiled)
+    scratch = algorithm in ("transpose", "warp_transpose", "warp_transpose_timesliced")
+    shared = next(iter(report.shared_bytes.values()))
+    if scratch:
+        # implicit scratch of load and store is one buffer: the larger of the two, not the sum
+        _assert_max_not_sum(shared, [size for size, _ in compiled.temp_storage.values()])
+    else:
+        assert shared == 0 and compiled.temp_storage == {}
+
+
+@pytest.mark.parametrize(
+    ("dtype", "block", "ipt", "algorithm", "kwargs"),
+    [
+        ("float16", (4, 8, 4), 7, "warp_transpose", {"valid_items": 100, "oob_default": 1.5}),
+        ("int8", (8, 16), 16, "transpose", {"valid_items": 3}),
+        ("uint64", 96, 3, "vectorize", {"valid_items": 7, "oob_default": 2**64 - 1}),
+        ("float64", 1024, 2, "striped", {}),
+        ("int16", 32, 1, "warp_transpose_timesliced", {"valid_items": 0, "oob_default": -7}),
+    ],
+)
+def test_shapes_dtypes_and_partial_tiles_inline(
+    dtype: str, block: Any, ipt: int, algorithm: str, kwargs: dict[str, Any]
+) -> None:
+    kernel = copy_kernel(dtype, ipt, algorithm, **kwargs)
+    _assert_inlined(numba_coop.compile(kernel, signature(dtype), block=block))
+
+
+def test_one_nvrtc_call_per_kernel_and_none_when_warm() -> None:
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        a = coop.ThreadData(4, np.int32)
+        b = coop.ThreadData(4, np.int32)
+        coop.block.load(src, a, algorithm="transpose")
+        coop.block.load(src, b, offset=512, algorithm="vectorize", valid_items=100, oob_default=0)
+        coop.block.store(dst, a, algorithm="striped")
+        coop.block.store(dst, b, offset=512, algorithm="warp_transpose_timesliced", valid_items=100)
+        coop.block.store(dst, b, offset=1024, algorithm="striped")  # a duplicate request
+
+    before = coop.compile_stats()
+    cold = numba_coop.compile(kernel, signature(), block=128)
+    mid = coop.compile_stats()
+    assert mid.nvrtc_compiles - before.nvrtc_compiles == 1
+    warm = numba_coop.compile(kernel, signature(), block=128)
+    after = coop.compile_stats()
+    assert after.nvrtc_compiles == mid.nvrtc_compiles and after.cache_hits == mid.cache_hits + 1
+    assert len(warm.code) == len(cold.code)  # same code; Numba renames the kernel per compile
+    assert warm.bundle_ltoir == cold.bundle_ltoir
+    _assert_inlined(cold)
+
+
+def test_block_shape_is_a_template_argument() -> None:
+    kernel = copy_kernel(algorithm="transpose")
+    a = numba_coop.compile(kernel, signature(), block=128)
+    b = numba_coop.compile(kernel, signature(), block=(8, 32))
+    assert a.code != b.code
+    assert next(iter(a.inspect().shared_bytes.values())) < next(iter(b.inspect().shared_bytes.values()))
+
+
+def test_algorithm_enum_members_in_kernel_code() -> None:
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.int32)
+        coop.block.load(src, items, algorithm=coop.BlockLoadAlgorithm.VECTORIZE)
+        coop.block.store(dst, items, algorithm=coop.BlockStoreAlgorithm.WARP_TRANSPOSE)
+
+    compiled = numba_coop.compile(kernel, signature(), block=64)
+    _assert_inlined(compiled)
+    assert any("warp_transpose" in s for s in compiled.temp_storage)
+
+
+def test_caller_temp_storage_is_shared() -> None:
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        ts = coop.TempStorage()
+        items = coop.ThreadData(8, np.float32)
+        coop.block.load(src, items, algorithm="transpose", temp_storage=ts)
+        cuda.syncthreads()
+        coop.block.store(dst, items, algorithm="warp_transpose", temp_storage=ts)
+
+    compiled = numba_coop.compile(kernel, signature("float32"), block=256)
+    report = _assert_inlined(compiled)
+    _assert_max_not_sum(
+        next(iter(report.shared_bytes.values())), [s for s, _ in compiled.temp_storage.values()]
+    )
+
+
+def test_plain_numba_kernel_with_threads_per_block() -> None:
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(2, np.int32)
+        coop.block.load(src, items, algorithm="warp_transpose", threads_per_block=(8, 16))
+        coop.block.store(dst, items, algorithm="striped", threads_per_block=(8, 16))
+
+    from cuda.coop.numba._lowering import LazyBundle
+
+    codes, _ = cuda.compile_all(kernel, signature(), device=False, abi="numba", output="ltoir", cc=(9, 0))
+    assert len(codes) == 2 and isinstance(codes[1], LazyBundle)  # the kernel and its bundle
+    assert [r.block_dims for r in codes[1].session.requests] == [(8, 16, 1)] * 2
+    assert codes[1].session.finalize("sm_90").ltoir  # arch given: no driver needed
+
+
+def test_outputs_ptx_and_ltoir() -> None:
+    kernel = copy_kernel(algorithm="vectorize")
+    ptx = numba_coop.compile(kernel, signature(), block=128, output="ptx")
+    assert b".entry" in ptx.code and b"call" not in ptx.code and b"coop_block" not in ptx.code
+    lto = numba_coop.compile(kernel, signature(), block=128, output="ltoir")
+    assert lto.code and lto.bundle_ltoir and lto.code != lto.bundle_ltoir
+    with pytest.raises(coop.CoopValueError, match="inspect\\(\\) needs output='cubin'"):
+        lto.inspect()
+
+
+def test_jit_kernel_object_compiles_ahead_of_time() -> None:
+    kernel = numba_coop.jit(copy_kernel(algorithm="striped"))
+    assert isinstance(kernel, numba_coop.CoopKernel)
+    _assert_inlined(numba_coop.compile(kernel, signature(), block=64, arch="sm_90"))

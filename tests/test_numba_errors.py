@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Misuse inside Numba kernels raises typed errors at compile time, before any C++ exists."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import cuda.coop.numba as numba_coop
+import numpy as np
+import pytest
+from cuda import coop
+from numba import cuda
+
+from ._kernels import copy_kernel
+
+
+@pytest.fixture(autouse=True)
+def no_cxx_compiled() -> Iterator[None]:
+    before = coop.compile_stats().nvrtc_compiles
+    yield
+    assert coop.compile_stats().nvrtc_compiles == before, "an error surfaced only after NVRTC ran"
+
+
+def _compile(
+    kernel: Callable[..., None], sig: str = "void(int32[::1], int32[::1])", block: Any = 128
+) -> None:
+    numba_coop.compile(kernel, sig, block=block)
+
+
+def test_dtype_mismatch_between_array_and_thread_data() -> None:
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.float32)
+        coop.block.load(src, items)
+
+    with pytest.raises(
+        coop.CoopTypeError, match="src has element type int32 but items is a ThreadData of float32"
+    ):
+        _compile(k)
+
+
+def test_unknown_algorithm() -> None:
+    with pytest.raises(coop.CoopValueError, match="unknown algorithm='fastest'; allowed: 'direct'"):
+        _compile(copy_kernel(algorithm="fastest"))
+
+
+def test_items_per_thread_must_be_a_constant() -> None:
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(src.size, np.int32)
+        coop.block.load(src, items)
+
+    with pytest.raises(coop.CoopTypeError, match="items_per_thread must be a compile-time constant int"):
+        _compile(k)
+
+
+def test_negative_valid_items() -> None:
+    with pytest.raises(coop.CoopValueError, match="valid_items=-1 is negative"):
+        _compile(copy_kernel(valid_items=-1))
+
+
+def test_oob_default_not_representable() -> None:
+    with pytest.raises(
+        coop.CoopValueError, match=r"oob_default=300 is outside the range of int8 \[-128, 127\]"
+    ):
+        _compile(copy_kernel("int8", valid_items=5, oob_default=300), "void(int8[::1], int8[::1])")
+
+
+def test_block_dims_unknown_in_plain_cuda_jit() -> None:
+    with pytest.raises(coop.CoopLaunchConfigError, match="pass threads_per_block= explicitly"):
+        cuda.compile_all(
+            copy_kernel(),
+            "void(int32[::1], int32[::1])",
+            device=False,
+            abi="numba",
+            output="ltoir",
+            cc=(9, 0),
+        )
+
+
+def test_threads_per_block_contradicting_the_launch() -> None:
+    with pytest.raises(coop.CoopLaunchConfigError, match=r"contradicts the launch's block \(128, 1, 1\)"):
+        _compile(copy_kernel(threads_per_block=256))
+
+
+def test_threads_per_block_must_be_constant() -> None:
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.int32)
+        coop.block.load(src, items, threads_per_block=src.size)
+
+    with pytest.raises(coop.CoopTypeError, match="threads_per_block must be a compile-time constant"):
+        cuda.compile_all(
+            k, "void(int32[::1], int32[::1])", device=False, abi="numba", output="ltoir", cc=(9, 0)
+        )
+
+
+def test_warp_algorithm_needs_whole_warps() -> None:
+    with pytest.raises(coop.CoopLaunchConfigError, match="multiple of 32 threads, the block has 48"):
+        _compile(copy_kernel(algorithm="warp_transpose"), block=48)
+
+
+def test_scratch_over_the_static_shared_limit() -> None:
+    with pytest.raises(coop.CoopValueError, match=r"\(65536 B\).*static limit"):
+        _compile(copy_kernel(ipt=16, algorithm="transpose"), block=1024)
+
+
+def test_items_must_be_thread_data() -> None:
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        items = cuda.local.array(4, np.int32)
+        coop.block.load(src, items)
+
+    with pytest.raises(coop.CoopTypeError, match="items must be a coop.ThreadData"):
+        _compile(k)
+
+
+def test_src_must_be_1d_contiguous() -> None:
+    with pytest.raises(coop.CoopTypeError, match="src must be a 1-D C-contiguous array"):
+        _compile(copy_kernel(), "void(int32[:, ::1], int32[::1])")
+    with pytest.raises(coop.CoopTypeError, match="src must be a 1-D C-contiguous array"):
+        _compile(copy_kernel(), "void(int32[:], int32[::1])")
+
+
+def test_keyword_only_arguments() -> None:
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.int32)
+        coop.block.load(src, items, 0)
+
+    with pytest.raises(coop.CoopTypeError, match="takes 2 positional arguments"):
+        _compile(k)
+
+
+def test_unknown_keyword() -> None:
+    with pytest.raises(coop.CoopTypeError, match="unexpected keyword argument 'valid'"):
+        _compile(copy_kernel(valid=3))
+
+
+def test_unsupported_thread_data_dtype() -> None:
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        coop.ThreadData(4, np.complex64)
+
+    with pytest.raises(coop.CoopTypeError, match="complex64, which is not supported"):
+        _compile(k)
+
+
+def test_temp_storage_takes_no_arguments() -> None:
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        coop.TempStorage(128)
+
+    with pytest.raises(coop.CoopTypeError, match=r"TempStorage\(\) takes no arguments"):
+        _compile(k)
+
+
+def test_unknown_output_and_arch() -> None:
+    with pytest.raises(coop.CoopValueError, match="output='sass'"):
+        numba_coop.compile(copy_kernel(), "void(int32[::1], int32[::1])", block=128, output="sass")
+    with pytest.raises(coop.CoopValueError, match="arch='volta'"):
+        numba_coop.compile(copy_kernel(), "void(int32[::1], int32[::1])", block=128, arch="volta")
+
+
+def test_jit_rejects_device_functions() -> None:
+    with pytest.raises(TypeError, match="device functions"):
+        numba_coop.jit(device=True)

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: Apache-2.0
+"""stubs/ matches the declarations and the public surface; mypy checks the examples against it."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import cuda.coop.numba as numba_coop
+from cuda import coop
+from cuda.coop._stubgen import render_block_stub
+
+ROOT = Path(__file__).resolve().parents[1]
+STUBS = ROOT / "stubs" / "cuda" / "coop"
+
+
+def _stub_all(path: Path) -> list[str]:
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "__all__":
+            return list(ast.literal_eval(node.value))
+    raise AssertionError(f"{path} has no __all__")
+
+
+def test_block_stub_is_generated_from_the_declarations() -> None:
+    assert (STUBS / "block.pyi").read_text() == render_block_stub(), "run: python -m cuda.coop._stubgen"
+
+
+def test_stub_exports_match_the_packages() -> None:
+    assert _stub_all(STUBS / "__init__.pyi") == coop.__all__
+    assert _stub_all(STUBS / "numba" / "__init__.pyi") == numba_coop.__all__
+    assert _stub_all(STUBS / "block.pyi") == coop.block.__all__
+
+
+def test_mypy_strict_on_examples() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
