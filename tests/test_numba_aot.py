@@ -152,3 +152,16 @@ def test_jit_kernel_object_compiles_ahead_of_time() -> None:
     kernel = numba_coop.jit(copy_kernel(algorithm="striped"))
     assert isinstance(kernel, numba_coop.CoopKernel)
     _assert_inlined(numba_coop.compile(kernel, signature(), block=64, arch="sm_90"))
+
+
+def test_failed_bundle_compile_leaves_no_stale_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cuda.coop import _bundle
+    from cuda.coop._render import RenderedBundle
+
+    kernel = copy_kernel("int64", 3, "transpose")
+    monkeypatch.setattr(_bundle, "render_bundle", lambda reqs, slots: RenderedBundle("#error injected\n", {}))
+    with pytest.raises(coop.CoopCompileError, match="injected") as info:
+        numba_coop.compile(kernel, signature("int64"), block=96)
+    assert info.value.source_path.endswith(".cu")
+    monkeypatch.undo()
+    _assert_inlined(numba_coop.compile(kernel, signature("int64"), block=96))
