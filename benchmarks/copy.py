@@ -49,15 +49,18 @@ __global__ void __launch_bounds__(Threads) cub_copy(const int* src, int* dst)
 """
 
 
+BATCH = 50
+
+
 def _time_batch(fn: Callable[[], object], torch: Any) -> float:
-    """Seconds per call of ``fn`` over one batch of 10 calls, CUDA events."""
+    """Seconds per call of ``fn`` over one batch of BATCH back-to-back calls, CUDA events."""
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    for _ in range(10):
+    for _ in range(BATCH):
         fn()
     stop.record()
     stop.synchronize()
-    return float(start.elapsed_time(stop)) / 1e3 / 10
+    return float(start.elapsed_time(stop)) / 1e3 / BATCH
 
 
 def _interleaved(fns: dict[str, Callable[[], object]], rounds: int, torch: Any) -> dict[str, float]:
@@ -109,7 +112,7 @@ def _coop_copy(alg: str, items: int, tile: int) -> Any:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--elements", type=int, default=1 << 28)
-    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp(prefix="coop-bench-cache-"))

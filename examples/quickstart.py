@@ -37,7 +37,9 @@ def run_on_gpu() -> None:
     blocks = (n + TILE - 1) // TILE
     scale[blocks, THREADS](cuda.to_device(src), d_dst, np.float32(3.0), n)
     np.testing.assert_allclose(d_dst.copy_to_host(), src * np.float32(3.0), rtol=0, atol=0)
-    print(f"ran scale on {cuda.get_current_device().name.decode()}: {n} items verified against NumPy")
+    name = cuda.get_current_device().name
+    name = name.decode() if isinstance(name, bytes) else name
+    print(f"ran scale on {name}: {n} items verified against NumPy")
     print(f"NVRTC compiles: {coop.compile_stats().nvrtc_compiles}")
 
 

@@ -72,7 +72,8 @@ def compile(
         block: the block dimensions it will be launched with.
         arch: target architecture, e.g. ``"sm_90a"`` or ``"sm_90"``.
         output: ``"cubin"`` (linked, default), ``"ptx"`` (linked) or ``"ltoir"`` (unlinked).
-        **options: passed to ``numba.cuda.compile_all`` (e.g. ``fastmath=True``).
+        **options: passed to ``numba.cuda.compile_all`` (e.g. ``fastmath=True``); unless given,
+            ``launch_bounds`` is the block's thread count.
 
     Returns:
         A :class:`CompiledKernel`.
@@ -86,6 +87,7 @@ def compile(
     dims = normalize_block_dims(block, what="compile: block")
     py_func = getattr(func, "py_func", func)
     with compile_context(dims, arch):
+        options.setdefault("launch_bounds", dims[0] * dims[1] * dims[2])
         codes, _ = cuda.compile_all(
             py_func, signature, device=False, abi="numba", output="ltoir", cc=_cc(arch), **options
         )

@@ -31,7 +31,10 @@ class CoopKernel:
         if disp is None:
             from numba import cuda
 
-            disp = self._by_block[dims] = cuda.jit(**self._options)(self.py_func)
+            # The block shape is known exactly: tell the compiler, as a CUB kernel's
+            # __launch_bounds__ would.
+            options = {"launch_bounds": dims[0] * dims[1] * dims[2], **self._options}
+            disp = self._by_block[dims] = cuda.jit(**options)(self.py_func)
         return disp
 
     def __getitem__(self, config: tuple[Any, ...]) -> _Launch:
@@ -57,7 +60,8 @@ def jit(func: Callable[..., None] | None = None, **options: Any) -> Any:
     """Compile a kernel that uses coop primitives; block dims come from each launch.
 
     Use as ``@cuda.coop.numba.jit`` or ``@cuda.coop.numba.jit(fastmath=True, ...)``; options go
-    to ``numba.cuda.jit`` (``lto`` is always on: it is how the primitives are inlined).
+    to ``numba.cuda.jit`` (``lto`` is always on: it is how the primitives are inlined; unless
+    given, ``launch_bounds`` is each specialisation's exact thread count).
     """
     if options.get("device"):
         raise TypeError("cuda.coop.numba.jit compiles kernels; device functions use numba.cuda.jit")
