@@ -182,7 +182,7 @@ def main() -> None:
 
     print(
         f"device: {dev.name}, {n} int32 elements ({n * 4 / 2**30:.1f} GiB), median of {args.reps} "
-        "interleaved batches of 10 launches"
+        f"interleaved batches of {BATCH} launches"
     )
     print(
         "| threads x items | algorithm | coop GB/s | CUB C++ GB/s | coop/CUB | torch copy_ GB/s | "
