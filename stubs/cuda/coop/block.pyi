@@ -10,27 +10,8 @@ from . import BlockLoadAlgorithm, BlockStoreAlgorithm, TempStorage, ThreadData
 
 __all__ = ["load", "store"]
 
-def load(
-    src: npt.NDArray[Any],
-    items: ThreadData,
-    *,
-    offset: int = ...,
-    algorithm: str | BlockLoadAlgorithm = ...,
-    valid_items: int | None = ...,
-    oob_default: int | float | None = ...,
-    temp_storage: TempStorage | None = ...,
-    threads_per_block: int | tuple[int, ...] | None = ...,
-) -> None:
+def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad)."""
 
-def store(
-    dst: npt.NDArray[Any],
-    items: ThreadData,
-    *,
-    offset: int = ...,
-    algorithm: str | BlockStoreAlgorithm = ...,
-    valid_items: int | None = ...,
-    temp_storage: TempStorage | None = ...,
-    threads_per_block: int | tuple[int, ...] | None = ...,
-) -> None:
+def store(dst: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | BlockStoreAlgorithm = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Store a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockStore)."""
