@@ -32,8 +32,8 @@ def register(name: str) -> None:
     """Activate the backend ``name`` (``"numba"`` or ``"cutlass"``); idempotent.
 
     Raises:
-        CoopBackendError: unknown name, the DSL is not installed, or activation failed (in which
-            case nothing of it stays installed and a later call may try again).
+        CoopBackendError: unknown name, the DSL is not installed, or activation failed; then
+            nothing of it stays installed and a later call may try again.
     """
     if name not in _MODULES:
         raise CoopBackendError(f"unknown backend {name!r}; known backends: {', '.join(_MODULES)}")

@@ -29,7 +29,8 @@ class CubinReport:
         shared_bytes: static shared memory, by function.
         frame_bytes: per-thread stack frame (local memory), by function.
         calls: CALL instructions in the SASS.
-        local_loads: LDL instructions; local_stores: STL instructions.
+        local_loads: LDL (local-memory load) instructions in the SASS.
+        local_stores: STL (local-memory store) instructions in the SASS.
         leftover_symbols: provider symbols still present (ELF symbols or SASS text).
         sass: the disassembly.
     """

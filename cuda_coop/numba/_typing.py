@@ -32,7 +32,7 @@ def _literal(ty: types.Type) -> Any:
     """The compile-time value of a literal type, ``None`` for None/omitted, ``...`` otherwise."""
     if isinstance(ty, types.Omitted):
         return ty.value
-    if isinstance(ty, (types.NoneType, types.Omitted)) or ty is types.none:
+    if isinstance(ty, types.NoneType):
         return None
     if isinstance(ty, types.Literal):
         return ty.literal_value
