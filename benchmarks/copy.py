@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Copy bandwidth of coop.block.load/store (Numba backend) next to CUB C++ and torch, same run.
 
-For each algorithm at (256 threads, 4 items) and (128, 16): a coop Numba copy kernel, a CUB C++
-kernel of the same configuration compiled here through NVRTC (cuda.core), and torch ``copy_``.
-Also: cold and warm compile time of the coop kernel and its NVRTC calls.
+For each algorithm at (256 threads, 4 items) and (128, 16): a coop copy kernel under the Numba
+backend and under the CUTLASS (CuTe DSL) backend, a CUB C++ kernel of the same configuration
+compiled here through NVRTC (cuda.core), and torch ``copy_``, measured in alternation. Also: cold
+and warm compile time of the coop kernels, NVRTC calls, and the CuTe bridge's compile split.
 
     python benchmarks/copy.py [--elements N] [--reps R] [--json PATH]
 """
@@ -109,6 +110,49 @@ def _coop_copy(alg: str, items: int, tile: int) -> Any:
     return numba_coop.jit(copy)
 
 
+def _cute_copy(alg: str, items: int, threads: int) -> Any:
+    """A CuTe DSL host function launching a coop copy kernel (CUTLASS backend)."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    tile = threads * items
+
+    @cute.kernel
+    def kernel(s: cute.Tensor, d: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        buf = coop.ThreadData(items, cutlass.Int32)
+        coop.block.load(s, buf, offset=bidx * tile, algorithm=alg)
+        coop.block.store(d, buf, offset=bidx * tile, algorithm=alg)
+
+    @cute.jit
+    def host(s: cute.Tensor, d: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(s, d).launch(grid=(cute.size(s) // tile, 1, 1), block=(threads, 1, 1))
+
+    return host
+
+
+def _plain_cute_copy(items: int, threads: int) -> Any:
+    """The same copy in plain CuTe (no coop): the baseline for the bridge's compile cost."""
+    import cutlass
+    import cutlass.cute as cute
+
+    tile = threads * items
+
+    @cute.kernel
+    def kernel(s: cute.Tensor, d: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        tidx, _, _ = cute.arch.thread_idx()
+        for i in cutlass.range_constexpr(items):
+            d[bidx * tile + i * threads + tidx] = s[bidx * tile + i * threads + tidx]
+
+    @cute.jit
+    def host(s: cute.Tensor, d: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(s, d).launch(grid=(cute.size(s) // tile, 1, 1), block=(threads, 1, 1))
+
+    return host
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--elements", type=int, default=1 << 28)
@@ -132,6 +176,10 @@ def main() -> None:
     cub = _cub_kernels(arch)
     stream = Stream.from_handle(torch.cuda.current_stream().cuda_stream)
     nb_src, nb_dst = cuda.as_cuda_array(src), cuda.as_cuda_array(dst)
+    import cuda.coop.cutlass as cutlass_coop
+    from cutlass.cute.runtime import from_dlpack
+
+    cute_src, cute_dst = from_dlpack(src, assumed_align=16), from_dlpack(dst, assumed_align=16)
 
     rows = []
     for threads, items in CONFIGS:
@@ -156,9 +204,25 @@ def main() -> None:
             launch(stream, cfg, cub_kernel, src.data_ptr(), dst.data_ptr())
             torch.cuda.synchronize()
             assert torch.equal(dst, src), f"CUB {alg} copy is wrong"
+            dst.fill_(0)
+            t0 = time.perf_counter()
+            cute_fn = cutlass_coop.compile(_cute_copy(alg, items, threads), cute_src, cute_dst)
+            cute_cold = time.perf_counter() - t0
+            cute_fn(cute_src, cute_dst)
+            torch.cuda.synchronize()
+            assert torch.equal(dst, src), f"coop CuTe {alg} copy is wrong"
+            t0 = time.perf_counter()
+            warm_fn = cutlass_coop.compile(_cute_copy(alg, items, threads), cute_src, cute_dst)
+            cute_warm = time.perf_counter() - t0
+            import cutlass.cute as cute
+
+            t0 = time.perf_counter()
+            cute.compile(_plain_cute_copy(items, threads), cute_src, cute_dst)
+            plain = time.perf_counter() - t0
             coop_launch = kernel.for_block(threads)[grid, threads]
             t = _interleaved(
                 {
+                    "cute": lambda f=cute_fn: f(cute_src, cute_dst),
                     "coop": lambda f=coop_launch: f(nb_src, nb_dst),
                     "cub": lambda k=cub_kernel, c=cfg: launch(stream, c, k, src.data_ptr(), dst.data_ptr()),
                     "torch": lambda: dst.copy_(src),
@@ -172,6 +236,11 @@ def main() -> None:
                     "items": items,
                     "algorithm": alg,
                     "coop_gbs": nbytes / t["coop"] / 1e9,
+                    "cute_gbs": nbytes / t["cute"] / 1e9,
+                    "cute_cold_s": cute_cold,
+                    "cute_warm_s": cute_warm,
+                    "plain_cute_s": plain,
+                    "cute_split": warm_fn.timings,
                     "cub_gbs": nbytes / t["cub"] / 1e9,
                     "torch_gbs": nbytes / t["torch"] / 1e9,
                     "cold_s": cold,
@@ -184,6 +253,7 @@ def main() -> None:
         f"device: {dev.name}, {n} int32 elements ({n * 4 / 2**30:.1f} GiB), median of {args.reps} "
         f"interleaved batches of {BATCH} launches"
     )
+    print("\nNumba backend")
     print(
         "| threads x items | algorithm | coop GB/s | CUB C++ GB/s | coop/CUB | torch copy_ GB/s | "
         "cold compile s | warm compile s | NVRTC calls |"
@@ -195,6 +265,25 @@ def main() -> None:
             f"{r['cub_gbs']:.0f} | "
             f"{r['coop_gbs'] / r['cub_gbs']:.3f} | {r['torch_gbs']:.0f} | {r['cold_s']:.2f} | "
             f"{r['warm_s']:.2f} | {r['nvrtc_calls']} |"
+        )
+    print("\nCUTLASS backend (CuTe DSL)")
+    print(
+        "| threads x items | algorithm | coop GB/s | CUB C++ GB/s | coop/CUB | torch copy_ GB/s | "
+        "cold compile s | warm compile s | plain CuTe compile s | warm split ms: trace+lower / NVRTC / "
+        "libNVVM / nvJitLink / 2nd CuTe compile |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        sp = r["cute_split"]
+        split = " / ".join(
+            f"{1e3 * sp.get(k, 0.0):.0f}"
+            for k in ("trace_and_lower", "nvrtc", "libnvvm", "nvjitlink", "cute_compile")
+        )
+        print(
+            f"| {r['threads']} x {r['items']} | {r['algorithm']} | {r['cute_gbs']:.0f} | "
+            f"{r['cub_gbs']:.0f} | "
+            f"{r['cute_gbs'] / r['cub_gbs']:.3f} | {r['torch_gbs']:.0f} | {r['cute_cold_s']:.2f} | "
+            f"{r['cute_warm_s']:.3f} | {r['plain_cute_s']:.3f} | {split} |"
         )
     if args.json:
         with open(args.json, "w") as f:

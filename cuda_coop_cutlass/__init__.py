@@ -1,9 +1,28 @@
 # SPDX-License-Identifier: Apache-2.0
-"""cuda.coop.cutlass: reserved for the CUTLASS CuTe DSL backend (not in this release)."""
+"""cuda.coop.cutlass: the CUTLASS CuTe DSL backend and its qualified namespace (``cutlass_coop``).
 
-from cuda.coop._errors import CoopBackendError
+Importing it activates the backend (``cuda.coop.register("cutlass")``) unless the environment
+variable ``CUDA_COOP_NO_AUTOREGISTER`` is ``1``. Inside ``@cute.kernel`` code, ``coop.ThreadData``
+is a 1-D register tensor and ``coop.block.load/store`` take CuTe global-memory tensors or
+pointers; the ``@cute.jit`` function that launches such kernels is compiled with :func:`compile`.
+"""
 
-raise CoopBackendError(
-    "the CUTLASS CuTe DSL backend is not part of this release of cuda-coop yet; "
-    "use the Numba backend (cuda.coop.numba)"
-)
+from __future__ import annotations
+
+import os
+
+from cuda.coop import BlockLoadAlgorithm, BlockStoreAlgorithm, ThreadData, block, register
+
+from ._bridge import CompiledCuteFunction, compile
+
+if os.environ.get("CUDA_COOP_NO_AUTOREGISTER") != "1":
+    register("cutlass")
+
+__all__ = [
+    "compile",
+    "CompiledCuteFunction",
+    "block",
+    "ThreadData",
+    "BlockLoadAlgorithm",
+    "BlockStoreAlgorithm",
+]

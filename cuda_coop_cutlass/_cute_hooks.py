@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Every CuTe DSL internal the CUTLASS backend touches, in one place.
+
+nvidia-cutlass-dsl 4.8.1 offers no public API for these; ``tests/test_cutlass_hooks.py`` fails
+loudly, naming the hook, if an upgrade moves one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from cuda.coop._errors import CoopBackendError
+
+KERNELS_BINARY = "kernels_binary"  # host-module global holding the device binary
+LAUNCH_FACTS_ATTR = "cutlass_launch_facts"
+#: libNVVM's data layout (the short LLVM NVPTX one makes nvJitLink refuse the module).
+NVVM_DATA_LAYOUT = (
+    "e-p:64:64:64-p6:32:32:32-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32"
+    "-f64:64:64-f128:128:128-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64-a:8:8"
+)
+
+
+def check() -> None:
+    """Raise CoopBackendError naming the first hook that this nvidia-cutlass-dsl lacks."""
+    import cutlass.base_dsl.compiler as compiler
+    import cutlass.cute as cute
+    from cutlass._mlir.dialects import llvm
+    from cutlass.base_dsl.dsl import BaseDSL
+
+    needed = [
+        (cute, "_get_launch_facts"),
+        (cute, "ffi"),
+        (compiler, "PostCompileHookContext"),
+        (compiler, "ExtraCompilerOpts"),
+        (compiler, "PtxasOptions"),
+        (llvm, "translate_module_to_llvmir"),
+        (BaseDSL, "_lazy_initialize_dsl"),
+        (BaseDSL, "trace_finalize_hooks"),
+    ]
+    for owner, name in needed:
+        if not hasattr(owner, name):
+            raise CoopBackendError(
+                f"nvidia-cutlass-dsl changed: {getattr(owner, '__name__', owner)}.{name} is gone; "
+                "this cuda-coop needs nvidia-cutlass-dsl 4.8.x"
+            )
+
+
+def dsl_of(host: Any) -> Any:
+    """The DSL object behind a ``@cute.jit`` function."""
+    from cutlass.base_dsl.dsl import BaseDSL
+
+    func = host
+    while hasattr(func, "__wrapped__"):
+        func = func.__wrapped__
+    BaseDSL._lazy_initialize_dsl(func)
+    dsl = getattr(func, "_dsl_object", None)
+    if dsl is None:
+        raise CoopBackendError(f"{getattr(host, '__name__', host)!r} is not a @cute.jit function")
+    return dsl
+
+
+def target_arch(dsl: Any) -> str:
+    """The architecture CuTe compiles for (``CUTE_DSL_ARCH`` or the current GPU), e.g. ``sm_90a``."""
+    return str(dsl.envar.arch)
+
+
+def launch_block_dims() -> tuple[tuple[int, int, int] | None, str] | None:
+    """``(exact block dims or None if dynamic, kernel name)`` of the CuTe kernel being traced, or
+    None when no CuTe kernel is being traced on this thread."""
+    import cutlass.cute as cute
+    from cutlass.base_dsl.common import DSLRuntimeError
+    from cutlass.cute import launch_facts
+
+    try:
+        facts = cute._get_launch_facts()
+    except DSLRuntimeError:
+        try:
+            kernel = launch_facts._current_kernel(None)
+        except Exception:
+            return None
+        return None, _symbol_name(kernel)
+    except Exception:
+        return None
+    name = "<kernel>"
+    with contextlib.suppress(Exception):
+        name = _symbol_name(launch_facts._current_kernel(None))
+    dims = facts.exact_block_dim
+    return (tuple(int(d) for d in dims) if dims is not None else None), name  # type: ignore[return-value]
+
+
+def _symbol_name(op: Any) -> str:
+    from cutlass._mlir import ir
+
+    return str(ir.StringAttr(op.attributes["sym_name"]).value)
+
+
+@contextlib.contextmanager
+def post_compile_hook(dsl: Any, hook: Callable[[Any], None]) -> Iterator[None]:
+    """Run ``hook(lowered_module)`` after CuTe's pass pipeline, for the compiles inside."""
+    from cutlass.base_dsl import compiler
+
+    with compiler.PostCompileHookContext(dsl.compiler_provider, hook):
+        yield
+
+
+def llvm_only_compile() -> Any:
+    """``cute.compile`` bracket option that stops lowering at LLVM dialect for the device code."""
+    from cutlass.base_dsl import compiler
+
+    return compiler.ExtraCompilerOpts("llvm-only=true")
+
+
+def relocatable_ptxas() -> Any:
+    """``cute.compile`` bracket option under which ptxas accepts unresolved extern functions."""
+    from cutlass.base_dsl import compiler
+
+    return compiler.PtxasOptions("-c")
+
+
+def device_llvm_ir(module: Any) -> tuple[str, list[str]]:
+    """LLVM IR text of the lowered module's ``gpu.module`` and the names of its kernels."""
+    from cutlass._mlir import ir
+    from cutlass._mlir.dialects import llvm
+
+    with module.context, ir.Location.unknown():
+        gpu = next(op for op in module.body.operations if op.operation.name == "gpu.module")
+        device = ir.Module.create()
+        device.operation.attributes["llvm.target_triple"] = ir.StringAttr.get("nvptx64-nvidia-cuda")
+        device.operation.attributes["llvm.data_layout"] = ir.StringAttr.get(NVVM_DATA_LAYOUT)
+        at = ir.InsertionPoint(device.body)
+        kernels = []
+        for op in gpu.regions[0].blocks[0].operations:
+            attrs = op.operation.attributes
+            if "gpu.kernel" in attrs or "nvvm.kernel" in attrs:
+                kernels.append(str(ir.StringAttr(attrs["sym_name"]).value))
+            op.operation.clone(at)
+        return str(llvm.translate_module_to_llvmir(device.operation)), kernels
+
+
+def swap_device_binary(module: Any, cubin: bytes) -> None:
+    """Replace the host module's ``@kernels_binary`` with ``cubin`` (same kernels, same ABI)."""
+    from cutlass._mlir import ir
+    from cutlass._mlir.dialects import llvm
+
+    with module.context, ir.Location.unknown():
+        for op in module.body.operations:
+            attrs = op.operation.attributes
+            if (
+                op.operation.name == "llvm.mlir.global"
+                and ir.StringAttr(attrs["sym_name"]).value == KERNELS_BINARY
+            ):
+                attrs["global_type"] = ir.TypeAttr.get(
+                    llvm.ArrayType.get(ir.IntegerType.get_signless(8), len(cubin))
+                )
+                attrs["value"] = ir.StringAttr.get(cubin)
+                module.operation.verify()
+                return
+    raise CoopBackendError(f"CuTe's host module has no @{KERNELS_BINARY}: the DSL changed")
+
+
+def extern_call(symbol: str, args: list[Any]) -> None:
+    """Emit ``call @symbol(ptr, ptr, i32, ptr, ptr)`` (the tile ABI) in the kernel being traced."""
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass._mlir.dialects import llvm
+
+    ptr = llvm.PointerType.get()
+    cute.ffi(name=symbol, params_types=[ptr, ptr, cutlass.Int32, ptr, ptr])(*args)
+
+
+def null_pointer() -> Any:
+    from cutlass._mlir.dialects import llvm
+
+    return llvm.mlir_zero(llvm.PointerType.get())
+
+
+def llvm_pointer(pointer: Any) -> Any:
+    """A CuTe pointer as an LLVM pointer of its address space."""
+    return pointer.to_llvm_ptr()

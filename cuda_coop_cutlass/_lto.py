@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: Apache-2.0
+"""CuTe kernel LLVM IR -> libNVVM LTO-IR -> nvJitLink with the coop bundle -> cubin."""
+
+from __future__ import annotations
+
+from cuda.coop._errors import CoopCompileError
+
+_NVVM_VERSION = "!nvvmir.version = !{!90000}\n!90000 = !{i32 2, i32 0, i32 3, i32 2}\n"
+
+
+def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str) -> bytes:
+    """libNVVM (``-nvvm-latest -gen-lto``) of CuTe's device LLVM IR; the kernels are kept alive
+    through ``@llvm.used`` (LTO would otherwise drop them)."""
+    from cuda.bindings import nvvm
+
+    used = ", ".join(f"ptr @{k}" for k in kernels)
+    text = (
+        llvm_ir
+        + f'\n@llvm.used = appending global [{len(kernels)} x ptr] [{used}], section "llvm.metadata"\n'
+        + _NVVM_VERSION
+    ).encode()
+    prog = nvvm.create_program()
+    try:
+        nvvm.add_module_to_program(prog, text, len(text), "cute_kernels")
+        opts = [f"-arch=compute_{arch[3:]}", "-nvvm-latest", "-gen-lto"]
+        try:
+            nvvm.compile_program(prog, len(opts), opts)
+        except nvvm.nvvmError as exc:
+            log = bytearray(nvvm.get_program_log_size(prog))
+            nvvm.get_program_log(prog, log)
+            raise CoopCompileError(
+                "libNVVM rejected the CuTe kernel's LLVM IR",
+                log=log.decode(errors="replace"),
+                source_path="<CuTe device module>",
+            ) from exc
+        out = bytearray(nvvm.get_compiled_result_size(prog))
+        nvvm.get_compiled_result(prog, out)
+        return bytes(out)
+    finally:
+        nvvm.destroy_program(prog)
+
+
+def link(kernel: bytes, bundle: bytes, arch: str) -> bytes:
+    """nvJitLink ``-lto -nvvm-latest -optimize-unused-variables``: the kernels with the bundle
+    inlined. (cuda.core's Linker cannot pass ``-nvvm-latest``, which CuTe's modern IR needs.)"""
+    from cuda.bindings import nvjitlink
+
+    opts = [f"-arch={arch}", "-lto", "-nvvm-latest", "-optimize-unused-variables"]
+    handle = nvjitlink.create(len(opts), opts)
+    try:
+        nvjitlink.add_data(handle, nvjitlink.InputType.LTOIR, kernel, len(kernel), "cute_kernels")
+        nvjitlink.add_data(handle, nvjitlink.InputType.LTOIR, bundle, len(bundle), "cuda_coop_bundle")
+        try:
+            nvjitlink.complete(handle)
+        except nvjitlink.nvJitLinkError as exc:
+            log = bytearray(nvjitlink.get_error_log_size(handle))
+            nvjitlink.get_error_log(handle, log)
+            raise CoopCompileError(
+                "nvJitLink failed to link the CuTe kernels with the cuda.coop bundle",
+                log=log.decode(errors="replace"),
+                source_path="<link>",
+            ) from exc
+        cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
+        nvjitlink.get_linked_cubin(handle, cubin)
+        return bytes(cubin)
+    finally:
+        nvjitlink.destroy(handle)

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: Apache-2.0
+"""CuTe DSL kernels shared by the CUTLASS backend tests (written once, traced per config).
+
+No ``from __future__ import annotations`` here: CuTe evaluates kernel annotations at trace time.
+"""
+
+from typing import Any
+
+import cutlass
+import cutlass.cute as cute
+from cuda import coop
+
+ALGORITHMS = ["direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_timesliced"]
+KINDS = ["load", "load_partial", "load_oob", "store", "store_partial"]
+GRID = 3
+
+
+def cutlass_type(dtype: str) -> Any:
+    return {"bfloat16": cutlass.BFloat16, "uint32": cutlass.Uint32, "uint64": cutlass.Uint64}.get(
+        dtype
+    ) or getattr(cutlass, dtype.capitalize())
+
+
+def grid_host(dtype: str, block: tuple[int, int, int], ipt: int, modes: list[tuple[str, str]]) -> Any:
+    """A @cute.jit host launching one kernel that runs ``modes[mode]`` (all traced, one chosen at
+    run time): loads write the thread's items back thread-major; stores write through coop."""
+    dt = cutlass_type(dtype)
+    bx, by, bz = block
+    tile = bx * by * bz * ipt
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, init: cute.Tensor, out: cute.Tensor, oob: cute.Tensor,
+               mode: cutlass.Int32, shift: cutlass.Int32, valid: cutlass.Int32):  # fmt: skip
+        tx, ty, tz = cute.arch.thread_idx()
+        bidx, _, _ = cute.arch.block_idx()
+        t = tx + bx * (ty + by * tz)
+        base = bidx * tile
+        items = coop.ThreadData(ipt, dt)
+        for j in cutlass.range_constexpr(ipt):
+            items[j] = init[base + t * ipt + j]
+        for m in cutlass.range_constexpr(len(modes)):
+            if mode == m:
+                alg, kind = modes[m]
+                if cutlass.const_expr(kind == "load"):
+                    coop.block.load(src, items, offset=base + shift, algorithm=alg)
+                if cutlass.const_expr(kind == "load_partial"):
+                    coop.block.load(src, items, offset=base + shift, algorithm=alg, valid_items=valid)
+                if cutlass.const_expr(kind == "load_oob"):
+                    coop.block.load(src, items, offset=base + shift, algorithm=alg, valid_items=valid,
+                                    oob_default=oob[0])  # fmt: skip
+                if cutlass.const_expr(kind == "store"):
+                    coop.block.store(out, items, offset=base + shift, algorithm=alg)
+                if cutlass.const_expr(kind == "store_partial"):
+                    coop.block.store(out, items, offset=base + shift, algorithm=alg, valid_items=valid)
+                if cutlass.const_expr(kind.startswith("load")):
+                    for j in cutlass.range_constexpr(ipt):
+                        out[base + t * ipt + j] = items[j]
+
+    @cute.jit
+    def host(src: cute.Tensor, init: cute.Tensor, out: cute.Tensor, oob: cute.Tensor,
+             mode: cutlass.Int32, shift: cutlass.Int32, valid: cutlass.Int32):  # fmt: skip
+        kernel(src, init, out, oob, mode, shift, valid).launch(grid=(GRID, 1, 1), block=(bx, by, bz))
+
+    return host
+
+
+def copy_host(dtype: str, block: tuple[int, int, int], ipt: int, algorithm: str, **load_kwargs: Any) -> Any:
+    """A @cute.jit host launching a load + store copy kernel over a 1-D tensor."""
+    dt = cutlass_type(dtype)
+    tile = block[0] * block[1] * block[2] * ipt
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Tensor):
+        bidx, _, _ = cute.arch.block_idx()
+        items = coop.ThreadData(ipt, dt)
+        coop.block.load(src, items, offset=bidx * tile, algorithm=algorithm, **load_kwargs)
+        coop.block.store(dst, items, offset=bidx * tile, algorithm=algorithm)
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor):
+        kernel(src, dst).launch(grid=(4, 1, 1), block=block)
+
+    return host
+
+
+def fake_tensor(dtype: str, n: int) -> Any:
+    """A CuTe tensor description for ahead-of-time compiles (no memory, no GPU)."""
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    return make_fake_compact_tensor(cutlass_type(dtype), (n,), assumed_align=16)
