@@ -9,8 +9,7 @@ and warm compile time of the coop kernels, NVRTC calls, and the CuTe bridge's co
     python benchmarks/copy.py [--elements N] [--reps R] [--json PATH]
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
 import os
 import sys
 

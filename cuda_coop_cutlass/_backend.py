@@ -99,7 +99,8 @@ def items_of(items: Any, *, primitive: str) -> tuple[str, int]:
             f"{primitive}: items must be a coop.ThreadData (a register tensor), got {items!r}"
         )
     size = cute.size(items)
-    if not isinstance(size, int) or cute.rank(items) != 1 or items.stride not in (1, (1,)):
+    compact = items.stride in (1, (1,)) or size == 1  # a 1-item layout is 1:0
+    if not isinstance(size, int) or cute.rank(items) != 1 or not compact:
         raise CoopTypeError(
             f"{primitive}: items must be a compact 1-D register tensor of static size, "
             f"got layout {items.layout}"
