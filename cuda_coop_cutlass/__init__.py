@@ -14,6 +14,7 @@ import os
 from cuda.coop import BlockLoadAlgorithm, BlockStoreAlgorithm, ThreadData, block, register
 
 from ._bridge import CompiledCuteFunction, compile
+from ._payload import as_thread_data, from_ssa, to_ssa
 
 if os.environ.get("CUDA_COOP_NO_AUTOREGISTER") != "1":
     register("cutlass")
@@ -21,6 +22,9 @@ if os.environ.get("CUDA_COOP_NO_AUTOREGISTER") != "1":
 __all__ = [
     "compile",
     "CompiledCuteFunction",
+    "as_thread_data",
+    "to_ssa",
+    "from_ssa",
     "block",
     "ThreadData",
     "BlockLoadAlgorithm",

@@ -12,7 +12,11 @@ import pytest
 from .conftest import gpu_available
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = [ROOT / "examples" / "quickstart.py", *sorted((ROOT / "examples" / "numba").glob("*.py"))]
+EXAMPLES = [
+    ROOT / "examples" / "quickstart.py",
+    *sorted((ROOT / "examples" / "numba").glob("*.py")),
+    *sorted((ROOT / "examples" / "cutlass").glob("*.py")),
+]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)

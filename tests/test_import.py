@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import pytest
-from cuda import coop
 
 
 def _run(code: str) -> str:
@@ -42,9 +42,43 @@ def test_cuda_stays_a_namespace_package() -> None:
     assert out.strip() == "None"
 
 
-def test_cutlass_namespace_is_reserved() -> None:
-    with pytest.raises(coop.CoopBackendError, match="CUTLASS"):
-        import cuda.coop.cutlass  # noqa: F401
-    with pytest.raises(coop.CoopBackendError, match="CUTLASS"):
-        coop.register("cutlass")
-    assert "cutlass" not in coop.registered_backends()
+@pytest.mark.parametrize("order", ["cutlass-first", "coop-first", "qualified-import"])
+def test_cutlass_backend_registers_in_either_order(order: str) -> None:
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    first = {
+        "cutlass-first": "import cutlass.cute\nfrom cuda import coop\ncoop.register('cutlass')\n",
+        "coop-first": "from cuda import coop\ncoop.register('cutlass')\nimport cutlass.cute\n",
+        "qualified-import": "import cuda.coop.cutlass\nfrom cuda import coop\n",
+    }[order]
+    assert _run(first + "print(coop.registered_backends())").strip() == "('cutlass',)"
+
+
+def test_cutlass_autoregistration_can_be_switched_off() -> None:
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import cuda.coop.cutlass\nfrom cuda import coop\nprint(coop.registered_backends())",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CUDA_COOP_NO_AUTOREGISTER": "1"},
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "()"
+
+
+def test_cutlass_failed_activation_leaves_nothing() -> None:
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    out = _run(
+        "import os\nos.environ['CUDA_COOP_NO_AUTOREGISTER'] = '1'\n"
+        "from cuda import coop\nfrom cuda.coop.cutlass import _cute_hooks\nreal = _cute_hooks.check\n"
+        "def broken():\n    raise coop.CoopBackendError('hook gone')\n"
+        "_cute_hooks.check = broken\n"
+        "try:\n    coop.register('cutlass')\nexcept coop.CoopBackendError as e:\n    print('raised', e)\n"
+        "print(coop.registered_backends())\n_cute_hooks.check = real\ncoop.register('cutlass')\n"
+        "print(coop.registered_backends())\n"
+    )
+    assert out.splitlines() == ["raised hook gone", "()", "('cutlass',)"]

@@ -2,8 +2,8 @@
 """One algorithm written for both DSLs: the coop calls are identical in Numba and in CuTe.
 
 Each kernel loads a tile with ``warp_transpose``, doubles it, and stores it back. In the CuTe
-kernel the ThreadData is a register tensor, so ``items.load()`` gives a TensorSSA that ordinary
-CuTe arithmetic uses, and ``items.store(...)`` puts the result back.
+kernel the ThreadData is a register tensor: ``cutlass_coop.to_ssa(items)`` gives a TensorSSA that
+ordinary CuTe arithmetic uses, and ``cutlass_coop.from_ssa(items, value)`` puts the result back.
 
 On a GPU both run and their outputs are compared bit for bit; without one both are compiled ahead
 of time for sm_90a and their SASS is reported.
@@ -13,6 +13,7 @@ import os
 
 import cuda.coop.numba as numba_coop
 import numpy as np
+from numpy.typing import NDArray
 from cuda import coop
 from numba import cuda
 
@@ -21,7 +22,7 @@ TILE = THREADS * ITEMS
 
 
 @numba_coop.jit
-def numba_scale(src, dst):  # type: ignore[no-untyped-def]
+def numba_scale(src: NDArray[np.float32], dst: NDArray[np.float32]) -> None:
     items = coop.ThreadData(ITEMS, np.float32)
     coop.block.load(src, items, offset=cuda.blockIdx.x * TILE, algorithm="warp_transpose")
     for i in range(ITEMS):
@@ -37,17 +38,17 @@ import cutlass  # noqa: E402
 import cutlass.cute as cute  # noqa: E402
 
 
-@cute.kernel
-def cute_scale_kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+@cute.kernel  # type: ignore[untyped-decorator]
+def cute_scale_kernel(src: cute.Tensor, dst: cute.Tensor) -> None:
     bidx, _, _ = cute.arch.block_idx()
     items = coop.ThreadData(ITEMS, cutlass.Float32)
     coop.block.load(src, items, offset=bidx * TILE, algorithm="warp_transpose")
-    items.store(items.load() * 2.0)
+    cutlass_coop.from_ssa(items, cutlass_coop.to_ssa(items) * 2.0)
     coop.block.store(dst, items, offset=bidx * TILE, algorithm="warp_transpose")
 
 
-@cute.jit
-def cute_scale(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+@cute.jit  # type: ignore[untyped-decorator]
+def cute_scale(src: cute.Tensor, dst: cute.Tensor) -> None:
     cute_scale_kernel(src, dst).launch(grid=(cute.size(src) // TILE, 1, 1), block=(THREADS, 1, 1))
 
 

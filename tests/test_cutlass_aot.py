@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The CUTLASS backend without a GPU (CUTE_DSL_ARCH=sm_90a): the bridge links the bundle into
+CuTe kernels by full LTO, and misuse raises typed errors while the kernel is traced."""
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+
+import cuda.coop.cutlass as cutlass_coop  # noqa: E402
+import cutlass  # noqa: E402
+import cutlass.cute as cute  # noqa: E402
+from cuda import coop  # noqa: E402
+
+from ._cute_kernels import ALGORITHMS, copy_host, fake_tensor  # noqa: E402
+
+N = 4 * 1024 * 16
+
+
+def _inlined(compiled: Any) -> Any:
+    report = compiled.inspect()
+    assert len(report.functions) == 1, report.functions
+    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+    assert not report.leftover_symbols
+    return report
+
+
+def _compile(host: Any, dtype: str = "int32") -> Any:
+    return cutlass_coop.compile(host, fake_tensor(dtype, N), fake_tensor(dtype, N))
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_each_algorithm_inlines_completely(algorithm: str) -> None:
+    before = coop.compile_stats().nvrtc_compiles
+    compiled = _compile(copy_host("int32", (128, 1, 1), 4, algorithm))
+    assert coop.compile_stats().nvrtc_compiles - before <= 1
+    assert len(compiled.symbols) == 2 and compiled.arch == "sm_90a"
+    report = _inlined(compiled)
+    shared = next(iter(report.shared_bytes.values()))
+    assert (shared > 0) == ("transpose" in algorithm)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "block", "ipt", "algorithm", "kwargs"),
+    [
+        ("bfloat16", (8, 16, 1), 3, "warp_transpose", {"valid_items": 100, "oob_default": 1.5}),
+        ("int8", (4, 8, 4), 16, "transpose", {"valid_items": 7}),
+        ("uint64", (96, 1, 1), 1, "vectorize", {"valid_items": 5, "oob_default": 2**64 - 1}),
+        ("float64", (1024, 1, 1), 2, "striped", {}),
+        ("float16", (32, 1, 1), 7, "warp_transpose_timesliced", {"valid_items": 0, "oob_default": -7.0}),
+    ],
+)
+def test_shapes_dtypes_and_partial_tiles_inline(dtype: str, block: Any, ipt: int, algorithm: str,
+                                                kwargs: dict[str, Any]) -> None:  # fmt: skip
+    _inlined(_compile(copy_host(dtype, block, ipt, algorithm, **kwargs), dtype))
+
+
+def test_warm_recompile_makes_no_nvrtc_call() -> None:
+    host = copy_host("int16", (64, 1, 1), 4, "transpose")
+    first = _compile(host, "int16")
+    before = coop.compile_stats()
+    again = _compile(host, "int16")
+    after = coop.compile_stats()
+    assert after.nvrtc_compiles == before.nvrtc_compiles and after.cache_hits == before.cache_hits + 1
+    assert again.cubin == first.cubin
+    assert set(again.timings) >= {"trace_and_lower", "nvrtc", "libnvvm", "nvjitlink", "cute_compile"}
+
+
+def test_two_kernels_in_one_process_do_not_share_requests() -> None:
+    a = _compile(copy_host("int32", (128, 1, 1), 4, "direct"))
+    b = _compile(copy_host("int32", (256, 1, 1), 2, "striped"))
+    assert not set(a.symbols) & set(b.symbols)
+    assert all("b128x1x1" in s for s in a.symbols) and all("b256x1x1" in s for s in b.symbols)
+
+
+def _kernel_host(body: Any, block: Any = (128, 1, 1)) -> Any:
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        body(src, dst)
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(src, dst).launch(grid=(1, 1, 1), block=block)
+
+    return host
+
+
+def test_dtype_mismatch_is_a_typed_error() -> None:
+    def body(src: Any, dst: Any) -> None:
+        items = coop.ThreadData(4, cutlass.Float32)
+        coop.block.load(src, items)
+
+    with pytest.raises(
+        coop.CoopTypeError, match="src has element type int32 but items is a ThreadData of float32"
+    ):
+        _compile(_kernel_host(body))
+
+
+def test_register_tensor_where_gmem_is_required() -> None:
+    def body(src: Any, dst: Any) -> None:
+        items = coop.ThreadData(4, cutlass.Int32)
+        other = coop.ThreadData(128, cutlass.Int32)
+        coop.block.load(other, items)
+
+    with pytest.raises(coop.CoopTypeError, match="src must be a global-memory tensor, got one in rmem"):
+        _compile(_kernel_host(body))
+
+
+def test_unknown_algorithm() -> None:
+    with pytest.raises(coop.CoopValueError, match="unknown algorithm='fastest'"):
+        _compile(copy_host("int32", (128, 1, 1), 4, "fastest"))
+
+
+def test_items_per_thread_must_be_a_constant() -> None:
+    def body(src: Any, dst: Any) -> None:
+        coop.ThreadData(cute.arch.block_idx()[0], cutlass.Int32)
+
+    with pytest.raises(coop.CoopTypeError, match="items_per_thread must be a compile-time constant int"):
+        _compile(_kernel_host(body))
+
+
+def test_warp_algorithm_needs_whole_warps() -> None:
+    with pytest.raises(coop.CoopLaunchConfigError, match="multiple of 32 threads"):
+        _compile(copy_host("int32", (48, 1, 1), 4, "warp_transpose"))
+
+
+def test_temp_storage_is_refused_clearly() -> None:
+    def body(src: Any, dst: Any) -> None:
+        coop.TempStorage()
+
+    with pytest.raises(coop.CoopValueError, match="TempStorage is not available in CuTe kernels"):
+        _compile(_kernel_host(body))
+
+
+def test_plain_cute_compile_is_told_to_use_the_bridge() -> None:
+    host = copy_host("int32", (128, 1, 1), 4, "direct")
+    with pytest.raises(Exception, match="cuda.coop.cutlass.compile") as info:
+        cute.compile(host, fake_tensor("int32", N), fake_tensor("int32", N))
+    assert any(isinstance(e, coop.CoopBackendError) for e in _chain(info.value))
+
+
+def test_failed_bundle_compile_leaves_no_stale_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cuda.coop import _bundle
+    from cuda.coop._render import RenderedBundle
+
+    host = copy_host("int64", (96, 1, 1), 3, "transpose")
+    monkeypatch.setattr(_bundle, "render_bundle", lambda reqs, slots: RenderedBundle("#error injected\n", {}))
+    with pytest.raises(coop.CoopCompileError, match="injected"):
+        _compile(host, "int64")
+    monkeypatch.undo()
+    _inlined(_compile(host, "int64"))
+
+
+def test_kernel_without_coop_compiles_plainly() -> None:
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        tidx, _, _ = cute.arch.thread_idx()
+        dst[tidx] = src[tidx]
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(src, dst).launch(grid=(1, 1, 1), block=(128, 1, 1))
+
+    compiled = _compile(host)
+    assert compiled.symbols == () and compiled.cubin == b""
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    stack = [exc]
+    while stack and len(out) < 64:
+        e = stack.pop()
+        out.append(e)
+        stack += [x for x in (e.__cause__, e.__context__) if x is not None]
+    return out
