@@ -157,6 +157,8 @@ def main() -> None:
     ap.add_argument("--elements", type=int, default=1 << 28)
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--algorithms", default=",".join(ALGORITHMS), help="comma-separated subset")
+    ap.add_argument("--configs", default="256x4,128x16", help="comma-separated THREADSxITEMS")
     args = ap.parse_args()
     os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp(prefix="coop-bench-cache-"))
 
@@ -181,10 +183,11 @@ def main() -> None:
     cute_src, cute_dst = from_dlpack(src, assumed_align=16), from_dlpack(dst, assumed_align=16)
 
     rows = []
-    for threads, items in CONFIGS:
+    configs = [tuple(int(v) for v in c.split("x")) for c in args.configs.split(",")]
+    for threads, items in configs:
         tile = threads * items
         grid = n // tile
-        for alg in ALGORITHMS:
+        for alg in args.algorithms.split(","):
             dst.fill_(0)
             before = coop.compile_stats()
             t0 = time.perf_counter()
