@@ -34,7 +34,9 @@ class _Captured(Exception):
 class CompiledCuteFunction:
     """A CuTe compiled function whose kernels have their coop bundle linked in.
 
-    Call it like CuTe's compiled function. Attributes:
+    Call it like CuTe's compiled function.
+
+    Attributes:
         compiled: CuTe's own compiled function object.
         cubin: the linked device code (what replaced CuTe's binary).
         arch: the target architecture.

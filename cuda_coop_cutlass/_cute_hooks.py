@@ -14,7 +14,6 @@ from typing import Any
 from cuda.coop._errors import CoopBackendError
 
 KERNELS_BINARY = "kernels_binary"  # host-module global holding the device binary
-LAUNCH_FACTS_ATTR = "cutlass_launch_facts"
 #: libNVVM's data layout (the short LLVM NVPTX one makes nvJitLink refuse the module).
 NVVM_DATA_LAYOUT = (
     "e-p:64:64:64-p6:32:32:32-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32"
@@ -37,7 +36,6 @@ def check() -> None:
         (compiler, "PtxasOptions"),
         (llvm, "translate_module_to_llvmir"),
         (BaseDSL, "_lazy_initialize_dsl"),
-        (BaseDSL, "trace_finalize_hooks"),
     ]
     for owner, name in needed:
         if not hasattr(owner, name):

@@ -2,7 +2,8 @@
 """Sphinx configuration of the cuda-coop documentation.
 
 Build: ``python -m sphinx -W --keep-going -b html docs docs/_build/html``. autodoc imports
-``cuda.coop`` and ``cuda.coop.numba``, which needs the ``numba`` extra but no GPU.
+``cuda.coop``, ``cuda.coop.numba`` and ``cuda.coop.cutlass``, which needs the ``numba`` and
+``cutlass`` extras but no GPU.
 """
 
 from __future__ import annotations

@@ -174,3 +174,28 @@ def _chain(exc: BaseException) -> list[BaseException]:
         out.append(e)
         stack += [x for x in (e.__cause__, e.__context__) if x is not None]
     return out
+
+
+@pytest.mark.filterwarnings("ignore:Dynamic variable in block size")  # CuTe's own advice
+def test_dynamic_block_dims_name_the_kernel() -> None:
+    @cute.kernel
+    def dyn_kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, cutlass.Int32)
+        coop.block.load(src, items)
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor, threads: cutlass.Int32):  # type: ignore[no-untyped-def]
+        dyn_kernel(src, dst).launch(grid=(1, 1, 1), block=(threads, 1, 1))
+
+    with pytest.raises(coop.CoopLaunchConfigError, match="dyn_kernel.*dynamic block dimensions"):
+        cutlass_coop.compile(host, fake_tensor("int32", N), fake_tensor("int32", N), cutlass.Int32(128))
+
+
+def test_sessions_do_not_leak_between_compiles() -> None:
+    from cuda.coop.cutlass._backend import current_session
+
+    _compile(copy_host("int32", (128, 1, 1), 4, "direct"))
+    assert current_session.get() is None
+    with pytest.raises(coop.CoopValueError):
+        _compile(copy_host("int32", (128, 1, 1), 4, "fastest"))
+    assert current_session.get() is None

@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-PUBLIC_MODULES = ("cuda.coop", "cuda.coop.numba")
+PUBLIC_MODULES = ("cuda.coop", "cuda.coop.numba", "cuda.coop.cutlass")
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def html_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_docs_build_without_warnings(html_dir: Path) -> None:
-    for page in ("index", "quickstart", "concepts", "examples", "api"):
+    for page in ("index", "quickstart", "concepts", "cutlass", "examples", "api"):
         assert (html_dir / f"{page}.html").is_file(), page
 
 

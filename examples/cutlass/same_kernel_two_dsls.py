@@ -13,9 +13,9 @@ import os
 
 import cuda.coop.numba as numba_coop
 import numpy as np
-from numpy.typing import NDArray
 from cuda import coop
 from numba import cuda
+from numpy.typing import NDArray
 
 THREADS, ITEMS = 128, 8
 TILE = THREADS * ITEMS

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Typing stubs of cuda.coop.cutlass (the CUTLASS CuTe DSL backend's qualified namespace)."""
+
+from collections.abc import Callable
+from typing import Any
+
+from cuda.coop import BlockLoadAlgorithm as BlockLoadAlgorithm
+from cuda.coop import BlockStoreAlgorithm as BlockStoreAlgorithm
+from cuda.coop import ThreadData as ThreadData
+from cuda.coop import block as block
+from cuda.coop.numba import CubinReport
+
+class CompiledCuteFunction:
+    compiled: Any
+    cubin: bytes
+    arch: str
+    symbols: tuple[str, ...]
+    timings: dict[str, float]
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def inspect(self) -> CubinReport: ...
+
+def compile(host: Callable[..., Any], *args: Any, **kwargs: Any) -> CompiledCuteFunction: ...
+def as_thread_data(fragment: Any) -> ThreadData: ...
+def to_ssa(items: ThreadData) -> Any: ...
+def from_ssa(items: ThreadData, value: Any) -> None: ...
+
+__all__ = [
+    "compile",
+    "CompiledCuteFunction",
+    "as_thread_data",
+    "to_ssa",
+    "from_ssa",
+    "block",
+    "ThreadData",
+    "BlockLoadAlgorithm",
+    "BlockStoreAlgorithm",
+]
