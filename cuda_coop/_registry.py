@@ -56,6 +56,14 @@ def register(name: str) -> None:
         _active[name] = module
 
 
+def register_on_import(name: str) -> None:
+    """What a backend package does when imported: register, unless ``CUDA_COOP_NO_AUTOREGISTER=1``."""
+    import os
+
+    if os.environ.get("CUDA_COOP_NO_AUTOREGISTER") != "1":
+        register(name)
+
+
 def registered_backends() -> tuple[str, ...]:
     """Names of the active backends, in activation order."""
     return tuple(_active)

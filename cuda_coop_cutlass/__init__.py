@@ -9,15 +9,13 @@ pointers; the ``@cute.jit`` function that launches such kernels is compiled with
 
 from __future__ import annotations
 
-import os
-
-from cuda.coop import BlockLoadAlgorithm, BlockStoreAlgorithm, ThreadData, block, register
+from cuda.coop import BlockLoadAlgorithm, BlockStoreAlgorithm, ThreadData, block
+from cuda.coop._registry import register_on_import
 
 from ._bridge import CompiledCuteFunction, compile
 from ._payload import as_thread_data, from_ssa, to_ssa
 
-if os.environ.get("CUDA_COOP_NO_AUTOREGISTER") != "1":
-    register("cutlass")
+register_on_import("cutlass")
 
 __all__ = [
     "compile",

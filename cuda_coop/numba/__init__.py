@@ -9,15 +9,13 @@ kernel-side primitives as ``cuda.coop`` plus the Numba entry points :func:`jit` 
 
 from __future__ import annotations
 
-import os
-
-from cuda.coop import BlockLoadAlgorithm, BlockStoreAlgorithm, TempStorage, ThreadData, block, register
+from cuda.coop import BlockLoadAlgorithm, BlockStoreAlgorithm, TempStorage, ThreadData, block
+from cuda.coop._registry import register_on_import
 
 from ._aot import CompiledKernel, compile
 from ._dispatcher import CoopKernel, jit
 
-if os.environ.get("CUDA_COOP_NO_AUTOREGISTER") != "1":
-    register("numba")
+register_on_import("numba")
 
 __all__ = [
     "jit",
