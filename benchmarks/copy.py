@@ -76,13 +76,13 @@ def _interleaved(fns: dict[str, Callable[[], object]], rounds: int, torch: Any) 
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
-def _cub_kernels(arch: str):  # type: ignore[no-untyped-def]
+def _cub_kernels(arch: str, configs: list[tuple[int, int]] = CONFIGS):  # type: ignore[no-untyped-def]
     from cuda.cccl import get_include_paths
     from cuda.core import Program, ProgramOptions
 
     paths = get_include_paths()
     names = {}
-    for threads, items in CONFIGS:
+    for threads, items in configs:
         for alg in ALGORITHMS:
             names[(threads, items, alg)] = (
                 f"cub_copy<{threads}, {items}, cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}>"
@@ -174,7 +174,8 @@ def main() -> None:
     src = torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device="cuda")
     dst = torch.empty_like(src)
     nbytes = 2 * n * 4
-    cub = _cub_kernels(arch)
+    configs = [(int(t), int(i)) for t, i in (c.split("x") for c in args.configs.split(","))]
+    cub = _cub_kernels(arch, configs)
     stream = Stream.from_handle(torch.cuda.current_stream().cuda_stream)
     nb_src, nb_dst = cuda.as_cuda_array(src), cuda.as_cuda_array(dst)
     import cuda.coop.cutlass as cutlass_coop
@@ -183,7 +184,6 @@ def main() -> None:
     cute_src, cute_dst = from_dlpack(src, assumed_align=16), from_dlpack(dst, assumed_align=16)
 
     rows = []
-    configs = [tuple(int(v) for v in c.split("x")) for c in args.configs.split(",")]
     for threads, items in configs:
         tile = threads * items
         grid = n // tile

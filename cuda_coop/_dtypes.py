@@ -61,6 +61,17 @@ _TABLE = (
 DTYPES: dict[str, DType] = {d.name: d for d in _TABLE}
 
 
+def supported_name(name: str, *, shown: object, primitive: str, argument: str) -> str:
+    """``name`` if it is a supported element type, else CoopTypeError naming the primitive, the
+    argument and the type as the DSL showed it (``shown``)."""
+    if name not in DTYPES:
+        raise CoopTypeError(
+            f"{primitive}: {argument} has element type {shown}, which is not supported; "
+            f"supported: {', '.join(DTYPES)}"
+        )
+    return name
+
+
 def dtype_named(name: str) -> DType:
     """The DType called ``name`` (numpy spelling), or CoopTypeError listing the supported ones."""
     try:

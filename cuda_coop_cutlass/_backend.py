@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextvars
 from typing import Any
 
-from cuda.coop._dtypes import DTYPES
+from cuda.coop._dtypes import supported_name
 from cuda.coop._errors import CoopBackendError, CoopLaunchConfigError, CoopTypeError, CoopValueError
 from cuda.coop._primitives import TILE_PRIMITIVES, TilePrimitive, check_items_per_thread, normalize_block_dims
 from cuda.coop._session import TraceSession
@@ -60,12 +60,7 @@ def intercept(qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> t
 def dtype_name(dtype: Any, *, primitive: str, argument: str) -> str:
     """Our dtype name of a CuTe numeric type (``cutlass.Int32`` -> ``int32``), or CoopTypeError."""
     name = dtype if isinstance(dtype, str) else getattr(dtype, "__name__", str(dtype)).lower()
-    if name not in DTYPES:
-        raise CoopTypeError(
-            f"{primitive}: {argument} has element type {dtype}, which is not supported; "
-            f"supported: {', '.join(DTYPES)}"
-        )
-    return name
+    return supported_name(name, shown=dtype, primitive=primitive, argument=argument)
 
 
 def _cutlass_type(name: str) -> Any:

@@ -59,19 +59,17 @@ class CompiledCuteFunction:
         return inspect_cubin(self.cubin)
 
 
-def _unwrap(exc: BaseException) -> CoopError | None:
-    """The CoopError that a DSL error wraps, if any (CuTe re-raises user errors as its own)."""
-    seen: set[int] = set()
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and every exception it was raised from or during (CuTe wraps user errors)."""
+    seen: list[BaseException] = []
     stack = [exc]
     while stack:
         e = stack.pop()
-        if id(e) in seen:
+        if any(e is x for x in seen):
             continue
-        seen.add(id(e))
-        if isinstance(e, CoopError):
-            return e
+        seen.append(e)
         stack += [x for x in (e.__cause__, e.__context__) if x is not None]
-    return None
+    return seen
 
 
 def _compile_pass(
@@ -84,25 +82,16 @@ def _compile_pass(
     try:
         with _cute_hooks.post_compile_hook(dsl, hook):
             return cute.compile[option](host, *args, **kwargs)
-    except _Captured:
-        return None
     except Exception as exc:
-        coop = _unwrap(exc)
+        causes = _causes(exc)
+        coop = next((e for e in causes if isinstance(e, CoopError)), None)
         if coop is not None:
             raise coop from None
-        if any(isinstance(e, _Captured) for e in _chain(exc)):
+        if any(isinstance(e, _Captured) for e in causes):
             return None
         raise
     finally:
         current_session.reset(token)
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    out, e = [], exc
-    while e is not None and len(out) < 32:
-        out.append(e)
-        e = e.__cause__ or e.__context__  # type: ignore[assignment]
-    return out
 
 
 def compile(host: Any, *args: Any, **kwargs: Any) -> CompiledCuteFunction:

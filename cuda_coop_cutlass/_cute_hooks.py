@@ -8,6 +8,7 @@ loudly, naming the hook, if an upgrade moves one.
 from __future__ import annotations
 
 import contextlib
+import importlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -30,6 +31,7 @@ def check() -> None:
 
     needed = [
         (cute, "_get_launch_facts"),
+        (importlib.import_module("cutlass.cute.launch_facts"), "_current_kernel"),
         (cute, "ffi"),
         (compiler, "PostCompileHookContext"),
         (compiler, "ExtraCompilerOpts"),
@@ -72,20 +74,14 @@ def launch_block_dims() -> tuple[tuple[int, int, int] | None, str] | None:
     from cutlass.cute import launch_facts
 
     try:
-        facts = cute._get_launch_facts()
-    except DSLRuntimeError:
-        try:
-            kernel = launch_facts._current_kernel(None)
-        except Exception:
-            return None
-        return None, _symbol_name(kernel)
+        kernel = launch_facts._current_kernel(None)
     except Exception:
         return None
-    name = "<kernel>"
-    with contextlib.suppress(Exception):
-        name = _symbol_name(launch_facts._current_kernel(None))
-    dims = facts.exact_block_dim
-    return (tuple(int(d) for d in dims) if dims is not None else None), name  # type: ignore[return-value]
+    try:
+        dims = cute._get_launch_facts().exact_block_dim
+    except DSLRuntimeError:  # no static launch facts
+        dims = None
+    return (tuple(int(d) for d in dims) if dims is not None else None), _symbol_name(kernel)  # type: ignore[return-value]
 
 
 def _symbol_name(op: Any) -> str:

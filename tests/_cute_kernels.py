@@ -9,16 +9,11 @@ from typing import Any
 import cutlass
 import cutlass.cute as cute
 from cuda import coop
+from cuda.coop.cutlass._backend import _cutlass_type as cutlass_type
 
 ALGORITHMS = ["direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_timesliced"]
 KINDS = ["load", "load_partial", "load_oob", "store", "store_partial"]
 GRID = 3
-
-
-def cutlass_type(dtype: str) -> Any:
-    return {"bfloat16": cutlass.BFloat16, "uint32": cutlass.Uint32, "uint64": cutlass.Uint64}.get(
-        dtype
-    ) or getattr(cutlass, dtype.capitalize())
 
 
 def grid_host(dtype: str, block: tuple[int, int, int], ipt: int, modes: list[tuple[str, str]]) -> Any:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from cuda.coop._dtypes import DTYPES
+from cuda.coop._dtypes import DTYPES, supported_name
 from cuda.coop._errors import CoopLaunchConfigError, CoopTypeError
 from cuda.coop._primitives import TilePrimitive, check_items_per_thread, normalize_block_dims
 from cuda.coop._requests import BlockTileRequest
@@ -19,13 +19,8 @@ from ._types import AlgorithmEnumType, TempStorageType, ThreadDataType, temp_sto
 
 def dtype_name(ty: types.Type, *, primitive: str, argument: str) -> str:
     """Our dtype name of a Numba scalar type, or CoopTypeError."""
-    name = str(ty)
-    if name not in DTYPES or not isinstance(ty, (types.Integer, types.Float)):
-        raise CoopTypeError(
-            f"{primitive}: {argument} has element type {ty}, which is not supported; "
-            f"supported: {', '.join(DTYPES)}"
-        )
-    return name
+    name = str(ty) if isinstance(ty, (types.Integer, types.Float)) else ""
+    return supported_name(name, shown=ty, primitive=primitive, argument=argument)
 
 
 def _literal(ty: types.Type) -> Any:
