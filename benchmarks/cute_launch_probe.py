@@ -10,12 +10,17 @@ two global pointers), the coop Numba kernel and the CUB C++ kernel; with each ke
 """
 
 # No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
-import argparse
-import importlib.util
 import os
-import tempfile
-from pathlib import Path
-from typing import Any
+import sys
+
+# Keep this folder (which holds copy.py) off sys.path so that `import copy` finds the stdlib.
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 
 def _bench() -> Any:
@@ -61,7 +66,7 @@ def main() -> None:
     raw = ObjectCode.from_cubin(cute_fn.cubin).get_kernel(report.functions[0])
     numba_kernel = bench._coop_copy(alg, items, tile)
     nb_src, nb_dst = cuda.as_cuda_array(src), cuda.as_cuda_array(dst)
-    numba_launch = numba_kernel.for_block(threads)[n // tile, threads]
+    numba_launch = numba_kernel[n // tile, threads]
     cub = bench._cub_kernels(arch)[(threads, items, alg)]
 
     fns = {

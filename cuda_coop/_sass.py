@@ -15,6 +15,8 @@ from ._errors import CoopError
 
 _EIATTR_REGCOUNT = 0x2F
 _EIATTR_FRAME_SIZE = 0x11
+_EIATTR_MAX_THREADS = 0x05  # .maxntid (CUDA C++ __launch_bounds__)
+_EIATTR_REQNTID = 0x10  # .reqntid
 _PROVIDER = re.compile(r"coop_(block|temp_storage|probe)\w*")
 
 
@@ -28,6 +30,9 @@ class CubinReport:
         registers: registers per thread, by function.
         shared_bytes: static shared memory, by function.
         frame_bytes: per-thread stack frame (local memory), by function.
+        thread_bounds: the block size each kernel declares to ptxas, by function:
+            ``("maxntid", (x, y, z))`` (an upper bound, as CUDA C++ ``__launch_bounds__``) or
+            ``("reqntid", (x, y, z))`` (the exact size); kernels that declare none are absent.
         calls: CALL instructions in the SASS.
         local_loads: LDL (local-memory load) instructions in the SASS.
         local_stores: STL (local-memory store) instructions in the SASS.
@@ -40,11 +45,18 @@ class CubinReport:
     registers: dict[str, int]
     shared_bytes: dict[str, int]
     frame_bytes: dict[str, int]
+    thread_bounds: dict[str, tuple[str, tuple[int, int, int]]]
     calls: int
     local_loads: int
     local_stores: int
     leftover_symbols: tuple[str, ...]
     sass: str
+
+    def _bounds(self, function: str) -> str:
+        if function not in self.thread_bounds:
+            return ""
+        kind, dims = self.thread_bounds[function]
+        return f", {kind} {'x'.join(map(str, dims))}"
 
     def summary(self) -> str:
         """One line per function: registers, shared memory, stack, and the inlining verdict."""
@@ -53,7 +65,7 @@ class CubinReport:
             name = f if len(f) <= 60 else f[:57] + "..."
             lines.append(
                 f"  {name}: {self.registers.get(f, '?')} registers, {self.shared_bytes.get(f, 0)} B "
-                f"shared, {self.frame_bytes.get(f, 0)} B stack"
+                f"shared, {self.frame_bytes.get(f, 0)} B stack{self._bounds(f)}"
             )
         verdict = (
             "no provider call remains"
@@ -139,6 +151,13 @@ def inspect_cubin(cubin: bytes) -> CubinReport:
                     sym, count = struct.unpack("<II", value)
                     target = registers if attr == _EIATTR_REGCOUNT else frames
                     target[symbols[sym]] = count
+    bounds: dict[str, tuple[str, tuple[int, int, int]]] = {}
+    for name, _t, data, _l in sections:
+        if name.startswith(".nv.info.") and name[len(".nv.info.") :] in functions:
+            for attr, value in _nv_info(data):
+                if attr in (_EIATTR_MAX_THREADS, _EIATTR_REQNTID) and len(value) == 12:
+                    kind = "maxntid" if attr == _EIATTR_MAX_THREADS else "reqntid"
+                    bounds[name[len(".nv.info.") :]] = (kind, struct.unpack("<III", value))
     shared = {f: sum(len(d) for n, _t, d, _l in sections if n == f".nv.shared.{f}") for f in functions}
     tool = nvdisasm_path()
     if tool is None:
@@ -156,6 +175,7 @@ def inspect_cubin(cubin: bytes) -> CubinReport:
         registers=registers,
         shared_bytes=shared,
         frame_bytes=frames,
+        thread_bounds=bounds,
         calls=sum(1 for ln in code if re.search(r"\bCALL\b", ln)),
         local_loads=sum(1 for ln in code if re.search(r"\bLDL(\.\w+)*\b", ln)),
         local_stores=sum(1 for ln in code if re.search(r"\bSTL(\.\w+)*\b", ln)),

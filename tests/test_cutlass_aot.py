@@ -39,6 +39,14 @@ def test_each_algorithm_inlines_completely(algorithm: str) -> None:
     report = _inlined(compiled)
     shared = next(iter(report.shared_bytes.values()))
     assert (shared > 0) == ("transpose" in algorithm)
+    assert report.thread_bounds == {report.functions[0]: ("maxntid", (128, 1, 1))}
+
+
+def test_kernels_declare_their_block_size_as_cub_kernels_do() -> None:
+    """CuTe says `.reqntid`; the bridge links `.maxntid` (CUB's __launch_bounds__), under which
+    ptxas keeps CUB's timesliced exchanges as branches (0.60x -> 1.0x of CUB C++ on the H200)."""
+    report = _compile(copy_host("int32", (8, 16, 2), 4, "warp_transpose_timesliced")).inspect()
+    assert report.thread_bounds == {report.functions[0]: ("maxntid", (8, 16, 2))}
 
 
 @pytest.mark.parametrize(

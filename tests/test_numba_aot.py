@@ -42,6 +42,7 @@ def test_each_algorithm_inlines_completely(algorithm: str) -> None:
     assert coop.compile_stats().nvrtc_compiles - before <= 1  # load and store share one NVRTC call
     assert compiled.output == "cubin" and compiled.arch == "sm_90a" and compiled.block == (128, 1, 1)
     report = _assert_inlined(compiled)
+    assert report.thread_bounds == {report.functions[0]: ("maxntid", (128, 1, 1))}  # launch_bounds
     scratch = algorithm in ("transpose", "warp_transpose", "warp_transpose_timesliced")
     shared = next(iter(report.shared_bytes.values()))
     if scratch:

@@ -21,6 +21,7 @@ class CubinReport:
     registers: dict[str, int]
     shared_bytes: dict[str, int]
     frame_bytes: dict[str, int]
+    thread_bounds: dict[str, tuple[str, tuple[int, int, int]]]
     calls: int
     local_loads: int
     local_stores: int

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: Apache-2.0
+"""How the compiler, not the binding, moves the CuTe backend's copy bandwidth: the same CUB C++
+kernel built four ways, next to the kernel the CuTe bridge links, in one run.
+
+Columns (GB/s; one copy of 2^28 int32, median of interleaved batches, as benchmarks/copy.py):
+  CuTe bridge       the coop copy in a @cute.kernel, linked by cuda.coop.cutlass.compile
+  CUB NVRTC         the CUB C++ kernel compiled straight to a cubin (copy.py's reference)
+  CUB LTO nvvm7     its LTO-IR linked by nvJitLink -lto (the Numba backend's optimizer)
+  CUB LTO latest    the same with -nvvm-latest (the optimizer the CuTe route must use: CuTe's IR
+                    needs it)
+  CUB reqntid       CUB NVRTC's PTX with `.maxntid` changed to `.reqntid` (what CuTe declares)
+
+    python benchmarks/cub_codegen.py [--algorithms A,B] [--reps R]
+"""
+
+# No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
+import os
+import sys
+
+# Keep this folder (which holds copy.py) off sys.path so that `import copy` finds the stdlib.
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import re  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+
+def _bench() -> Any:
+    """benchmarks/copy.py as a module (its name shadows the stdlib's, so load it by path)."""
+    spec = importlib.util.spec_from_file_location("coop_copy_bench", Path(__file__).with_name("copy.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _link(kind: Any, data: bytes, options: list[str], ptx: bool = False) -> bytes:
+    """One nvJitLink run over one input; the linked PTX or cubin."""
+    from cuda.bindings import nvjitlink
+
+    handle = nvjitlink.create(len(options), options)
+    try:
+        nvjitlink.add_data(handle, kind, data, len(data), "input")
+        nvjitlink.complete(handle)
+        if ptx:
+            out = bytearray(nvjitlink.get_linked_ptx_size(handle))
+            nvjitlink.get_linked_ptx(handle, out)
+            return bytes(out).rstrip(b"\0")
+        out = bytearray(nvjitlink.get_linked_cubin_size(handle))
+        nvjitlink.get_linked_cubin(handle, out)
+        return bytes(out)
+    finally:
+        nvjitlink.destroy(handle)
+
+
+def _cub_variants(source: str, arch: str, threads: int, items: int, alg: str) -> dict[str, Any]:
+    """The CUB C++ copy kernel of this configuration built the four ways of the module docstring."""
+    from cuda.bindings import nvjitlink
+    from cuda.cccl import get_include_paths
+    from cuda.core import ObjectCode, Program, ProgramOptions
+
+    paths = get_include_paths()
+    includes = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
+    expr = f"cub_copy<{threads}, {items}, cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}>"
+    plain = ProgramOptions(arch=arch, std="c++17", include_path=includes)
+    with_lto = ProgramOptions(arch=arch, std="c++17", include_path=includes, link_time_optimization=True)
+    direct_ptx = bytes(Program(source, "c++", plain).compile("ptx", name_expressions=(expr,)).code)
+    ir = bytes(Program(source, "c++", with_lto).compile("ltoir", name_expressions=(expr,)).code)
+    entry = re.findall(rb"\.entry (\S+)\(", direct_ptx)[0].decode()
+    lto, ptx, a = nvjitlink.InputType.LTOIR, nvjitlink.InputType.PTX, f"-arch={arch}"
+    ptx_texts = {
+        "CUB NVRTC": direct_ptx,
+        "CUB LTO nvvm7": _link(lto, ir, [a, "-lto", "-ptx"], ptx=True),
+        "CUB LTO latest": _link(lto, ir, [a, "-lto", "-ptx", "-nvvm-latest"], ptx=True),
+        "CUB reqntid": direct_ptx.replace(b".maxntid", b".reqntid"),
+    }
+    return {k: ObjectCode.from_cubin(_link(ptx, v, [a])).get_kernel(entry) for k, v in ptx_texts.items()}
+
+
+def main() -> None:
+    bench = _bench()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--algorithms", default=",".join(bench.ALGORITHMS))
+    ap.add_argument("--elements", type=int, default=1 << 28)
+    ap.add_argument("--reps", type=int, default=9)
+    args = ap.parse_args()
+    os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp(prefix="coop-codegen-cache-"))
+
+    import cuda.coop.cutlass as cutlass_coop
+    import torch
+    from cuda.core import Device, LaunchConfig, ObjectCode, Stream, launch
+    from cutlass.cute.runtime import from_dlpack
+
+    dev = Device()
+    dev.set_current()
+    arch = f"sm_{dev.compute_capability.major}{dev.compute_capability.minor}"
+    n = args.elements
+    src = torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device="cuda")
+    dst = torch.empty_like(src)
+    stream = Stream.from_handle(torch.cuda.current_stream().cuda_stream)
+    c_src, c_dst = from_dlpack(src, assumed_align=16), from_dlpack(dst, assumed_align=16)
+
+    rows = []
+    for threads, items in bench.CONFIGS:
+        for alg in args.algorithms.split(","):
+            tile = threads * items
+            bridge = cutlass_coop.compile(bench._cute_copy(alg, items, threads), c_src, c_dst)
+            function = bridge.inspect().functions[0]
+            kernels = {
+                "CuTe bridge": ObjectCode.from_cubin(bridge.cubin).get_kernel(function),
+                **_cub_variants(bench.CUB_SOURCE, arch, threads, items, alg),
+            }
+            cfg = LaunchConfig(grid=n // tile, block=threads)
+            fns = {
+                name: (lambda k=k, cfg=cfg: launch(stream, cfg, k, src.data_ptr(), dst.data_ptr()))
+                for name, k in kernels.items()
+            }
+            for name, fn in fns.items():
+                dst.zero_()
+                fn()
+                torch.cuda.synchronize()
+                assert torch.equal(dst[: n // tile * tile], src[: n // tile * tile]), f"{name}: wrong copy"
+            times = bench._interleaved(fns, args.reps, torch)
+            rows.append((threads, items, alg, {k: 2 * n * 4 / t / 1e9 for k, t in times.items()}))
+            print(f"{threads} x {items} {alg}: done", file=sys.stderr, flush=True)
+
+    names = list(rows[0][3])
+    print(f"device: {dev.name}, {n} int32, median of {args.reps} interleaved batches of {bench.BATCH}")
+    ratios = " | bridge / CUB NVRTC | bridge / CUB LTO latest |"
+    print("| threads x items | algorithm | " + " | ".join(names) + ratios)
+    print("|---|---|" + "---|" * (len(names) + 2))
+    for threads, items, alg, g in rows:
+        cells = " | ".join(f"{g[k]:.0f}" for k in names)
+        ratios = f"{g['CuTe bridge'] / g['CUB NVRTC']:.3f} | {g['CuTe bridge'] / g['CUB LTO latest']:.3f}"
+        print(f"| {threads} x {items} | {alg} | {cells} | {ratios} |")
+
+
+if __name__ == "__main__":
+    main()
