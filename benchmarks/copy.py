@@ -76,6 +76,20 @@ def _interleaved(fns: dict[str, Callable[[], object]], rounds: int, torch: Any) 
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
+def _device_and_data(n: int) -> tuple[Any, str, Any, Any, Any]:
+    """The current device, its arch (``sm_XY``), ``n`` random int32 on it as the source, an empty
+    destination, and torch's current stream as a cuda.core Stream."""
+    import torch
+    from cuda.core import Device, Stream
+
+    dev = Device()
+    dev.set_current()
+    arch = f"sm_{dev.compute_capability.major}{dev.compute_capability.minor}"
+    src = torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device="cuda")
+    stream = Stream.from_handle(torch.cuda.current_stream().cuda_stream)
+    return dev, arch, src, torch.empty_like(src), stream
+
+
 def _cub_kernels(arch: str, configs: list[tuple[int, int]] = CONFIGS):  # type: ignore[no-untyped-def]
     from cuda.cccl import get_include_paths
     from cuda.core import Program, ProgramOptions
@@ -164,19 +178,14 @@ def main() -> None:
 
     import torch
     from cuda import coop
-    from cuda.core import Device, LaunchConfig, Stream, launch
+    from cuda.core import LaunchConfig, launch
     from numba import cuda
 
-    dev = Device()
-    dev.set_current()
-    arch = f"sm_{dev.compute_capability.major}{dev.compute_capability.minor}"
     n = args.elements
-    src = torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device="cuda")
-    dst = torch.empty_like(src)
+    dev, arch, src, dst, stream = _device_and_data(n)
     nbytes = 2 * n * 4
     configs = [(int(t), int(i)) for t, i in (c.split("x") for c in args.configs.split(","))]
     cub = _cub_kernels(arch, configs)
-    stream = Stream.from_handle(torch.cuda.current_stream().cuda_stream)
     nb_src, nb_dst = cuda.as_cuda_array(src), cuda.as_cuda_array(dst)
     import cuda.coop.cutlass as cutlass_coop
     from cutlass.cute.runtime import from_dlpack

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-"""How the compiler, not the binding, moves the CuTe backend's copy bandwidth: the same CUB C++
-kernel built four ways, next to the kernel the CuTe bridge links, in one run.
+"""Where a CuTe-backend copy's bandwidth comes from: its launch path, its cubin, and the same CUB
+C++ kernel built four ways, in one run.
 
 Columns (GB/s; one copy of 2^28 int32, median of interleaved batches, as benchmarks/copy.py):
-  CuTe bridge       the coop copy in a @cute.kernel, linked by cuda.coop.cutlass.compile
+  CuTe launch       the coop copy in a @cute.kernel, compiled by cuda.coop.cutlass.compile and
+                    launched by CuTe's compiled function
+  bridge cubin      the same linked cubin launched directly with cuda.core
   CUB NVRTC         the CUB C++ kernel compiled straight to a cubin (copy.py's reference)
   CUB LTO nvvm7     its LTO-IR linked by nvJitLink -lto (the Numba backend's optimizer)
   CUB LTO latest    the same with -nvvm-latest (the optimizer the CuTe route must use: CuTe's IR
@@ -91,16 +93,11 @@ def main() -> None:
 
     import cuda.coop.cutlass as cutlass_coop
     import torch
-    from cuda.core import Device, LaunchConfig, ObjectCode, Stream, launch
+    from cuda.core import LaunchConfig, ObjectCode, launch
     from cutlass.cute.runtime import from_dlpack
 
-    dev = Device()
-    dev.set_current()
-    arch = f"sm_{dev.compute_capability.major}{dev.compute_capability.minor}"
     n = args.elements
-    src = torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device="cuda")
-    dst = torch.empty_like(src)
-    stream = Stream.from_handle(torch.cuda.current_stream().cuda_stream)
+    dev, arch, src, dst, stream = bench._device_and_data(n)
     c_src, c_dst = from_dlpack(src, assumed_align=16), from_dlpack(dst, assumed_align=16)
 
     rows = []
@@ -110,14 +107,13 @@ def main() -> None:
             bridge = cutlass_coop.compile(bench._cute_copy(alg, items, threads), c_src, c_dst)
             function = bridge.inspect().functions[0]
             kernels = {
-                "CuTe bridge": ObjectCode.from_cubin(bridge.cubin).get_kernel(function),
+                "bridge cubin": ObjectCode.from_cubin(bridge.cubin).get_kernel(function),
                 **_cub_variants(bench.CUB_SOURCE, arch, threads, items, alg),
             }
             cfg = LaunchConfig(grid=n // tile, block=threads)
-            fns = {
-                name: (lambda k=k, cfg=cfg: launch(stream, cfg, k, src.data_ptr(), dst.data_ptr()))
-                for name, k in kernels.items()
-            }
+            fns = {"CuTe launch": lambda f=bridge: f(c_src, c_dst)}
+            for name, k in kernels.items():
+                fns[name] = lambda k=k, cfg=cfg: launch(stream, cfg, k, src.data_ptr(), dst.data_ptr())
             for name, fn in fns.items():
                 dst.zero_()
                 fn()
@@ -129,12 +125,12 @@ def main() -> None:
 
     names = list(rows[0][3])
     print(f"device: {dev.name}, {n} int32, median of {args.reps} interleaved batches of {bench.BATCH}")
-    ratios = " | bridge / CUB NVRTC | bridge / CUB LTO latest |"
+    ratios = " | CuTe / CUB NVRTC | CuTe / CUB LTO latest |"
     print("| threads x items | algorithm | " + " | ".join(names) + ratios)
     print("|---|---|" + "---|" * (len(names) + 2))
     for threads, items, alg, g in rows:
         cells = " | ".join(f"{g[k]:.0f}" for k in names)
-        ratios = f"{g['CuTe bridge'] / g['CUB NVRTC']:.3f} | {g['CuTe bridge'] / g['CUB LTO latest']:.3f}"
+        ratios = f"{g['CuTe launch'] / g['CUB NVRTC']:.3f} | {g['CuTe launch'] / g['CUB LTO latest']:.3f}"
         print(f"| {threads} x {items} | {alg} | {cells} | {ratios} |")
 
 
