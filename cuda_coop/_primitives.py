@@ -119,11 +119,13 @@ class TilePrimitive:
         valid_items: object,
         oob_default: object,
         caller_temp_storage: bool,
+        scratch_group: int = 0,
     ) -> BlockTileRequest:
         """Validate one call's compile-time facts and return its provider request.
 
         ``valid_items`` and ``oob_default`` are ``None`` when absent, ``...`` when given as runtime
-        values, or the compile-time constant itself.
+        values, or the compile-time constant itself. ``scratch_group`` numbers the calling kernel
+        among the kernels that share one bundle (it only matters for implicit scratch).
         """
         q = self.qualname
         arg = "src" if self.direction == "load" else "dst"
@@ -181,6 +183,7 @@ class TilePrimitive:
             partial=valid_items is not None,
             oob_default=oob_default is not None,
             caller_temp_storage=caller_temp_storage and alg in self.scratch_algorithms,
+            scratch_group=scratch_group if alg in self.scratch_algorithms and not caller_temp_storage else 0,
         )
 
 

@@ -3,7 +3,8 @@
 
 A kernel's requests become one translation unit of ``extern "C" __device__`` wrappers around
 CUB, plus size/alignment probes of every CUB ``TempStorage`` (read back from NVRTC's lowered
-name expressions), plus one shared buffer per caller-owned ``coop.TempStorage``.
+name expressions), plus one implicit shared scratch buffer per scratch group (per kernel), plus
+one shared buffer per caller-owned ``coop.TempStorage``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ def temp_storage_symbol(slot: int) -> str:
     return f"coop_temp_storage_{slot}"
 
 
+def _scratch_name(group: int) -> str:
+    return f"coop_scratch_{group}"
+
+
 def _cub_type(req: BlockTileRequest) -> str:
     prim = TILE_PRIMITIVES[req.primitive]
     x, y, z = req.block_dims
@@ -55,7 +60,7 @@ def _render_tile(req: BlockTileRequest) -> str:
     elif req.algorithm in prim.scratch_algorithms:
         # All implicit scratch of the kernel is one buffer: wait until every thread is done
         # with its previous use (CUB requires a barrier before TempStorage is reused).
-        ctor = f"{req.symbol}_t(*reinterpret_cast<{storage}*>(&coop_scratch))"
+        ctor = f"{req.symbol}_t(*reinterpret_cast<{storage}*>(&{_scratch_name(req.scratch_group)}))"
         sync = "  __syncthreads();\n"
     else:
         ctor = f"{req.symbol}_t()"
@@ -112,9 +117,12 @@ def render_bundle(requests: Sequence[BlockTileRequest], temp_storage_slots: int)
         ts = f"typename {req.symbol}_t::TempStorage"
         probes[f"&{_PROBE}<sizeof({ts}), alignof({ts})>"] = req.symbol
     implicit = [r for r in scratch if not r.caller_temp_storage]
-    if implicit:
-        parts.append(_union("coop_scratch_union", implicit))
-        parts.append("static __shared__ coop_scratch_union coop_scratch;\n")
+    for group in sorted({r.scratch_group for r in implicit}):
+        # A kernel's static shared memory is every __shared__ variable it reaches: one buffer per
+        # kernel keeps a kernel from paying for another kernel's larger scratch.
+        union = f"coop_scratch_union_{group}"
+        parts.append(_union(union, [r for r in implicit if r.scratch_group == group]))
+        parts.append(f"static __shared__ {union} {_scratch_name(group)};\n")
     if temp_storage_slots:
         parts.append(_union("coop_temp_storage_union", [r for r in scratch if r.caller_temp_storage]))
     for slot in range(temp_storage_slots):

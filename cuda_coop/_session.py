@@ -20,6 +20,7 @@ class TraceSession:
 
     def __init__(self) -> None:
         self._requests: dict[BlockTileRequest, None] = {}
+        self._kernels: dict[str, int] = {}
         self._slots = 0
         self._bundle: Bundle | None = None
 
@@ -34,6 +35,11 @@ class TraceSession:
             raise RuntimeError("trace session already finalized")
         self._requests.setdefault(request)
         return request.symbol
+
+    def scratch_group(self, kernel: str) -> int:
+        """The number of ``kernel`` among the kernels of this session, in first-use order (its
+        implicit scratch is its own)."""
+        return self._kernels.setdefault(kernel, len(self._kernels))
 
     def new_temp_storage(self) -> str:
         """Allocate one caller-owned shared scratch; returns the symbol of its accessor."""

@@ -183,6 +183,7 @@ def tile(
         valid_items=_static(valid),
         oob_default=_static(oob),
         caller_temp_storage=False,
+        scratch_group=session.scratch_group(kernel),
     )
     symbol = session.add(request)
     gmem = base + a["offset"] if not (isinstance(a["offset"], int) and a["offset"] == 0) else base

@@ -78,6 +78,40 @@ def copy_host(dtype: str, block: tuple[int, int, int], ipt: int, algorithm: str,
     return host
 
 
+TWO_KERNEL_TILE = 256 * 16  # the large kernel's tile (int32)
+
+
+def two_kernel_host() -> Any:
+    """One host function launching two coop kernels with different blocks and scratch sizes, the
+    second through a nested @cute.jit: ``small`` copies the first 64 x 2 int32 of ``src`` to
+    ``dst_small`` (transpose load, striped store); ``large`` copies all of ``src`` to ``dst_large``
+    in tiles of 256 x 16 (warp_transpose load, transpose store)."""
+
+    @cute.kernel
+    def small(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(2, cutlass.Int32)
+        coop.block.load(src, items, algorithm="transpose")
+        coop.block.store(dst, items, algorithm="striped")
+
+    @cute.kernel
+    def large(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        base = cute.arch.block_idx()[0] * TWO_KERNEL_TILE
+        items = coop.ThreadData(16, cutlass.Int32)
+        coop.block.load(src, items, offset=base, algorithm="warp_transpose")
+        coop.block.store(dst, items, offset=base, algorithm="transpose")
+
+    @cute.jit
+    def launch_large(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        large(src, dst).launch(grid=(cute.size(src) // TWO_KERNEL_TILE, 1, 1), block=(256, 1, 1))
+
+    @cute.jit
+    def host(src: cute.Tensor, dst_small: cute.Tensor, dst_large: cute.Tensor):  # type: ignore[no-untyped-def]
+        small(src, dst_small).launch(grid=(1, 1, 1), block=(64, 1, 1))
+        launch_large(src, dst_large)
+
+    return host
+
+
 def fake_tensor(dtype: str, n: int) -> Any:
     """A CuTe tensor description for ahead-of-time compiles (no memory, no GPU)."""
     from cutlass.cute.runtime import make_fake_compact_tensor

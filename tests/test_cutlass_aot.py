@@ -13,7 +13,7 @@ import cutlass  # noqa: E402
 import cutlass.cute as cute  # noqa: E402
 from cuda import coop  # noqa: E402
 
-from ._cute_kernels import ALGORITHMS, copy_host, fake_tensor  # noqa: E402
+from ._cute_kernels import ALGORITHMS, TWO_KERNEL_TILE, copy_host, fake_tensor, two_kernel_host  # noqa: E402
 
 N = 4 * 1024 * 16
 
@@ -80,6 +80,22 @@ def test_two_kernels_in_one_process_do_not_share_requests() -> None:
     b = _compile(copy_host("int32", (256, 1, 1), 2, "striped"))
     assert not set(a.symbols) & set(b.symbols)
     assert all("b128x1x1" in s for s in a.symbols) and all("b256x1x1" in s for s in b.symbols)
+
+
+def test_two_kernels_in_one_trace_each_get_their_own_scratch() -> None:
+    n = 4 * TWO_KERNEL_TILE
+    compiled = cutlass_coop.compile(two_kernel_host(), *(fake_tensor("int32", n) for _ in range(3)))
+    report = compiled.inspect()
+    assert report.calls == 0 and report.local_loads == 0 and not report.leftover_symbols
+    assert len(compiled.symbols) == 4 and len(report.functions) == 2
+    (small,) = [f for f in report.functions if "_small_" in f]
+    (large,) = [f for f in report.functions if "_large_" in f]
+    assert report.thread_bounds[small] == ("maxntid", (64, 1, 1))
+    assert report.thread_bounds[large] == ("maxntid", (256, 1, 1))
+    alone = _compile(copy_host("int32", (64, 1, 1), 2, "transpose")).inspect()
+    # the small kernel's shared memory is what it needs alone, not the large kernel's
+    assert report.shared_bytes[small] <= next(iter(alone.shared_bytes.values()))
+    assert report.shared_bytes[large] >= 256 * 16 * 4
 
 
 def _kernel_host(body: Any, block: Any = (128, 1, 1)) -> Any:

@@ -121,6 +121,24 @@ def test_same_algorithm_in_numba_and_cute_gives_identical_output() -> None:
     assert torch.equal(out_numba, src * 2)
 
 
+def test_two_kernels_of_one_host_function() -> None:
+    """Two coop kernels in one trace (one bundle, one scratch buffer each) both copy correctly."""
+    import cuda.coop.cutlass as cutlass_coop
+    import torch
+    from cutlass.cute.runtime import from_dlpack
+
+    from ._cute_kernels import TWO_KERNEL_TILE, two_kernel_host
+
+    n = 5 * TWO_KERNEL_TILE
+    src = torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device="cuda")
+    small, large = torch.full_like(src, -7), torch.full_like(src, -7)
+    args = [from_dlpack(t, assumed_align=16) for t in (src, small, large)]
+    cutlass_coop.compile(two_kernel_host(), *args)(*args)
+    torch.cuda.synchronize()
+    assert torch.equal(large, src)
+    assert torch.equal(small[:128], src[:128]) and bool((small[128:] == -7).all())
+
+
 def _example(name: str):  # type: ignore[no-untyped-def]
     import importlib.util
     from pathlib import Path

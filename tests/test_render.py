@@ -65,9 +65,21 @@ def test_render_variants() -> None:
 def test_implicit_scratch_is_one_union_with_a_barrier_per_use() -> None:
     reqs = [_req(algorithm="transpose"), _req(primitive="store", algorithm="warp_transpose")]
     rendered = render_bundle(reqs, 0)
-    assert rendered.source.count("static __shared__ coop_scratch_union coop_scratch;") == 1
+    assert rendered.source.count("static __shared__ coop_scratch_union_0 coop_scratch_0;") == 1
     assert rendered.source.count("__syncthreads();") == 2
     assert sorted(rendered.probes.values()) == sorted(r.symbol for r in reqs)
+
+
+def test_each_scratch_group_has_its_own_buffer() -> None:
+    small = _req(algorithm="transpose")
+    large = _req(algorithm="transpose", dtype="int64", items_per_thread=16, scratch_group=1)
+    src = render_bundle([small, large], 0).source
+    assert small.symbol != large.symbol and large.symbol.endswith("_g1")
+    assert "static __shared__ coop_scratch_union_0 coop_scratch_0;" in src
+    assert "static __shared__ coop_scratch_union_1 coop_scratch_1;" in src
+    body = {r.symbol: src[src.index(f"void {r.symbol}(") :].split("}\n", 1)[0] for r in (small, large)}
+    assert "&coop_scratch_0" in body[small.symbol] and "coop_scratch_1" not in body[small.symbol]
+    assert "&coop_scratch_1" in body[large.symbol] and "coop_scratch_0" not in body[large.symbol]
 
 
 def test_partial_transposing_load_restores_unloaded_items() -> None:
