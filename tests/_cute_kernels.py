@@ -83,9 +83,9 @@ TWO_KERNEL_TILE = 256 * 16  # the large kernel's tile (int32)
 
 def two_kernel_host() -> Any:
     """One host function launching two coop kernels with different blocks and scratch sizes, the
-    second through a nested @cute.jit: ``small`` copies the first 64 x 2 int32 of ``src`` to
-    ``dst_small`` (transpose load, striped store); ``large`` copies all of ``src`` to ``dst_large``
-    in tiles of 256 x 16 (warp_transpose load, transpose store)."""
+    second through a nested @cute.jit. ``small`` moves the first 64 x 2 int32 of ``src`` to
+    ``dst_small`` (transpose load, striped store: blocked in, striped out); ``large`` copies all
+    of ``src`` to ``dst_large`` in tiles of 256 x 16 (warp_transpose load, transpose store)."""
 
     @cute.kernel
     def small(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
