@@ -90,20 +90,25 @@ def _device_and_data(n: int) -> tuple[Any, str, Any, Any, Any]:
     return dev, arch, src, torch.empty_like(src), stream
 
 
-def _cub_kernels(arch: str, configs: list[tuple[int, int]] = CONFIGS):  # type: ignore[no-untyped-def]
+def _cub_name(threads: int, items: int, alg: str) -> str:
+    """The name expression of CUB_SOURCE's kernel for one configuration."""
+    return f"cub_copy<{threads}, {items}, cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}>"
+
+
+def _cub_program(arch: str, lto: bool = False) -> Any:
+    """CUB_SOURCE as a cuda.core Program for ``arch``, with the cuda-cccl headers."""
     from cuda.cccl import get_include_paths
     from cuda.core import Program, ProgramOptions
 
     paths = get_include_paths()
-    names = {}
-    for threads, items in configs:
-        for alg in ALGORITHMS:
-            names[(threads, items, alg)] = (
-                f"cub_copy<{threads}, {items}, cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}>"
-            )
     incs = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
-    prog = Program(CUB_SOURCE, "c++", ProgramOptions(arch=arch, std="c++17", include_path=incs))
-    module = prog.compile("cubin", name_expressions=tuple(names.values()))
+    opts = ProgramOptions(arch=arch, std="c++17", include_path=incs, link_time_optimization=lto)
+    return Program(CUB_SOURCE, "c++", opts)
+
+
+def _cub_kernels(arch: str, configs: list[tuple[int, int]] = CONFIGS):  # type: ignore[no-untyped-def]
+    names = {(t, i, a): _cub_name(t, i, a) for t, i in configs for a in ALGORITHMS}
+    module = _cub_program(arch).compile("cubin", name_expressions=tuple(names.values()))
     return {k: module.get_kernel(v) for k, v in names.items()}
 
 

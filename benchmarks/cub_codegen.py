@@ -58,19 +58,14 @@ def _link(kind: Any, data: bytes, options: list[str], ptx: bool = False) -> byte
         nvjitlink.destroy(handle)
 
 
-def _cub_variants(source: str, arch: str, threads: int, items: int, alg: str) -> dict[str, Any]:
+def _cub_variants(bench: Any, arch: str, threads: int, items: int, alg: str) -> dict[str, Any]:
     """The CUB C++ copy kernel of this configuration built the four ways of the module docstring."""
     from cuda.bindings import nvjitlink
-    from cuda.cccl import get_include_paths
-    from cuda.core import ObjectCode, Program, ProgramOptions
+    from cuda.core import ObjectCode
 
-    paths = get_include_paths()
-    includes = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
-    expr = f"cub_copy<{threads}, {items}, cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}>"
-    plain = ProgramOptions(arch=arch, std="c++17", include_path=includes)
-    with_lto = ProgramOptions(arch=arch, std="c++17", include_path=includes, link_time_optimization=True)
-    direct_ptx = bytes(Program(source, "c++", plain).compile("ptx", name_expressions=(expr,)).code)
-    ir = bytes(Program(source, "c++", with_lto).compile("ltoir", name_expressions=(expr,)).code)
+    expr = (bench._cub_name(threads, items, alg),)
+    direct_ptx = bytes(bench._cub_program(arch).compile("ptx", name_expressions=expr).code)
+    ir = bytes(bench._cub_program(arch, lto=True).compile("ltoir", name_expressions=expr).code)
     entry = re.findall(rb"\.entry (\S+)\(", direct_ptx)[0].decode()
     lto, ptx, a = nvjitlink.InputType.LTOIR, nvjitlink.InputType.PTX, f"-arch={arch}"
     ptx_texts = {
@@ -108,7 +103,7 @@ def main() -> None:
             function = bridge.inspect().functions[0]
             kernels = {
                 "bridge cubin": ObjectCode.from_cubin(bridge.cubin).get_kernel(function),
-                **_cub_variants(bench.CUB_SOURCE, arch, threads, items, alg),
+                **_cub_variants(bench, arch, threads, items, alg),
             }
             cfg = LaunchConfig(grid=n // tile, block=threads)
             fns = {"CuTe launch": lambda f=bridge: f(c_src, c_dst)}

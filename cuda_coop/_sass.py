@@ -144,20 +144,19 @@ def inspect_cubin(cubin: bytes) -> CubinReport:
     functions = tuple(n[len(".text.") :] for n, *_ in sections if n.startswith(".text."))
     registers: dict[str, int] = {}
     frames: dict[str, int] = {}
-    for name, _t, data, _l in sections:
-        if name == ".nv.info":
-            for attr, value in _nv_info(data):
-                if attr in (_EIATTR_REGCOUNT, _EIATTR_FRAME_SIZE) and len(value) == 8:
-                    sym, count = struct.unpack("<II", value)
-                    target = registers if attr == _EIATTR_REGCOUNT else frames
-                    target[symbols[sym]] = count
     bounds: dict[str, tuple[str, tuple[int, int, int]]] = {}
     for name, _t, data, _l in sections:
-        if name.startswith(".nv.info.") and name[len(".nv.info.") :] in functions:
-            for attr, value in _nv_info(data):
-                if attr in (_EIATTR_MAX_THREADS, _EIATTR_REQNTID) and len(value) == 12:
-                    kind = "maxntid" if attr == _EIATTR_MAX_THREADS else "reqntid"
-                    bounds[name[len(".nv.info.") :]] = (kind, struct.unpack("<III", value))
+        function = name[len(".nv.info.") :] if name.startswith(".nv.info.") else None
+        if name != ".nv.info" and function not in functions:
+            continue
+        for attr, value in _nv_info(data):
+            if function is None and attr in (_EIATTR_REGCOUNT, _EIATTR_FRAME_SIZE) and len(value) == 8:
+                sym, count = struct.unpack("<II", value)
+                target = registers if attr == _EIATTR_REGCOUNT else frames
+                target[symbols[sym]] = count
+            if function and attr in (_EIATTR_MAX_THREADS, _EIATTR_REQNTID) and len(value) == 12:
+                kind = "maxntid" if attr == _EIATTR_MAX_THREADS else "reqntid"
+                bounds[function] = (kind, struct.unpack("<III", value))
     shared = {f: sum(len(d) for n, _t, d, _l in sections if n == f".nv.shared.{f}") for f in functions}
     tool = nvdisasm_path()
     if tool is None:
