@@ -8,7 +8,7 @@ Backends are activated with :func:`register` (importing ``cuda.coop.numba`` does
 from __future__ import annotations
 
 from . import block
-from ._algorithms import BlockLoadAlgorithm, BlockStoreAlgorithm
+from ._catalog import CHOICES
 from ._errors import (
     CoopBackendError,
     CoopCompileError,
@@ -24,12 +24,15 @@ from ._stats import CompileStats, compile_stats
 
 __version__ = "0.1.0"
 
+# The choice enums (BlockLoadAlgorithm, BlockReduceAlgorithm, BlockExchangeMode, ...) come from the
+# catalog's option tables.
+globals().update({c.enum_name: c.enum for c in CHOICES})
+
 __all__ = [
     "block",
     "ThreadData",
     "TempStorage",
-    "BlockLoadAlgorithm",
-    "BlockStoreAlgorithm",
+    *(c.enum_name for c in CHOICES),
     "register",
     "registered_backends",
     "compile_stats",

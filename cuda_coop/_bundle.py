@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from . import _cache
 from ._errors import CoopCompileError, CoopValueError
 from ._render import render_bundle
-from ._requests import BlockTileRequest
+from ._requests import Request
 from ._stats import _bump
 
 _ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
@@ -66,10 +66,13 @@ def _options(arch: str) -> dict[str, object]:
     }
 
 
-def compile_bundle(requests: Sequence[BlockTileRequest], temp_storage_slots: int, arch: str) -> Bundle:
-    """Compile ``requests`` into one LTO-IR object for ``arch``, through the disk cache."""
+def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[int], arch: str) -> Bundle:
+    """Compile ``requests`` into one LTO-IR object for ``arch``, through the disk cache.
+
+    ``temp_storage`` gives the scratch group of each caller-owned ``coop.TempStorage``.
+    """
     arch = normalize_arch(arch)
-    rendered = render_bundle(sorted(set(requests)), temp_storage_slots)
+    rendered = render_bundle(sorted(set(requests), key=lambda r: r.symbol), temp_storage)
     options = _options(arch)
     tc = _toolchain()
     key = _cache.cache_key(

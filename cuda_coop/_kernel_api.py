@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._primitives import TilePrimitive
+from ._primitive import Primitive
 from ._registry import host_call
 
 __all__ = ["ThreadData", "TempStorage"]
@@ -16,9 +16,9 @@ __all__ = ["ThreadData", "TempStorage"]
 class ThreadData:
     """Per-thread register payload of ``items_per_thread`` items of ``dtype``.
 
-    Created inside a kernel: ``items = coop.ThreadData(4, numba.int32)``. It behaves as a
-    1-D array of the thread's items (``items[i]``, ``len(items)``), is private to the thread and
-    lives in registers once the kernel is linked.
+    Created inside a kernel: ``items = coop.ThreadData(4, numba.int32)`` (or
+    ``dtype=numba.int32``). It behaves as a 1-D array of the thread's items (``items[i]``,
+    ``len(items)``), is private to the thread and lives in registers once the kernel is linked.
 
     Args:
         items_per_thread: number of items, a compile-time constant int.
@@ -32,24 +32,24 @@ class ThreadData:
 class TempStorage:
     """Caller-owned shared-memory scratch that several primitives of a kernel can reuse.
 
-    Created inside a kernel: ``ts = coop.TempStorage()``, then passed as ``temp_storage=ts``.
-    Its size is the largest scratch of the primitives of the kernel that take caller storage
-    (footprint = max, not sum). As with CUB, put a block barrier (``cuda.syncthreads()``) between
-    two primitives that reuse the same storage.
+    Created inside a kernel: ``ts = coop.TempStorage()``, then passed as ``temp_storage=ts``
+    (Numba and CuTe kernels). Its size is the largest scratch of the primitives of the kernel that
+    take caller storage (footprint = max, not sum). As with CUB, put a block barrier
+    (``cuda.syncthreads()``, ``cute.arch.barrier()``) between two primitives that reuse it.
     """
 
     def __new__(cls) -> Any:  # noqa: D102
         return host_call("coop.TempStorage", (), {})
 
 
-def make_stub(prim: TilePrimitive) -> Callable[..., None]:
-    """Build the host stub of a kernel-side primitive from its declaration."""
+def make_stub(prim: Primitive) -> Callable[..., Any]:
+    """Build the host stub of a kernel-side primitive from its catalog row."""
 
-    def stub(*args: Any, **kwargs: Any) -> None:
-        return host_call(prim.qualname, args, kwargs)  # type: ignore[no-any-return]
+    def stub(*args: Any, **kwargs: Any) -> Any:
+        return host_call(prim.qualname, args, kwargs)
 
     stub.__name__ = stub.__qualname__ = prim.name
-    stub.__module__ = "cuda.coop.block"
+    stub.__module__ = f"cuda.coop.{prim.scope}"
     stub.__doc__ = prim.docstring()
     stub.__signature__ = prim.signature()  # type: ignore[attr-defined]
     stub.__coop_primitive__ = prim  # type: ignore[attr-defined]

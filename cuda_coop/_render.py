@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """The C++ renderer: the only module that spells C++.
 
-A kernel's requests become one translation unit of ``extern "C" __device__`` wrappers around
-CUB, plus size/alignment probes of every CUB ``TempStorage`` (read back from NVRTC's lowered
-name expressions), plus one implicit shared scratch buffer per scratch group (per kernel), plus
-one shared buffer per caller-owned ``coop.TempStorage``.
+A kernel's requests become one translation unit: for each request an ``extern "C" __device__``
+wrapper around its CUB class, whose C ABI is the request's slots (``Primitive.slots``); size and
+alignment probes of every CUB ``TempStorage`` (read back from NVRTC's lowered name expressions);
+one implicit shared scratch buffer per kernel (scratch group); one shared buffer per caller-owned
+``coop.TempStorage``; and for each user operator an ``extern "C"`` declaration (the backend defines
+it in the kernel) wrapped in a functor that full LTO inlines into CUB's loops.
 """
 
 from __future__ import annotations
@@ -12,11 +14,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._catalog import CATALOG
 from ._dtypes import dtype_named
-from ._primitives import TILE_PRIMITIVES
-from ._requests import BlockTileRequest
+from ._kinds import Choice, Flag, Operator, Payload, PrefixOp, Shape, Slot
+from ._operators import BUILTIN_OPERATORS, USER_OPERATOR_PREFIX
+from ._primitive import Primitive
+from ._requests import Request
 
 _PROBE = "coop_probe"
+
+_PREAMBLE = f"""template <unsigned long long Size, unsigned long long Align> __device__ char {_PROBE};
+
+// CUB's block prefix callback as a running prefix: the first warp reads the tile's prefix and
+// adds the tile's aggregate to it (only lane 0's return value is used by CUB).
+template <typename T, typename Op>
+struct coop_running_prefix
+{{
+  T& running;
+  Op op;
+  __device__ __forceinline__ T operator()(T aggregate)
+  {{
+    T prefix = running;
+    running = op(prefix, aggregate);
+    return prefix;
+  }}
+}};
+"""
 
 
 @dataclass(frozen=True)
@@ -36,81 +59,177 @@ def _scratch_name(group: int) -> str:
     return f"coop_scratch_{group}"
 
 
-def _cub_type(req: BlockTileRequest) -> str:
-    prim = TILE_PRIMITIVES[req.primitive]
+def _row(req: Request) -> Primitive:
+    return CATALOG[req.primitive]
+
+
+def _cxx(dtype: str) -> str:
+    return dtype_named(dtype).cxx
+
+
+def _template_arg(prim: Primitive, req: Request, name: str) -> str:
     x, y, z = req.block_dims
-    cxx = dtype_named(req.dtype).cxx
-    enum = prim.cub_enum_prefix + req.algorithm.upper()
-    return f"{prim.cub_class}<{cxx}, {x}, {req.items_per_thread}, {enum}, {y}, {z}>"
+    fixed = {
+        "T": _cxx(req.dtype),
+        "BLOCK_DIM_X": str(x),
+        "BLOCK_DIM_Y": str(y),
+        "BLOCK_DIM_Z": str(z),
+        "ITEMS_PER_THREAD": str(req.items_per_thread),
+    }
+    if name in fixed:
+        return fixed[name]
+    kind = prim.param(name).kind
+    if isinstance(kind, Choice):
+        return kind.choices[str(req.option(name))].cxx
+    if isinstance(kind, Flag):
+        return "true" if req.has(kind.tag) else "false"
+    raise AssertionError(f"{prim.qualname}: template parameter {name!r} is neither fixed nor a choice")
 
 
-def _render_tile(req: BlockTileRequest) -> str:
-    prim = TILE_PRIMITIVES[req.primitive]
-    t = dtype_named(req.dtype).cxx
-    n = req.items_per_thread
-    args = "gmem, thread_items"
-    if req.partial:
-        args += ", valid_items"
-    if req.oob_default:
-        args += ", *oob_default"
-    storage = f"typename {req.symbol}_t::TempStorage"
-    sync = ""
-    if req.caller_temp_storage:
-        ctor = f"{req.symbol}_t(*reinterpret_cast<{storage}*>(temp))"
-    elif req.algorithm in prim.scratch_algorithms:
-        # All implicit scratch of the kernel is one buffer: wait until every thread is done
-        # with its previous use (CUB requires a barrier before TempStorage is reused).
-        ctor = f"{req.symbol}_t(*reinterpret_cast<{storage}*>(&{_scratch_name(req.scratch_group)}))"
-        sync = "  __syncthreads();\n"
-    else:
-        ctor = f"{req.symbol}_t()"
-    call = f"  {ctor}.{prim.cub_method}({args});\n"
-    if (
-        req.primitive == "load"
-        and req.partial
-        and not req.oob_default
-        and req.algorithm in prim.scratch_algorithms
-    ):
-        # CUB exchanges the whole tile, so items past valid_items would come back permuted from
-        # other threads: restore the thread's own previous values, as the contract promises.
-        x, y, z = req.block_dims
-        call = (
-            f"  {t} previous[{n}];\n"
-            f"  for (int i = 0; i < {n}; ++i) previous[i] = thread_items[i];\n"
-            + call
-            + f"  const int first = int(cub::RowMajorTid({x}, {y}, {z})) * {n};\n"
-            f"  for (int i = 0; i < {n}; ++i)\n"
-            "    if (first + i >= valid_items) thread_items[i] = previous[i];\n"
-        )
+def _cub_type(req: Request) -> str:
+    prim = _row(req)
+    return f"{prim.cub.cls}<{', '.join(_template_arg(prim, req, n) for n in prim.cub.template)}>"
+
+
+def _functor(op: str, dtype: str) -> str:
+    if op.startswith(USER_OPERATOR_PREFIX):
+        return f"{op}_functor{{}}"
+    return f"{BUILTIN_OPERATORS[op].functor}<{_cxx(dtype)}>{{}}"
+
+
+def _user_operators(requests: Sequence[Request]) -> dict[str, str]:
+    """User operator symbol -> element type, over all requests."""
+    found: dict[str, str] = {}
+    for req in requests:
+        for p in _row(req).params:
+            if isinstance(p.kind, Operator):
+                op = str(req.option(p.name))
+                if op.startswith(USER_OPERATOR_PREFIX):
+                    found[op] = req.dtype
+    return found
+
+
+def _user_operator(symbol: str, dtype: str) -> str:
+    t = _cxx(dtype)
     return (
-        f'extern "C" __device__ void {req.symbol}(void* gmem_, void* items, int valid_items, '
-        "const void* oob_default_, void* temp)\n"
+        f'extern "C" __device__ void {symbol}(void* out, const void* a, const void* b);\n'
+        f"struct {symbol}_functor\n"
         "{\n"
-        f"  {t}* gmem = static_cast<{t}*>(gmem_);\n"
-        f"  const {t}* oob_default = static_cast<const {t}*>(oob_default_);\n"
-        f"  {t} (&thread_items)[{n}] = *static_cast<{t} (*)[{n}]>(items);\n"
-        f"{sync}{call}"
-        "}\n"
+        f"  __device__ __forceinline__ {t} operator()(const {t}& a, const {t}& b) const\n"
+        "  {\n"
+        f"    {t} out;\n"
+        f"    {symbol}(&out, &a, &b);\n"
+        "    return out;\n"
+        "  }\n"
+        "};\n"
     )
 
 
-def _union(name: str, requests: Sequence[BlockTileRequest]) -> str:
+def _unpack(slot: Slot) -> str:
+    """The C++ local that a slot becomes (named after its parameter or result)."""
+    t = _cxx(slot.dtype) if slot.dtype else ""
+    n, local = slot.items, slot.name
+    if slot.shape is Shape.ITEMS:
+        return f"  {t} (&{local})[{n}] = *static_cast<{t} (*)[{n}]>({local}_);\n"
+    if slot.shape is Shape.VALUE:
+        return f"  {t}& {local} = *static_cast<{t}*>({local}_);\n"
+    if slot.shape is Shape.ARRAY:
+        return f"  {t}* {local} = static_cast<{t}*>({local}_);\n"
+    if slot.shape is Shape.INT:
+        return f"  const int {local} = {local}_;\n"
+    return ""  # SCRATCH: used as is
+
+
+def _wrapper(req: Request) -> str:
+    prim = _row(req)
+    slots, _ = prim.slots(req)
+    t, n = _cxx(req.dtype), req.items_per_thread
+    abi = ", ".join(f"{'int' if s.shape is Shape.INT else 'void*'} {s.name}_" for s in slots)
+    body = "".join(_unpack(s) for s in slots)
+    args = []
+    for name in prim.call.args:
+        if not prim.given(req, name):
+            continue
+        kind = prim.param(name).kind if name not in {r.name for r in prim.results} else None
+        if isinstance(kind, Operator):
+            args.append(_functor(str(req.option(name)), req.dtype))
+        elif isinstance(kind, PrefixOp):
+            op = str(req.option(kind.op) or kind.op)
+            functor = _functor(op, req.dtype)
+            body += (
+                f"  coop_running_prefix<{t}, decltype({functor})> {name}_callback{{{name}[0], {functor}}};\n"
+            )
+            args.append(f"{name}_callback")
+        else:
+            args.append(name)  # a slot's local; for an absent argument with a fallback, the backend
+            # passed the fallback's value in the slot
+    storage = f"typename {req.symbol}_t::TempStorage"
+    scratch = prim.needs_scratch(dict(req.options))
+    if req.caller_temp_storage:
+        ctor = f"{req.symbol}_t(*reinterpret_cast<{storage}*>(temp_storage_))"
+    elif scratch:
+        # All implicit scratch of a kernel is one buffer: wait until every thread is done with its
+        # previous use (CUB requires a barrier before a TempStorage is reused).
+        ctor = f"{req.symbol}_t(*reinterpret_cast<{storage}*>(&{_scratch_name(req.scratch_group)}))"
+        body += "  __syncthreads();\n"
+    else:
+        ctor = f"{req.symbol}_t()"
+    method = prim.call.method.format(**{k: c[str(req.option(k))].cxx for k, c in prim.choices().items()})
+    call = f"{ctor}.{method}({', '.join(args)});\n"
+    call = f"  {prim.call.returns} = {call}" if prim.call.returns else f"  {call}"
+    payload = prim.payload
+    keep = payload.kind.keep_past if isinstance(payload.kind, Payload) else None
+    if keep and scratch and prim.given(req, keep[0]) and not prim.given(req, keep[1]):
+        # CUB's transposing algorithms exchange the whole tile, so items past the count would come
+        # back permuted from other threads: restore the thread's own previous values, as promised.
+        x, y, z = req.block_dims
+        items, count = payload.name, keep[0]
+        call = (
+            f"  {t} previous[{n}];\n"
+            f"  for (int i = 0; i < {n}; ++i) previous[i] = {items}[i];\n"
+            + call
+            + f"  const int first = int(cub::RowMajorTid({x}, {y}, {z})) * {n};\n"
+            f"  for (int i = 0; i < {n}; ++i)\n"
+            f"    if (first + i >= {count}) {items}[i] = previous[i];\n"
+        )
+    for res in prim.results:
+        if res.broadcast and prim.given(req, res.name) and prim.given(req, res.broadcast):
+            x, y, z = req.block_dims
+            call += (
+                f"  __shared__ cub::Uninitialized<{t}> {res.name}_broadcast;\n"
+                f"  if (cub::RowMajorTid({x}, {y}, {z}) == 0) {res.name}_broadcast.Alias() = {res.name};\n"
+                "  __syncthreads();\n"
+                f"  {res.name} = {res.name}_broadcast.Alias();\n"
+                "  __syncthreads();  // a later call's write must not overtake a slow reader\n"
+            )
+    return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}{call}}}\n'
+
+
+def _union(name: str, requests: Sequence[Request]) -> str:
     members = "".join(f"  typename {r.symbol}_t::TempStorage m{i};\n" for i, r in enumerate(requests))
     return f"union {name} {{\n{members or '  char unused;'}\n}};\n"
 
 
-def render_bundle(requests: Sequence[BlockTileRequest], temp_storage_slots: int) -> RenderedBundle:
-    """Render one translation unit for ``requests`` (already deduplicated and ordered)."""
-    includes = ["cub/block/block_load.cuh", "cub/block/block_store.cuh"]
-    dtypes = {r.dtype for r in requests}
+def render_bundle(requests: Sequence[Request], temp_storage: Sequence[int]) -> RenderedBundle:
+    """Render one translation unit for ``requests`` (deduplicated, in a stable order).
+
+    ``temp_storage`` gives, for each caller-owned ``coop.TempStorage`` (by slot number), the
+    scratch group (kernel) it belongs to.
+    """
+    headers = dict.fromkeys(_row(r).cub.header for r in requests)
+    dtypes = {r.dtype for r in requests} | {v for r in requests for _k, v in r.options}
     if "float16" in dtypes:
-        includes.append("cuda_fp16.h")
+        headers["cuda_fp16.h"] = None
     if "bfloat16" in dtypes:
-        includes.append("cuda_bf16.h")
-    parts = [f"#include <{h}>\n" for h in includes]
-    parts.append(f"template <unsigned long long Size, unsigned long long Align> __device__ char {_PROBE};\n")
+        headers["cuda_bf16.h"] = None
+    operators = _user_operators(requests)
+    if any(isinstance(p.kind, Operator) for r in requests for p in _row(r).params):
+        headers.update({"cuda/functional": None, "cuda/std/functional": None})
+    parts = [f"#include <{h}>\n" for h in headers]
+    parts.append(_PREAMBLE)
+    parts += [_user_operator(symbol, dtype) for symbol, dtype in operators.items()]
     probes: dict[str, str] = {}
-    scratch = [r for r in requests if r.algorithm in TILE_PRIMITIVES[r.primitive].scratch_algorithms]
+    scratch = [r for r in requests if _row(r).needs_scratch(dict(r.options))]
     for req in requests:
         parts.append(f"using {req.symbol}_t = {_cub_type(req)};\n")
     for req in scratch:
@@ -123,15 +242,16 @@ def render_bundle(requests: Sequence[BlockTileRequest], temp_storage_slots: int)
         union = f"coop_scratch_union_{group}"
         parts.append(_union(union, [r for r in implicit if r.scratch_group == group]))
         parts.append(f"static __shared__ {union} {_scratch_name(group)};\n")
-    if temp_storage_slots:
-        parts.append(_union("coop_temp_storage_union", [r for r in scratch if r.caller_temp_storage]))
-    for slot in range(temp_storage_slots):
+    for group in sorted(set(temp_storage)):
+        members = [r for r in scratch if r.caller_temp_storage and r.scratch_group == group]
+        parts.append(_union(f"coop_temp_storage_union_{group}", members))
+    for slot, group in enumerate(temp_storage):
         parts.append(
             f'extern "C" __device__ void* {temp_storage_symbol(slot)}()\n'
             "{\n"
-            "  __shared__ coop_temp_storage_union storage;\n"
+            f"  __shared__ coop_temp_storage_union_{group} storage;\n"
             "  return &storage;\n"
             "}\n"
         )
-    parts.extend(_render_tile(req) for req in requests)
+    parts.extend(_wrapper(req) for req in requests)
     return RenderedBundle(source="".join(parts), probes=probes)

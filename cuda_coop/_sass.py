@@ -17,7 +17,7 @@ _EIATTR_REGCOUNT = 0x2F
 _EIATTR_FRAME_SIZE = 0x11
 _EIATTR_MAX_THREADS = 0x05  # .maxntid (CUDA C++ __launch_bounds__)
 _EIATTR_REQNTID = 0x10  # .reqntid
-_PROVIDER = re.compile(r"coop_(block|temp_storage|probe)\w*")
+_PROVIDER = re.compile(r"coop_(block|warp|temp_storage|probe|op)_\w*")
 
 
 @dataclass(frozen=True)

@@ -1,35 +1,41 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Trace sessions (the requests of one kernel) and the compile context that backends push."""
+"""The compile in progress, and the trace session that collects one bundle's requests.
+
+One mechanism serves both backends: :func:`compiling` pushes a :class:`Compile` (a context
+variable, so it nests and is private to its thread); the backend reads it while its DSL compiles a
+kernel. Numba's front door sets the block dims and arch of the specialisation being compiled; the
+CUTLASS bridge sets the session of the ``@cute.jit`` function it compiles.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import threading
+import contextvars
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ._bundle import Bundle, compile_bundle
 from ._errors import CoopValueError
-from ._primitives import STATIC_SHARED_LIMIT
+from ._primitive import STATIC_SHARED_LIMIT
 from ._render import temp_storage_symbol
-from ._requests import BlockTileRequest
+from ._requests import Request
 
 
 class TraceSession:
-    """Collects one kernel's provider requests (deduplicated) and compiles them once."""
+    """Collects one bundle's requests (deduplicated) and compiles them once."""
 
     def __init__(self) -> None:
-        self._requests: dict[BlockTileRequest, None] = {}
+        self._requests: dict[Request, None] = {}
         self._kernels: dict[str, int] = {}
-        self._slots = 0
+        self._temp_storage: list[int] = []
         self._bundle: Bundle | None = None
 
     @property
-    def requests(self) -> tuple[BlockTileRequest, ...]:
+    def requests(self) -> tuple[Request, ...]:
         """The requests so far, in first-use order."""
         return tuple(self._requests)
 
-    def add(self, request: BlockTileRequest) -> str:
+    def add(self, request: Request) -> str:
         """Record ``request``; returns the wrapper symbol the kernel must call."""
         if self._bundle is not None:
             raise RuntimeError("trace session already finalized")
@@ -38,53 +44,62 @@ class TraceSession:
 
     def scratch_group(self, kernel: str) -> int:
         """The number of ``kernel`` among the kernels of this session, in first-use order (its
-        implicit scratch is its own)."""
+        scratch is its own)."""
         return self._kernels.setdefault(kernel, len(self._kernels))
 
-    def new_temp_storage(self) -> str:
-        """Allocate one caller-owned shared scratch; returns the symbol of its accessor."""
-        self._slots += 1
-        return temp_storage_symbol(self._slots - 1)
+    def new_temp_storage(self, group: int = 0) -> str:
+        """Allocate one caller-owned shared scratch for kernel ``group``; returns the symbol of its
+        accessor."""
+        self._temp_storage.append(group)
+        return temp_storage_symbol(len(self._temp_storage) - 1)
 
     def finalize(self, arch: str) -> Bundle:
         """Compile the bundle (once; later calls return the same bundle)."""
         if self._bundle is None:
-            bundle = compile_bundle(self.requests, self._slots, arch)
+            bundle = compile_bundle(self.requests, tuple(self._temp_storage), arch)
             for symbol, (size, _align) in bundle.temp_storage.items():
                 if size > STATIC_SHARED_LIMIT:
                     raise CoopValueError(
                         f"{symbol} needs {size} B of shared scratch, above the {STATIC_SHARED_LIMIT} B "
-                        "static limit; use a direct algorithm or fewer items per thread"
+                        "static limit; use another algorithm, fewer items per thread or a smaller block"
                     )
             self._bundle = bundle
         return self._bundle
 
 
 @dataclass(frozen=True)
-class CompileContext:
-    """What a backend knows about the kernel being compiled now."""
+class Compile:
+    """What a backend knows of the kernel compile in progress.
 
-    block_dims: tuple[int, int, int] | None
-    arch: str | None  # None: the current device's
+    Attributes:
+        block_dims: the block the kernel is specialised for (Numba's front door), if known.
+        arch: the target architecture (None: the current device's).
+        session: the session that collects the requests (the CUTLASS bridge's), if any.
+    """
+
+    block_dims: tuple[int, int, int] | None = None
+    arch: str | None = None
+    session: TraceSession | None = None
 
 
-_local = threading.local()
+_current: contextvars.ContextVar[Compile | None] = contextvars.ContextVar("cuda_coop_compile", default=None)
 
 
-def current_context() -> CompileContext | None:
-    """The innermost context pushed on this thread, if any."""
-    stack = getattr(_local, "stack", None)
-    return stack[-1] if stack else None
+def current() -> Compile | None:
+    """The innermost compile in progress in this context, if any."""
+    return _current.get()
 
 
 @contextlib.contextmanager
-def compile_context(block_dims: tuple[int, int, int] | None, arch: str | None) -> Iterator[None]:
-    """Push a CompileContext for the duration of a kernel compile (nests; thread-local)."""
-    stack = getattr(_local, "stack", None)
-    if stack is None:
-        stack = _local.stack = []
-    stack.append(CompileContext(block_dims, arch))
+def compiling(
+    block_dims: tuple[int, int, int] | None = None,
+    arch: str | None = None,
+    session: TraceSession | None = None,
+) -> Iterator[Compile]:
+    """Make a :class:`Compile` current for the duration of a kernel compile (nests)."""
+    compile_ = Compile(block_dims, arch, session)
+    token = _current.set(compile_)
     try:
-        yield
+        yield compile_
     finally:
-        stack.pop()
+        _current.reset(token)

@@ -3,19 +3,24 @@
 
 Importing it activates the backend (``cuda.coop.register("cutlass")``) unless the environment
 variable ``CUDA_COOP_NO_AUTOREGISTER`` is ``1``. Inside ``@cute.kernel`` code, ``coop.ThreadData``
-is a 1-D register tensor and ``coop.block.load/store`` take CuTe global-memory tensors or
-pointers; the ``@cute.jit`` function that launches such kernels is compiled with :func:`compile`.
+is a 1-D register tensor, ``coop.block.load/store`` take CuTe global-memory tensors or pointers,
+the computing primitives return register tensors or CuTe scalars, and ``op=`` may be a Python or
+``@cute.jit`` function; the ``@cute.jit`` function that launches such kernels is compiled with
+:func:`compile`.
 """
 
 from __future__ import annotations
 
-from cuda.coop import BlockLoadAlgorithm, BlockStoreAlgorithm, ThreadData, block
+from cuda.coop import TempStorage, ThreadData, block
+from cuda.coop._catalog import CHOICES
 from cuda.coop._registry import register_on_import
 
 from ._bridge import CompiledCuteFunction, compile
 from ._payload import as_thread_data, from_ssa, to_ssa
 
 register_on_import("cutlass")
+
+globals().update({c.enum_name: c.enum for c in CHOICES})
 
 __all__ = [
     "compile",
@@ -25,6 +30,6 @@ __all__ = [
     "from_ssa",
     "block",
     "ThreadData",
-    "BlockLoadAlgorithm",
-    "BlockStoreAlgorithm",
+    "TempStorage",
+    *(c.enum_name for c in CHOICES),
 ]

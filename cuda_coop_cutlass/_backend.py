@@ -1,25 +1,26 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The CUTLASS backend's kernel side: coop calls made while CuTe traces a kernel become typed
-provider requests and calls to the bundle's extern "C" wrappers."""
+"""The CUTLASS backend's kernel side: a coop call made while CuTe traces a kernel is resolved by its
+catalog row into a plan, recorded in the session of the compile in progress, and emitted as a call
+to the bundle's ``extern "C"`` wrapper. Arguments are passed by slot shape; nothing here names a
+primitive."""
 
 from __future__ import annotations
 
-import contextvars
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
-from cuda.coop._dtypes import supported_name
-from cuda.coop._errors import CoopBackendError, CoopLaunchConfigError, CoopTypeError, CoopValueError
-from cuda.coop._primitives import TILE_PRIMITIVES, TilePrimitive, check_items_per_thread, normalize_block_dims
-from cuda.coop._session import TraceSession
+from cuda.coop._catalog import CATALOG
+from cuda.coop._dtypes import DTYPES
+from cuda.coop._errors import CoopBackendError, CoopTypeError
+from cuda.coop._kinds import Arg, Form, GlobalArray, Shape
+from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
+from cuda.coop._session import TraceSession, current
 
 from . import _cute_hooks
 
-#: The session of the compile in progress (set by cuda.coop.cutlass.compile).
-current_session: contextvars.ContextVar[TraceSession | None] = contextvars.ContextVar(
-    "cuda_coop_cutlass_session", default=None
-)
-
 _installed = False
+_ARRAY_NOUN = "a CuTe global-memory tensor or pointer"
 
 
 def activate() -> None:
@@ -41,29 +42,39 @@ def intercept(qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> t
     dims, kernel = traced
     if qualname == "coop.ThreadData":
         return True, thread_data(*args, **kwargs)
-    if qualname == "coop.TempStorage":
-        raise CoopValueError(
-            "coop.TempStorage is not available in CuTe kernels in this release; the primitives use "
-            "their own implicit shared scratch there"
-        )
-    session = current_session.get()
+    compile_ = current()
+    session = compile_.session if compile_ is not None else None
     if session is None:
         raise CoopBackendError(
             f"{qualname} in CuTe kernel {kernel!r}: compile the @cute.jit function that launches it "
             "with cuda.coop.cutlass.compile(host, *args), which links the CUB bundle into it"
         )
-    prim = TILE_PRIMITIVES[qualname.rsplit(".", 1)[1]]
-    tile(prim, session, dims, kernel, args, kwargs)
-    return True, None
+    if qualname == "coop.TempStorage":
+        if args or kwargs:
+            raise CoopTypeError("coop.TempStorage() takes no arguments")
+        symbol = session.new_temp_storage(session.scratch_group(kernel))
+        return True, TempStorage(_cute_hooks.call_returning_pointer(symbol))
+    prim = CATALOG.get(qualname.removeprefix("coop."))
+    if prim is None:
+        return False, None
+    return True, call(prim, session, dims, kernel, args, kwargs)
 
 
-def dtype_name(dtype: Any, *, primitive: str, argument: str) -> str:
-    """Our dtype name of a CuTe numeric type (``cutlass.Int32`` -> ``int32``), or CoopTypeError."""
+@dataclass(frozen=True)
+class TempStorage:
+    """``coop.TempStorage()`` in a CuTe kernel: a pointer to a shared buffer the bundle defines."""
+
+    pointer: Any
+
+
+def dtype_name(dtype: Any) -> str | None:
+    """Our element-type name of a CuTe numeric type (``cutlass.Int32`` -> ``int32``), or None."""
     name = dtype if isinstance(dtype, str) else getattr(dtype, "__name__", str(dtype)).lower()
-    return supported_name(name, shown=dtype, primitive=primitive, argument=argument)
+    return name if name in DTYPES else None
 
 
-def _cutlass_type(name: str) -> Any:
+def cutlass_type(name: str) -> Any:
+    """The CuTe numeric type of one of our element types."""
     import cutlass
 
     return {
@@ -80,125 +91,120 @@ def thread_data(items_per_thread: Any, dtype: Any) -> Any:
     import cutlass.cute as cute
 
     n = check_items_per_thread(items_per_thread, primitive="coop.ThreadData")
-    name = dtype_name(dtype, primitive="coop.ThreadData", argument="dtype")
-    return cute.make_rmem_tensor(cute.make_layout(n), _cutlass_type(name))
+    name = dtype_name(dtype)
+    if name is None:
+        raise CoopTypeError(
+            f"coop.ThreadData: dtype has element type {dtype}, which is not supported; "
+            f"supported: {', '.join(DTYPES)}"
+        )
+    return cute.make_rmem_tensor(cute.make_layout(n), cutlass_type(name))
 
 
-def items_of(items: Any, *, primitive: str) -> tuple[str, int]:
-    """(dtype name, items per thread) of a ThreadData (a 1-D compact register tensor)."""
+def _tensor_arg(value: Any) -> Arg:
     import cutlass.cute as cute
     from cutlass.base_dsl.enums import AddressSpace
 
-    if not isinstance(items, cute.Tensor) or items.memspace != AddressSpace.rmem:
-        raise CoopTypeError(
-            f"{primitive}: items must be a coop.ThreadData (a register tensor), got {items!r}"
-        )
-    size = cute.size(items)
-    compact = items.stride in (1, (1,)) or size == 1  # a 1-item layout is 1:0
-    if not isinstance(size, int) or cute.rank(items) != 1 or not compact:
-        raise CoopTypeError(
-            f"{primitive}: items must be a compact 1-D register tensor of static size, "
-            f"got layout {items.layout}"
-        )
-    return dtype_name(items.element_type, primitive=primitive, argument="items"), size
+    dtype, shown = dtype_name(value.element_type), str(value.element_type)
+    if value.memspace == AddressSpace.rmem:
+        size = cute.size(value)
+        compact = value.stride in (1, (1,)) or size == 1  # a 1-item layout is 1:0
+        problem = ""
+        if not isinstance(size, int) or cute.rank(value) != 1 or not compact:
+            problem = f"a compact 1-D register tensor of static size is needed, got layout {value.layout}"
+        items = size if isinstance(size, int) else 0
+        return Arg(Form.THREAD_DATA, f"a tensor in rmem ({value.layout})", dtype, shown, items, problem=problem)
+    problem = ""
+    if value.memspace != AddressSpace.gmem:
+        problem = f"must be a global-memory tensor, got one in {value.memspace.name}"
+    elif cute.rank(value) != 1 or value.stride not in (1, (1,)):
+        problem = f"must be 1-D with unit stride, got layout {value.layout}"
+    return Arg(Form.ARRAY, f"a tensor in {value.memspace.name}", dtype, shown, problem=problem)
 
 
-def _gmem_pointer(array: Any, *, primitive: str, argument: str) -> tuple[Any, str]:
-    """(pointer to element 0, dtype name) of a global-memory tensor or pointer."""
+def arg_of(value: Any) -> Arg:
+    """What a traced value says about an argument, for the catalog's kinds."""
     import cutlass.cute as cute
     from cutlass.base_dsl.enums import AddressSpace
+    from cutlass.base_dsl.typing import Numeric
 
-    if isinstance(array, cute.Tensor):
-        if array.memspace != AddressSpace.gmem:
-            raise CoopTypeError(
-                f"{primitive}: {argument} must be a global-memory tensor, got one in {array.memspace.name}"
-            )
-        if cute.rank(array) != 1 or array.stride not in (1, (1,)):
-            raise CoopTypeError(
-                f"{primitive}: {argument} must be 1-D with unit stride, got layout {array.layout}"
-            )
-        return array.iterator, dtype_name(array.element_type, primitive=primitive, argument=argument)
-    if isinstance(array, cute.Pointer):
-        if array.memspace != AddressSpace.gmem:
-            raise CoopTypeError(
-                f"{primitive}: {argument} must point to global memory, got {array.memspace.name}"
-            )
-        return array, dtype_name(array.dtype, primitive=primitive, argument=argument)
-    raise CoopTypeError(
-        f"{primitive}: {argument} must be a CuTe global-memory tensor or pointer, got {array!r}"
-    )
-
-
-def _static(value: Any) -> Any:
-    """A Python constant as itself; ``...`` for a traced (runtime) value; None stays None."""
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return ...
+    if value is None:
+        return Arg(Form.NONE, "None")
+    if isinstance(value, (bool, int, float, str, Enum)):
+        return Arg(Form.CONSTANT, repr(value), value=value)
+    if isinstance(value, tuple) and all(isinstance(v, int) for v in value):
+        return Arg(Form.CONSTANT, repr(value), value=value)
+    if isinstance(value, TempStorage):
+        return Arg(Form.TEMP_STORAGE, "coop.TempStorage")
+    if isinstance(value, cute.Tensor):
+        return _tensor_arg(value)
+    if isinstance(value, cute.Pointer):
+        problem = "" if value.memspace == AddressSpace.gmem else f"must point to global memory, got {value.memspace.name}"
+        return Arg(Form.ARRAY, f"a pointer to {value.memspace.name}", dtype_name(value.dtype), str(value.dtype), problem=problem)
+    if isinstance(value, Numeric):
+        return Arg(Form.SCALAR, f"{type(value).__name__} value", dtype_name(type(value)), type(value).__name__)
+    if callable(value):
+        return Arg(Form.FUNCTION, getattr(value, "__qualname__", repr(value)), function=value)
+    return Arg(Form.OTHER, repr(value))
 
 
-def tile(
-    prim: TilePrimitive,
+def _spill(value: Any, dtype: str) -> Any:
+    """A scalar or constant as a pointer to one value of ``dtype`` in registers."""
+    import cutlass.cute as cute
+
+    t = cutlass_type(dtype)
+    slot = cute.make_rmem_tensor(cute.make_layout(1), t)
+    slot[0] = t(value)
+    return _cute_hooks.llvm_pointer(slot.iterator)
+
+
+def call(
+    prim: Primitive,
     session: TraceSession,
     dims: tuple[int, int, int] | None,
     kernel: str,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
-) -> None:
-    """Validate one load/store call, record its request and emit the call to its wrapper."""
+) -> Any:
+    """Resolve one call, record its request and emit the call to its wrapper; returns what the
+    primitive returns (a ThreadData, a scalar, a tuple, or None)."""
     import cutlass
     import cutlass.cute as cute
 
-    q = prim.qualname
-    try:
-        bound = prim.signature().bind(*args, **kwargs)
-    except TypeError as exc:
-        raise CoopTypeError(f"{q}: {exc}") from None
-    bound.apply_defaults()
-    a = bound.arguments
-    arg = "src" if prim.direction == "load" else "dst"
-    base, array_dtype = _gmem_pointer(a[arg], primitive=q, argument=arg)
-    items_dtype, ipt = items_of(a["items"], primitive=q)
-    if a["temp_storage"] is not None:
-        raise CoopValueError(f"{q}: temp_storage is not available in CuTe kernels in this release")
-    tpb = a["threads_per_block"]
-    if tpb is not None:
-        explicit = normalize_block_dims(tpb, what=f"{q}: threads_per_block")
-        if dims is not None and dims != explicit:
-            raise CoopLaunchConfigError(
-                f"{q}: threads_per_block={tpb!r} contradicts the launch's block {dims} of kernel {kernel!r}"
-            )
-        dims = explicit
-    if dims is None:
-        raise CoopLaunchConfigError(
-            f"{q}: CuTe kernel {kernel!r} is launched with dynamic block dimensions; launch it with "
-            "constant block=(x, y, z) so that CUB can be specialised, or pass threads_per_block="
-        )
-    valid, oob = a["valid_items"], a.get("oob_default")
-    request = prim.request(
-        array_dtype=array_dtype,
-        items_dtype=items_dtype,
-        items_per_thread=ipt,
-        algorithm=a["algorithm"],
-        block_dims=dims,
-        valid_items=_static(valid),
-        oob_default=_static(oob),
-        caller_temp_storage=False,
-        scratch_group=session.scratch_group(kernel),
+    bound = prim.bind(args, kwargs)
+    unknown = (
+        f"CuTe kernel {kernel!r} is launched with dynamic block dimensions; launch it with constant "
+        "block=(x, y, z) so that CUB can be specialised, or pass threads_per_block="
     )
-    symbol = session.add(request)
-    gmem = base + a["offset"] if not (isinstance(a["offset"], int) and a["offset"] == 0) else base
-    oob_ptr = _cute_hooks.null_pointer()
-    if request.oob_default:
-        slot = cute.make_rmem_tensor(cute.make_layout(1), _cutlass_type(items_dtype))
-        slot[0] = _cutlass_type(items_dtype)(oob)
-        oob_ptr = _cute_hooks.llvm_pointer(slot.iterator)
-    _cute_hooks.extern_call(
-        symbol,
-        [
-            _cute_hooks.llvm_pointer(gmem),
-            _cute_hooks.llvm_pointer(a["items"].iterator),
-            cutlass.Int32(valid if request.partial else 0),
-            oob_ptr,
-            _cute_hooks.null_pointer(),
-        ],
-    )
+    launch = Launch(dims, unknown, f" of kernel {kernel!r}", _ARRAY_NOUN, session.scratch_group(kernel))
+    plan: Plan = prim.resolve({name: arg_of(v) for name, v in bound.items()}, launch)
+    symbol = session.add(plan.request)
+    for op_symbol, function in plan.operators.items():
+        _cute_hooks.define_operator(op_symbol, cutlass_type(plan.request.dtype), function)
+    values: dict[str, Any] = {}
+    results: dict[str, Any] = {}
+    for slot in plan.slots:
+        value = bound.get(slot.name)
+        if slot.result:
+            results[slot.name] = cute.make_rmem_tensor(cute.make_layout(slot.items), cutlass_type(slot.dtype))
+            values[slot.name] = _cute_hooks.llvm_pointer(results[slot.name].iterator)
+        elif slot.shape is Shape.ARRAY:
+            kind = prim.param(slot.name).kind
+            assert isinstance(kind, GlobalArray)
+            base = value.iterator if isinstance(value, cute.Tensor) else value
+            offset = bound.get(kind.offset, 0)
+            values[slot.name] = _cute_hooks.llvm_pointer(base if isinstance(offset, int) and offset == 0 else base + offset)
+        elif slot.shape is Shape.INT:
+            values[slot.name] = cutlass.Int32(value)
+        elif slot.shape is Shape.SCRATCH:
+            values[slot.name] = value.pointer
+        elif slot.fallback is not None and value is None:
+            values[slot.name] = values[slot.fallback]
+        elif isinstance(value, cute.Tensor):
+            values[slot.name] = _cute_hooks.llvm_pointer(value.iterator)
+        else:
+            values[slot.name] = _spill(value, slot.dtype)
+    _cute_hooks.extern_call(symbol, [values[s.name] for s in plan.slots], [s.shape is Shape.INT for s in plan.slots])
+    out = [results[s.name][0] if s.scalar else results[s.name] for s in plan.returns]
+    if not out:
+        return None
+    return out[0] if len(out) == 1 else tuple(out)

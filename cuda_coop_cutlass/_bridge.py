@@ -20,10 +20,9 @@ from typing import Any
 
 from cuda.coop._errors import CoopBackendError, CoopError
 from cuda.coop._sass import CubinReport, inspect_cubin
-from cuda.coop._session import TraceSession
+from cuda.coop._session import TraceSession, compiling
 
 from . import _cute_hooks, _lto
-from ._backend import current_session
 
 
 class _Captured(Exception):
@@ -78,9 +77,8 @@ def _compile_pass(
     import cutlass.cute as cute
 
     dsl = _cute_hooks.dsl_of(host)
-    token = current_session.set(session)
     try:
-        with _cute_hooks.post_compile_hook(dsl, hook):
+        with compiling(session=session), _cute_hooks.post_compile_hook(dsl, hook):
             return cute.compile[option](host, *args, **kwargs)
     except Exception as exc:
         causes = _causes(exc)
@@ -90,8 +88,6 @@ def _compile_pass(
         if any(isinstance(e, _Captured) for e in causes):
             return None
         raise
-    finally:
-        current_session.reset(token)
 
 
 def compile(host: Any, *args: Any, **kwargs: Any) -> CompiledCuteFunction:

@@ -154,14 +154,54 @@ def swap_device_binary(module: Any, cubin: bytes) -> None:
     raise CoopBackendError(f"CuTe's host module has no @{KERNELS_BINARY}: the DSL changed")
 
 
-def extern_call(symbol: str, args: list[Any]) -> None:
-    """Emit ``call @symbol(ptr, ptr, i32, ptr, ptr)`` (the tile ABI) in the kernel being traced."""
+def extern_call(symbol: str, args: list[Any], is_int: list[bool]) -> None:
+    """Emit ``call @symbol(...)`` in the kernel being traced: each argument a pointer, or an
+    ``i32`` where ``is_int`` says so (the C ABI of a bundle wrapper)."""
     import cutlass
     import cutlass.cute as cute
     from cutlass._mlir.dialects import llvm
 
     ptr = llvm.PointerType.get()
-    cute.ffi(name=symbol, params_types=[ptr, ptr, cutlass.Int32, ptr, ptr])(*args)
+    cute.ffi(name=symbol, params_types=[cutlass.Int32 if i else ptr for i in is_int])(*args)
+
+
+def call_returning_pointer(symbol: str) -> Any:
+    """Emit ``call ptr @symbol()`` (a caller-owned scratch accessor) and return the pointer."""
+    import cutlass.cute as cute
+    from cutlass._mlir.dialects import llvm
+
+    return cute.ffi(name=symbol, params_types=[], return_type=llvm.PointerType.get())()
+
+
+def _enclosing_module(op: Any) -> Any:
+    while op is not None and op.name not in ("gpu.module", "builtin.module"):
+        op = op.parent
+    if op is None:
+        raise CoopBackendError("no enclosing module while tracing a CuTe kernel (the DSL changed?)")
+    return op
+
+
+def define_operator(symbol: str, element_type: Any, function: Any) -> None:
+    """Define ``void symbol(T* out, const T* a, const T* b)`` in the device module being traced:
+    ``function`` traced on two values of ``element_type`` (a CuTe numeric type). The bundle
+    declares it ``extern "C"`` and full LTO inlines it. Defined once per module."""
+    from cutlass._mlir import ir
+    from cutlass._mlir.dialects import func, llvm
+
+    module = _enclosing_module(ir.InsertionPoint.current.block.owner)
+    if symbol in ir.SymbolTable(module.operation):
+        return
+    ptr = llvm.PointerType.get()
+    with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]):
+        fn = func.FuncOp(symbol, ([ptr, ptr, ptr], []))
+    entry = fn.add_entry_block()
+    with ir.InsertionPoint(entry):
+        out, a, b = entry.arguments
+        lhs = element_type(llvm.load(element_type.mlir_type, a))
+        rhs = element_type(llvm.load(element_type.mlir_type, b))
+        result = element_type(function(lhs, rhs))
+        llvm.store(result.ir_value(), out)
+        func.ReturnOp([])
 
 
 def null_pointer() -> Any:

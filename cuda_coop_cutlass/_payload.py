@@ -4,7 +4,20 @@ are thin, checked conversions for code that mixes coop primitives with ordinary 
 
 from typing import Any
 
-from ._backend import items_of
+from cuda.coop._errors import CoopTypeError
+from cuda.coop._kinds import Form
+
+from ._backend import arg_of
+
+
+def items_of(items: Any, *, primitive: str) -> None:
+    """CoopTypeError unless ``items`` can be a ThreadData (a compact 1-D register tensor of static
+    size and a supported element type)."""
+    arg = arg_of(items)
+    if arg.form is not Form.THREAD_DATA or arg.problem or arg.dtype is None:
+        detail = arg.problem or (f"element type {arg.dtype_shown} is not supported" if arg.dtype is None else "")
+        raise CoopTypeError(f"{primitive}: items must be a coop.ThreadData (a register tensor), got {arg.shown}"
+                            + (f"; {detail}" if detail else ""))
 
 
 def as_thread_data(fragment: Any) -> Any:

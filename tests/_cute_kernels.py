@@ -9,7 +9,7 @@ from typing import Any
 import cutlass
 import cutlass.cute as cute
 from cuda import coop
-from cuda.coop.cutlass._backend import _cutlass_type as cutlass_type
+from cuda.coop.cutlass._backend import cutlass_type
 
 ALGORITHMS = ["direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_timesliced"]
 KINDS = ["load", "load_partial", "load_oob", "store", "store_partial"]

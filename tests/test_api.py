@@ -11,8 +11,10 @@ import textwrap
 
 import pytest
 from cuda import coop
+from cuda.coop._catalog import BLOCK_LOAD_ALGORITHMS, CATALOG, LOAD, STORE
 from cuda.coop._dtypes import DTYPES, dtype_named
-from cuda.coop._primitives import LOAD, STORE, normalize_block_dims
+from cuda.coop._kinds import Arg, Form
+from cuda.coop._primitive import Launch, normalize_block_dims
 
 
 @pytest.mark.parametrize(
@@ -20,10 +22,13 @@ from cuda.coop._primitives import LOAD, STORE, normalize_block_dims
     [
         lambda: coop.block.load([1], None),
         lambda: coop.block.store([1], None, algorithm="striped"),
+        lambda: coop.block.reduce(1.0, "max"),
+        lambda: coop.block.inclusive_sum(1),
+        lambda: coop.block.exchange([1], "blocked_to_striped"),
         lambda: coop.ThreadData(4, "int32"),
         lambda: coop.TempStorage(),
     ],
-    ids=["load", "store", "ThreadData", "TempStorage"],
+    ids=["load", "store", "reduce", "inclusive_sum", "exchange", "ThreadData", "TempStorage"],
 )
 def test_kernel_side_calls_raise_on_host(call) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(coop.CoopHostCallError, match="kernel-side function"):
@@ -31,26 +36,45 @@ def test_kernel_side_calls_raise_on_host(call) -> None:  # type: ignore[no-untyp
 
 
 def test_stubs_carry_the_declared_signature_and_docs() -> None:
-    for stub, prim in ((coop.block.load, LOAD), (coop.block.store, STORE)):
+    for prim in CATALOG.values():
+        stub = getattr(getattr(coop, prim.scope), prim.name)
         sig = inspect.signature(stub)
-        assert list(sig.parameters) == [p.name for p in prim.parameters]
-        assert sig.parameters["offset"].kind is inspect.Parameter.KEYWORD_ONLY
-        assert sig.parameters["algorithm"].default == "direct"
+        assert list(sig.parameters) == [p.name for p in prim.params]
+        assert sig.parameters["threads_per_block"].kind is inspect.Parameter.KEYWORD_ONLY
         assert stub.__doc__ and prim.summary in stub.__doc__
-        for p in prim.parameters:
+        for p in prim.params:
             assert f"{p.name}:" in stub.__doc__
+        assert stub.__module__ == f"cuda.coop.{prim.scope}"
+    assert inspect.signature(coop.block.load).parameters["algorithm"].default == "direct"
+    assert inspect.signature(coop.block.reduce).parameters["algorithm"].default == "warp_reductions"
 
 
 @pytest.mark.parametrize("value", ["vectorize", "VECTORIZE", coop.BlockLoadAlgorithm.VECTORIZE])
 def test_algorithm_accepts_strings_and_enums(value: object) -> None:
-    assert LOAD.algorithm(value) == "vectorize"
+    assert BLOCK_LOAD_ALGORITHMS.normalize(value) == "vectorize"
+
+
+def _resolve(prim: object, **args: object) -> object:
+    """Resolve a call with constants (or Args) for arguments, in a launch of 128 threads unless
+    threads_per_block is given."""
+    facts = {k: v if isinstance(v, Arg) else Arg(Form.CONSTANT, repr(v), value=v) for k, v in args.items()}
+    launch = Launch(None if "threads_per_block" in args else (128, 1, 1), "block dimensions are unknown")
+    return prim.resolve(facts, launch).request  # type: ignore[attr-defined]
+
+
+def _td(dtype: str, n: int = 4) -> Arg:
+    return Arg(Form.THREAD_DATA, f"ThreadData({dtype}, {n})", dtype, dtype, n)
+
+
+def _array(dtype: str) -> Arg:
+    return Arg(Form.ARRAY, f"array({dtype})", dtype, dtype)
 
 
 def test_unknown_algorithm_names_the_choices() -> None:
     with pytest.raises(coop.CoopValueError, match="unknown algorithm='fastest'.*warp_transpose_timesliced"):
-        STORE.algorithm("fastest")
-    with pytest.raises(ValueError):  # also a ValueError
-        LOAD.algorithm(coop.BlockStoreAlgorithm.DIRECT)
+        _resolve(STORE, dst=_array("int32"), items=_td("int32"), algorithm="fastest")
+    with pytest.raises(ValueError):  # also a ValueError; and a member of another enum is refused
+        _resolve(LOAD, src=_array("int32"), items=_td("int32"), algorithm=coop.BlockStoreAlgorithm.DIRECT)
 
 
 def test_enums_match_between_load_and_store() -> None:
@@ -102,44 +126,26 @@ def test_unknown_dtype_lists_supported() -> None:
 
 
 def test_request_validation_before_any_cxx() -> None:
-    common = dict(
-        items_per_thread=4,
-        algorithm="direct",
-        block_dims=(128, 1, 1),
-        valid_items=None,
-        oob_default=None,
-        caller_temp_storage=False,
-    )
+    src, items = _array("int32"), _td("int32")
     with pytest.raises(
         coop.CoopTypeError, match="src has element type int32 but items is a ThreadData of float32"
     ):
-        LOAD.request(array_dtype="int32", items_dtype="float32", **common)
+        _resolve(LOAD, src=src, items=_td("float32"))
     with pytest.raises(coop.CoopValueError, match="valid_items=-3 is negative"):
-        LOAD.request(array_dtype="int32", items_dtype="int32", **{**common, "valid_items": -3})
+        _resolve(LOAD, src=src, items=items, valid_items=-3)
     with pytest.raises(coop.CoopValueError, match="oob_default is given without valid_items"):
-        LOAD.request(array_dtype="int32", items_dtype="int32", **{**common, "oob_default": 0})
-    with pytest.raises(coop.CoopTypeError, match="takes no oob_default"):
-        STORE.request(
-            array_dtype="int32", items_dtype="int32", **{**common, "valid_items": 3, "oob_default": 0}
-        )
+        _resolve(LOAD, src=src, items=items, oob_default=0)
+    with pytest.raises(coop.CoopTypeError, match="unexpected keyword argument 'oob_default'"):
+        STORE.bind((), {"dst": 1, "items": 2, "valid_items": 3, "oob_default": 0})
     with pytest.raises(coop.CoopLaunchConfigError, match="multiple of 32"):
-        LOAD.request(
-            array_dtype="int8",
-            items_dtype="int8",
-            **{**common, "algorithm": "warp_transpose", "block_dims": (48, 1, 1)},
-        )
+        _resolve(LOAD, src=_array("int8"), items=_td("int8"), algorithm="warp_transpose", threads_per_block=48)
     with pytest.raises(coop.CoopValueError, match="static limit"):
-        STORE.request(
-            array_dtype="int32",
-            items_dtype="int32",
-            **{**common, "algorithm": "transpose", "block_dims": (1024, 1, 1), "items_per_thread": 16},
-        )
+        _resolve(STORE, dst=src, items=_td("int32", 16), algorithm="transpose", threads_per_block=1024)
     with pytest.raises(coop.CoopLaunchConfigError, match="block dimensions are unknown"):
-        LOAD.request(array_dtype="int32", items_dtype="int32", **{**common, "block_dims": None})
-    req = LOAD.request(
-        array_dtype="int32", items_dtype="int32", **{**common, "valid_items": ..., "oob_default": ...}
-    )
-    assert req.partial and req.oob_default and not req.caller_temp_storage
+        LOAD.resolve({"src": src, "items": items}, Launch(None, "block dimensions are unknown"))
+    scalar = Arg(Form.SCALAR, "int32", "int32", "int32")
+    req = _resolve(LOAD, src=src, items=items, valid_items=scalar, oob_default=scalar)
+    assert req.has("partial") and req.has("oob") and not req.caller_temp_storage  # type: ignore[attr-defined]
 
 
 def test_register_unknown_backend() -> None:

@@ -32,7 +32,7 @@ def test_not_tracing_means_not_handled() -> None:
 
 def test_cutlass_type_names_round_trip() -> None:
     import cutlass
-    from cuda.coop.cutlass._backend import _cutlass_type, dtype_name
+    from cuda.coop.cutlass._backend import cutlass_type as _cutlass_type, dtype_name
 
     for name in ("int8", "int16", "int32", "int64", "uint32", "uint64", "float16", "bfloat16", "float32",
                  "float64"):  # fmt: skip

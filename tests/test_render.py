@@ -3,22 +3,26 @@
 
 from __future__ import annotations
 
+from cuda.coop._catalog import CATALOG
+from cuda.coop._kinds import Arg, Form
+from cuda.coop._primitive import Launch
 from cuda.coop._render import render_bundle, temp_storage_symbol
-from cuda.coop._requests import BlockTileRequest
+from cuda.coop._requests import Request
 
 
-def _req(**kw: object) -> BlockTileRequest:
+def _req(primitive: str = "block.load", algorithm: str = "vectorize", **kw: object) -> Request:
     base: dict[str, object] = dict(
-        primitive="load",
+        primitive=primitive,
         dtype="int32",
         block_dims=(128, 1, 1),
         items_per_thread=4,
-        algorithm="vectorize",
-        partial=False,
-        oob_default=False,
-        caller_temp_storage=False,
+        options=(("algorithm", algorithm),),
     )
-    return BlockTileRequest(**{**base, **kw})  # type: ignore[arg-type]
+    return Request(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def _body(source: str, symbol: str) -> str:
+    return source[source.index(f"void {symbol}(") :].split("\n}\n", 1)[0]
 
 
 def test_symbols_are_deterministic_and_distinct() -> None:
@@ -26,45 +30,40 @@ def test_symbols_are_deterministic_and_distinct() -> None:
     assert a == b and hash(a) == hash(b) and a.symbol == b.symbol
     assert a.symbol == "coop_block_load_int32_vectorize_b128x1x1_i4"
     variants = [
-        _req(partial=True),
-        _req(partial=True, oob_default=True),
+        _req(tags=("partial",)),
+        _req(tags=("partial", "oob")),
         _req(block_dims=(8, 16, 1)),
         _req(items_per_thread=3),
         _req(dtype="uint32"),
-        _req(primitive="store"),
+        _req(primitive="block.store"),
         _req(algorithm="transpose", caller_temp_storage=True),
+        _req("block.reduce", options=(("op", "max"), ("algorithm", "raking"))),
+        _req("block.reduce", options=(("op", "min"), ("algorithm", "raking"))),
     ]
     assert len({v.symbol for v in variants} | {a.symbol}) == len(variants) + 1
 
 
 def test_render_maps_every_template_parameter() -> None:
-    src = render_bundle(
-        [
-            _req(
-                dtype="float16",
-                block_dims=(4, 8, 4),
-                items_per_thread=7,
-                algorithm="warp_transpose_timesliced",
-            )
-        ],
-        0,
-    ).source
+    req = _req(dtype="float16", block_dims=(4, 8, 4), items_per_thread=7, algorithm="warp_transpose_timesliced")
+    src = render_bundle([req], []).source
     assert "cub::BlockLoad<__half, 4, 7, cub::BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED, 8, 4>" in src
     assert "#include <cuda_fp16.h>" in src
     assert 'extern "C" __device__ void coop_block_load_float16_' in src
+    ex = Request("block.exchange", "int64", (96, 1, 1), 3, (("mode", "striped_to_blocked"),), ("wts",))
+    assert "cub::BlockExchange<long long, 96, 3, true, 1, 1>" in render_bundle([ex], []).source
 
 
 def test_render_variants() -> None:
-    src = render_bundle([_req(primitive="store", partial=True, algorithm="striped")], 0).source
-    assert ".Store(gmem, thread_items, valid_items);" in src
-    src = render_bundle([_req(partial=True, oob_default=True)], 0).source
-    assert ".Load(gmem, thread_items, valid_items, *oob_default);" in src
+    src = render_bundle([_req("block.store", algorithm="striped", tags=("partial",))], []).source
+    assert ".Store(dst, items, valid_items);" in src
+    src = render_bundle([_req(tags=("partial", "oob"))], []).source
+    assert ".Load(src, items, valid_items, oob_default);" in src
     assert "__syncthreads" not in src  # no scratch, no barrier
 
 
 def test_implicit_scratch_is_one_union_with_a_barrier_per_use() -> None:
-    reqs = [_req(algorithm="transpose"), _req(primitive="store", algorithm="warp_transpose")]
-    rendered = render_bundle(reqs, 0)
+    reqs = [_req(algorithm="transpose"), _req("block.store", algorithm="warp_transpose")]
+    rendered = render_bundle(reqs, [])
     assert rendered.source.count("static __shared__ coop_scratch_union_0 coop_scratch_0;") == 1
     assert rendered.source.count("__syncthreads();") == 2
     assert sorted(rendered.probes.values()) == sorted(r.symbol for r in reqs)
@@ -73,28 +72,120 @@ def test_implicit_scratch_is_one_union_with_a_barrier_per_use() -> None:
 def test_each_scratch_group_has_its_own_buffer() -> None:
     small = _req(algorithm="transpose")
     large = _req(algorithm="transpose", dtype="int64", items_per_thread=16, scratch_group=1)
-    src = render_bundle([small, large], 0).source
+    src = render_bundle([small, large], []).source
     assert small.symbol != large.symbol and large.symbol.endswith("_g1")
     assert "static __shared__ coop_scratch_union_0 coop_scratch_0;" in src
     assert "static __shared__ coop_scratch_union_1 coop_scratch_1;" in src
-    body = {r.symbol: src[src.index(f"void {r.symbol}(") :].split("}\n", 1)[0] for r in (small, large)}
+    body = {r.symbol: _body(src, r.symbol) for r in (small, large)}
     assert "&coop_scratch_0" in body[small.symbol] and "coop_scratch_1" not in body[small.symbol]
     assert "&coop_scratch_1" in body[large.symbol] and "coop_scratch_0" not in body[large.symbol]
 
 
 def test_partial_transposing_load_restores_unloaded_items() -> None:
-    src = render_bundle([_req(algorithm="transpose", partial=True, block_dims=(8, 16, 1))], 0).source
+    src = render_bundle([_req(algorithm="transpose", tags=("partial",), block_dims=(8, 16, 1))], []).source
     assert "cub::RowMajorTid(8, 16, 1)" in src and "previous[i]" in src
-    src = render_bundle([_req(algorithm="transpose", partial=True, oob_default=True)], 0).source
+    src = render_bundle([_req(algorithm="transpose", tags=("partial", "oob"))], []).source
     assert "previous" not in src  # oob_default defines those items already
 
 
 def test_caller_temp_storage_slots() -> None:
     reqs = [
         _req(algorithm="transpose", caller_temp_storage=True),
-        _req(primitive="store", algorithm="transpose", caller_temp_storage=True),
+        _req("block.store", algorithm="transpose", caller_temp_storage=True),
     ]
-    src = render_bundle(reqs, 2).source
+    src = render_bundle(reqs, [0, 0]).source
     assert temp_storage_symbol(0) in src and temp_storage_symbol(1) in src
-    assert src.count("__shared__ coop_temp_storage_union storage;") == 2
+    assert src.count("__shared__ coop_temp_storage_union_0 storage;") == 2
     assert "coop_scratch" not in src
+
+
+def _plan(key: str, **args: Arg) -> Request:
+    return CATALOG[key].resolve(args, Launch((128, 1, 1), "unknown")).request
+
+
+def _td(dtype: str, n: int) -> Arg:
+    return Arg(Form.THREAD_DATA, f"ThreadData({dtype}, {n})", dtype, dtype, n)
+
+
+def _const(value: object) -> Arg:
+    return Arg(Form.CONSTANT, repr(value), value=value)
+
+
+def _scalar(dtype: str) -> Arg:
+    return Arg(Form.SCALAR, dtype, dtype, dtype)
+
+
+def test_optional_inputs_select_cubs_overload() -> None:
+    """Absent optional inputs are left out of the call: that is how CUB's overload is chosen."""
+    calls = {
+        "InclusiveSum(x, out);": _plan("block.inclusive_sum", x=_td("float32", 4)),
+        "InclusiveSum(x, out, aggregate);": _plan("block.inclusive_sum", x=_td("float32", 4), block_aggregate=_const(True)),
+        "ExclusiveSum(x, out, prefix_op_callback);": _plan(
+            "block.exclusive_sum", x=_td("float32", 4), prefix_op=_td("float32", 1)
+        ),
+        "InclusiveScan(x, out, initial_value, ::cuda::maximum<int>{}, aggregate);": _plan(
+            "block.inclusive_scan", x=_td("int32", 4), op=_const("max"), initial_value=_const(-7),
+            block_aggregate=_const(True),
+        ),  # fmt: skip
+        "ExclusiveScan(x, out, ::cuda::std::bit_xor<int>{});": _plan(
+            "block.exclusive_scan", x=_td("int32", 4), op=_const("bit_xor")
+        ),
+        "result = ": _plan("block.sum", x=_td("float64", 2)),
+        "Sum(x, num_valid);": _plan("block.sum", x=_scalar("int32"), num_valid=_scalar("int32")),
+        "Reduce(x, ::cuda::std::multiplies<double>{});": _plan("block.reduce", x=_td("float64", 2), op=_const("mul")),
+        "ScatterToStripedFlagged(items, out, ranks, valid_flags);": _plan(
+            "block.exchange", items=_td("int8", 3), mode=_const("scatter_to_striped_flagged"), ranks=_td("int32", 3),
+            valid_flags=_td("uint8", 3),
+        ),  # fmt: skip
+    }
+    for expected, req in calls.items():
+        assert expected in _body(render_bundle([req], []).source, req.symbol), expected
+
+
+def test_scalar_payload_abi() -> None:
+    """A scalar reaches CUB's scalar overloads as one value (reductions) or as one item (scans)."""
+    req = _plan("block.reduce", x=_scalar("int16"), op=_const("min"), num_valid=_const(5))
+    assert "short& x = *static_cast<short*>(x_);" in render_bundle([req], []).source
+    req = _plan("block.inclusive_sum", x=_scalar("int16"))
+    assert "short (&x)[1] = *static_cast<short (*)[1]>(x_);" in render_bundle([req], []).source
+
+
+def test_broadcast_gives_thread_zeros_result_to_all() -> None:
+    req = _plan("block.sum", x=_td("int32", 4), broadcast=_const(True))
+    body = _body(render_bundle([req], []).source, req.symbol)
+    assert "if (cub::RowMajorTid(128, 1, 1) == 0) result_broadcast.Alias() = result;" in body
+    assert body.count("__syncthreads();") == 3  # the scratch barrier, then two around the broadcast
+    plain = _plan("block.sum", x=_td("int32", 4))
+    assert "broadcast" not in _body(render_bundle([plain], []).source, plain.symbol)
+
+
+def test_user_operator_is_declared_extern_and_wrapped_in_a_functor() -> None:
+    def my_op(a: float, b: float) -> float:
+        return a * 2 + b
+
+    req = _plan("block.reduce", x=_td("float32", 4), op=Arg(Form.FUNCTION, "my_op", function=my_op))
+    symbol = str(req.option("op"))
+    assert symbol.startswith("coop_op_") and symbol.endswith("_float32")
+    src = render_bundle([req], []).source
+    assert f'extern "C" __device__ void {symbol}(void* out, const void* a, const void* b);' in src
+    assert f"Reduce(x, {symbol}_functor{{}})" in src
+
+
+def test_user_operator_symbol_follows_its_code() -> None:
+    def a(x: int, y: int) -> int:
+        return x + y
+
+    def b(x: int, y: int) -> int:
+        return x - y
+
+    def op(fn: object) -> str:
+        return str(_plan("block.reduce", x=_td("int32", 1), op=Arg(Form.FUNCTION, "f", function=fn)).option("op"))
+
+    def make(k: int) -> object:
+        def c(x: int, y: int) -> int:
+            return x + k
+
+        return c
+
+    assert op(a) == op(a) and op(a) != op(b)
+    assert op(make(1)) == op(make(1)) and op(make(1)) != op(make(2))  # closure values count

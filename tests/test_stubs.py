@@ -10,7 +10,8 @@ from pathlib import Path
 
 import cuda.coop.numba as numba_coop
 from cuda import coop
-from cuda.coop._stubgen import render_block_stub
+from cuda.coop._catalog import CHOICES
+from cuda.coop._stubgen import PACKAGES, render_block_stub, render_package_stub
 
 ROOT = Path(__file__).resolve().parents[1]
 STUBS = ROOT / "stubs" / "cuda" / "coop"
@@ -23,14 +24,22 @@ def _stub_all(path: Path) -> list[str]:
     raise AssertionError(f"{path} has no __all__")
 
 
-def test_block_stub_is_generated_from_the_declarations() -> None:
+def test_block_stub_is_generated_from_the_catalog() -> None:
     assert (STUBS / "block.pyi").read_text() == render_block_stub(), "run: python -m cuda.coop._stubgen"
+
+
+def test_package_stubs_carry_the_generated_choices_and_exports() -> None:
+    for package, rel in PACKAGES.items():
+        text = (ROOT / "stubs" / rel).read_text()
+        assert text == render_package_stub(package, text), f"{rel}: run python -m cuda.coop._stubgen"
 
 
 def test_stub_exports_match_the_packages() -> None:
     assert _stub_all(STUBS / "__init__.pyi") == coop.__all__
     assert _stub_all(STUBS / "numba" / "__init__.pyi") == numba_coop.__all__
     assert _stub_all(STUBS / "block.pyi") == coop.block.__all__
+    for enum_name in (c.enum_name for c in CHOICES):
+        assert enum_name in coop.__all__ and enum_name in numba_coop.__all__
 
 
 def test_mypy_strict_on_examples() -> None:

@@ -9,13 +9,16 @@ kernel-side primitives as ``cuda.coop`` plus the Numba entry points :func:`jit` 
 
 from __future__ import annotations
 
-from cuda.coop import BlockLoadAlgorithm, BlockStoreAlgorithm, TempStorage, ThreadData, block
+from cuda.coop import TempStorage, ThreadData, block
+from cuda.coop._catalog import CHOICES
 from cuda.coop._registry import register_on_import
 
 from ._aot import CompiledKernel, compile
 from ._dispatcher import CoopKernel, jit
 
 register_on_import("numba")
+
+globals().update({c.enum_name: c.enum for c in CHOICES})
 
 __all__ = [
     "jit",
@@ -25,6 +28,5 @@ __all__ = [
     "block",
     "ThreadData",
     "TempStorage",
-    "BlockLoadAlgorithm",
-    "BlockStoreAlgorithm",
+    *(c.enum_name for c in CHOICES),
 ]

@@ -9,11 +9,12 @@ from typing import Any
 
 from cuda.coop._bundle import normalize_arch
 from cuda.coop._errors import CoopValueError
-from cuda.coop._primitives import normalize_block_dims
+from cuda.coop._primitive import normalize_block_dims
 from cuda.coop._sass import CubinReport, inspect_cubin
-from cuda.coop._session import compile_context
+from cuda.coop._session import compiling
 
 from ._lowering import LazyBundle
+from ._operators import tag_operators
 
 _OUTPUTS = ("cubin", "ptx", "ltoir")
 
@@ -86,23 +87,21 @@ def compile(
     arch = normalize_arch(arch)
     dims = normalize_block_dims(block, what="compile: block")
     py_func = getattr(func, "py_func", func)
-    with compile_context(dims, arch):
+    tag_operators(py_func)
+    with compiling(dims, arch):
         options.setdefault("launch_bounds", dims[0] * dims[1] * dims[2])
         codes, _ = cuda.compile_all(
             py_func, signature, device=False, abi="numba", output="ltoir", cc=_cc(arch), **options
         )
         kernel_ltoir = bytes(codes[0])
-        bundles = [bytes(c.data) for c in codes[1:]]
-    sizes = {
-        k: v
-        for c in codes[1:]
-        if isinstance(c, LazyBundle)
-        for k, v in c.session.finalize(arch).temp_storage.items()
-    }
-    bundle = b"".join(bundles)
+        # Our bundles (compiled now, once), and whatever else Numba links (e.g. its fp16 library).
+        extra = [ObjectCode.from_ltoir(bytes(c.data)) if isinstance(c, LazyBundle) else c for c in codes[1:]]
+    ours = [c for c in codes[1:] if isinstance(c, LazyBundle)]
+    sizes = {k: v for c in ours for k, v in c.session.finalize(arch).temp_storage.items()}
+    bundle = b"".join(bytes(c.data) for c in ours)
     if output == "ltoir":
         return CompiledKernel(kernel_ltoir, output, arch, dims, bundle, sizes)
-    objects = [ObjectCode.from_ltoir(kernel_ltoir)] + [ObjectCode.from_ltoir(b) for b in bundles]
+    objects = [ObjectCode.from_ltoir(kernel_ltoir), *extra]
     link_options = LinkerOptions(
         arch=arch, link_time_optimization=True, optimize_unused_variables=True, ptx=output == "ptx"
     )

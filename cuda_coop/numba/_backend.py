@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Activation of the Numba backend: registers typing, lowering and data models, transactionally."""
+"""Activation of the Numba backend: registers typing, lowering and data models, transactionally.
+
+Every catalog row gets the same template (``_typing.primitive_template``); lowerings are registered
+per request as calls are typed (``_lowering.impl_key``). Nothing here names a primitive.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from cuda.coop import block
+from cuda.coop._catalog import CATALOG, CHOICES
 from cuda.coop._kernel_api import TempStorage, ThreadData
 
 from . import _numba_hooks
@@ -14,23 +18,25 @@ _installed = False
 
 
 def _install() -> None:
-    from cuda.coop._algorithms import AlgorithmEnumMeta, BlockLoadAlgorithm, BlockStoreAlgorithm
+    import importlib
+
+    from cuda.coop._choices import AlgorithmEnumMeta
     from numba.cuda import types
     from numba.cuda.datamodel import models
     from numba.cuda.extending import lower_builtin, lower_getattr_generic, register_model, typeof_impl
     from numba.cuda.typing.templates import infer_getattr, infer_global
 
     from . import _lowering, _typing
-    from ._types import AlgorithmEnumType, TempStorageType, ThreadDataType
+    from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
 
     register_model(ThreadDataType)(models.ArrayModel)
     register_model(TempStorageType)(models.OpaqueModel)
-    for stub in (block.load, block.store):
-        prim = stub.__coop_primitive__  # type: ignore[attr-defined]
-        template = _typing.tile_template(prim)
+    register_model(PythonFunctionType)(models.OpaqueModel)
+    for prim in CATALOG.values():
+        stub = getattr(importlib.import_module(f"cuda.coop.{prim.scope}"), prim.name)
+        template = _typing.primitive_template(prim, _lowering.impl_key)
         template.key = stub
         infer_global(stub, types.Function(template))
-        lower_builtin(stub, types.VarArg(types.Any))(_lowering.lower_tile(prim))
     _typing.ThreadDataTemplate.key = ThreadData
     infer_global(ThreadData, types.Function(_typing.ThreadDataTemplate))
     lower_builtin(ThreadData, types.Any, types.Any)(_lowering.lower_thread_data)
@@ -42,8 +48,8 @@ def _install() -> None:
     lower_getattr_generic(AlgorithmEnumType)(_lowering.lower_algorithm_member)
     # Last, as singledispatch registrations cannot be rolled back: our own classes only.
     typeof_impl.register(AlgorithmEnumMeta)(lambda cls, c: AlgorithmEnumType(cls))
-    for enum in (BlockLoadAlgorithm, BlockStoreAlgorithm):
-        typeof_impl.register(enum)(lambda member, c: types.literal(member.value))
+    for choices in CHOICES:
+        typeof_impl.register(choices.enum)(lambda member, c: types.literal(member.value))
 
 
 def activate() -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cuda.coop._primitives import normalize_block_dims
-from cuda.coop._session import compile_context
+from cuda.coop._primitive import normalize_block_dims
+from cuda.coop._session import compiling
+
+from ._operators import tag_operators
 
 
 class CoopKernel:
@@ -19,6 +21,7 @@ class CoopKernel:
 
     def __init__(self, py_func: Callable[..., None], options: dict[str, Any]) -> None:
         self.py_func = py_func
+        tag_operators(py_func)
         self._options = {**options, "lto": True}
         self._by_block: dict[tuple[int, int, int], Any] = {}
         self.__name__ = getattr(py_func, "__name__", "kernel")
@@ -52,7 +55,7 @@ class _Launch:
 
     def __call__(self, *args: Any) -> None:
         # The first launch of a signature compiles: the coop primitives read the dims from here.
-        with compile_context(self._dims, None):
+        with compiling(self._dims):
             self._launcher(*args)
 
 

@@ -1,30 +1,36 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Lowering of the kernel-side API under Numba: calls to the bundle's extern "C" wrappers.
+"""Lowering of the kernel-side API under Numba: a planned call becomes a call to its bundle wrapper.
 
-Each kernel's code library gets one trace session; its bundle is attached as a lazily compiled
-LTO-IR object, so all requests of the kernel are compiled by one NVRTC call when Numba links.
+The plan comes from typing (the template's implementation key carries it). Arguments are passed by
+slot shape: the lowering knows shapes, not primitives. Each code library gets one trace session;
+its bundle is attached as a lazily compiled LTO-IR object, so all requests of a kernel are compiled
+by one NVRTC call when Numba links.
 """
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
-from cuda.coop._primitives import TilePrimitive
-from cuda.coop._session import TraceSession, current_context
+from cuda.coop._kinds import GlobalArray, Shape
+from cuda.coop._operators import python_function
+from cuda.coop._primitive import Plan
+from cuda.coop._requests import Request
+from cuda.coop._session import TraceSession, current
 from llvmlite import ir
 from numba.cuda import cgutils, types
 from numba.cuda.cudadrv.linkable_code import LTOIR
+from numba.cuda.typing.templates import signature
 
 from . import _numba_hooks
-from ._typing import _bind, tile_request
+from ._types import ThreadDataType
+from ._typing import numba_type
 
 _I8P = ir.IntType(8).as_pointer()
 _I32 = ir.IntType(32)
 
 
 class LazyBundle(LTOIR):
-    """The bundle of one kernel as a Numba linkable object, compiled when the linker reads it."""
+    """The bundle of one code library as a Numba linkable object, compiled when the linker reads it."""
 
     def __init__(self, session: TraceSession, arch: str | None) -> None:
         super().__init__(data=b"", name="cuda_coop_bundle")
@@ -37,58 +43,157 @@ class LazyBundle(LTOIR):
         return self.session.finalize(arch).ltoir
 
 
-_sessions: weakref.WeakKeyDictionary[Any, TraceSession] = weakref.WeakKeyDictionary()
-
-
 def session_of(context: Any) -> TraceSession:
-    """The trace session of the code library being lowered (created and attached on first use)."""
+    """The trace session of the code library being lowered (created and attached on first use).
+
+    The bundle belongs to the library that Numba links, so the session lives on the library."""
     library = context.active_code_library
-    session = _sessions.get(library)
+    session: TraceSession | None = getattr(library, "_cuda_coop_session", None)
     if session is None:
-        session = _sessions[library] = TraceSession()
-        ctx = current_context()
-        library.add_linking_file(LazyBundle(session, ctx.arch if ctx is not None else None))
+        session = TraceSession()
+        library._cuda_coop_session = session
+        compile_ = current()
+        library.add_linking_file(LazyBundle(session, compile_.arch if compile_ is not None else None))
     return session
+
+
+class PlanKey:
+    """The implementation key of one request: Numba lowers every call of that request through one
+    registered implementation, which takes the plan of the call being compiled."""
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+        self.plan: Plan | None = None
+
+    def __repr__(self) -> str:
+        return f"PlanKey({self.request.symbol})"
+
+
+_keys: dict[Request, PlanKey] = {}
+
+
+def impl_key(plan: Plan) -> PlanKey:
+    """The implementation key of ``plan`` (registered with Numba's lowering on first use). Typing
+    and lowering of one kernel run under Numba's compiler lock, so the key holds the plan of the
+    call being compiled."""
+    from numba.cuda.extending import lower_builtin
+
+    key = _keys.get(plan.request)
+    if key is None:
+        key = _keys[plan.request] = PlanKey(plan.request)
+        lower_builtin(key, types.VarArg(types.Any))(_lower(key))
+    key.plan = plan
+    return key
 
 
 def _declare(builder: ir.IRBuilder, symbol: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
     return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, args), symbol)
 
 
-def _value(context: Any, builder: ir.IRBuilder, ty: types.Type, val: ir.Value, to: types.Type) -> ir.Value:
-    """An argument as an LLVM value of type ``to`` (omitted ones take their declared default)."""
-    if isinstance(ty, types.Omitted):
-        return context.get_constant(to, ty.value)
-    return context.cast(builder, val, ty, to)
+def _spill(context: Any, builder: ir.IRBuilder, ty: types.Type, val: ir.Value, dtype: str) -> ir.Value:
+    """A scalar argument (or a constant) as a pointer to one value of ``dtype``."""
+    target = numba_type(dtype)
+    slot = cgutils.alloca_once(builder, context.get_data_type(target))
+    builder.store(context.cast(builder, val, ty, target), slot)
+    return builder.bitcast(slot, _I8P)
 
 
-def lower_tile(prim: TilePrimitive) -> Any:
-    """Lowering of one tile primitive: a call to its wrapper with the uniform tile ABI."""
+def thread_data(context: Any, builder: ir.IRBuilder, aryty: ThreadDataType, storage: ir.Value) -> Any:
+    """A Numba array value over ``storage`` (an ``alloca [n x T]``), typed as a ThreadData."""
+    lltype = context.get_data_type(aryty.dtype)
+    ary = context.make_array(aryty)(context, builder)
+    itemsize = context.get_abi_sizeof(lltype)
+    context.populate_array(
+        ary,
+        data=builder.bitcast(storage, lltype.as_pointer()),
+        shape=[context.get_constant(types.intp, aryty.items_per_thread)],
+        strides=[context.get_constant(types.intp, itemsize)],
+        itemsize=context.get_constant(types.intp, itemsize),
+        meminfo=None,
+    )
+    return ary._getvalue()
 
+
+def _storage(context: Any, builder: ir.IRBuilder, dtype: str, items: int) -> ir.Value:
+    lltype = context.get_data_type(numba_type(dtype))
+    return cgutils.alloca_once(builder, ir.ArrayType(lltype, items), name="coop_result")
+
+
+def define_operator(context: Any, module: ir.Module, symbol: str, function: object, dtype: str) -> None:
+    """Define ``void symbol(T* out, const T* a, const T* b)`` in the kernel's module: the user's
+    function compiled by Numba for ``T``, called through the C ABI the bundle declares."""
+    if symbol in module.globals:
+        return
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [_I8P, _I8P, _I8P]), symbol)
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    ty = numba_type(dtype)
+    ptr = context.get_data_type(ty).as_pointer()
+    a = builder.load(builder.bitcast(fn.args[1], ptr))
+    b = builder.load(builder.bitcast(fn.args[2], ptr))
+    sig = signature(ty, ty, ty)
+    # No caching: Numba's cache keys on the code object, and two operators may share one.
+    cres = context.compile_subroutine(builder, python_function(function), sig, caching=False)
+    _status, result = context.call_internal_no_propagate(builder, cres.fndesc, sig, [a, b])
+    builder.store(result, builder.bitcast(fn.args[0], ptr))
+    builder.ret_void()
+
+
+def _lower(key: PlanKey) -> Any:
     def impl(context: Any, builder: ir.IRBuilder, sig: Any, args: list[ir.Value]) -> Any:
-        names = [p.name for p in prim.parameters]
-        tys = dict(zip(names, sig.args, strict=True))
-        vals = dict(zip(names, args, strict=True))
-        request = tile_request(prim, _bind(prim, (), tys))
-        symbol = session_of(context).add(request)
-        arg = "src" if prim.direction == "load" else "dst"
-        aryty, array = tys[arg], context.make_array(tys[arg])(context, builder, vals[arg])
-        offset = _value(context, builder, tys["offset"], vals["offset"], types.intp)
-        gmem = builder.gep(array.data, [offset])
-        items = context.make_array(tys["items"])(context, builder, vals["items"]).data
-        valid = ir.Constant(_I32, 0)
-        if request.partial:
-            valid = _value(context, builder, tys["valid_items"], vals["valid_items"], types.int32)
-        oob = ir.Constant(_I8P, None)
-        if request.oob_default:
-            slot = cgutils.alloca_once(builder, context.get_data_type(aryty.dtype))
-            value = _value(context, builder, tys["oob_default"], vals["oob_default"], aryty.dtype)
-            builder.store(value, slot)
-            oob = builder.bitcast(slot, _I8P)
-        temp = vals["temp_storage"] if request.caller_temp_storage else ir.Constant(_I8P, None)
-        fn = _declare(builder, symbol, ir.VoidType(), [_I8P, _I8P, _I32, _I8P, _I8P])
-        builder.call(fn, [builder.bitcast(gmem, _I8P), builder.bitcast(items, _I8P), valid, oob, temp])
-        return context.get_dummy_value()
+        plan = key.plan
+        assert plan is not None and plan.request == key.request
+        prim = plan.primitive
+        names = [p.name for p in prim.params]
+        tys, vals = dict(zip(names, sig.args, strict=True)), dict(zip(names, args, strict=True))
+        symbol = session_of(context).add(plan.request)
+        for op_symbol, function in plan.operators.items():
+            define_operator(context, builder.module, op_symbol, function, plan.request.dtype)
+        values: dict[str, ir.Value] = {}
+        types_: list[ir.Type] = []
+        storages: dict[str, ir.Value] = {}
+        for slot in plan.slots:
+            ty, val = tys.get(slot.name), vals.get(slot.name)
+            if slot.result:
+                storages[slot.name] = _storage(context, builder, slot.dtype, slot.items)
+                value = builder.bitcast(storages[slot.name], _I8P)
+            elif slot.shape is Shape.ARRAY:
+                kind = prim.param(slot.name).kind
+                assert isinstance(kind, GlobalArray)
+                array = context.make_array(ty)(context, builder, val)
+                off_ty, off = tys[kind.offset], vals[kind.offset]
+                offset = (
+                    context.get_constant(types.intp, off_ty.value)
+                    if isinstance(off_ty, types.Omitted)
+                    else context.cast(builder, off, off_ty, types.intp)
+                )
+                value = builder.bitcast(builder.gep(array.data, [offset]), _I8P)
+            elif slot.shape is Shape.INT:
+                value = context.cast(builder, val, ty, types.int32)
+            elif slot.shape is Shape.SCRATCH:
+                value = val
+            elif slot.fallback is not None and isinstance(ty, (types.Omitted, types.NoneType)):
+                value = values[slot.fallback]
+            elif isinstance(ty, ThreadDataType):
+                value = builder.bitcast(context.make_array(ty)(context, builder, val).data, _I8P)
+            else:  # a scalar or a constant, passed in thread-private memory
+                value = _spill(context, builder, ty, val, slot.dtype)
+            values[slot.name] = value
+            types_.append(_I32 if slot.shape is Shape.INT else _I8P)
+        fn = _declare(builder, symbol, ir.VoidType(), types_)
+        builder.call(fn, [values[s.name] for s in plan.slots])
+        results = []
+        for slot in plan.returns:
+            storage = storages[slot.name]
+            if slot.scalar:
+                results.append(builder.load(builder.gep(storage, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)])))
+            else:
+                aryty = ThreadDataType(numba_type(slot.dtype), slot.items)
+                results.append(thread_data(context, builder, aryty, storage))
+        if not results:
+            return context.get_dummy_value()
+        if len(results) == 1:
+            return results[0]
+        return context.make_tuple(builder, sig.return_type, results)
 
     return impl
 
@@ -96,20 +201,9 @@ def lower_tile(prim: TilePrimitive) -> Any:
 def lower_thread_data(context: Any, builder: ir.IRBuilder, sig: Any, args: list[ir.Value]) -> Any:
     """``coop.ThreadData(n, dtype)``: an ``alloca [n x T]`` wrapped as a Numba array."""
     aryty = sig.return_type
-    n = aryty.items_per_thread
     lltype = context.get_data_type(aryty.dtype)
-    storage = cgutils.alloca_once(builder, ir.ArrayType(lltype, n), name="coop_thread_data")
-    ary = context.make_array(aryty)(context, builder)
-    itemsize = context.get_abi_sizeof(lltype)
-    context.populate_array(
-        ary,
-        data=builder.bitcast(storage, lltype.as_pointer()),
-        shape=[context.get_constant(types.intp, n)],
-        strides=[context.get_constant(types.intp, itemsize)],
-        itemsize=context.get_constant(types.intp, itemsize),
-        meminfo=None,
-    )
-    return ary._getvalue()
+    storage = cgutils.alloca_once(builder, ir.ArrayType(lltype, aryty.items_per_thread), name="coop_thread_data")
+    return thread_data(context, builder, aryty, storage)
 
 
 def lower_temp_storage(context: Any, builder: ir.IRBuilder, sig: Any, args: list[ir.Value]) -> Any:
@@ -119,6 +213,6 @@ def lower_temp_storage(context: Any, builder: ir.IRBuilder, sig: Any, args: list
 
 
 def lower_algorithm_member(context: Any, builder: ir.IRBuilder, ty: Any, val: Any, attr: str) -> Any:
-    """An algorithm enum member is its string value (only its type is read downstream)."""
+    """A choice enum member is its string value (only its type is read downstream)."""
     value = ty.cls[attr].value
     return context.get_constant_generic(builder, types.literal(value), value)

@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Numba types of the kernel-side objects: ThreadData (an array type) and TempStorage."""
+"""Numba types of the kernel-side objects: ThreadData (an array type), TempStorage, the choice
+enums, and plain Python functions used as operators."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from numba.cuda import types
 
@@ -33,8 +36,21 @@ temp_storage_type = TempStorageType()
 
 
 class AlgorithmEnumType(types.Dummy):
-    """An algorithm enum class used in a kernel; its members type as string literals."""
+    """A choice enum class used in a kernel; its members type as string literals."""
 
     def __init__(self, cls: type) -> None:
         self.cls = cls
         super().__init__(name=f"coop.{cls.__name__}")
+
+
+class PythonFunctionType(types.Dummy):
+    """A plain Python function that a coop kernel passes as an operator (Numba cannot type plain
+    functions; ``cuda.coop.numba.jit`` tags the ones a kernel refers to with this type)."""
+
+    def __init__(self, function: Any) -> None:
+        self.function = function
+        super().__init__(name=f"coop.PythonFunction({function.__module__}.{function.__qualname__})")
+
+    @property
+    def key(self) -> object:
+        return self.function

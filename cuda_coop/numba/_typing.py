@@ -1,144 +1,126 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Typing of the kernel-side API under Numba: Numba types -> validated provider requests."""
+"""Typing of the kernel-side API under Numba: one template for every catalog row.
+
+Numba types describe each argument as a backend-neutral ``Arg``; the row resolves the call into a
+plan (its request) once, here; lowering reuses that plan through the implementation key.
+"""
 
 from __future__ import annotations
 
 import inspect
 from typing import Any
 
-from cuda.coop._dtypes import DTYPES, supported_name
-from cuda.coop._errors import CoopLaunchConfigError, CoopTypeError
-from cuda.coop._primitives import TilePrimitive, check_items_per_thread, normalize_block_dims
-from cuda.coop._requests import BlockTileRequest
-from cuda.coop._session import current_context
+from cuda.coop._dtypes import DTYPES
+from cuda.coop._errors import CoopTypeError
+from cuda.coop._kinds import Arg, Form
+from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
+from cuda.coop._session import current
 from numba.cuda import types
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Signature, signature
 
-from ._types import AlgorithmEnumType, TempStorageType, ThreadDataType, temp_storage_type
+from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType, temp_storage_type
+
+_UNKNOWN_DIMS = (
+    "the kernel's block dimensions are unknown. Compile the kernel through the backend "
+    "(cuda.coop.numba.jit, or cuda.coop.numba.compile(..., block=...)) so they come from the "
+    "launch, or pass threads_per_block= explicitly"
+)
 
 
-def dtype_name(ty: types.Type, *, primitive: str, argument: str) -> str:
-    """Our dtype name of a Numba scalar type, or CoopTypeError."""
-    name = str(ty) if isinstance(ty, (types.Integer, types.Float)) else ""
-    return supported_name(name, shown=ty, primitive=primitive, argument=argument)
-
-
-def _literal(ty: types.Type) -> Any:
-    """The compile-time value of a literal type, ``None`` for None/omitted, ``...`` otherwise."""
-    if isinstance(ty, types.Omitted):
-        return ty.value
-    if isinstance(ty, types.NoneType):
+def dtype_name(ty: types.Type) -> str | None:
+    """Our element-type name of a Numba scalar type, or None if it is not one we support."""
+    if isinstance(ty, types.Boolean):
         return None
+    name = "bfloat16" if ty == getattr(types, "bfloat16", None) else str(ty)
+    return name if name in DTYPES and isinstance(ty, types.Number) else None
+
+
+def numba_type(dtype: str) -> types.Type:
+    """The Numba scalar type of one of our element types."""
+    return getattr(types, dtype)
+
+
+def _constant(ty: types.Type) -> object:
+    """The compile-time value of a literal type (tuples of literals too), or ``...``."""
     if isinstance(ty, types.Literal):
         return ty.literal_value
+    if isinstance(ty, types.BaseTuple) and all(isinstance(t, types.IntegerLiteral) for t in ty):
+        return tuple(t.literal_value for t in ty)
     return ...
 
 
-def _positional_pysig(prim: TilePrimitive) -> inspect.Signature:
-    """The declaration's signature with every parameter positional-or-keyword (Numba folds calls
-    with it); keyword-only use is enforced by :func:`_bind`."""
+def arg_of(ty: types.Type) -> Arg:
+    """What a Numba type says about an argument, for the catalog's kinds."""
+    shown = str(ty)
+    if isinstance(ty, types.Omitted):
+        return Arg(Form.ABSENT)
+    if isinstance(ty, types.NoneType):
+        return Arg(Form.NONE, "None")
+    if isinstance(ty, ThreadDataType):
+        return Arg(Form.THREAD_DATA, shown, dtype_name(ty.dtype), str(ty.dtype), ty.items_per_thread)
+    if isinstance(ty, types.Array):
+        problem = ""
+        if ty.ndim != 1 or ty.layout != "C":
+            problem = f"must be a 1-D C-contiguous array, got {ty}; pass a contiguous view (e.g. a.ravel())"
+        return Arg(Form.ARRAY, shown, dtype_name(ty.dtype), str(ty.dtype), problem=problem, writable=ty.mutable)
+    value = _constant(ty)
+    if value is not ...:
+        return Arg(Form.CONSTANT, shown, value=value)
+    if isinstance(ty, types.Number):
+        return Arg(Form.SCALAR, shown, dtype_name(ty), shown)
+    if isinstance(ty, TempStorageType):
+        return Arg(Form.TEMP_STORAGE, shown)
+    if isinstance(ty, PythonFunctionType):
+        return Arg(Form.FUNCTION, shown, function=ty.function)
+    if isinstance(ty, types.Dispatcher):
+        return Arg(Form.FUNCTION, shown, function=ty.dispatcher)
+    return Arg(Form.OTHER, shown)
+
+
+def _launch() -> Launch:
+    compile_ = current()
+    return Launch(compile_.block_dims if compile_ is not None else None, _UNKNOWN_DIMS)
+
+
+def return_type(plan: Plan) -> types.Type:
+    """The Numba type of what a planned call returns (None, one value, or a tuple)."""
+    values = [
+        numba_type(s.dtype) if s.scalar else ThreadDataType(numba_type(s.dtype), s.items) for s in plan.returns
+    ]
+    if not values:
+        return types.none
+    return values[0] if len(values) == 1 else types.Tuple(values)
+
+
+def primitive_template(prim: Primitive, impl_key: Any) -> type[AbstractTemplate]:
+    """The typing template of one catalog row. ``impl_key(plan)`` gives the implementation key
+    under which the plan is lowered (Numba stores it per signature for the lowering)."""
     sig = prim.signature()
-    return sig.replace(
-        parameters=[p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in sig.parameters.values()]
+    pysig = sig.replace(
+        parameters=[p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in sig.parameters.values()],
+        return_annotation=inspect.Signature.empty,
     )
 
-
-def _bind(
-    prim: TilePrimitive, args: tuple[types.Type, ...], kws: dict[str, types.Type]
-) -> dict[str, types.Type]:
-    try:
-        bound = prim.signature().bind(*args, **kws)
-    except TypeError as exc:
-        raise CoopTypeError(f"{prim.qualname}: {exc}") from None
-    return {p.name: bound.arguments.get(p.name, types.Omitted(p.default)) for p in prim.parameters}
-
-
-def _block_dims(prim: TilePrimitive, tpb: types.Type) -> tuple[int, int, int] | None:
-    ctx = current_context()
-    from_launch = ctx.block_dims if ctx is not None else None
-    value = _literal(tpb)
-    if value is None:
-        return from_launch
-    if value is ... and isinstance(tpb, types.BaseTuple):
-        value = tuple(_literal(t) for t in tpb)
-    if value is ... or (isinstance(value, tuple) and ... in value):
-        raise CoopTypeError(
-            f"{prim.qualname}: threads_per_block must be a compile-time constant int or tuple, got {tpb}"
-        )
-    dims = normalize_block_dims(value, what=f"{prim.qualname}: threads_per_block")
-    if from_launch is not None and from_launch != dims:
-        raise CoopLaunchConfigError(
-            f"{prim.qualname}: threads_per_block={value!r} contradicts the launch's block {from_launch}"
-        )
-    return dims
-
-
-def tile_request(prim: TilePrimitive, bound: dict[str, types.Type]) -> BlockTileRequest:
-    """Validate a typed call of a tile primitive and return its provider request."""
-    q = prim.qualname
-    arg = "src" if prim.direction == "load" else "dst"
-    array, items = bound[arg], bound["items"]
-    if not isinstance(items, ThreadDataType):
-        raise CoopTypeError(f"{q}: items must be a coop.ThreadData created in the kernel, got {items}")
-    if isinstance(array, ThreadDataType) or not isinstance(array, types.Array):
-        raise CoopTypeError(f"{q}: {arg} must be a device array in global memory, got {array}")
-    if array.ndim != 1 or array.layout != "C":
-        raise CoopTypeError(
-            f"{q}: {arg} must be a 1-D C-contiguous array, got {array}; pass a contiguous view "
-            "(e.g. a.ravel())"
-        )
-    if prim.direction == "store" and not array.mutable:
-        raise CoopTypeError(f"{q}: dst is read-only ({array})")
-    offset = bound["offset"]
-    if not isinstance(offset, (types.Integer, types.Omitted)):
-        raise CoopTypeError(f"{q}: offset must be an integer, got {offset}")
-    valid = bound["valid_items"]
-    if not isinstance(valid, (types.Integer, types.Omitted, types.NoneType)):
-        raise CoopTypeError(f"{q}: valid_items must be an integer, got {valid}")
-    oob = bound.get("oob_default", types.Omitted(None))
-    if not isinstance(oob, (types.Number, types.Omitted, types.NoneType)) or isinstance(oob, types.Boolean):
-        raise CoopTypeError(f"{q}: oob_default must be a number, got {oob}")
-    temp = bound["temp_storage"]
-    if not isinstance(temp, (TempStorageType, types.Omitted, types.NoneType)):
-        raise CoopTypeError(f"{q}: temp_storage must be a coop.TempStorage, got {temp}")
-    algorithm = _literal(bound["algorithm"])
-    if algorithm is ...:
-        raise CoopTypeError(
-            f"{q}: algorithm must be a compile-time constant (a string or BlockLoad/StoreAlgorithm), "
-            f"got {bound['algorithm']}"
-        )
-    return prim.request(
-        array_dtype=dtype_name(array.dtype, primitive=q, argument=arg),
-        items_dtype=dtype_name(items.dtype, primitive=q, argument="items"),
-        items_per_thread=items.items_per_thread,
-        algorithm=algorithm,
-        block_dims=_block_dims(prim, bound["threads_per_block"]),
-        valid_items=_literal(valid),
-        oob_default=_literal(oob),
-        caller_temp_storage=isinstance(temp, TempStorageType),
-    )
-
-
-def tile_template(prim: TilePrimitive) -> type[AbstractTemplate]:
-    """The typing template of one tile primitive's stub."""
-    pysig = _positional_pysig(prim)
-    n_positional = sum(1 for p in prim.parameters if not p.keyword_only)
-
-    class TileTemplate(AbstractTemplate):
+    class PrimitiveTemplate(AbstractTemplate):
         key = prim.qualname
         prefer_literal = True
 
         def generic(self, args: tuple[types.Type, ...], kws: dict[str, types.Type]) -> Signature:
-            if len(args) > n_positional:
-                raise CoopTypeError(
-                    f"{prim.qualname} takes {n_positional} positional arguments; pass the others by keyword"
-                )
-            bound = _bind(prim, args, dict(kws))
-            tile_request(prim, bound)  # validates before any C++ is rendered
-            return signature(types.none, *bound.values()).replace(pysig=pysig)
+            bound = prim.bind(args, kws)
+            plan = prim.resolve({name: arg_of(ty) for name, ty in bound.items()}, _launch())
+            self._plan = plan
+            full = [bound.get(p.name, types.Omitted(p.default)) for p in prim.params]
+            return signature(return_type(plan), *full).replace(pysig=pysig)
 
-    TileTemplate.__name__ = f"Coop{prim.name.title()}Template"
-    return TileTemplate
+        def get_impl_key(self, sig: Signature) -> Any:
+            return impl_key(self._plan)
+
+    PrimitiveTemplate.__name__ = f"Coop{prim.name.title().replace('_', '')}Template"
+    return PrimitiveTemplate
+
+
+def _thread_data_signature(items_per_thread: object, dtype: object) -> None:
+    """The signature of ``coop.ThreadData`` (folded by Numba for keyword calls)."""
 
 
 class ThreadDataTemplate(AbstractTemplate):
@@ -146,15 +128,16 @@ class ThreadDataTemplate(AbstractTemplate):
 
     key = "coop.ThreadData"
     prefer_literal = True
+    _pysig = inspect.signature(_thread_data_signature)
 
     def generic(self, args: tuple[types.Type, ...], kws: dict[str, types.Type]) -> Signature:
         try:
-            bound = inspect.signature(lambda items_per_thread, dtype: None).bind(*args, **kws)
+            bound = self._pysig.bind(*args, **kws)
         except TypeError as exc:
             raise CoopTypeError(f"coop.ThreadData: {exc}") from None
         n_ty, d_ty = bound.arguments["items_per_thread"], bound.arguments["dtype"]
-        n = _literal(n_ty)
-        if n is ... or n is None:
+        n = _constant(n_ty)
+        if n is ...:
             raise CoopTypeError(
                 f"coop.ThreadData: items_per_thread must be a compile-time constant int, got {n_ty}"
             )
@@ -162,13 +145,17 @@ class ThreadDataTemplate(AbstractTemplate):
         if isinstance(d_ty, (types.NumberClass, types.DType)):
             dtype = d_ty.dtype
         elif isinstance(d_ty, types.StringLiteral) and d_ty.literal_value in DTYPES:
-            dtype = getattr(types, d_ty.literal_value)
+            dtype = numba_type(d_ty.literal_value)
         else:
             raise CoopTypeError(
                 f"coop.ThreadData: dtype must be a scalar type such as numba.int32 or 'int32', got {d_ty}"
             )
-        dtype_name(dtype, primitive="coop.ThreadData", argument="dtype")
-        return signature(ThreadDataType(dtype, n), n_ty, d_ty)
+        if dtype_name(dtype) is None:
+            raise CoopTypeError(
+                f"coop.ThreadData: dtype has element type {dtype}, which is not supported; "
+                f"supported: {', '.join(DTYPES)}"
+            )
+        return signature(ThreadDataType(dtype, n), n_ty, d_ty).replace(pysig=self._pysig)
 
 
 class TempStorageTemplate(AbstractTemplate):

@@ -8,6 +8,7 @@ from . import block as block
 
 __version__: str
 
+# BEGIN generated: choices
 class BlockLoadAlgorithm(str, Enum):
     DIRECT = "direct"
     STRIPED = "striped"
@@ -23,6 +24,27 @@ class BlockStoreAlgorithm(str, Enum):
     TRANSPOSE = "transpose"
     WARP_TRANSPOSE = "warp_transpose"
     WARP_TRANSPOSE_TIMESLICED = "warp_transpose_timesliced"
+
+class BlockReduceAlgorithm(str, Enum):
+    RAKING = "raking"
+    RAKING_COMMUTATIVE_ONLY = "raking_commutative_only"
+    WARP_REDUCTIONS = "warp_reductions"
+
+class BlockScanAlgorithm(str, Enum):
+    RAKING = "raking"
+    RAKING_MEMOIZE = "raking_memoize"
+    WARP_SCANS = "warp_scans"
+
+class BlockExchangeMode(str, Enum):
+    STRIPED_TO_BLOCKED = "striped_to_blocked"
+    BLOCKED_TO_STRIPED = "blocked_to_striped"
+    WARP_STRIPED_TO_BLOCKED = "warp_striped_to_blocked"
+    BLOCKED_TO_WARP_STRIPED = "blocked_to_warp_striped"
+    SCATTER_TO_BLOCKED = "scatter_to_blocked"
+    SCATTER_TO_STRIPED = "scatter_to_striped"
+    SCATTER_TO_STRIPED_GUARDED = "scatter_to_striped_guarded"
+    SCATTER_TO_STRIPED_FLAGGED = "scatter_to_striped_flagged"
+# END generated: choices
 
 class ThreadData:
     """A thread's items: ``ThreadData(items_per_thread, dtype)`` inside a kernel."""
@@ -59,12 +81,16 @@ class CoopCompileError(CoopError, RuntimeError):
     source_path: str
     def __init__(self, message: str, *, log: str, source_path: str) -> None: ...
 
+# BEGIN generated: all
 __all__ = [
     "block",
     "ThreadData",
     "TempStorage",
     "BlockLoadAlgorithm",
     "BlockStoreAlgorithm",
+    "BlockReduceAlgorithm",
+    "BlockScanAlgorithm",
+    "BlockExchangeMode",
     "register",
     "registered_backends",
     "compile_stats",
@@ -77,3 +103,4 @@ __all__ = [
     "CoopCompileError",
     "CoopHostCallError",
 ]
+# END generated: all

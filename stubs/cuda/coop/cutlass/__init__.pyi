@@ -4,8 +4,14 @@
 from collections.abc import Callable
 from typing import Any
 
+# BEGIN generated: choices
 from cuda.coop import BlockLoadAlgorithm as BlockLoadAlgorithm
 from cuda.coop import BlockStoreAlgorithm as BlockStoreAlgorithm
+from cuda.coop import BlockReduceAlgorithm as BlockReduceAlgorithm
+from cuda.coop import BlockScanAlgorithm as BlockScanAlgorithm
+from cuda.coop import BlockExchangeMode as BlockExchangeMode
+# END generated: choices
+from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
 from cuda.coop import block as block
 from cuda.coop.numba import CubinReport
@@ -24,6 +30,7 @@ def as_thread_data(fragment: Any) -> ThreadData: ...
 def to_ssa(items: ThreadData) -> Any: ...
 def from_ssa(items: ThreadData, value: Any) -> None: ...
 
+# BEGIN generated: all
 __all__ = [
     "compile",
     "CompiledCuteFunction",
@@ -32,6 +39,11 @@ __all__ = [
     "from_ssa",
     "block",
     "ThreadData",
+    "TempStorage",
     "BlockLoadAlgorithm",
     "BlockStoreAlgorithm",
+    "BlockReduceAlgorithm",
+    "BlockScanAlgorithm",
+    "BlockExchangeMode",
 ]
+# END generated: all

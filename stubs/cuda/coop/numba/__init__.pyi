@@ -4,8 +4,13 @@
 from collections.abc import Callable
 from typing import Any, overload
 
+# BEGIN generated: choices
 from cuda.coop import BlockLoadAlgorithm as BlockLoadAlgorithm
 from cuda.coop import BlockStoreAlgorithm as BlockStoreAlgorithm
+from cuda.coop import BlockReduceAlgorithm as BlockReduceAlgorithm
+from cuda.coop import BlockScanAlgorithm as BlockScanAlgorithm
+from cuda.coop import BlockExchangeMode as BlockExchangeMode
+# END generated: choices
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
 from cuda.coop import block as block
@@ -52,6 +57,7 @@ def compile(
     **options: Any,
 ) -> CompiledKernel: ...
 
+# BEGIN generated: all
 __all__ = [
     "jit",
     "compile",
@@ -62,4 +68,8 @@ __all__ = [
     "TempStorage",
     "BlockLoadAlgorithm",
     "BlockStoreAlgorithm",
+    "BlockReduceAlgorithm",
+    "BlockScanAlgorithm",
+    "BlockExchangeMode",
 ]
+# END generated: all

@@ -1,0 +1,547 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The catalog: one row per primitive. Everything public about a primitive is derived from its row
+(the host stub and its docs, ``coop.block.__all__``, the enums, ``stubs/``, the Numba typing and
+lowering, the CuTe trace-time handler, the C++ wrapper); nothing else restates it.
+
+To add a primitive, add a row here (and its tests). See ``docs/contributing.rst``.
+"""
+
+from __future__ import annotations
+
+from ._choices import Choices, Option
+from ._dtypes import DTYPES
+from ._errors import CoopValueError
+from ._kinds import (
+    BlockShape,
+    Choice,
+    Count,
+    Element,
+    Flag,
+    GlobalArray,
+    Items,
+    Offset,
+    Operator,
+    Payload,
+    PrefixOp,
+    Scratch,
+)
+from ._primitive import Call, Cub, Param, Primitive, Resolver, Result
+
+# --- choices ----------------------------------------------------------------------------------------
+
+
+def _tile_algorithms(enum_name: str, prefix: str, verb: str) -> Choices:
+    return Choices(
+        enum_name,
+        f"How ``coop.block.{verb}`` moves a tile between memory and registers "
+        f"(``cub::Block{verb.title()}Algorithm``).\n\n"
+        "Every algorithm but ``STRIPED`` has the items in a *blocked* arrangement (thread ``t`` holds "
+        "items ``t*n .. t*n+n-1``); ``STRIPED`` has them striped (thread ``t`` holds ``t, t+T, ...``).",
+        (
+            Option("direct", f"{prefix}DIRECT", "each thread accesses its own consecutive items"),
+            Option(
+                "striped",
+                f"{prefix}STRIPED",
+                "consecutive threads access consecutive items",
+                arrangement="striped",
+            ),
+            Option("vectorize", f"{prefix}VECTORIZE", "as direct, with vector accesses where CUB can"),
+            Option(
+                "transpose",
+                f"{prefix}TRANSPOSE",
+                "striped access, then a block-wide exchange in shared memory",
+                scratch=True,
+                stages_tile=True,
+            ),
+            Option(
+                "warp_transpose",
+                f"{prefix}WARP_TRANSPOSE",
+                "warp-striped access, then an exchange within each warp",
+                scratch=True,
+                whole_warps=True,
+                stages_tile=True,
+            ),
+            Option(
+                "warp_transpose_timesliced",
+                f"{prefix}WARP_TRANSPOSE_TIMESLICED",
+                "as warp_transpose, one warp's worth of shared memory time-sliced among the warps",
+                scratch=True,
+                whole_warps=True,
+            ),
+        ),
+    )
+
+
+BLOCK_LOAD_ALGORITHMS = _tile_algorithms("BlockLoadAlgorithm", "cub::BLOCK_LOAD_", "load")
+BLOCK_STORE_ALGORITHMS = _tile_algorithms("BlockStoreAlgorithm", "cub::BLOCK_STORE_", "store")
+
+BLOCK_REDUCE_ALGORITHMS = Choices(
+    "BlockReduceAlgorithm",
+    "How ``coop.block.reduce`` / ``coop.block.sum`` combine the block's items "
+    "(``cub::BlockReduceAlgorithm``).",
+    (
+        Option("raking", "cub::BLOCK_REDUCE_RAKING", "a raking reduction; any operator, partial tiles"),
+        Option(
+            "raking_commutative_only",
+            "cub::BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY",
+            "raking, faster, for commutative operators only",
+        ),
+        Option(
+            "warp_reductions",
+            "cub::BLOCK_REDUCE_WARP_REDUCTIONS",
+            "a reduction per warp, then one across warps (the fastest in most cases)",
+        ),
+    ),
+)
+
+BLOCK_SCAN_ALGORITHMS = Choices(
+    "BlockScanAlgorithm",
+    "How the ``coop.block`` scans combine the block's items (``cub::BlockScanAlgorithm``).",
+    (
+        Option("raking", "cub::BLOCK_SCAN_RAKING", "a raking scan (work-efficient)"),
+        Option(
+            "raking_memoize",
+            "cub::BLOCK_SCAN_RAKING_MEMOIZE",
+            "raking, keeping the raking segment in registers (more registers, less shared traffic)",
+        ),
+        Option("warp_scans", "cub::BLOCK_SCAN_WARP_SCANS", "a scan per warp, then across warps (low latency)"),
+    ),
+)
+
+BLOCK_EXCHANGE_MODES = Choices(
+    "BlockExchangeMode",
+    "Which rearrangement ``coop.block.exchange`` performs (a ``cub::BlockExchange`` method).\n\n"
+    "*Blocked*: thread ``t`` holds items ``t*n .. t*n+n-1`` of the tile; *striped*: items ``t, t+T, "
+    "...``; *warp-striped*: striped within each warp's ``32*n`` items. The scatter modes move item "
+    "``i`` of each thread to tile position ``ranks[i]``.",
+    (
+        Option("striped_to_blocked", "StripedToBlocked", "striped to blocked"),
+        Option("blocked_to_striped", "BlockedToStriped", "blocked to striped"),
+        Option("warp_striped_to_blocked", "WarpStripedToBlocked", "warp-striped to blocked", whole_warps=True),
+        Option("blocked_to_warp_striped", "BlockedToWarpStriped", "blocked to warp-striped", whole_warps=True),
+        Option("scatter_to_blocked", "ScatterToBlocked", "scatter by rank, read blocked", uses=("ranks",)),
+        Option("scatter_to_striped", "ScatterToStriped", "scatter by rank, read striped", uses=("ranks",)),
+        Option(
+            "scatter_to_striped_guarded",
+            "ScatterToStripedGuarded",
+            "scatter items whose rank is >= 0, read striped",
+            uses=("ranks",),
+        ),
+        Option(
+            "scatter_to_striped_flagged",
+            "ScatterToStripedFlagged",
+            "scatter items whose flag is set, read striped",
+            uses=("ranks", "valid_flags"),
+        ),
+    ),
+)
+
+#: Every choice table, in the order their enums are exported.
+CHOICES = (
+    BLOCK_LOAD_ALGORITHMS,
+    BLOCK_STORE_ALGORITHMS,
+    BLOCK_REDUCE_ALGORITHMS,
+    BLOCK_SCAN_ALGORITHMS,
+    BLOCK_EXCHANGE_MODES,
+)
+
+# --- parameters shared by several rows ------------------------------------------------------------
+
+_TEMP = Param(
+    "temp_storage",
+    Scratch(),
+    "TempStorage | None",
+    "caller-owned shared scratch (``coop.TempStorage``); by default the call gets its own.",
+    None,
+)
+_TPB = Param(
+    "threads_per_block",
+    BlockShape(),
+    "int | tuple[int, ...] | None",
+    "block dimensions, only for kernels compiled outside the backend; a compile-time constant.",
+    None,
+)
+_BLOCK_DIMS = ("BLOCK_DIM_X", "BLOCK_DIM_Y", "BLOCK_DIM_Z")
+_X = Param(
+    "x",
+    Payload(scalar=True),
+    "ThreadData | Any",
+    "the thread's items (a ``coop.ThreadData``) or one typed scalar.",
+    keyword_only=False,
+)
+_OP = Param(
+    "op",
+    Operator(),
+    "str | Callable[[Any, Any], Any]",
+    "a built-in operator (``'sum'``, ``'mul'``, ``'min'``, ``'max'``, ``'bit_and'``, ``'bit_or'``, "
+    "``'bit_xor'``) or a function of two values of the element type returning one.",
+    keyword_only=False,
+)
+_AGG = Param(
+    "block_aggregate",
+    Flag("agg"),
+    "bool",
+    "also return the aggregate of the whole tile, as ``(out, aggregate)``.",
+    False,
+    excludes=("prefix_op",),
+)
+
+
+def _prefix(op: str) -> Param:
+    return Param(
+        "prefix_op",
+        PrefixOp(op),
+        "ThreadData | None",
+        "a running prefix carried across the tiles of a loop (CUB's block prefix callback): a "
+        "``coop.ThreadData`` of one item, read by the first warp as the prefix of this tile and "
+        "updated there with the tile's aggregate. Only the first warp's copy is kept up to date.",
+        None,
+    )
+
+
+def _scan_results() -> tuple[Result, ...]:
+    return (
+        Result("out", "the scanned items, shaped like ``x``.", like_payload=True),
+        Result("aggregate", "the tile's aggregate, in every thread.", when="block_aggregate"),
+    )
+
+
+_SCAN_CUB = Cub("cub::BlockScan", "cub/block/block_scan.cuh", ("T", "BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:]))
+_SCAN_ALG = Param(
+    "algorithm",
+    Choice(BLOCK_SCAN_ALGORITHMS),
+    "str | BlockScanAlgorithm",
+    "a ``BlockScanAlgorithm`` or its name.",
+    "raking",
+)
+_SCAN_RETURNS = (
+    "the scanned items: a ``ThreadData`` like ``x`` (a scalar for a scalar ``x``); with "
+    "``block_aggregate=True``, the tuple ``(out, aggregate)``."
+)
+_SCAN_DETAILS = (
+    "All threads of the block must call it. Items are scanned in the blocked order of ``x`` (thread "
+    "``t``'s items follow those of thread ``t-1``). "
+)
+
+# --- rows ------------------------------------------------------------------------------------------
+
+LOAD = Primitive(
+    scope="block",
+    name="load",
+    cub=Cub(
+        "cub::BlockLoad",
+        "cub/block/block_load.cuh",
+        ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "algorithm", *_BLOCK_DIMS[1:]),
+    ),
+    params=(
+        Param(
+            "src",
+            GlobalArray(),
+            "npt.NDArray[Any]",
+            "global-memory array to read (1-D, contiguous).",
+            keyword_only=False,
+        ),
+        Param(
+            "items",
+            Payload(keep_past=("valid_items", "oob_default")),
+            "ThreadData",
+            "the calling thread's items (a ``coop.ThreadData``).",
+            keyword_only=False,
+        ),
+        Param("offset", Offset(), "int", "element index of the block's tile in the array.", 0),
+        Param(
+            "algorithm",
+            Choice(BLOCK_LOAD_ALGORITHMS),
+            "str | BlockLoadAlgorithm",
+            "a ``BlockLoadAlgorithm`` or its name.",
+            "direct",
+        ),
+        Param(
+            "valid_items",
+            Count("partial"),
+            "int | None",
+            "number of valid items in the tile; items past it are not read.",
+            None,
+        ),
+        Param(
+            "oob_default",
+            Element("oob"),
+            "int | float | None",
+            "value given to items past ``valid_items``; without it they keep their values.",
+            None,
+            requires=("valid_items",),
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call("Load", ("src", "items", "valid_items", "oob_default")),
+    scratch="algorithm",
+    summary="Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad).",
+    details=(
+        "All threads of the block must call it. Thread ``t`` receives its items in the blocked "
+        "arrangement (striped for ``algorithm='striped'``)."
+    ),
+)
+
+STORE = Primitive(
+    scope="block",
+    name="store",
+    cub=Cub(
+        "cub::BlockStore",
+        "cub/block/block_store.cuh",
+        ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "algorithm", *_BLOCK_DIMS[1:]),
+    ),
+    params=(
+        Param(
+            "dst",
+            GlobalArray(write=True),
+            "npt.NDArray[Any]",
+            "global-memory array to write (1-D, contiguous).",
+            keyword_only=False,
+        ),
+        Param(
+            "items", Payload(), "ThreadData", "the calling thread's items (a ``coop.ThreadData``).", keyword_only=False
+        ),
+        Param("offset", Offset(), "int", "element index of the block's tile in the array.", 0),
+        Param(
+            "algorithm",
+            Choice(BLOCK_STORE_ALGORITHMS),
+            "str | BlockStoreAlgorithm",
+            "a ``BlockStoreAlgorithm`` or its name.",
+            "direct",
+        ),
+        Param("valid_items", Count("partial"), "int | None", "number of valid items; only those are written.", None),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call("Store", ("dst", "items", "valid_items")),
+    scratch="algorithm",
+    summary="Store a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockStore).",
+    details=(
+        "All threads of the block must call it. Items are expected in the blocked arrangement "
+        "(striped for ``algorithm='striped'``)."
+    ),
+)
+
+
+def _check_exchange(r: Resolver) -> None:
+    """CUB stages the whole tile unless time-sliced; its guarded and flagged scatters have no
+    time-sliced variant (they would write past the one-warp buffer)."""
+    mode = str(r.option("mode"))
+    if "warp_time_slicing" not in r.present:
+        r.check_tile_fits("mode", mode)
+    elif mode in ("scatter_to_striped_guarded", "scatter_to_striped_flagged"):
+        raise CoopValueError(
+            f"{r.q}: warp_time_slicing=True is not available for mode={mode!r} (CUB has no time-sliced "
+            "variant of it); leave it False"
+        )
+
+
+EXCHANGE = Primitive(
+    scope="block",
+    name="exchange",
+    cub=Cub(
+        "cub::BlockExchange",
+        "cub/block/block_exchange.cuh",
+        ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "warp_time_slicing", *_BLOCK_DIMS[1:]),
+    ),
+    params=(
+        Param(
+            "items",
+            Payload(),
+            "ThreadData",
+            "the thread's items (rearranged in place unless ``out`` is given).",
+            keyword_only=False,
+        ),
+        Param(
+            "mode",
+            Choice(BLOCK_EXCHANGE_MODES),
+            "str | BlockExchangeMode",
+            "a ``BlockExchangeMode`` or its name.",
+            keyword_only=False,
+        ),
+        Param(
+            "ranks",
+            Items(tag="ranks", dtypes=("int32",)),
+            "ThreadData | None",
+            "the tile position of each item (an int32 ``ThreadData``), for the scatter modes.",
+            None,
+        ),
+        Param(
+            "valid_flags",
+            Items(tag="flags", dtypes=tuple(n for n, d in DTYPES.items() if d.kind in "iu")),
+            "ThreadData | None",
+            "per item, nonzero if it is scattered (an integer ``ThreadData``), for "
+            "``'scatter_to_striped_flagged'``.",
+            None,
+        ),
+        Param(
+            "out",
+            Items(fallback="items"),
+            "ThreadData | None",
+            "where the rearranged items go (a ``ThreadData`` like ``items``); by default ``items``.",
+            None,
+        ),
+        Param(
+            "warp_time_slicing",
+            Flag("wts"),
+            "bool",
+            "stage one warp at a time through shared memory (less of it, more barriers).",
+            False,
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call("{mode}", ("items", "out", "ranks", "valid_flags")),
+    check=_check_exchange,
+    summary="Rearrange the block's items among its threads (CUB BlockExchange).",
+    details=(
+        "All threads of the block must call it. In the scatter modes, ranks must address each tile "
+        "position at most once; positions that no item reaches (guarded and flagged modes) are left "
+        "undefined."
+    ),
+)
+
+_REDUCE_COMMON = (
+    Param(
+        "num_valid",
+        Count("valid", scalar_payload_only=True),
+        "int | None",
+        "number of threads whose ``x`` takes part (threads ``0 .. num_valid-1``); needs a scalar ``x``.",
+        None,
+    ),
+    Param(
+        "algorithm",
+        Choice(BLOCK_REDUCE_ALGORITHMS),
+        "str | BlockReduceAlgorithm",
+        "a ``BlockReduceAlgorithm`` or its name.",
+        "warp_reductions",
+    ),
+    Param(
+        "broadcast",
+        Flag("bcast"),
+        "bool",
+        "give the result to every thread (CUB defines it in thread 0 only).",
+        False,
+    ),
+    _TEMP,
+    _TPB,
+)
+_REDUCE_CUB = Cub("cub::BlockReduce", "cub/block/block_reduce.cuh", ("T", "BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:]))
+_REDUCE_RESULT = (Result("result", "the block's aggregate.", broadcast="broadcast"),)
+_REDUCE_RETURNS = (
+    "the aggregate, a scalar of the element type. It is defined in thread 0 only, as in CUB, unless "
+    "``broadcast=True``."
+)
+_X_REDUCE = Param(
+    "x",
+    Payload(scalar=True, scalar_form=True),
+    "ThreadData | Any",
+    "the thread's items (a ``coop.ThreadData``) or one typed scalar.",
+    keyword_only=False,
+)
+
+SUM = Primitive(
+    scope="block",
+    name="sum",
+    cub=_REDUCE_CUB,
+    params=(_X_REDUCE, *_REDUCE_COMMON),
+    call=Call("Sum", ("x", "num_valid"), returns="result"),
+    results=_REDUCE_RESULT,
+    summary="Sum the items of the whole block (CUB BlockReduce::Sum).",
+    details="All threads of the block must call it.",
+    returns_doc=_REDUCE_RETURNS,
+    returns_annotation="Any",
+)
+
+REDUCE = Primitive(
+    scope="block",
+    name="reduce",
+    cub=_REDUCE_CUB,
+    params=(_X_REDUCE, _OP, *_REDUCE_COMMON),
+    call=Call("Reduce", ("x", "op", "num_valid"), returns="result"),
+    results=_REDUCE_RESULT,
+    summary="Reduce the items of the whole block with an operator (CUB BlockReduce::Reduce).",
+    details=(
+        "All threads of the block must call it. The operator must be associative; "
+        "``algorithm='raking_commutative_only'`` also needs it commutative."
+    ),
+    returns_doc=_REDUCE_RETURNS,
+    returns_annotation="Any",
+)
+
+
+def _scan(name: str, method: str, summary: str, *, op: bool, initial: bool, note: str = "") -> Primitive:
+    params = [_X]
+    if op:
+        params.append(_OP)
+    if initial:
+        params.append(
+            Param(
+                "initial_value",
+                Element("init"),
+                "int | float | None",
+                "a value of the element type that seeds the scan (it precedes the first item).",
+                None,
+                excludes=("prefix_op",),
+            )
+        )
+    params += [_AGG, _prefix("op" if op else "sum"), _SCAN_ALG, _TEMP, _TPB]
+    names = {p.name for p in params} | {"out", "aggregate"}
+    args = tuple(n for n in ("x", "out", "initial_value", "op", "aggregate", "prefix_op") if n in names)
+    return Primitive(
+        scope="block",
+        name=name,
+        cub=_SCAN_CUB,
+        params=tuple(params),
+        call=Call(method, args),
+        results=_scan_results(),
+        summary=summary,
+        details=_SCAN_DETAILS + note,
+        returns_doc=_SCAN_RETURNS,
+        returns_annotation="Any",
+    )
+
+
+INCLUSIVE_SUM = _scan(
+    "inclusive_sum", "InclusiveSum", "Inclusive prefix sum over the block (CUB BlockScan).", op=False, initial=False
+)
+EXCLUSIVE_SUM = _scan(
+    "exclusive_sum", "ExclusiveSum", "Exclusive prefix sum over the block (CUB BlockScan).", op=False, initial=False
+)
+INCLUSIVE_SCAN = _scan(
+    "inclusive_scan",
+    "InclusiveScan",
+    "Inclusive prefix scan with an operator over the block (CUB BlockScan).",
+    op=True,
+    initial=True,
+)
+EXCLUSIVE_SCAN = _scan(
+    "exclusive_scan",
+    "ExclusiveScan",
+    "Exclusive prefix scan with an operator over the block (CUB BlockScan).",
+    op=True,
+    initial=True,
+    note="Without ``initial_value`` (or ``prefix_op``) the first output of thread 0 is undefined, as in CUB.",
+)
+
+#: Every primitive, by catalog key (``"block.load"``), in the order they are documented.
+CATALOG: dict[str, Primitive] = {
+    p.key: p
+    for p in (
+        LOAD,
+        STORE,
+        EXCHANGE,
+        SUM,
+        REDUCE,
+        INCLUSIVE_SUM,
+        EXCLUSIVE_SUM,
+        INCLUSIVE_SCAN,
+        EXCLUSIVE_SCAN,
+    )
+}
+
+
+def in_scope(scope: str) -> dict[str, Primitive]:
+    """The primitives of ``scope`` (``"block"``), by name."""
+    return {p.name: p for p in CATALOG.values() if p.scope == scope}

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Compile-time choices (algorithms, exchange modes): one table each, from which the public enum,
+the C++ spelling, the validation and the docs are derived."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum, EnumMeta
+
+
+class AlgorithmEnumMeta(EnumMeta):
+    """Metaclass of the choice enums: lets a DSL recognise them and treat members as the
+    compile-time constants they are (``coop.BlockLoadAlgorithm.VECTORIZE`` inside a kernel)."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One value of a choice.
+
+    Attributes:
+        value: the name users write (``"warp_transpose"``).
+        cxx: its C++ spelling (an enumerator, or a method name for exchange modes).
+        doc: one line for the docs.
+        scratch: the CUB class needs shared ``TempStorage`` with this option.
+        whole_warps: the block must be a whole number of warps.
+        stages_tile: the whole tile passes through shared memory (its size is checked against the
+            static limit before any C++ is compiled).
+        uses: optional parameters that this option needs (present iff chosen: exchange's ranks).
+        arrangement: how the items end up (or are expected) per thread: ``"blocked"``,
+            ``"striped"`` or ``"warp_striped"`` (tile primitives, for the docs and references).
+    """
+
+    value: str
+    cxx: str
+    doc: str
+    scratch: bool = False
+    whole_warps: bool = False
+    stages_tile: bool = False
+    uses: tuple[str, ...] = ()
+    arrangement: str = "blocked"
+
+
+@dataclass(frozen=True)
+class Choices:
+    """A closed set of options, exposed as a ``str`` enum named ``enum_name`` in ``cuda.coop``."""
+
+    enum_name: str
+    doc: str
+    options: tuple[Option, ...]
+    enum: type[Enum] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        classdict = AlgorithmEnumMeta.__prepare__(self.enum_name, (str, Enum))
+        for o in self.options:
+            classdict[o.value.upper()] = o.value
+        classdict["__doc__"] = self.doc
+        classdict["__module__"] = "cuda.coop"
+        object.__setattr__(self, "enum", AlgorithmEnumMeta(self.enum_name, (str, Enum), classdict))
+
+    def __getitem__(self, value: str) -> Option:
+        return next(o for o in self.options if o.value == value)
+
+    def normalize(self, value: object) -> str | None:
+        """The option's name for a member of this enum or a (case-insensitive) name; None if it is
+        neither (a member of another enum is not accepted)."""
+        if isinstance(value, Enum):
+            return str(value.value) if isinstance(value, self.enum) else None
+        if isinstance(value, str):
+            low = value.lower()
+            if any(o.value == low for o in self.options):
+                return low
+        return None
+
+    def allowed(self) -> str:
+        """The options, quoted, for messages."""
+        return ", ".join(repr(o.value) for o in self.options)

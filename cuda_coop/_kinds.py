@@ -1,0 +1,410 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The closed vocabulary of parameter kinds, and the backend-neutral description of an argument.
+
+A backend describes each argument of a coop call as an :class:`Arg` (what it is, its element type,
+its compile-time value); each parameter's kind checks its ``Arg`` and records what the request
+needs. Kinds that take a runtime value name the *slot shape* through which it reaches the C++
+wrapper; backends build slots by shape, the renderer unpacks them by shape. A new primitive is a
+catalog row built from these kinds; only a new kind touches the backends and the renderer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from ._choices import Choices
+from ._dtypes import DTYPES, dtype_named
+from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
+from ._operators import BUILTIN_OPERATORS, user_operator_symbol
+
+if TYPE_CHECKING:
+    from ._primitive import Resolver
+
+from ._requests import Request
+
+INT32_MAX = 2**31 - 1
+
+
+class Form(Enum):
+    """What an argument is, as far as coop cares."""
+
+    ABSENT = "absent"  # not given: the parameter's default applies
+    NONE = "none"  # given as None
+    CONSTANT = "constant"  # a compile-time constant: int, float, str, bool, enum member, tuple
+    SCALAR = "scalar"  # a typed runtime value
+    THREAD_DATA = "thread_data"  # a coop.ThreadData (a register array/tensor)
+    ARRAY = "array"  # a device array, tensor or pointer
+    TEMP_STORAGE = "temp_storage"  # a coop.TempStorage
+    FUNCTION = "function"  # Python code usable as an operator
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Arg:
+    """What a backend knows of one argument at compile time.
+
+    Attributes:
+        form: what it is.
+        shown: how the DSL shows it, for messages.
+        dtype: its element type (our name) when supported, else None.
+        dtype_shown: its element type as the DSL shows it.
+        items: items per thread of a ThreadData.
+        value: a compile-time value (``...`` when only known at run time).
+        problem: why an array or ThreadData cannot be used ("" when fine), e.g. "must be 1-D".
+        writable: an array can be written.
+        function: the Python code of a FUNCTION.
+    """
+
+    form: Form
+    shown: str = ""
+    dtype: str | None = None
+    dtype_shown: str = ""
+    items: int = 0
+    value: object = ...
+    problem: str = ""
+    writable: bool = True
+    function: object = None
+
+    @property
+    def given(self) -> bool:
+        """Not absent and not None."""
+        return self.form not in (Form.ABSENT, Form.NONE)
+
+
+class Shape(Enum):
+    """How a runtime value reaches the C++ wrapper (its C ABI slot)."""
+
+    ITEMS = "items"  # void*: the thread's n items of a type (a ThreadData's storage)
+    VALUE = "value"  # void*: one value of a type, in thread-private memory
+    ARRAY = "array"  # void*: global memory at the tile (the array plus its offset)
+    INT = "int"  # int: a count
+    SCRATCH = "scratch"  # void*: caller-owned shared scratch
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One argument of a wrapper's C ABI.
+
+    Attributes:
+        name: the parameter or result it carries.
+        shape: how it is passed.
+        dtype: element type of the memory it points at (ITEMS, VALUE, ARRAY).
+        items: items it points at (ITEMS).
+        result: fresh storage for a result, filled by the call.
+        fallback: the parameter whose value is passed instead, the own one being absent.
+        scalar: a result that the kernel sees as a scalar (item 0), not as a ThreadData.
+    """
+
+    name: str
+    shape: Shape
+    dtype: str = ""
+    items: int = 1
+    result: bool = False
+    fallback: str | None = None
+    scalar: bool = False
+
+
+def _integer_scalar(arg: Arg) -> bool:
+    return arg.form is Form.SCALAR and arg.dtype in DTYPES and DTYPES[arg.dtype].kind in "iu"
+
+
+def _supported(r: Resolver, name: str, arg: Arg) -> str:
+    if arg.dtype is None or arg.dtype not in DTYPES:
+        raise CoopTypeError(
+            f"{r.q}: {name} has element type {arg.dtype_shown or arg.shown}, which is not supported; "
+            f"supported: {', '.join(DTYPES)}"
+        )
+    return arg.dtype
+
+
+# --- kinds of parameters --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Payload:
+    """The primitive's own items: a ThreadData (or, with ``scalar``, a typed scalar taken as one
+    item). It defines the element type and the items per thread of the request."""
+
+    scalar: bool = False
+    scalar_form: bool = False  # a scalar reaches C++ as one value (CUB's scalar overloads)
+    keep_past: tuple[str, str] | None = None  # (count, value): items past the count keep their
+    # previous values unless the value parameter is given (a partial load's contract)
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        if arg.form is Form.THREAD_DATA and not arg.problem:
+            r.set_payload(_supported(r, name, arg), arg.items, scalar=False)
+        elif self.scalar and arg.form is Form.SCALAR:
+            r.set_payload(_supported(r, name, arg), 1, scalar=True)
+        else:
+            what = "a coop.ThreadData created in the kernel" + (" or a typed scalar" if self.scalar else "")
+            detail = f" ({arg.problem})" if arg.problem else ""
+            raise CoopTypeError(f"{r.q}: {name} must be {what}, got {arg.shown}{detail}")
+
+    def slot(self, req: Request, name: str) -> Slot:
+        shape = Shape.VALUE if req.has("scalar") and self.scalar_form else Shape.ITEMS
+        return Slot(name, shape, req.dtype, req.items_per_thread)
+
+
+@dataclass(frozen=True)
+class GlobalArray:
+    """A 1-D contiguous array in global memory, of the payload's element type; the call reads (or
+    writes) the tile that starts ``offset`` elements in (the ``offset`` parameter)."""
+
+    write: bool = False
+    offset: str = "offset"
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        if arg.form is not Form.ARRAY:
+            raise CoopTypeError(f"{r.q}: {name} must be {r.array_noun}, got {arg.shown}")
+        if arg.problem:
+            raise CoopTypeError(f"{r.q}: {name} {arg.problem}")
+        dtype = arg.dtype if arg.dtype in DTYPES else None
+        if dtype is None:
+            _supported(r, name, arg)
+        if dtype != r.dtype:
+            raise CoopTypeError(
+                f"{r.q}: {name} has element type {dtype} but {r.payload_name} is a ThreadData of "
+                f"{r.dtype}; make them the same type"
+            )
+        if self.write and not arg.writable:
+            raise CoopTypeError(f"{r.q}: {name} is read-only ({arg.shown})")
+        r.mark_present(name)
+
+    def slot(self, req: Request, name: str) -> Slot:
+        return Slot(name, Shape.ARRAY, req.dtype)
+
+
+@dataclass(frozen=True)
+class Offset:
+    """An element index: a runtime integer or a constant of 0 or more (folded into its array's
+    pointer by the backend; no slot of its own)."""
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        if not arg.given:
+            return
+        if arg.form is Form.CONSTANT and _is_int(arg.value):
+            if arg.value < 0:  # type: ignore[operator]
+                raise CoopValueError(f"{r.q}: {name}={arg.value} is negative; pass an element index >= 0")
+        elif not _integer_scalar(arg):
+            raise CoopTypeError(f"{r.q}: {name} must be an integer, got {arg.shown}")
+        r.mark_present(name)
+
+
+@dataclass(frozen=True)
+class Count:
+    """An optional count (``int``, passed as int32): a runtime integer or a constant >= 0."""
+
+    tag: str
+    scalar_payload_only: bool = False
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        if not arg.given:
+            return
+        if arg.form is Form.CONSTANT and _is_int(arg.value):
+            value = int(arg.value)  # type: ignore[call-overload]
+            if value < 0:
+                raise CoopValueError(f"{r.q}: {name}={value} is negative; pass a count of 0 or more")
+            if value > INT32_MAX:
+                raise CoopValueError(f"{r.q}: {name}={value} does not fit CUB's int; pass at most {INT32_MAX}")
+        elif not _integer_scalar(arg):
+            raise CoopTypeError(f"{r.q}: {name} must be an integer, got {arg.shown}")
+        if self.scalar_payload_only and not r.scalar:
+            raise CoopValueError(
+                f"{r.q}: {name} needs a scalar {r.payload_name} (CUB reduces a partial tile of one item "
+                "per thread); reduce each thread's items first and pass the scalar"
+            )
+        r.mark_present(name, self.tag)
+
+    def slot(self, req: Request, name: str) -> Slot | None:
+        return Slot(name, Shape.INT) if req.has(self.tag) else None
+
+
+@dataclass(frozen=True)
+class Element:
+    """An optional value of the payload's element type (a constant must be representable)."""
+
+    tag: str
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        if not arg.given:
+            return
+        if arg.form is Form.CONSTANT:
+            dtype_named(r.dtype).check_representable(arg.value, primitive=r.q, argument=name)
+        elif arg.form is not Form.SCALAR or arg.dtype is None:
+            raise CoopTypeError(f"{r.q}: {name} must be a number of type {r.dtype}, got {arg.shown}")
+        r.mark_present(name, self.tag)
+
+    def slot(self, req: Request, name: str) -> Slot | None:
+        return Slot(name, Shape.VALUE, req.dtype) if req.has(self.tag) else None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A compile-time choice among ``choices`` (a string or a member of its enum)."""
+
+    choices: Choices
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
+        value = default if arg.form is Form.ABSENT else arg.value
+        if arg.form not in (Form.ABSENT, Form.CONSTANT):
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a compile-time constant (a string or "
+                f"coop.{self.choices.enum_name}), got {arg.shown}"
+            )
+        option = self.choices.normalize(value)
+        if option is None:
+            raise CoopValueError(f"{r.q}: unknown {name}={value!r}; allowed: {self.choices.allowed()}")
+        r.record(name, option)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A compile-time ``True``/``False``; when set, ``tag`` is part of the request."""
+
+    tag: str
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
+        value = default if arg.form is Form.ABSENT else arg.value
+        if not isinstance(value, bool) or arg.form not in (Form.ABSENT, Form.CONSTANT):
+            raise CoopTypeError(f"{r.q}: {name} must be a compile-time constant True or False, got {arg.shown}")
+        if value:
+            r.mark_present(name, self.tag)
+
+
+@dataclass(frozen=True)
+class Operator:
+    """A binary operator on the element type: a built-in name or a Python function, which the
+    backend compiles into the kernel under an ``extern "C"`` name."""
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        if arg.form is Form.CONSTANT and isinstance(arg.value, str):
+            op = BUILTIN_OPERATORS.get(arg.value)
+            if op is None:
+                raise CoopValueError(
+                    f"{r.q}: unknown {name}={arg.value!r}; built-in operators: "
+                    f"{', '.join(map(repr, BUILTIN_OPERATORS))}, or pass a function"
+                )
+            if op.integer_only and dtype_named(r.dtype).kind == "f":
+                raise CoopTypeError(
+                    f"{r.q}: {name}={arg.value!r} needs an integer element type, {r.payload_name} is "
+                    f"{r.dtype}; use an integer ThreadData or another operator"
+                )
+            r.record(name, op.name)
+        elif arg.form is Form.FUNCTION:
+            symbol = user_operator_symbol(arg.function, r.dtype)  # type: ignore[arg-type]
+            r.operators[symbol] = arg.function
+            r.record(name, symbol)
+        else:
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a built-in operator name ({', '.join(map(repr, BUILTIN_OPERATORS))}) "
+                f"or a function, got {arg.shown}"
+            )
+
+
+@dataclass(frozen=True)
+class Items:
+    """A further ThreadData with the payload's items per thread: of ``dtypes`` (or of the payload's
+    type when None). Absent and with ``fallback``, the fallback parameter's items are used."""
+
+    tag: str | None = None  # given: the tag in the request (without a tag, see fallback)
+    dtypes: tuple[str, ...] | None = None
+    fallback: str | None = None
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        if not arg.given:
+            return
+        if arg.form is not Form.THREAD_DATA or arg.problem:
+            raise CoopTypeError(f"{r.q}: {name} must be a coop.ThreadData created in the kernel, got {arg.shown}")
+        dtype = _supported(r, name, arg)
+        if arg.items != r.n:
+            raise CoopValueError(
+                f"{r.q}: {name} has {arg.items} items per thread, {r.payload_name} has {r.n}; make them equal"
+            )
+        if self.dtypes is None and dtype != r.dtype:
+            raise CoopTypeError(
+                f"{r.q}: {name} has element type {dtype} but {r.payload_name} is a ThreadData of {r.dtype}; "
+                "make them the same type"
+            )
+        if self.dtypes is not None and dtype not in self.dtypes:
+            raise CoopTypeError(f"{r.q}: {name} must be a ThreadData of {' or '.join(self.dtypes)}, got {dtype}")
+        if self.dtypes is not None and len(self.dtypes) > 1:
+            r.record(name, dtype)
+        r.mark_present(name, self.tag)
+
+    def slot(self, req: Request, name: str) -> Slot | None:
+        if self.tag is not None and req.has(self.tag):
+            dtype = self.dtypes[0] if self.dtypes and len(self.dtypes) == 1 else req.option(name) or req.dtype
+            return Slot(name, Shape.ITEMS, dtype, req.items_per_thread)
+        if self.fallback is not None:  # given or not, the slot exists: the fallback stands in
+            return Slot(name, Shape.ITEMS, req.dtype, req.items_per_thread, fallback=self.fallback)
+        return None
+
+
+@dataclass(frozen=True)
+class PrefixOp:
+    """CUB's block prefix callback as a running prefix: a ThreadData of one item of the element
+    type, which the first warp reads as the tile's prefix and updates with ``op`` (a parameter
+    name or a built-in operator name) and the tile's aggregate."""
+
+    op: str
+    tag = "prefix"
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        if not arg.given:
+            return
+        if arg.form is not Form.THREAD_DATA or arg.items != 1 or arg.dtype != r.dtype:
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a coop.ThreadData of one {r.dtype} item holding the running "
+                f"prefix (coop.ThreadData(1, ...)), got {arg.shown}"
+            )
+        r.mark_present(name, self.tag)
+
+    def slot(self, req: Request, name: str) -> Slot | None:
+        return Slot(name, Shape.ITEMS, req.dtype, 1) if req.has(self.tag) else None
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """Caller-owned shared scratch (``coop.TempStorage``), or None for the call's own."""
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        if not arg.given:
+            return
+        if arg.form is not Form.TEMP_STORAGE:
+            raise CoopTypeError(f"{r.q}: {name} must be a coop.TempStorage, got {arg.shown}")
+        r.caller_temp_storage = True
+
+    def slot(self, req: Request, name: str) -> Slot | None:
+        return Slot(name, Shape.SCRATCH) if req.caller_temp_storage else None
+
+
+@dataclass(frozen=True)
+class BlockShape:
+    """Block dimensions given explicitly, a compile-time int or tuple (else from the launch)."""
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        from ._primitive import normalize_block_dims
+
+        if not arg.given:
+            return
+        value = arg.value
+        ok = arg.form is Form.CONSTANT and (
+            _is_int(value) or (isinstance(value, tuple) and all(_is_int(v) for v in value))
+        )
+        if not ok:
+            raise CoopTypeError(f"{r.q}: {name} must be a compile-time constant int or tuple, got {arg.shown}")
+        dims = normalize_block_dims(value, what=f"{r.q}: {name}")
+        if r.block_dims is not None and r.block_dims != dims:
+            raise CoopLaunchConfigError(
+                f"{r.q}: {name}={value!r} contradicts the launch's block {r.block_dims}{r.launch_where}"
+            )
+        r.block_dims = dims
+
+
+Kind = Payload | GlobalArray | Offset | Count | Element | Choice | Flag | Operator | Items | PrefixOp | Scratch | BlockShape

@@ -1,0 +1,425 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The row type of the catalog: one declaration per primitive, from which the host stub, its
+signature and docstring, the ``.pyi`` stub, the validation, the request, the C ABI and the C++
+wrapper are all derived."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from ._choices import Choices
+from ._dtypes import dtype_named
+from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
+from ._kinds import Arg, Choice, Flag, Form, Kind, Payload, Shape, Slot
+from ._requests import Request
+
+REQUIRED = inspect.Parameter.empty
+
+#: Static shared memory a kernel may declare (bytes); CUB scratch is static.
+STATIC_SHARED_LIMIT = 48 * 1024
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a kernel-side primitive.
+
+    Attributes:
+        name: as written in kernel code.
+        kind: what it is (see ``_kinds``).
+        annotation: its type in the ``.pyi`` stub.
+        doc: one line for the docstring.
+        default: the default (``REQUIRED`` when it has none).
+        keyword_only: must be passed by keyword.
+        excludes: parameters that cannot be given (or set) together with this one.
+        requires: parameters that must be given when this one is.
+    """
+
+    name: str
+    kind: Kind
+    annotation: str
+    doc: str
+    default: object = REQUIRED
+    keyword_only: bool = True
+    excludes: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Result:
+    """A value the primitive returns.
+
+    Attributes:
+        name: its name in the C++ call and the docs.
+        doc: one line for the docstring.
+        like_payload: the payload's shape (a ThreadData, or a scalar for a scalar payload);
+            otherwise one value of the element type.
+        when: a Flag parameter that asks for it (always returned when None).
+        broadcast: a Flag parameter that gives it to every thread (CUB defines it in thread 0).
+    """
+
+    name: str
+    doc: str
+    like_payload: bool = False
+    when: str | None = None
+    broadcast: str | None = None
+
+
+@dataclass(frozen=True)
+class Cub:
+    """The CUB class: its name, header and template parameters in CUB's order, each named:
+    ``T``, ``BLOCK_DIM_X``/``Y``/``Z``, ``ITEMS_PER_THREAD``, or a Choice or Flag parameter."""
+
+    cls: str
+    header: str
+    template: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Call:
+    """The C++ call: the method (``"{mode}"`` names a Choice whose option is the method), its
+    arguments by parameter or result name (absent optional ones are left out: that selects CUB's
+    overload), and the result that receives the method's return value."""
+
+    method: str
+    args: tuple[str, ...]
+    returns: str | None = None
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What the backend knows of the kernel's launch when it resolves a call.
+
+    Attributes:
+        block_dims: exact block dims, or None when unknown.
+        unknown: what to tell the user when they stay unknown (after "<primitive>: ").
+        where: appended to messages about the launch (e.g. " of kernel 'k'").
+        array_noun: what the DSL calls a global-memory array, for messages.
+        scratch_group: the kernel's number among the kernels of one bundle.
+    """
+
+    block_dims: tuple[int, int, int] | None
+    unknown: str
+    where: str = ""
+    array_noun: str = "a device array in global memory"
+    scratch_group: int = 0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A resolved call: its request, the wrapper's slots in ABI order, the returned results and the
+    user operators the backend must define (symbol -> Python function)."""
+
+    primitive: Primitive
+    request: Request
+    slots: tuple[Slot, ...]
+    returns: tuple[Slot, ...]
+    operators: Mapping[str, object]
+
+
+class Resolver:
+    """The state of one call being resolved; kinds read and record through it."""
+
+    def __init__(self, prim: Primitive, launch: Launch) -> None:
+        self.prim = prim
+        self.q = prim.qualname
+        self.block_dims = launch.block_dims
+        self.launch_where = launch.where
+        self.array_noun = launch.array_noun
+        self.payload_name = prim.payload.name
+        self.dtype = ""
+        self.n = 0
+        self.scalar = False
+        self.options: list[tuple[str, str]] = []
+        self.tags: list[str] = []
+        self.present: set[str] = set()
+        self.operators: dict[str, object] = {}
+        self.caller_temp_storage = False
+
+    def set_payload(self, dtype: str, n: int, *, scalar: bool) -> None:
+        """Record the payload's element type and items per thread."""
+        self.dtype, self.n, self.scalar = dtype, n, scalar
+        if scalar:
+            self.tags.append("scalar")
+
+    def record(self, name: str, value: str) -> None:
+        """Record a compile-time value of parameter ``name``."""
+        self.options.append((name, value))
+
+    def mark_present(self, name: str, tag: str | None = None) -> None:
+        """Record that an optional input is given (or a flag set), with its symbol tag."""
+        self.present.add(name)
+        if tag:
+            self.tags.append(tag)
+
+    def option(self, name: str) -> str | None:
+        return dict(self.options).get(name)
+
+    @property
+    def threads(self) -> int:
+        assert self.block_dims is not None
+        x, y, z = self.block_dims
+        return x * y * z
+
+    def check_tile_fits(self, name: str, value: str) -> None:
+        """CoopValueError unless the whole tile fits the static shared-memory limit (for an option
+        that stages it there); checked before any C++ exists."""
+        tile_bytes = self.threads * self.n * dtype_named(self.dtype).itemsize
+        if tile_bytes > STATIC_SHARED_LIMIT:
+            raise CoopValueError(
+                f"{self.q}: {name}={value!r} stages the whole tile ({tile_bytes} B) through shared "
+                f"memory, above the {STATIC_SHARED_LIMIT} B static limit; use fewer items per thread, "
+                "a smaller block or another " + name
+            )
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """One catalog row.
+
+    Attributes:
+        scope: ``"block"`` (or ``"warp"``).
+        name: the function's name in its scope (``"load"``).
+        cub: the CUB class.
+        params: the parameters, in signature order; exactly one is the :class:`Payload`.
+        call: the C++ call.
+        summary, details: the docstring's first line and paragraph.
+        results: what it returns (one value, or a tuple when several are asked for).
+        scratch: True when the CUB class always needs ``TempStorage``; the name of a Choice
+            parameter when its option decides; False when never.
+        check: a hook for the rules a table cannot say (runs after the parameters are checked).
+        returns_doc: the docstring's ``Returns`` text (None: returns nothing).
+        returns_annotation: the return type in the ``.pyi`` stub.
+    """
+
+    scope: str
+    name: str
+    cub: Cub
+    params: tuple[Param, ...]
+    call: Call
+    summary: str
+    details: str
+    results: tuple[Result, ...] = ()
+    scratch: bool | str = True
+    check: Callable[[Resolver], None] | None = None
+    returns_doc: str | None = None
+    returns_annotation: str = "None"
+    _by_name: dict[str, Param] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", {p.name: p for p in self.params})
+        payloads = [p for p in self.params if isinstance(p.kind, Payload)]
+        assert len(payloads) == 1, f"{self.qualname}: one Payload parameter, got {len(payloads)}"
+        known = set(self._by_name) | {r.name for r in self.results}
+        unknown = [n for n in (*self.call.args, self.call.returns) if n is not None and n not in known]
+        assert not unknown, f"{self.qualname}: the call names no parameter or result {unknown}"
+
+    @property
+    def key(self) -> str:
+        """The catalog key, ``"block.load"``."""
+        return f"{self.scope}.{self.name}"
+
+    @property
+    def qualname(self) -> str:
+        """Name as written in kernel code, e.g. ``coop.block.load``."""
+        return f"coop.{self.key}"
+
+    @property
+    def payload(self) -> Param:
+        return next(p for p in self.params if isinstance(p.kind, Payload))
+
+    def param(self, name: str) -> Param:
+        return self._by_name[name]
+
+    def choices(self) -> dict[str, Choices]:
+        """The Choice parameters and their option tables."""
+        return {p.name: p.kind.choices for p in self.params if isinstance(p.kind, Choice)}
+
+    # --- the Python surface ----------------------------------------------------------------------
+
+    def signature(self) -> inspect.Signature:
+        """The Python signature of the kernel-side call."""
+        params = [
+            inspect.Parameter(
+                p.name,
+                inspect.Parameter.KEYWORD_ONLY if p.keyword_only else inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=p.default,
+                annotation=p.annotation,
+            )
+            for p in self.params
+        ]
+        return inspect.Signature(params, return_annotation=self.returns_annotation)
+
+    def bind(self, args: tuple[object, ...], kwargs: Mapping[str, object]) -> dict[str, object]:
+        """Bind a call's arguments (of any representation) to parameter names; CoopTypeError for
+        a call that does not fit the signature. Parameters not given are absent from the result."""
+        positional = sum(1 for p in self.params if not p.keyword_only)
+        if len(args) > positional:
+            raise CoopTypeError(
+                f"{self.qualname} takes {positional} positional arguments; pass the others by keyword"
+            )
+        try:
+            return dict(self.signature().bind(*args, **kwargs).arguments)
+        except TypeError as exc:
+            raise CoopTypeError(f"{self.qualname}: {exc}") from None
+
+    def stub(self) -> str:
+        """The ``.pyi`` declaration of the kernel-side call."""
+        params, star = [], False
+        for p in self.params:
+            if p.keyword_only and not star:
+                params.append("*")
+                star = True
+            default = "" if p.default is REQUIRED else " = ..."
+            params.append(f"{p.name}: {p.annotation}{default}")
+        return f'def {self.name}({", ".join(params)}) -> {self.returns_annotation}:\n    """{self.summary}"""\n'
+
+    def docstring(self) -> str:
+        """Google-style docstring built from the declaration."""
+        lines = [self.summary, "", self.details, "", "Args:"]
+        lines += [f"    {p.name}: {p.doc}" for p in self.params]
+        if self.returns_doc:
+            lines += ["", "Returns:", f"    {self.returns_doc}"]
+        lines += [
+            "",
+            "Raises:",
+            "    CoopTypeError, CoopValueError, CoopLaunchConfigError: at compile time, for arguments "
+            "that do not fit.",
+            "    CoopHostCallError: when called on the host instead of inside a kernel.",
+        ]
+        return "\n".join(lines)
+
+    # --- resolution -----------------------------------------------------------------------------
+
+    def needs_scratch(self, options: Mapping[str, str]) -> bool:
+        """Whether the CUB class needs shared ``TempStorage`` for these choices."""
+        if isinstance(self.scratch, bool):
+            return self.scratch
+        choices = self.choices()[self.scratch]
+        return choices[options[self.scratch]].scratch
+
+    def resolve(self, args: Mapping[str, Arg], launch: Launch) -> Plan:
+        """Validate one call from what the backend knows of its arguments and launch, and plan it.
+
+        Raises:
+            CoopTypeError, CoopValueError, CoopLaunchConfigError: for a call that does not fit,
+                with a message naming the primitive, the argument and what is allowed.
+        """
+        r = Resolver(self, launch)
+        absent = Arg(Form.ABSENT)
+        payload = self.payload
+        payload.kind.check(r, payload.name, args.get(payload.name, absent))
+        for p in self.params:
+            if p is payload:
+                continue
+            arg = args.get(p.name, absent)
+            if isinstance(p.kind, (Choice, Flag)):
+                p.kind.check(r, p.name, arg, p.default)
+            else:
+                p.kind.check(r, p.name, arg)
+        self._check_combinations(r)
+        if r.block_dims is None:
+            raise CoopLaunchConfigError(f"{self.qualname}: {launch.unknown}")
+        self._check_options(r)
+        if self.check is not None:
+            self.check(r)
+        options = dict(r.options)
+        scratch = self.needs_scratch(options)
+        request = Request(
+            primitive=self.key,
+            dtype=r.dtype,
+            block_dims=r.block_dims,
+            items_per_thread=r.n,
+            options=tuple(r.options),
+            tags=tuple(r.tags),
+            caller_temp_storage=scratch and r.caller_temp_storage,
+            scratch_group=launch.scratch_group if scratch else 0,
+        )
+        slots, returns = self.slots(request)
+        return Plan(self, request, slots, returns, dict(r.operators))
+
+    def _check_combinations(self, r: Resolver) -> None:
+        for p in self.params:
+            for other in p.requires:
+                if p.name in r.present and other not in r.present:
+                    raise CoopValueError(f"{r.q}: {p.name} is given without {other}; pass both")
+            for other in p.excludes:
+                if p.name in r.present and other in r.present:
+                    raise CoopValueError(
+                        f"{r.q}: {p.name} and {other} cannot be used together; pass one of them"
+                    )
+        for name, choices in self.choices().items():
+            chosen = choices[r.option(name)]  # type: ignore[index]
+            for needed in sorted({u for o in choices.options for u in o.uses}):
+                if needed in chosen.uses and needed not in r.present:
+                    raise CoopValueError(f"{r.q}: {name}={chosen.value!r} needs {needed}=")
+                if needed not in chosen.uses and needed in r.present:
+                    users = ", ".join(repr(o.value) for o in choices.options if needed in o.uses)
+                    raise CoopValueError(f"{r.q}: {needed} is only for {name} {users}, not {chosen.value!r}")
+
+    def _check_options(self, r: Resolver) -> None:
+        for name, choices in self.choices().items():
+            option = choices[r.option(name)]  # type: ignore[index]
+            if option.whole_warps and r.threads % 32:
+                others = ", ".join(repr(o.value) for o in choices.options if not o.whole_warps)
+                raise CoopLaunchConfigError(
+                    f"{r.q}: {name}={option.value!r} needs a block of a multiple of 32 threads, the block "
+                    f"has {r.threads} {r.block_dims}; use a block of 32*k threads or another {name} "
+                    f"({others})"
+                )
+            if option.stages_tile:
+                r.check_tile_fits(name, option.value)
+
+    def given(self, req: Request, name: str) -> bool:
+        """Whether parameter or result ``name`` takes part in ``req`` (optional ones by their tag)."""
+        for res in self.results:
+            if res.name == name:
+                return res.when is None or req.has(self._tag(res.when))
+        tag = self._tag(name)
+        return tag is None or req.has(tag)
+
+    def _tag(self, name: str) -> str | None:
+        return getattr(self._by_name[name].kind, "tag", None)
+
+    def slots(self, req: Request) -> tuple[tuple[Slot, ...], tuple[Slot, ...]]:
+        """The C ABI of ``req``'s wrapper (its slots, in order) and the slots of what it returns.
+        Backends build the call from these, the renderer unpacks them: the ABI is in one place."""
+        slots = [
+            slot for p in self.params if hasattr(p.kind, "slot") and (slot := p.kind.slot(req, p.name)) is not None
+        ]
+        returns = []
+        scalar = req.has("scalar")
+        for res in self.results:
+            if not self.given(req, res.name):
+                continue
+            if res.like_payload:
+                slot = Slot(res.name, Shape.ITEMS, req.dtype, req.items_per_thread, result=True, scalar=scalar)
+            else:
+                slot = Slot(res.name, Shape.VALUE, req.dtype, 1, result=True, scalar=True)
+            slots.append(slot)
+            returns.append(slot)
+        return tuple(slots), tuple(returns)
+
+
+def normalize_block_dims(dims: object, *, what: str) -> tuple[int, int, int]:
+    """Normalise an int or a tuple of 1 to 3 positive ints into ``(x, y, z)``."""
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        dims = (dims,)
+    if not isinstance(dims, tuple) or not 1 <= len(dims) <= 3:
+        raise CoopLaunchConfigError(f"{what} must be an int or a tuple of 1 to 3 ints, got {dims!r}")
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
+        raise CoopLaunchConfigError(f"{what} must be positive ints, got {dims!r}")
+    full = tuple(dims) + (1,) * (3 - len(dims))
+    if full[0] * full[1] * full[2] > 1024:
+        raise CoopLaunchConfigError(f"{what}={dims!r} has more than 1024 threads")
+    return (full[0], full[1], full[2])
+
+
+def check_items_per_thread(value: object, *, primitive: str) -> int:
+    """Validate a compile-time items-per-thread count."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CoopTypeError(f"{primitive}: items_per_thread must be a compile-time constant int, got {value!r}")
+    if not 1 <= value <= 256:
+        raise CoopValueError(f"{primitive}: items_per_thread={value} must be in 1..256")
+    return value
