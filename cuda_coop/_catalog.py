@@ -104,7 +104,9 @@ BLOCK_SCAN_ALGORITHMS = Choices(
             "cub::BLOCK_SCAN_RAKING_MEMOIZE",
             "raking, keeping the raking segment in registers (more registers, less shared traffic)",
         ),
-        Option("warp_scans", "cub::BLOCK_SCAN_WARP_SCANS", "a scan per warp, then across warps (low latency)"),
+        Option(
+            "warp_scans", "cub::BLOCK_SCAN_WARP_SCANS", "a scan per warp, then across warps (low latency)"
+        ),
     ),
 )
 
@@ -117,8 +119,12 @@ BLOCK_EXCHANGE_MODES = Choices(
     (
         Option("striped_to_blocked", "StripedToBlocked", "striped to blocked"),
         Option("blocked_to_striped", "BlockedToStriped", "blocked to striped"),
-        Option("warp_striped_to_blocked", "WarpStripedToBlocked", "warp-striped to blocked", whole_warps=True),
-        Option("blocked_to_warp_striped", "BlockedToWarpStriped", "blocked to warp-striped", whole_warps=True),
+        Option(
+            "warp_striped_to_blocked", "WarpStripedToBlocked", "warp-striped to blocked", whole_warps=True
+        ),
+        Option(
+            "blocked_to_warp_striped", "BlockedToWarpStriped", "blocked to warp-striped", whole_warps=True
+        ),
         Option("scatter_to_blocked", "ScatterToBlocked", "scatter by rank, read blocked", uses=("ranks",)),
         Option("scatter_to_striped", "ScatterToStriped", "scatter by rank, read striped", uses=("ranks",)),
         Option(
@@ -206,7 +212,9 @@ def _scan_results() -> tuple[Result, ...]:
     )
 
 
-_SCAN_CUB = Cub("cub::BlockScan", "cub/block/block_scan.cuh", ("T", "BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:]))
+_SCAN_CUB = Cub(
+    "cub::BlockScan", "cub/block/block_scan.cuh", ("T", "BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:])
+)
 _SCAN_ALG = Param(
     "algorithm",
     Choice(BLOCK_SCAN_ALGORITHMS),
@@ -300,7 +308,11 @@ STORE = Primitive(
             keyword_only=False,
         ),
         Param(
-            "items", Payload(), "ThreadData", "the calling thread's items (a ``coop.ThreadData``).", keyword_only=False
+            "items",
+            Payload(),
+            "ThreadData",
+            "the calling thread's items (a ``coop.ThreadData``).",
+            keyword_only=False,
         ),
         Param("offset", Offset(), "int", "element index of the block's tile in the array.", 0),
         Param(
@@ -310,7 +322,13 @@ STORE = Primitive(
             "a ``BlockStoreAlgorithm`` or its name.",
             "direct",
         ),
-        Param("valid_items", Count("partial"), "int | None", "number of valid items; only those are written.", None),
+        Param(
+            "valid_items",
+            Count("partial"),
+            "int | None",
+            "number of valid items; only those are written.",
+            None,
+        ),
         _TEMP,
         _TPB,
     ),
@@ -427,7 +445,9 @@ _REDUCE_COMMON = (
     _TEMP,
     _TPB,
 )
-_REDUCE_CUB = Cub("cub::BlockReduce", "cub/block/block_reduce.cuh", ("T", "BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:]))
+_REDUCE_CUB = Cub(
+    "cub::BlockReduce", "cub/block/block_reduce.cuh", ("T", "BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:])
+)
 _REDUCE_RESULT = (Result("result", "the block's aggregate.", broadcast="broadcast"),)
 _REDUCE_RETURNS = (
     "the aggregate, a scalar of the element type. It is defined in thread 0 only, as in CUB, unless "
@@ -504,10 +524,18 @@ def _scan(name: str, method: str, summary: str, *, op: bool, initial: bool, note
 
 
 INCLUSIVE_SUM = _scan(
-    "inclusive_sum", "InclusiveSum", "Inclusive prefix sum over the block (CUB BlockScan).", op=False, initial=False
+    "inclusive_sum",
+    "InclusiveSum",
+    "Inclusive prefix sum over the block (CUB BlockScan).",
+    op=False,
+    initial=False,
 )
 EXCLUSIVE_SUM = _scan(
-    "exclusive_sum", "ExclusiveSum", "Exclusive prefix sum over the block (CUB BlockScan).", op=False, initial=False
+    "exclusive_sum",
+    "ExclusiveSum",
+    "Exclusive prefix sum over the block (CUB BlockScan).",
+    op=False,
+    initial=False,
 )
 INCLUSIVE_SCAN = _scan(
     "inclusive_scan",

@@ -211,7 +211,9 @@ class Count:
             if value < 0:
                 raise CoopValueError(f"{r.q}: {name}={value} is negative; pass a count of 0 or more")
             if value > INT32_MAX:
-                raise CoopValueError(f"{r.q}: {name}={value} does not fit CUB's int; pass at most {INT32_MAX}")
+                raise CoopValueError(
+                    f"{r.q}: {name}={value} does not fit CUB's int; pass at most {INT32_MAX}"
+                )
         elif not _integer_scalar(arg):
             raise CoopTypeError(f"{r.q}: {name} must be an integer, got {arg.shown}")
         if self.scalar_payload_only and not r.scalar:
@@ -272,7 +274,9 @@ class Flag:
     def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
         value = default if arg.form is Form.ABSENT else arg.value
         if not isinstance(value, bool) or arg.form not in (Form.ABSENT, Form.CONSTANT):
-            raise CoopTypeError(f"{r.q}: {name} must be a compile-time constant True or False, got {arg.shown}")
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a compile-time constant True or False, got {arg.shown}"
+            )
         if value:
             r.mark_present(name, self.tag)
 
@@ -320,7 +324,9 @@ class Items:
         if not arg.given:
             return
         if arg.form is not Form.THREAD_DATA or arg.problem:
-            raise CoopTypeError(f"{r.q}: {name} must be a coop.ThreadData created in the kernel, got {arg.shown}")
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a coop.ThreadData created in the kernel, got {arg.shown}"
+            )
         dtype = _supported(r, name, arg)
         if arg.items != r.n:
             raise CoopValueError(
@@ -332,7 +338,9 @@ class Items:
                 "make them the same type"
             )
         if self.dtypes is not None and dtype not in self.dtypes:
-            raise CoopTypeError(f"{r.q}: {name} must be a ThreadData of {' or '.join(self.dtypes)}, got {dtype}")
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a ThreadData of {' or '.join(self.dtypes)}, got {dtype}"
+            )
         if self.dtypes is not None and len(self.dtypes) > 1:
             r.record(name, dtype)
         r.mark_present(name, self.tag)
@@ -398,7 +406,9 @@ class BlockShape:
             _is_int(value) or (isinstance(value, tuple) and all(_is_int(v) for v in value))
         )
         if not ok:
-            raise CoopTypeError(f"{r.q}: {name} must be a compile-time constant int or tuple, got {arg.shown}")
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a compile-time constant int or tuple, got {arg.shown}"
+            )
         dims = normalize_block_dims(value, what=f"{r.q}: {name}")
         if r.block_dims is not None and r.block_dims != dims:
             raise CoopLaunchConfigError(
@@ -407,4 +417,17 @@ class BlockShape:
         r.block_dims = dims
 
 
-Kind = Payload | GlobalArray | Offset | Count | Element | Choice | Flag | Operator | Items | PrefixOp | Scratch | BlockShape
+Kind = (
+    Payload
+    | GlobalArray
+    | Offset
+    | Count
+    | Element
+    | Choice
+    | Flag
+    | Operator
+    | Items
+    | PrefixOp
+    | Scratch
+    | BlockShape
+)

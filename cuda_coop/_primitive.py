@@ -273,7 +273,9 @@ class Primitive:
                 star = True
             default = "" if p.default is REQUIRED else " = ..."
             params.append(f"{p.name}: {p.annotation}{default}")
-        return f'def {self.name}({", ".join(params)}) -> {self.returns_annotation}:\n    """{self.summary}"""\n'
+        return (
+            f'def {self.name}({", ".join(params)}) -> {self.returns_annotation}:\n    """{self.summary}"""\n'
+        )
 
     def docstring(self) -> str:
         """Google-style docstring built from the declaration."""
@@ -386,7 +388,9 @@ class Primitive:
         """The C ABI of ``req``'s wrapper (its slots, in order) and the slots of what it returns.
         Backends build the call from these, the renderer unpacks them: the ABI is in one place."""
         slots = [
-            slot for p in self.params if hasattr(p.kind, "slot") and (slot := p.kind.slot(req, p.name)) is not None
+            slot
+            for p in self.params
+            if hasattr(p.kind, "slot") and (slot := p.kind.slot(req, p.name)) is not None
         ]
         returns = []
         scalar = req.has("scalar")
@@ -394,7 +398,9 @@ class Primitive:
             if not self.given(req, res.name):
                 continue
             if res.like_payload:
-                slot = Slot(res.name, Shape.ITEMS, req.dtype, req.items_per_thread, result=True, scalar=scalar)
+                slot = Slot(
+                    res.name, Shape.ITEMS, req.dtype, req.items_per_thread, result=True, scalar=scalar
+                )
             else:
                 slot = Slot(res.name, Shape.VALUE, req.dtype, 1, result=True, scalar=True)
             slots.append(slot)
@@ -419,7 +425,9 @@ def normalize_block_dims(dims: object, *, what: str) -> tuple[int, int, int]:
 def check_items_per_thread(value: object, *, primitive: str) -> int:
     """Validate a compile-time items-per-thread count."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise CoopTypeError(f"{primitive}: items_per_thread must be a compile-time constant int, got {value!r}")
+        raise CoopTypeError(
+            f"{primitive}: items_per_thread must be a compile-time constant int, got {value!r}"
+        )
     if not 1 <= value <= 256:
         raise CoopValueError(f"{primitive}: items_per_thread={value} must be in 1..256")
     return value

@@ -112,7 +112,9 @@ def _tensor_arg(value: Any) -> Arg:
         if not isinstance(size, int) or cute.rank(value) != 1 or not compact:
             problem = f"a compact 1-D register tensor of static size is needed, got layout {value.layout}"
         items = size if isinstance(size, int) else 0
-        return Arg(Form.THREAD_DATA, f"a tensor in rmem ({value.layout})", dtype, shown, items, problem=problem)
+        return Arg(
+            Form.THREAD_DATA, f"a tensor in rmem ({value.layout})", dtype, shown, items, problem=problem
+        )
     problem = ""
     if value.memspace != AddressSpace.gmem:
         problem = f"must be a global-memory tensor, got one in {value.memspace.name}"
@@ -138,10 +140,22 @@ def arg_of(value: Any) -> Arg:
     if isinstance(value, cute.Tensor):
         return _tensor_arg(value)
     if isinstance(value, cute.Pointer):
-        problem = "" if value.memspace == AddressSpace.gmem else f"must point to global memory, got {value.memspace.name}"
-        return Arg(Form.ARRAY, f"a pointer to {value.memspace.name}", dtype_name(value.dtype), str(value.dtype), problem=problem)
+        problem = (
+            ""
+            if value.memspace == AddressSpace.gmem
+            else f"must point to global memory, got {value.memspace.name}"
+        )
+        return Arg(
+            Form.ARRAY,
+            f"a pointer to {value.memspace.name}",
+            dtype_name(value.dtype),
+            str(value.dtype),
+            problem=problem,
+        )
     if isinstance(value, Numeric):
-        return Arg(Form.SCALAR, f"{type(value).__name__} value", dtype_name(type(value)), type(value).__name__)
+        return Arg(
+            Form.SCALAR, f"{type(value).__name__} value", dtype_name(type(value)), type(value).__name__
+        )
     if callable(value):
         return Arg(Form.FUNCTION, getattr(value, "__qualname__", repr(value)), function=value)
     return Arg(Form.OTHER, repr(value))
@@ -192,7 +206,9 @@ def call(
             assert isinstance(kind, GlobalArray)
             base = value.iterator if isinstance(value, cute.Tensor) else value
             offset = bound.get(kind.offset, 0)
-            values[slot.name] = _cute_hooks.llvm_pointer(base if isinstance(offset, int) and offset == 0 else base + offset)
+            values[slot.name] = _cute_hooks.llvm_pointer(
+                base if isinstance(offset, int) and offset == 0 else base + offset
+            )
         elif slot.shape is Shape.INT:
             values[slot.name] = cutlass.Int32(value)
         elif slot.shape is Shape.SCRATCH:
@@ -203,7 +219,9 @@ def call(
             values[slot.name] = _cute_hooks.llvm_pointer(value.iterator)
         else:
             values[slot.name] = _spill(value, slot.dtype)
-    _cute_hooks.extern_call(symbol, [values[s.name] for s in plan.slots], [s.shape is Shape.INT for s in plan.slots])
+    _cute_hooks.extern_call(
+        symbol, [values[s.name] for s in plan.slots], [s.shape is Shape.INT for s in plan.slots]
+    )
     out = [results[s.name][0] if s.scalar else results[s.name] for s in plan.returns]
     if not out:
         return None

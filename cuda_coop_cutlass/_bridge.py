@@ -40,6 +40,8 @@ class CompiledCuteFunction:
         cubin: the linked device code (what replaced CuTe's binary).
         arch: the target architecture.
         symbols: the bundle's wrapper symbols, all inlined into the kernels.
+        temp_storage: exact ``(size, alignment)`` of each CUB ``TempStorage`` in the bundle, by
+            wrapper symbol (from the bundle's own sizeof/alignof probes).
         timings: seconds per stage: trace+lower (first pass), nvrtc, libnvvm, nvjitlink, and the
             second CuTe compile.
     """
@@ -49,6 +51,7 @@ class CompiledCuteFunction:
     arch: str
     symbols: tuple[str, ...]
     timings: dict[str, float] = field(default_factory=dict)
+    temp_storage: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.compiled(*args, **kwargs)
@@ -156,4 +159,5 @@ def compile(host: Any, *args: Any, **kwargs: Any) -> CompiledCuteFunction:
         )
     if second.requests != first.requests:
         raise CoopBackendError("the two traces of the kernel made different coop requests")
-    return CompiledCuteFunction(compiled, cubin, arch, tuple(r.symbol for r in first.requests), timings)
+    symbols = tuple(r.symbol for r in first.requests)
+    return CompiledCuteFunction(compiled, cubin, arch, symbols, timings, dict(bundle.temp_storage))

@@ -15,9 +15,13 @@ def items_of(items: Any, *, primitive: str) -> None:
     size and a supported element type)."""
     arg = arg_of(items)
     if arg.form is not Form.THREAD_DATA or arg.problem or arg.dtype is None:
-        detail = arg.problem or (f"element type {arg.dtype_shown} is not supported" if arg.dtype is None else "")
-        raise CoopTypeError(f"{primitive}: items must be a coop.ThreadData (a register tensor), got {arg.shown}"
-                            + (f"; {detail}" if detail else ""))
+        detail = arg.problem or (
+            f"element type {arg.dtype_shown} is not supported" if arg.dtype is None else ""
+        )
+        raise CoopTypeError(
+            f"{primitive}: items must be a coop.ThreadData (a register tensor), got {arg.shown}"
+            + (f"; {detail}" if detail else "")
+        )
 
 
 def as_thread_data(fragment: Any) -> Any:

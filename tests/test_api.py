@@ -138,7 +138,9 @@ def test_request_validation_before_any_cxx() -> None:
     with pytest.raises(coop.CoopTypeError, match="unexpected keyword argument 'oob_default'"):
         STORE.bind((), {"dst": 1, "items": 2, "valid_items": 3, "oob_default": 0})
     with pytest.raises(coop.CoopLaunchConfigError, match="multiple of 32"):
-        _resolve(LOAD, src=_array("int8"), items=_td("int8"), algorithm="warp_transpose", threads_per_block=48)
+        _resolve(
+            LOAD, src=_array("int8"), items=_td("int8"), algorithm="warp_transpose", threads_per_block=48
+        )
     with pytest.raises(coop.CoopValueError, match="static limit"):
         _resolve(STORE, dst=src, items=_td("int32", 16), algorithm="transpose", threads_per_block=1024)
     with pytest.raises(coop.CoopLaunchConfigError, match="block dimensions are unknown"):

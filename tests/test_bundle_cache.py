@@ -12,11 +12,11 @@ import pytest
 from cuda import coop
 from cuda.coop import _bundle, _cache
 from cuda.coop._render import RenderedBundle
-from cuda.coop._requests import BlockTileRequest
+from cuda.coop._requests import Request
 
 REQS = [
-    BlockTileRequest("load", "int32", (128, 1, 1), 4, "transpose", False, False, False),
-    BlockTileRequest("store", "int32", (128, 1, 1), 4, "warp_transpose", True, False, False),
+    Request("block.load", "int32", (128, 1, 1), 4, (("algorithm", "transpose"),)),
+    Request("block.store", "int32", (128, 1, 1), 4, (("algorithm", "warp_transpose"),), ("partial",)),
 ]
 
 
@@ -37,33 +37,33 @@ def _delta(before: coop.CompileStats) -> tuple[int, int, int]:
 
 def test_one_nvrtc_call_cold_none_warm(cache: Path) -> None:
     before = coop.compile_stats()
-    cold = _bundle.compile_bundle(REQS, 0, "sm_90a")
+    cold = _bundle.compile_bundle(REQS, (), "sm_90a")
     assert _delta(before) == (1, 0, 0)
     before = coop.compile_stats()
-    warm = _bundle.compile_bundle(list(reversed(REQS)), 0, "sm_90a")  # order does not matter
+    warm = _bundle.compile_bundle(list(reversed(REQS)), (), "sm_90a")  # order does not matter
     assert _delta(before) == (0, 1, 0)
     assert warm == cold and cold.ltoir and cold.arch == "sm_90a"
     assert Path(cold.source_path).read_text().count('extern "C"') == 2
 
 
 def test_temp_storage_probes_are_exact(cache: Path) -> None:
-    sizes = _bundle.compile_bundle(REQS, 0, "sm_90").temp_storage
+    sizes = _bundle.compile_bundle(REQS, (), "sm_90").temp_storage
     load, store = (sizes[r.symbol] for r in REQS)
     for size, align in (load, store):
         assert size >= 128 * 4 * 4 and align in (4, 8, 16)  # the whole tile, padded
 
 
 def test_arch_is_part_of_the_key(cache: Path) -> None:
-    a = _bundle.compile_bundle(REQS[:1], 0, "sm_90")
-    b = _bundle.compile_bundle(REQS[:1], 0, "compute_90a")
+    a = _bundle.compile_bundle(REQS[:1], (), "sm_90")
+    b = _bundle.compile_bundle(REQS[:1], (), "compute_90a")
     assert a.key != b.key and b.arch == "sm_90a"
     with pytest.raises(coop.CoopValueError, match="not a CUDA architecture"):
-        _bundle.compile_bundle(REQS[:1], 0, "hopper")
+        _bundle.compile_bundle(REQS[:1], (), "hopper")
 
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "flip"])
 def test_corrupt_entry_is_rebuilt(cache: Path, damage: str) -> None:
-    good = _bundle.compile_bundle(REQS[:1], 0, "sm_90")
+    good = _bundle.compile_bundle(REQS[:1], (), "sm_90")
     entry = next((cache / "bundles").glob("*.bin"))
     blob = entry.read_bytes()
     entry.write_bytes(
@@ -74,7 +74,7 @@ def test_corrupt_entry_is_rebuilt(cache: Path, damage: str) -> None:
         }[damage]
     )
     before = coop.compile_stats()
-    again = _bundle.compile_bundle(REQS[:1], 0, "sm_90")
+    again = _bundle.compile_bundle(REQS[:1], (), "sm_90")
     assert _delta(before) == (1, 0, 1)
     assert again.ltoir == good.ltoir
 
@@ -86,13 +86,13 @@ def test_failed_compile_raises_with_log_and_source_and_leaves_no_state(
         _bundle, "render_bundle", lambda reqs, slots: RenderedBundle("this is not C++;\n", {})
     )
     with pytest.raises(coop.CoopCompileError) as info:
-        _bundle.compile_bundle(REQS[:1], 0, "sm_90")
+        _bundle.compile_bundle(REQS[:1], (), "sm_90")
     assert "error" in info.value.log and Path(info.value.source_path).read_text() == "this is not C++;\n"
     assert isinstance(info.value, RuntimeError) and info.value.source_path in str(info.value)
     assert not list(cache.glob("bundles/*.bin"))  # nothing was published
     monkeypatch.undo()
     monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(cache))
-    assert _bundle.compile_bundle(REQS[:1], 0, "sm_90").ltoir
+    assert _bundle.compile_bundle(REQS[:1], (), "sm_90").ltoir
 
 
 def test_cache_dir_default_and_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -115,9 +115,9 @@ _WORKER = """
 import sys
 from cuda import coop
 from cuda.coop import _bundle
-from cuda.coop._requests import BlockTileRequest
-req = BlockTileRequest("load", "int64", (96, 1, 1), 3, "transpose", True, True, False)
-_bundle.compile_bundle([req], 0, "sm_90")
+from cuda.coop._requests import Request
+req = Request("block.load", "int64", (96, 1, 1), 3, (("algorithm", "transpose"),), ("partial", "oob"))
+_bundle.compile_bundle([req], (), "sm_90")
 print(coop.compile_stats().nvrtc_compiles)
 """
 

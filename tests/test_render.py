@@ -44,7 +44,9 @@ def test_symbols_are_deterministic_and_distinct() -> None:
 
 
 def test_render_maps_every_template_parameter() -> None:
-    req = _req(dtype="float16", block_dims=(4, 8, 4), items_per_thread=7, algorithm="warp_transpose_timesliced")
+    req = _req(
+        dtype="float16", block_dims=(4, 8, 4), items_per_thread=7, algorithm="warp_transpose_timesliced"
+    )
     src = render_bundle([req], []).source
     assert "cub::BlockLoad<__half, 4, 7, cub::BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED, 8, 4>" in src
     assert "#include <cuda_fp16.h>" in src
@@ -119,12 +121,17 @@ def test_optional_inputs_select_cubs_overload() -> None:
     """Absent optional inputs are left out of the call: that is how CUB's overload is chosen."""
     calls = {
         "InclusiveSum(x, out);": _plan("block.inclusive_sum", x=_td("float32", 4)),
-        "InclusiveSum(x, out, aggregate);": _plan("block.inclusive_sum", x=_td("float32", 4), block_aggregate=_const(True)),
+        "InclusiveSum(x, out, aggregate);": _plan(
+            "block.inclusive_sum", x=_td("float32", 4), block_aggregate=_const(True)
+        ),
         "ExclusiveSum(x, out, prefix_op_callback);": _plan(
             "block.exclusive_sum", x=_td("float32", 4), prefix_op=_td("float32", 1)
         ),
         "InclusiveScan(x, out, initial_value, ::cuda::maximum<int>{}, aggregate);": _plan(
-            "block.inclusive_scan", x=_td("int32", 4), op=_const("max"), initial_value=_const(-7),
+            "block.inclusive_scan",
+            x=_td("int32", 4),
+            op=_const("max"),
+            initial_value=_const(-7),
             block_aggregate=_const(True),
         ),  # fmt: skip
         "ExclusiveScan(x, out, ::cuda::std::bit_xor<int>{});": _plan(
@@ -132,9 +139,14 @@ def test_optional_inputs_select_cubs_overload() -> None:
         ),
         "result = ": _plan("block.sum", x=_td("float64", 2)),
         "Sum(x, num_valid);": _plan("block.sum", x=_scalar("int32"), num_valid=_scalar("int32")),
-        "Reduce(x, ::cuda::std::multiplies<double>{});": _plan("block.reduce", x=_td("float64", 2), op=_const("mul")),
+        "Reduce(x, ::cuda::std::multiplies<double>{});": _plan(
+            "block.reduce", x=_td("float64", 2), op=_const("mul")
+        ),
         "ScatterToStripedFlagged(items, out, ranks, valid_flags);": _plan(
-            "block.exchange", items=_td("int8", 3), mode=_const("scatter_to_striped_flagged"), ranks=_td("int32", 3),
+            "block.exchange",
+            items=_td("int8", 3),
+            mode=_const("scatter_to_striped_flagged"),
+            ranks=_td("int32", 3),
             valid_flags=_td("uint8", 3),
         ),  # fmt: skip
     }
@@ -179,7 +191,9 @@ def test_user_operator_symbol_follows_its_code() -> None:
         return x - y
 
     def op(fn: object) -> str:
-        return str(_plan("block.reduce", x=_td("int32", 1), op=Arg(Form.FUNCTION, "f", function=fn)).option("op"))
+        return str(
+            _plan("block.reduce", x=_td("int32", 1), op=Arg(Form.FUNCTION, "f", function=fn)).option("op")
+        )
 
     def make(k: int) -> object:
         def c(x: int, y: int) -> int:

@@ -185,7 +185,9 @@ def _lower(key: PlanKey) -> Any:
         for slot in plan.returns:
             storage = storages[slot.name]
             if slot.scalar:
-                results.append(builder.load(builder.gep(storage, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)])))
+                results.append(
+                    builder.load(builder.gep(storage, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)]))
+                )
             else:
                 aryty = ThreadDataType(numba_type(slot.dtype), slot.items)
                 results.append(thread_data(context, builder, aryty, storage))
@@ -202,7 +204,9 @@ def lower_thread_data(context: Any, builder: ir.IRBuilder, sig: Any, args: list[
     """``coop.ThreadData(n, dtype)``: an ``alloca [n x T]`` wrapped as a Numba array."""
     aryty = sig.return_type
     lltype = context.get_data_type(aryty.dtype)
-    storage = cgutils.alloca_once(builder, ir.ArrayType(lltype, aryty.items_per_thread), name="coop_thread_data")
+    storage = cgutils.alloca_once(
+        builder, ir.ArrayType(lltype, aryty.items_per_thread), name="coop_thread_data"
+    )
     return thread_data(context, builder, aryty, storage)
 
 

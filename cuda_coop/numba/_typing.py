@@ -62,7 +62,9 @@ def arg_of(ty: types.Type) -> Arg:
         problem = ""
         if ty.ndim != 1 or ty.layout != "C":
             problem = f"must be a 1-D C-contiguous array, got {ty}; pass a contiguous view (e.g. a.ravel())"
-        return Arg(Form.ARRAY, shown, dtype_name(ty.dtype), str(ty.dtype), problem=problem, writable=ty.mutable)
+        return Arg(
+            Form.ARRAY, shown, dtype_name(ty.dtype), str(ty.dtype), problem=problem, writable=ty.mutable
+        )
     value = _constant(ty)
     if value is not ...:
         return Arg(Form.CONSTANT, shown, value=value)
@@ -85,7 +87,8 @@ def _launch() -> Launch:
 def return_type(plan: Plan) -> types.Type:
     """The Numba type of what a planned call returns (None, one value, or a tuple)."""
     values = [
-        numba_type(s.dtype) if s.scalar else ThreadDataType(numba_type(s.dtype), s.items) for s in plan.returns
+        numba_type(s.dtype) if s.scalar else ThreadDataType(numba_type(s.dtype), s.items)
+        for s in plan.returns
     ]
     if not values:
         return types.none
