@@ -44,7 +44,6 @@ class BlockExchangeMode(str, Enum):
     SCATTER_TO_STRIPED = "scatter_to_striped"
     SCATTER_TO_STRIPED_GUARDED = "scatter_to_striped_guarded"
     SCATTER_TO_STRIPED_FLAGGED = "scatter_to_striped_flagged"
-
 # END generated: choices
 
 class ThreadData:

@@ -4,14 +4,12 @@
 from collections.abc import Callable
 from typing import Any, overload
 
-from cuda.coop import BlockExchangeMode as BlockExchangeMode
-
 # BEGIN generated: choices
 from cuda.coop import BlockLoadAlgorithm as BlockLoadAlgorithm
+from cuda.coop import BlockStoreAlgorithm as BlockStoreAlgorithm
 from cuda.coop import BlockReduceAlgorithm as BlockReduceAlgorithm
 from cuda.coop import BlockScanAlgorithm as BlockScanAlgorithm
-from cuda.coop import BlockStoreAlgorithm as BlockStoreAlgorithm
-
+from cuda.coop import BlockExchangeMode as BlockExchangeMode
 # END generated: choices
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
