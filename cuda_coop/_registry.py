@@ -23,6 +23,9 @@ class Backend(Protocol):
     def intercept(self, qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool, Any]:
         """Handle a kernel-side call made from Python while the DSL traces, or return (False, None)."""
 
+    def primitive_added(self, row: Any) -> None:
+        """Learn a catalog row added after activation."""
+
 
 _lock = threading.RLock()
 _active: dict[str, Backend] = {}
@@ -79,3 +82,10 @@ def host_call(qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
         f"{qualname} is a kernel-side function: call it inside a kernel compiled by an active "
         f"backend (active: {', '.join(_active) or 'none'}), not on the host"
     )
+
+
+def primitive_added(row: Any) -> None:
+    """Tell the active backends about a catalog row added after their activation."""
+    with _lock:
+        for backend in _active.values():
+            backend.primitive_added(row)

@@ -34,6 +34,10 @@ def activate() -> None:
     _installed = True
 
 
+def primitive_added(row: Primitive) -> None:
+    """Nothing to do: calls are looked up in the catalog as CuTe traces them."""
+
+
 def intercept(qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool, Any]:
     """Handle a kernel-side call made while CuTe traces a kernel; otherwise (False, None)."""
     traced = _cute_hooks.launch_block_dims()

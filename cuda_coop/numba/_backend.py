@@ -7,10 +7,12 @@ per request as calls are typed (``_lowering.impl_key``). Nothing here names a pr
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from cuda.coop._catalog import CATALOG, CHOICES
 from cuda.coop._kernel_api import TempStorage, ThreadData
+from cuda.coop._primitive import Primitive
 
 from . import _numba_hooks
 
@@ -18,8 +20,6 @@ _installed = False
 
 
 def _install() -> None:
-    import importlib
-
     from cuda.coop._choices import AlgorithmEnumMeta
     from numba.cuda import types
     from numba.cuda.datamodel import models
@@ -33,10 +33,7 @@ def _install() -> None:
     register_model(TempStorageType)(models.OpaqueModel)
     register_model(PythonFunctionType)(models.OpaqueModel)
     for prim in CATALOG.values():
-        stub = getattr(importlib.import_module(f"cuda.coop.{prim.scope}"), prim.name)
-        template = _typing.primitive_template(prim, _lowering.impl_key)
-        template.key = stub
-        infer_global(stub, types.Function(template))
+        primitive_added(prim)
     _typing.ThreadDataTemplate.key = ThreadData
     infer_global(ThreadData, types.Function(_typing.ThreadDataTemplate))
     lower_builtin(ThreadData, types.Any, types.Any)(_lowering.lower_thread_data)
@@ -50,6 +47,19 @@ def _install() -> None:
     typeof_impl.register(AlgorithmEnumMeta)(lambda cls, c: AlgorithmEnumType(cls))
     for choices in CHOICES:
         typeof_impl.register(choices.enum)(lambda member, c: types.literal(member.value))
+
+
+def primitive_added(prim: Primitive) -> None:
+    """Type calls of a catalog row's stub with the generic template (lowering follows by plan)."""
+    from numba.cuda import types
+    from numba.cuda.typing.templates import infer_global
+
+    from . import _lowering, _typing
+
+    stub = getattr(importlib.import_module(f"cuda.coop.{prim.scope}"), prim.name)
+    template = _typing.primitive_template(prim, _lowering.impl_key)
+    template.key = stub
+    infer_global(stub, types.Function(template))
 
 
 def activate() -> None:
