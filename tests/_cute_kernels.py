@@ -117,3 +117,31 @@ def fake_tensor(dtype: str, n: int) -> Any:
     from cutlass.cute.runtime import make_fake_compact_tensor
 
     return make_fake_compact_tensor(cutlass_type(dtype), (n,), assumed_align=16)
+
+
+def temp_storage_host() -> Any:
+    """A @cute.jit host whose kernel reuses one caller-owned TempStorage for a transpose load, an
+    exclusive sum with its aggregate, a blocked-to-striped exchange and a striped store (tiles of
+    128 x 4 int32; thread 0 writes each tile's total)."""
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Tensor, totals: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        tidx, _, _ = cute.arch.thread_idx()
+        ts = coop.TempStorage()
+        items = coop.ThreadData(4, cutlass.Int32)
+        coop.block.load(src, items, offset=bidx * 512, algorithm="transpose", temp_storage=ts)
+        cute.arch.barrier()
+        out, total = coop.block.exclusive_sum(items, block_aggregate=True, temp_storage=ts)
+        cute.arch.barrier()
+        coop.block.exchange(out, "blocked_to_striped", temp_storage=ts)
+        cute.arch.barrier()
+        coop.block.store(dst, out, offset=bidx * 512, algorithm="striped", temp_storage=ts)
+        if tidx == 0:
+            totals[bidx] = total
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor, totals: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(src, dst, totals).launch(grid=(cute.size(totals), 1, 1), block=(128, 1, 1))
+
+    return host

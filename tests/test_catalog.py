@@ -22,7 +22,9 @@ def test_public_surface_is_derived_from_the_rows() -> None:
         stub = getattr(coop.block, name)
         assert stub.__coop_primitive__ is row
         assert str(inspect.signature(stub)) == str(row.signature())
-    used = {p.kind.choices.enum_name for row in CATALOG.values() for p in row.params if isinstance(p.kind, Choice)}
+    used = {
+        p.kind.choices.enum_name for row in CATALOG.values() for p in row.params if isinstance(p.kind, Choice)
+    }
     assert used == {c.enum_name for c in CHOICES}
     for choices in CHOICES:
         enum = getattr(coop, choices.enum_name)
@@ -122,7 +124,9 @@ def test_a_primitive_added_as_a_row_compiles_on_both_backends(order: str, tmp_pa
             order_after=imports if order == "row-before-activation" else "",
         )
     )
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env={**os.environ}, check=False)
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env={**os.environ}, check=False
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.splitlines()
     assert "numba 0 0 0 ()" in lines

@@ -1,0 +1,685 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The computing primitives next to CUB C++ and torch, same run, both backends.
+
+Tables (medians of interleaved batches, as benchmarks/copy.py; GB/s counts bytes read + written):
+  sum        device-wide float32 sum: a grid-stride loop of coop.block.load (vectorize), per-thread
+             accumulation, one coop.block.sum and one atomic per block; the same kernel in CUB C++;
+             torch.sum
+  max        the same with int32 and a max: coop.block.reduce with the built-in "max" and with a
+             user-defined Python max (inlined), and CUB C++
+  scan       per-tile scan: load -> inclusive_sum -> store (int32), one tile per block; CUB C++
+             of the same configuration; torch copy_ for the memory roof
+  row cumsum one block per row of 2^16 float32, tiles in a loop with prefix_op carrying the running
+             total; torch.cumsum(dim=-1)
+  compile    load + inclusive_sum + store kernel: cold (empty cache, one NVRTC call) and warm (a new
+             kernel object, bundle on disk) compile, next to the DSL's own compile of a plain kernel
+
+    python benchmarks/compute.py [--elements N] [--reps R] [--json PATH] [--aot]
+
+``--aot`` compiles every kernel ahead of time for sm_90a and checks that each coop kernel is one
+function without CALL or local memory (no GPU needed).
+"""
+
+# No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
+import os
+import sys
+
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+SUM_CONFIGS = [(256, 4), (256, 8), (512, 4), (128, 16)]
+SCAN_CONFIGS = [
+    (256, 4, "vectorize"),
+    (128, 8, "warp_transpose"),
+    (256, 8, "warp_transpose"),
+    (512, 4, "vectorize"),
+]
+ROW = 1 << 16
+ROW_CONFIGS = [(256, 8), (512, 8), (1024, 4)]
+GRID_PER_SM = 8
+
+CUB_SOURCE = r"""
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_store.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cuda/functional>
+
+template <int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_sum(const float* src, float* out, int n)
+{
+  using Load = cub::BlockLoad<float, Threads, Items, cub::BLOCK_LOAD_VECTORIZE>;
+  using Reduce = cub::BlockReduce<float, Threads>;
+  __shared__ typename Reduce::TempStorage ts;
+  float acc = 0.0f;
+  float items[Items];
+  for (int base = blockIdx.x * Threads * Items; base < n; base += gridDim.x * Threads * Items)
+  {
+    Load().Load(src + base, items);
+    for (int j = 0; j < Items; ++j) acc += items[j];
+  }
+  const float total = Reduce(ts).Sum(acc);
+  if (threadIdx.x == 0) atomicAdd(out, total);
+}
+
+template <int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_max(const int* src, int* out, int n)
+{
+  using Load = cub::BlockLoad<int, Threads, Items, cub::BLOCK_LOAD_VECTORIZE>;
+  using Reduce = cub::BlockReduce<int, Threads>;
+  __shared__ typename Reduce::TempStorage ts;
+  int acc = INT_MIN;
+  int items[Items];
+  for (int base = blockIdx.x * Threads * Items; base < n; base += gridDim.x * Threads * Items)
+  {
+    Load().Load(src + base, items);
+    for (int j = 0; j < Items; ++j) acc = max(acc, items[j]);
+  }
+  const int total = Reduce(ts).Reduce(acc, ::cuda::maximum<int>{});
+  if (threadIdx.x == 0) atomicMax(out, total);
+}
+
+template <int Threads, int Items, cub::BlockLoadAlgorithm LA, cub::BlockStoreAlgorithm SA>
+__global__ void __launch_bounds__(Threads) cub_scan(const int* src, int* dst)
+{
+  using Load = cub::BlockLoad<int, Threads, Items, LA>;
+  using Scan = cub::BlockScan<int, Threads>;
+  using Store = cub::BlockStore<int, Threads, Items, SA>;
+  __shared__ union { typename Load::TempStorage load; typename Scan::TempStorage scan;
+                     typename Store::TempStorage store; } ts;
+  const size_t base = size_t(blockIdx.x) * Threads * Items;
+  int items[Items];
+  Load(ts.load).Load(src + base, items);
+  __syncthreads();
+  Scan(ts.scan).InclusiveSum(items, items);
+  __syncthreads();
+  Store(ts.store).Store(dst + base, items);
+}
+"""
+
+
+def _copy_bench() -> Any:
+    """benchmarks/copy.py as a module (its name shadows the stdlib's, so load it by path): the
+    timing loop and device setup are shared."""
+    spec = importlib.util.spec_from_file_location("coop_copy_bench", Path(__file__).with_name("copy.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cub_kernels(arch: str, load: bool = True) -> dict[tuple[Any, ...], Any]:
+    """The CUB C++ reference kernels, compiled (and, with ``load``, loaded) for ``arch``."""
+    from cuda.cccl import get_include_paths
+    from cuda.core import Program, ProgramOptions
+
+    paths = get_include_paths()
+    incs = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
+    names: dict[tuple[Any, ...], str] = {}
+    for t, i in SUM_CONFIGS:
+        names[("sum", t, i)] = f"cub_sum<{t}, {i}>"
+        names[("max", t, i)] = f"cub_max<{t}, {i}>"
+    for t, i, alg in SCAN_CONFIGS:
+        a = alg.upper()
+        names[("scan", t, i, alg)] = f"cub_scan<{t}, {i}, cub::BLOCK_LOAD_{a}, cub::BLOCK_STORE_{a}>"
+    program = Program(CUB_SOURCE, "c++", ProgramOptions(arch=arch, std="c++17", include_path=incs))
+    module = program.compile("cubin", name_expressions=tuple(names.values()))
+    return {k: module.get_kernel(v) if load else module for k, v in names.items()}
+
+
+# --- Numba kernels ---------------------------------------------------------------------------------
+
+
+def user_max(a, b):  # type: ignore[no-untyped-def]
+    """A user-defined max: a plain Python function (Numba) used as coop's operator."""
+    return a if a > b else b
+
+
+def numba_kernels(threads: int, items: int) -> dict[str, Any]:
+    """Device-wide float32 sum and int32 max (built-in and user operator) under the Numba backend."""
+    import cuda.coop.numba as numba_coop
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    tile = threads * items
+
+    def dsum(src, out, n):  # type: ignore[no-untyped-def]
+        buf = coop.ThreadData(items, np.float32)
+        acc = np.float32(0)
+        base = cuda.blockIdx.x * tile
+        while base < n:  # (a `range` with a step would cost a 64-bit division up front)
+            coop.block.load(src, buf, offset=base, algorithm="vectorize")
+            for j in range(items):
+                acc += buf[j]
+            base += cuda.gridDim.x * tile
+        total = coop.block.sum(acc)
+        if cuda.threadIdx.x == 0:
+            cuda.atomic.add(out, 0, total)
+
+    def make_max(op):  # type: ignore[no-untyped-def]
+        def dmax(src, out, n):  # type: ignore[no-untyped-def]
+            buf = coop.ThreadData(items, np.int32)
+            acc = np.int32(-(2**31))
+            base = cuda.blockIdx.x * tile
+            while base < n:
+                coop.block.load(src, buf, offset=base, algorithm="vectorize")
+                for j in range(items):
+                    acc = max(acc, buf[j])
+                base += cuda.gridDim.x * tile
+            total = coop.block.reduce(acc, op)
+            if cuda.threadIdx.x == 0:
+                cuda.atomic.max(out, 0, total)
+
+        return dmax
+
+    return {
+        "sum": numba_coop.jit(dsum),
+        "max": numba_coop.jit(make_max("max")),
+        "user max": numba_coop.jit(make_max(user_max)),
+    }
+
+
+def numba_scan(threads: int, items: int, alg: str) -> Any:
+    import cuda.coop.numba as numba_coop
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    tile = threads * items
+
+    def scan(src, dst):  # type: ignore[no-untyped-def]
+        buf = coop.ThreadData(items, np.int32)
+        base = cuda.blockIdx.x * tile
+        coop.block.load(src, buf, offset=base, algorithm=alg)
+        out = coop.block.inclusive_sum(buf)
+        coop.block.store(dst, out, offset=base, algorithm=alg)
+
+    return numba_coop.jit(scan)
+
+
+def numba_plain_copy(threads: int, items: int) -> Any:
+    """The same memory traffic in plain numba-cuda (no coop): the baseline compile time."""
+    from numba import cuda
+
+    tile = threads * items
+
+    def copy(src, dst):  # type: ignore[no-untyped-def]
+        base = cuda.blockIdx.x * tile
+        for j in range(items):
+            dst[base + j * threads + cuda.threadIdx.x] = src[base + j * threads + cuda.threadIdx.x]
+
+    return cuda.jit(copy)
+
+
+def numba_rows(threads: int, items: int) -> Any:
+    import cuda.coop.numba as numba_coop
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    tile = threads * items
+    tiles = ROW // tile
+
+    def rows(src, dst):  # type: ignore[no-untyped-def]
+        running = coop.ThreadData(1, np.float32)
+        running[0] = 0
+        buf = coop.ThreadData(items, np.float32)
+        for t in range(tiles):
+            base = cuda.blockIdx.x * ROW + t * tile
+            coop.block.load(src, buf, offset=base, algorithm="warp_transpose")
+            out = coop.block.inclusive_sum(buf, prefix_op=running)
+            coop.block.store(dst, out, offset=base, algorithm="warp_transpose")
+
+    return numba_coop.jit(rows)
+
+
+# --- CuTe kernels ----------------------------------------------------------------------------------
+
+
+def cute_sum(threads: int, items: int) -> Any:
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    tile = threads * items
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, out: cute.Tensor, n: cutlass.Int32):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        gdim, _, _ = cute.arch.grid_dim()
+        tidx, _, _ = cute.arch.thread_idx()
+        buf = coop.ThreadData(items, cutlass.Float32)
+        acc = cutlass.Float32(0.0)
+        for base in cutlass.range(bidx * tile, n, gdim * tile):
+            coop.block.load(src, buf, offset=base, algorithm="vectorize")
+            for j in cutlass.range_constexpr(items):
+                acc = acc + buf[j]
+        total = coop.block.sum(acc)
+        if tidx == 0:
+            cute.arch.atomic_add(out.iterator, total)
+
+    @cute.jit
+    def host(src: cute.Tensor, out: cute.Tensor, n: cutlass.Int32, grid: cutlass.Constexpr[int]):  # type: ignore[no-untyped-def]
+        kernel(src, out, n).launch(grid=(grid, 1, 1), block=(threads, 1, 1))
+
+    return host
+
+
+@__import__("functools").cache
+def _cute_user_max() -> Any:
+    import cutlass.cute as cute
+
+    @cute.jit
+    def cute_user_max(a, b):  # type: ignore[no-untyped-def]
+        r = a
+        if b > a:
+            r = b
+        return r
+
+    return cute_user_max
+
+
+def cute_max(threads: int, items: int, user: bool) -> Any:
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    tile = threads * items
+    op = _cute_user_max() if user else "max"
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, out: cute.Tensor, n: cutlass.Int32):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        gdim, _, _ = cute.arch.grid_dim()
+        tidx, _, _ = cute.arch.thread_idx()
+        buf = coop.ThreadData(items, cutlass.Int32)
+        acc = cutlass.Int32(-(2**31))
+        for base in cutlass.range(bidx * tile, n, gdim * tile):
+            coop.block.load(src, buf, offset=base, algorithm="vectorize")
+            for j in cutlass.range_constexpr(items):
+                acc = cutlass.max(acc, buf[j])
+        total = coop.block.reduce(acc, op)
+        if tidx == 0:
+            cute.arch.atomic_max(out.iterator, total)
+
+    @cute.jit
+    def host(src: cute.Tensor, out: cute.Tensor, n: cutlass.Int32, grid: cutlass.Constexpr[int]):  # type: ignore[no-untyped-def]
+        kernel(src, out, n).launch(grid=(grid, 1, 1), block=(threads, 1, 1))
+
+    return host
+
+
+def cute_scan(threads: int, items: int, alg: str) -> Any:
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    tile = threads * items
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        buf = coop.ThreadData(items, cutlass.Int32)
+        coop.block.load(src, buf, offset=bidx * tile, algorithm=alg)
+        out = coop.block.inclusive_sum(buf)
+        coop.block.store(dst, out, offset=bidx * tile, algorithm=alg)
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(src, dst).launch(grid=(cute.size(src) // tile, 1, 1), block=(threads, 1, 1))
+
+    return host
+
+
+def cute_plain_copy(threads: int, items: int) -> Any:
+    import cutlass
+    import cutlass.cute as cute
+
+    tile = threads * items
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        tidx, _, _ = cute.arch.thread_idx()
+        for j in cutlass.range_constexpr(items):
+            dst[bidx * tile + j * threads + tidx] = src[bidx * tile + j * threads + tidx]
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(src, dst).launch(grid=(cute.size(src) // tile, 1, 1), block=(threads, 1, 1))
+
+    return host
+
+
+def cute_rows(threads: int, items: int) -> Any:
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    tile = threads * items
+    tiles = ROW // tile
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        running = coop.ThreadData(1, cutlass.Float32)
+        running[0] = cutlass.Float32(0.0)
+        buf = coop.ThreadData(items, cutlass.Float32)
+        for t in cutlass.range(tiles):
+            base = bidx * ROW + t * tile
+            coop.block.load(src, buf, offset=base, algorithm="warp_transpose")
+            out = coop.block.inclusive_sum(buf, prefix_op=running)
+            coop.block.store(dst, out, offset=base, algorithm="warp_transpose")
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(src, dst).launch(grid=(cute.size(src) // ROW, 1, 1), block=(threads, 1, 1))
+
+    return host
+
+
+# --- ahead of time ---------------------------------------------------------------------------------
+
+
+def aot() -> None:
+    """Compile every benchmark kernel for sm_90a without a GPU; print each one's SASS verdict."""
+    os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
+    import cuda.coop.cutlass as cutlass_coop
+    import cuda.coop.numba as numba_coop
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    def fake(dtype: Any, n: int) -> Any:
+        return make_fake_compact_tensor(dtype, (n,), assumed_align=16)
+
+    _cub_kernels("sm_90a", load=False)
+    print("CUB C++ kernels: compiled")
+    n = 1 << 20
+    rows = []
+    for t, i in SUM_CONFIGS:
+        for name, k in numba_kernels(t, i).items():
+            sig = (
+                "void(float32[::1], float32[::1], int32)"
+                if name == "sum"
+                else "void(int32[::1], int32[::1], int32)"
+            )
+            rows.append((f"numba {name} {t}x{i}", numba_coop.compile(k, sig, block=t).inspect()))
+        c = cutlass_coop.compile(
+            cute_sum(t, i), fake(cutlass.Float32, n), fake(cutlass.Float32, 1), cutlass.Int32(n), 8
+        )
+        rows.append((f"cute sum {t}x{i}", c.inspect()))
+        for user in (False, True):
+            host = cute_max(t, i, user)
+            c = cutlass_coop.compile(
+                host, fake(cutlass.Int32, n), fake(cutlass.Int32, 1), cutlass.Int32(n), 8
+            )
+            rows.append((f"cute {'user ' if user else ''}max {t}x{i}", c.inspect()))
+    for t, i, alg in SCAN_CONFIGS:
+        rows.append(
+            (
+                f"numba scan {t}x{i} {alg}",
+                numba_coop.compile(numba_scan(t, i, alg), "void(int32[::1], int32[::1])", block=t).inspect(),
+            )
+        )
+        c = cutlass_coop.compile(cute_scan(t, i, alg), fake(cutlass.Int32, n), fake(cutlass.Int32, n))
+        rows.append((f"cute scan {t}x{i} {alg}", c.inspect()))
+    for t, i in ROW_CONFIGS:
+        rows.append(
+            (
+                f"numba rows {t}x{i}",
+                numba_coop.compile(numba_rows(t, i), "void(float32[::1], float32[::1])", block=t).inspect(),
+            )
+        )
+        c = cutlass_coop.compile(
+            cute_rows(t, i), fake(cutlass.Float32, 4 * ROW), fake(cutlass.Float32, 4 * ROW)
+        )
+        rows.append((f"cute rows {t}x{i}", c.inspect()))
+    for name, r in rows:
+        print(f"{name}: {len(r.functions)} function(s), {r.calls} CALL, {r.local_loads} LDL, {r.local_stores} STL, "
+              f"{max(r.registers.values())} registers, leftover {r.leftover_symbols or 'none'}")  # fmt: skip
+
+
+# --- on the GPU ------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--elements", type=int, default=1 << 28)
+    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--aot", action="store_true", help="compile for sm_90a only (no GPU)")
+    args = ap.parse_args()
+    if args.aot:
+        aot()
+        return
+    os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp(prefix="coop-bench-cache-"))
+
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+    import torch
+    from cuda import coop
+    from cuda.core import LaunchConfig, launch
+    from cutlass.cute.runtime import from_dlpack
+    from numba import cuda
+
+    bench = _copy_bench()
+    n = args.elements
+    dev, arch, isrc, idst, stream = bench._device_and_data(n)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    cub = _cub_kernels(arch)
+    fsrc = torch.rand(n, device="cuda") - 0.5
+    fdst = torch.empty_like(fsrc)
+    fout = torch.zeros(1, device="cuda")
+    iout = torch.zeros(1, dtype=torch.int32, device="cuda")
+    nb = {
+        k: cuda.as_cuda_array(v)
+        for k, v in dict(fsrc=fsrc, fout=fout, isrc=isrc, idst=idst, iout=iout).items()
+    }
+    ct = {
+        k: from_dlpack(v, assumed_align=16)
+        for k, v in dict(fsrc=fsrc, fout=fout, isrc=isrc, idst=idst, iout=iout).items()
+    }
+    result: dict[str, Any] = {"device": dev.name, "elements": n}
+
+    # -- device-wide sum and max -------------------------------------------------------------------
+    sum_rows, max_rows = [], []
+    want_sum = float(fsrc.double().sum())
+    want_max = int(isrc.max())
+    for t, i in SUM_CONFIGS:
+        grid = sms * GRID_PER_SM
+        kern = numba_kernels(t, i)
+        cute_s = cutlass_coop.compile(cute_sum(t, i), ct["fsrc"], ct["fout"], cutlass.Int32(n), grid)
+        cute_m = {
+            u: cutlass_coop.compile(cute_max(t, i, u), ct["isrc"], ct["iout"], cutlass.Int32(n), grid)
+            for u in (False, True)
+        }
+        cfg = LaunchConfig(grid=grid, block=t)
+        sums = {
+            "numba": lambda k=kern["sum"]: k[grid, t](nb["fsrc"], nb["fout"], n),
+            "cute": lambda f=cute_s: f(ct["fsrc"], ct["fout"], n),
+            "cub": lambda k=cub[("sum", t, i)], c=cfg: launch(
+                stream, c, k, fsrc.data_ptr(), fout.data_ptr(), n
+            ),
+            "torch": lambda: torch.sum(fsrc),
+        }
+        for name in ("numba", "cute", "cub"):
+            fout.zero_()
+            sums[name]()
+            torch.cuda.synchronize()
+            got = float(fout)
+            assert abs(got - want_sum) <= 1e-6 * float(fsrc.abs().double().sum()) + 1e-3, (
+                f"{name} sum {got} != {want_sum}"
+            )
+        ts = bench._interleaved(sums, args.reps, torch)
+        sum_rows.append({"config": f"{t} x {i}", **{k: n * 4 / v / 1e9 for k, v in ts.items()}})
+        maxes = {
+            "numba max": lambda k=kern["max"]: k[grid, t](nb["isrc"], nb["iout"], n),
+            "numba user max": lambda k=kern["user max"]: k[grid, t](nb["isrc"], nb["iout"], n),
+            "cute max": lambda f=cute_m[False]: f(ct["isrc"], ct["iout"], n),
+            "cute user max": lambda f=cute_m[True]: f(ct["isrc"], ct["iout"], n),
+            "cub": lambda k=cub[("max", t, i)], c=cfg: launch(
+                stream, c, k, isrc.data_ptr(), iout.data_ptr(), n
+            ),
+        }
+        for name, fn in maxes.items():
+            iout.fill_(-(2**31))
+            fn()
+            torch.cuda.synchronize()
+            assert int(iout) == want_max, f"{name}: {int(iout)} != {want_max}"
+        tm = bench._interleaved(maxes, args.reps, torch)
+        max_rows.append({"config": f"{t} x {i}", **{k: n * 4 / v / 1e9 for k, v in tm.items()}})
+        print(f"sum/max {t} x {i}: done", file=sys.stderr, flush=True)
+
+    # -- per-tile scan -----------------------------------------------------------------------------
+    scan_rows = []
+    for t, i, alg in SCAN_CONFIGS:
+        tile = t * i
+        grid = n // tile
+        kern = numba_scan(t, i, alg)
+        cute_f = cutlass_coop.compile(cute_scan(t, i, alg), ct["isrc"], ct["idst"])
+        cfg = LaunchConfig(grid=grid, block=t)
+        fns = {
+            "numba": lambda k=kern: k[grid, t](nb["isrc"], nb["idst"]),
+            "cute": lambda f=cute_f: f(ct["isrc"], ct["idst"]),
+            "cub": lambda k=cub[("scan", t, i, alg)], c=cfg: launch(
+                stream, c, k, isrc.data_ptr(), idst.data_ptr()
+            ),
+            "torch copy_": lambda: idst.copy_(isrc),
+        }
+        want = (
+            torch.cumsum(isrc[: grid * tile].view(grid, tile).to(torch.int64), dim=1).to(torch.int32).view(-1)
+        )
+        for name in ("numba", "cute", "cub"):
+            idst.zero_()
+            fns[name]()
+            torch.cuda.synchronize()
+            assert torch.equal(idst[: grid * tile], want), f"{name} scan {t} x {i} is wrong"
+        tsc = bench._interleaved(fns, args.reps, torch)
+        scan_rows.append({"config": f"{t} x {i} {alg}", **{k: 2 * n * 4 / v / 1e9 for k, v in tsc.items()}})
+        print(f"scan {t} x {i}: done", file=sys.stderr, flush=True)
+
+    # -- row-wise cumsum ---------------------------------------------------------------------------
+    row_rows = []
+    nrows = n // ROW
+    rsrc = (torch.rand(nrows, ROW, device="cuda") - 0.5).contiguous()
+    rdst = torch.empty_like(rsrc)
+    want_rows = torch.cumsum(rsrc.double(), dim=-1)
+    bound = 1e-5 * torch.cumsum(rsrc.abs().double(), dim=-1)  # ~ (tiles + log terms) * 2^-24 * sum|x|
+    rs, rd = rsrc.view(-1), rdst.view(-1)
+    for t, i in ROW_CONFIGS:
+        kern = numba_rows(t, i)
+        cute_f = cutlass_coop.compile(
+            cute_rows(t, i), from_dlpack(rs, assumed_align=16), from_dlpack(rd, assumed_align=16)
+        )
+        c_rs, c_rd = from_dlpack(rs, assumed_align=16), from_dlpack(rd, assumed_align=16)
+        n_rs, n_rd = cuda.as_cuda_array(rs), cuda.as_cuda_array(rd)
+        fns = {
+            "numba": lambda k=kern: k[nrows, t](n_rs, n_rd),
+            "cute": lambda f=cute_f: f(c_rs, c_rd),
+            "torch.cumsum": lambda: torch.cumsum(rsrc, dim=-1, out=rdst),
+        }
+        for name, fn in fns.items():
+            rdst.zero_()
+            fn()
+            torch.cuda.synchronize()
+            err = (rdst.double() - want_rows).abs()
+            assert bool((err <= bound + 1e-6).all()), f"{name} rows {t} x {i}: max error {float(err.max())}"
+        tr = bench._interleaved(fns, args.reps, torch)
+        row_rows.append({"config": f"{t} x {i}", **{k: 2 * n * 4 / v / 1e9 for k, v in tr.items()}})
+        print(f"rows {t} x {i}: done", file=sys.stderr, flush=True)
+
+    # -- compile time ------------------------------------------------------------------------------
+    compile_rows = []
+    for t, i, alg in SCAN_CONFIGS[:2]:
+        tile = t * i
+        grid = n // tile
+        os.environ["CUDA_COOP_CACHE_DIR"] = tempfile.mkdtemp(prefix="coop-bench-cold-")
+        before = coop.compile_stats()
+        t0 = time.perf_counter()
+        numba_scan(t, i, alg)[grid, t](nb["isrc"], nb["idst"])
+        cuda.synchronize()
+        numba_cold = time.perf_counter() - t0
+        nvrtc = coop.compile_stats().nvrtc_compiles - before.nvrtc_compiles
+        t0 = time.perf_counter()
+        numba_scan(t, i, alg)[grid, t](nb["isrc"], nb["idst"])
+        cuda.synchronize()
+        numba_warm = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        numba_plain_copy(t, i)[grid, t](nb["isrc"], nb["idst"])
+        cuda.synchronize()
+        numba_plain = time.perf_counter() - t0
+        os.environ["CUDA_COOP_CACHE_DIR"] = tempfile.mkdtemp(prefix="coop-bench-cold-")
+        before = coop.compile_stats()
+        t0 = time.perf_counter()
+        cutlass_coop.compile(cute_scan(t, i, alg), ct["isrc"], ct["idst"])
+        cute_cold = time.perf_counter() - t0
+        cute_nvrtc = coop.compile_stats().nvrtc_compiles - before.nvrtc_compiles
+        t0 = time.perf_counter()
+        cutlass_coop.compile(cute_scan(t, i, alg), ct["isrc"], ct["idst"])
+        cute_warm = time.perf_counter() - t0
+        import cutlass.cute as cute
+
+        t0 = time.perf_counter()
+        cute.compile(cute_plain_copy(t, i), ct["isrc"], ct["idst"])
+        cute_plain = time.perf_counter() - t0
+        compile_rows.append(
+            {
+                "config": f"{t} x {i} {alg}",
+                "numba": (numba_plain, numba_cold, numba_warm, nvrtc),
+                "cute": (cute_plain, cute_cold, cute_warm, cute_nvrtc),
+            }  # fmt: skip
+        )
+
+    print(f"device: {dev.name}, {n} elements ({n * 4 / 2**30:.1f} GiB), median of {args.reps} interleaved "
+          f"batches of {bench.BATCH} launches; grid-stride kernels use {GRID_PER_SM} blocks per SM")  # fmt: skip
+    print("\nDevice-wide sum (float32; GB/s read)")
+    print("| threads x items | numba | cute | CUB C++ | torch.sum | numba/CUB | cute/CUB | best coop/torch |")
+    print("|---|---|---|---|---|---|---|---|")
+    best = max(max(r["numba"], r["cute"]) for r in sum_rows)
+    for r in sum_rows:
+        print(f"| {r['config']} | {r['numba']:.0f} | {r['cute']:.0f} | {r['cub']:.0f} | {r['torch']:.0f} | "
+              f"{r['numba'] / r['cub']:.3f} | {r['cute'] / r['cub']:.3f} | {best / r['torch']:.3f} |")  # fmt: skip
+    print("\nDevice-wide max (int32; GB/s read): user-defined max vs built-in")
+    print("| threads x items | numba max | numba user max | cute max | cute user max | CUB C++ | numba user/built-in | cute user/built-in |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    for r in max_rows:
+        print(f"| {r['config']} | {r['numba max']:.0f} | {r['numba user max']:.0f} | {r['cute max']:.0f} | "
+              f"{r['cute user max']:.0f} | {r['cub']:.0f} | {r['numba user max'] / r['numba max']:.3f} | "
+              f"{r['cute user max'] / r['cute max']:.3f} |")  # fmt: skip
+    print("\nPer-tile scan: load -> inclusive_sum -> store (int32; GB/s read + written)")
+    print("| threads x items, algorithm | numba | cute | CUB C++ | torch copy_ | numba/CUB | cute/CUB |")
+    print("|---|---|---|---|---|---|---|")
+    for r in scan_rows:
+        print(f"| {r['config']} | {r['numba']:.0f} | {r['cute']:.0f} | {r['cub']:.0f} | {r['torch copy_']:.0f} | "
+              f"{r['numba'] / r['cub']:.3f} | {r['cute'] / r['cub']:.3f} |")  # fmt: skip
+    print(f"\nRow-wise cumsum, {nrows} rows of {ROW} float32, prefix_op across tiles (GB/s read + written)")
+    print("| threads x items | numba | cute | torch.cumsum(dim=-1) | numba/torch | cute/torch |")
+    print("|---|---|---|---|---|---|")
+    for r in row_rows:
+        print(f"| {r['config']} | {r['numba']:.0f} | {r['cute']:.0f} | {r['torch.cumsum']:.0f} | "
+              f"{r['numba'] / r['torch.cumsum']:.3f} | {r['cute'] / r['torch.cumsum']:.3f} |")  # fmt: skip
+    print("\nCompile time of a load + inclusive_sum + store kernel (s): the DSL's own compile of a plain kernel, "
+          "cold (empty cache) and warm (bundle on disk)")  # fmt: skip
+    print("| config | backend | plain DSL | cold | warm | cold - plain | warm - plain | NVRTC calls (cold) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in compile_rows:
+        for backend in ("numba", "cute"):
+            plain, cold, warm, calls = r[backend]
+            print(f"| {r['config']} | {backend} | {plain:.3f} | {cold:.3f} | {warm:.3f} | {cold - plain:+.3f} | "
+                  f"{warm - plain:+.3f} | {calls} |")  # fmt: skip
+    result.update(sum=sum_rows, max=max_rows, scan=scan_rows, rows=row_rows, compile=compile_rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: Apache-2.0
+"""GPU correctness of exchange, sum/reduce and the scans in CuTe DSL kernels, against the NumPy
+references of ``tests/_compute_cases.py``: the same cases, written the same way, as the Numba
+suite (every dtype, block shape and items per thread; user operators are ``@cute.jit`` and plain
+Python functions)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+
+from ._compute_cases import (  # noqa: E402
+    SANITIZER_CONFIGS,
+    Config,
+    cases,
+    configs,
+    data,
+    mismatches,
+    poison,
+    reference,
+    sizes,
+)
+from ._compute_kernels import cute_source, load  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+CONFIGS = [
+    pytest.param(c, id=c.id, marks=[pytest.mark.sanitizer] if i in SANITIZER_CONFIGS else [])
+    for i, c in enumerate(configs())
+]
+_SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _device(values: np.ndarray, dtype: str):  # type: ignore[no-untyped-def]
+    """A CUDA torch tensor of ``dtype`` holding ``values`` (bits moved exactly)."""
+    import torch
+
+    if dtype == "bfloat16":
+        return torch.from_numpy(values.astype(np.float32)).to(torch.bfloat16).to("cuda")
+    a = np.ascontiguousarray(values.astype(dtype))
+    return torch.from_numpy(a.view(_SIGNED[a.itemsize])).to("cuda").view(getattr(torch, dtype))
+
+
+def _host(tensor, dtype: str) -> np.ndarray:  # type: ignore[no-untyped-def]
+    import torch
+
+    if dtype == "bfloat16":
+        return tensor.float().cpu().numpy()
+    signed = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[tensor.element_size()]
+    return tensor.view(signed).cpu().numpy().view(np.dtype(dtype))
+
+
+@pytest.mark.parametrize("cfg", CONFIGS)
+def test_compute_grid(cfg: Config) -> None:
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+    import torch
+    from cutlass.cute.runtime import from_dlpack
+
+    cs = cases(cfg)
+    host = load(f"cute_{cfg.id.replace('-', '_')}", cute_source(cfg, cs)).host
+    rng = np.random.default_rng(abs(hash(cfg.id)) % 2**32)
+
+    def args(d, outs):  # type: ignore[no-untyped-def]
+        tensors = [
+            _device(d.x, cfg.dtype),
+            outs["out"],
+            outs["red"],
+            outs["agg"],
+            _device(d.ranks, "int32"),
+            _device(d.granks, "int32"),
+            _device(d.flags, "uint8"),
+            _device(d.init, cfg.dtype),
+        ]
+        return [from_dlpack(t, assumed_align=16) for t in tensors]
+
+    compiled = None
+    failures = []
+    for m, case in enumerate(cs):
+        d = data(rng, cfg)
+        poisons = {k: poison(rng, cfg.dtype, n) for k, n in sizes(cfg).items()}
+        outs = {k: _device(v, cfg.dtype) for k, v in poisons.items()}
+        a = args(d, outs)
+        if compiled is None:
+            compiled = cutlass_coop.compile(host, *a, cutlass.Int32(d.nvalid), cutlass.Int32(0))
+        compiled(*a, d.nvalid, m)
+        torch.cuda.synchronize()
+        got = {k: _host(v, cfg.dtype) for k, v in outs.items()}
+        failures += [f"{case.id}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
+    assert not failures, "\n".join(failures)
+
+
+def test_one_temp_storage_serves_load_scan_exchange_and_store() -> None:
+    """A caller-owned TempStorage reused by four primitives in a CuTe kernel."""
+    import cuda.coop.cutlass as cutlass_coop
+    import torch
+    from cutlass.cute.runtime import from_dlpack
+
+    from ._cute_kernels import temp_storage_host
+
+    src = torch.randint(-1000, 1000, (512 * 6,), dtype=torch.int32, device="cuda")
+    dst = torch.full_like(src, -1)
+    totals = torch.zeros(6, dtype=torch.int32, device="cuda")
+    args = [from_dlpack(t, assumed_align=16) for t in (src, dst, totals)]
+    cutlass_coop.compile(temp_storage_host(), *args)(*args)
+    torch.cuda.synchronize()
+    tiles = src.cpu().numpy().reshape(6, 512)
+    excl = np.cumsum(tiles, axis=1) - tiles
+    np.testing.assert_array_equal(dst.cpu().numpy(), excl.reshape(-1))
+    np.testing.assert_array_equal(totals.cpu().numpy(), tiles.sum(axis=1))
