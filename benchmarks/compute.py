@@ -443,11 +443,30 @@ def aot() -> None:
         )
         rows.append((f"cute rows {t}x{i}", c.inspect()))
     for name, r in rows:
-        print(f"{name}: {len(r.functions)} function(s), {r.calls} CALL, {r.local_loads} LDL, {r.local_stores} STL, "
-              f"{max(r.registers.values())} registers, leftover {r.leftover_symbols or 'none'}")  # fmt: skip
+        print(
+            f"{name}: {len(r.functions)} function(s), {r.calls} CALL, {r.local_loads} LDL, "
+            f"{r.local_stores} STL, {max(r.registers.values())} registers, "
+            f"leftover {r.leftover_symbols or 'none'}"
+        )
 
 
 # --- on the GPU ------------------------------------------------------------------------------------
+
+
+def _table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    print(f"\n{title}")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+def _gbs(row: dict[str, Any], *keys: str) -> list[str]:
+    return [f"{row[k]:.0f}" for k in keys]
+
+
+def _ratio(row: dict[str, Any], *pairs: tuple[str, str]) -> list[str]:
+    return [f"{row[a] / row[b]:.3f}" for a, b in pairs]
 
 
 def main() -> None:
@@ -476,7 +495,6 @@ def main() -> None:
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     cub = _cub_kernels(arch)
     fsrc = torch.rand(n, device="cuda") - 0.5
-    fdst = torch.empty_like(fsrc)
     fout = torch.zeros(1, device="cuda")
     iout = torch.zeros(1, dtype=torch.int32, device="cuda")
     nb = {
@@ -503,7 +521,7 @@ def main() -> None:
         }
         cfg = LaunchConfig(grid=grid, block=t)
         sums = {
-            "numba": lambda k=kern["sum"]: k[grid, t](nb["fsrc"], nb["fout"], n),
+            "numba": lambda k=kern["sum"][grid, t]: k(nb["fsrc"], nb["fout"], n),
             "cute": lambda f=cute_s: f(ct["fsrc"], ct["fout"], n),
             "cub": lambda k=cub[("sum", t, i)], c=cfg: launch(
                 stream, c, k, fsrc.data_ptr(), fout.data_ptr(), n
@@ -521,8 +539,8 @@ def main() -> None:
         ts = bench._interleaved(sums, args.reps, torch)
         sum_rows.append({"config": f"{t} x {i}", **{k: n * 4 / v / 1e9 for k, v in ts.items()}})
         maxes = {
-            "numba max": lambda k=kern["max"]: k[grid, t](nb["isrc"], nb["iout"], n),
-            "numba user max": lambda k=kern["user max"]: k[grid, t](nb["isrc"], nb["iout"], n),
+            "numba max": lambda k=kern["max"][grid, t]: k(nb["isrc"], nb["iout"], n),
+            "numba user max": lambda k=kern["user max"][grid, t]: k(nb["isrc"], nb["iout"], n),
             "cute max": lambda f=cute_m[False]: f(ct["isrc"], ct["iout"], n),
             "cute user max": lambda f=cute_m[True]: f(ct["isrc"], ct["iout"], n),
             "cub": lambda k=cub[("max", t, i)], c=cfg: launch(
@@ -547,7 +565,7 @@ def main() -> None:
         cute_f = cutlass_coop.compile(cute_scan(t, i, alg), ct["isrc"], ct["idst"])
         cfg = LaunchConfig(grid=grid, block=t)
         fns = {
-            "numba": lambda k=kern: k[grid, t](nb["isrc"], nb["idst"]),
+            "numba": lambda k=kern[grid, t]: k(nb["isrc"], nb["idst"]),
             "cute": lambda f=cute_f: f(ct["isrc"], ct["idst"]),
             "cub": lambda k=cub[("scan", t, i, alg)], c=cfg: launch(
                 stream, c, k, isrc.data_ptr(), idst.data_ptr()
@@ -582,8 +600,8 @@ def main() -> None:
         c_rs, c_rd = from_dlpack(rs, assumed_align=16), from_dlpack(rd, assumed_align=16)
         n_rs, n_rd = cuda.as_cuda_array(rs), cuda.as_cuda_array(rd)
         fns = {
-            "numba": lambda k=kern: k[nrows, t](n_rs, n_rd),
-            "cute": lambda f=cute_f: f(c_rs, c_rd),
+            "numba": lambda k=kern[nrows, t], a=(n_rs, n_rd): k(*a),
+            "cute": lambda f=cute_f, a=(c_rs, c_rd): f(*a),
             "torch.cumsum": lambda: torch.cumsum(rsrc, dim=-1, out=rdst),
         }
         for name, fn in fns.items():
@@ -638,43 +656,61 @@ def main() -> None:
             }  # fmt: skip
         )
 
-    print(f"device: {dev.name}, {n} elements ({n * 4 / 2**30:.1f} GiB), median of {args.reps} interleaved "
-          f"batches of {bench.BATCH} launches; grid-stride kernels use {GRID_PER_SM} blocks per SM")  # fmt: skip
-    print("\nDevice-wide sum (float32; GB/s read)")
-    print("| threads x items | numba | cute | CUB C++ | torch.sum | numba/CUB | cute/CUB | best coop/torch |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        f"device: {dev.name}, {n} elements ({n * 4 / 2**30:.1f} GiB), median of {args.reps} interleaved "
+        f"batches of {bench.BATCH} launches; grid-stride kernels use {GRID_PER_SM} blocks per SM"
+    )
     best = max(max(r["numba"], r["cute"]) for r in sum_rows)
-    for r in sum_rows:
-        print(f"| {r['config']} | {r['numba']:.0f} | {r['cute']:.0f} | {r['cub']:.0f} | {r['torch']:.0f} | "
-              f"{r['numba'] / r['cub']:.3f} | {r['cute'] / r['cub']:.3f} | {best / r['torch']:.3f} |")  # fmt: skip
-    print("\nDevice-wide max (int32; GB/s read): user-defined max vs built-in")
-    print("| threads x items | numba max | numba user max | cute max | cute user max | CUB C++ | numba user/built-in | cute user/built-in |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
-    for r in max_rows:
-        print(f"| {r['config']} | {r['numba max']:.0f} | {r['numba user max']:.0f} | {r['cute max']:.0f} | "
-              f"{r['cute user max']:.0f} | {r['cub']:.0f} | {r['numba user max'] / r['numba max']:.3f} | "
-              f"{r['cute user max'] / r['cute max']:.3f} |")  # fmt: skip
-    print("\nPer-tile scan: load -> inclusive_sum -> store (int32; GB/s read + written)")
-    print("| threads x items, algorithm | numba | cute | CUB C++ | torch copy_ | numba/CUB | cute/CUB |")
-    print("|---|---|---|---|---|---|---|")
-    for r in scan_rows:
-        print(f"| {r['config']} | {r['numba']:.0f} | {r['cute']:.0f} | {r['cub']:.0f} | {r['torch copy_']:.0f} | "
-              f"{r['numba'] / r['cub']:.3f} | {r['cute'] / r['cub']:.3f} |")  # fmt: skip
-    print(f"\nRow-wise cumsum, {nrows} rows of {ROW} float32, prefix_op across tiles (GB/s read + written)")
-    print("| threads x items | numba | cute | torch.cumsum(dim=-1) | numba/torch | cute/torch |")
-    print("|---|---|---|---|---|---|")
-    for r in row_rows:
-        print(f"| {r['config']} | {r['numba']:.0f} | {r['cute']:.0f} | {r['torch.cumsum']:.0f} | "
-              f"{r['numba'] / r['torch.cumsum']:.3f} | {r['cute'] / r['torch.cumsum']:.3f} |")  # fmt: skip
-    print("\nCompile time of a load + inclusive_sum + store kernel (s): the DSL's own compile of a plain kernel, "
-          "cold (empty cache) and warm (bundle on disk)")  # fmt: skip
-    print("| config | backend | plain DSL | cold | warm | cold - plain | warm - plain | NVRTC calls (cold) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in compile_rows:
-        for backend in ("numba", "cute"):
-            plain, cold, warm, calls = r[backend]
-            print(f"| {r['config']} | {backend} | {plain:.3f} | {cold:.3f} | {warm:.3f} | {cold - plain:+.3f} | "
-                  f"{warm - plain:+.3f} | {calls} |")  # fmt: skip
+    _table(
+        "Device-wide sum (float32; GB/s read)",
+        ["threads x items", "numba", "cute", "CUB C++", "torch.sum", "numba/CUB", "cute/CUB",
+         "best coop/torch"],
+        [
+            [r["config"], *_gbs(r, "numba", "cute", "cub", "torch"),
+             *_ratio(r, ("numba", "cub"), ("cute", "cub")), f"{best / r['torch']:.3f}"]
+            for r in sum_rows
+        ],
+    )  # fmt: skip
+    _table(
+        "Device-wide max (int32; GB/s read): user-defined max vs built-in",
+        ["threads x items", "numba max", "numba user max", "cute max", "cute user max", "CUB C++",
+         "numba user/built-in", "cute user/built-in"],
+        [
+            [r["config"], *_gbs(r, "numba max", "numba user max", "cute max", "cute user max", "cub"),
+             *_ratio(r, ("numba user max", "numba max"), ("cute user max", "cute max"))]
+            for r in max_rows
+        ],
+    )  # fmt: skip
+    _table(
+        "Per-tile scan: load -> inclusive_sum -> store (int32; GB/s read + written)",
+        ["threads x items, algorithm", "numba", "cute", "CUB C++", "torch copy_", "numba/CUB", "cute/CUB"],
+        [
+            [r["config"], *_gbs(r, "numba", "cute", "cub", "torch copy_"),
+             *_ratio(r, ("numba", "cub"), ("cute", "cub"))]
+            for r in scan_rows
+        ],
+    )  # fmt: skip
+    _table(
+        f"Row-wise cumsum, {nrows} rows of {ROW} float32, prefix_op across tiles (GB/s read + written)",
+        ["threads x items", "numba", "cute", "torch.cumsum(dim=-1)", "numba/torch", "cute/torch"],
+        [
+            [r["config"], *_gbs(r, "numba", "cute", "torch.cumsum"),
+             *_ratio(r, ("numba", "torch.cumsum"), ("cute", "torch.cumsum"))]
+            for r in row_rows
+        ],
+    )  # fmt: skip
+    _table(
+        "Compile time of a load + inclusive_sum + store kernel (s): the DSL's own compile of a plain "
+        "kernel, cold (empty cache) and warm (bundle on disk)",
+        ["config", "backend", "plain DSL", "cold", "warm", "cold - plain", "warm - plain",
+         "NVRTC calls (cold)"],
+        [
+            [r["config"], b, f"{r[b][0]:.3f}", f"{r[b][1]:.3f}", f"{r[b][2]:.3f}",
+             f"{r[b][1] - r[b][0]:+.3f}", f"{r[b][2] - r[b][0]:+.3f}", str(r[b][3])]
+            for r in compile_rows
+            for b in ("numba", "cute")
+        ],
+    )  # fmt: skip
     result.update(sum=sum_rows, max=max_rows, scan=scan_rows, rows=row_rows, compile=compile_rows)
     if args.json:
         with open(args.json, "w") as f:

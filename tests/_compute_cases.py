@@ -40,7 +40,7 @@ EXCHANGE_MODES = [
 ]  # fmt: skip
 SHARED_LIMIT = 48 * 1024
 _BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}  # significand bits
-_SIZE = {d: int(d.lstrip("intufloatbf")) // 8 for d in DTYPES}
+_SIZE = {d: int("".join(c for c in d if c.isdigit())) // 8 for d in DTYPES}
 
 
 def is_float(dtype: str) -> bool:

@@ -121,9 +121,9 @@ def host(x: cute.Tensor, out: cute.Tensor, red: cute.Tensor, agg: cute.Tensor, r
 """
 
 _CUTE_TYPES = {
-    "int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64", "uint8": "Uint8", "uint16": "Uint16",
-    "uint32": "Uint32", "uint64": "Uint64", "float16": "Float16", "bfloat16": "BFloat16", "float32": "Float32",
-    "float64": "Float64",
+    "int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64",
+    "uint8": "Uint8", "uint16": "Uint16", "uint32": "Uint32", "uint64": "Uint64",
+    "float16": "Float16", "bfloat16": "BFloat16", "float32": "Float32", "float64": "Float64",
 }  # fmt: skip
 
 
@@ -149,7 +149,8 @@ def _fill(text: str, cfg: Config) -> str:
     bx, by, bz = cfg.block
     subst = {
         "{T}": cfg.dtype, "{CT}": _CUTE_TYPES[cfg.dtype], "{TILES}": str(TILES), "{TILE}": str(cfg.tile),
-        "{THREADS}": str(cfg.threads), "{IPT}": str(cfg.ipt), "{BX}": str(bx), "{BY}": str(by), "{BZ}": str(bz),
+        "{THREADS}": str(cfg.threads), "{IPT}": str(cfg.ipt),
+        "{BX}": str(bx), "{BY}": str(by), "{BZ}": str(bz),
         "{GRID}": str(GRID), "IPT": str(cfg.ipt),
     }  # fmt: skip
     for k, v in subst.items():

@@ -61,8 +61,8 @@ ROW = Primitive(
     cub=Cub("cub::BlockReduce", "cub/block/block_reduce.cuh",
             ("T", "BLOCK_DIM_X", "algorithm", "BLOCK_DIM_Y", "BLOCK_DIM_Z")),
     params=(
-        Param("x", Payload(scalar=True, scalar_form=True), "Any", "one value per thread.", keyword_only=False),
-        Param("num_valid", Count("valid", scalar_payload_only=True), "int | None", "threads that count.", None),
+        Param("x", Payload(scalar=True, scalar_form=True), "Any", "a value per thread.", keyword_only=False),
+        Param("num_valid", Count("valid", scalar_payload_only=True), "int | None", "threads in.", None),
         Param("algorithm", Choice(ALGORITHMS), "str", "how.", "raking"),
         Param("threads_per_block", BlockShape(), "int | None", "block dims.", None),
     ),
