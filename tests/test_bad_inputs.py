@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Bad input to every kernel-side primitive, on both backends: one table, each row a call that must
+fail while the kernel is typed (Numba) or traced (CuTe), before any C++ is compiled, with the
+error class and a message that names the argument.
+
+The call text is the same in both DSLs; ``{F32}``/``{I32}``/... stand for each DSL's type names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from cuda import coop
+
+E = coop.CoopTypeError
+V = coop.CoopValueError
+
+ROWS: list[tuple[str, str, type[Exception], str]] = [
+    # exchange
+    ("exchange-unknown-mode", "coop.block.exchange(items, 'sideways')", V, "unknown mode='sideways'"),
+    ("exchange-scatter-needs-ranks", "coop.block.exchange(items, 'scatter_to_blocked')", V,
+     "mode='scatter_to_blocked' needs ranks="),
+    ("exchange-ranks-not-for-mode", "coop.block.exchange(items, 'blocked_to_striped', ranks=ranks)", V,
+     "ranks is only for mode"),
+    ("exchange-ranks-type", "coop.block.exchange(items, 'scatter_to_blocked', ranks=items)", E,
+     "ranks must be a ThreadData of int32, got float32"),
+    ("exchange-ranks-count", "coop.block.exchange(items, 'scatter_to_blocked', ranks=two)", V,
+     "ranks has 2 items per thread, items has 4"),
+    ("exchange-flags-type", "coop.block.exchange(items, 'scatter_to_striped_flagged', ranks=ranks, valid_flags=items)",
+     E, "valid_flags must be a ThreadData of int8 or"),
+    ("exchange-flagged-time-sliced",
+     "coop.block.exchange(items, 'scatter_to_striped_flagged', ranks=ranks, valid_flags=flags, warp_time_slicing=True)",
+     V, "warp_time_slicing=True is not available for mode='scatter_to_striped_flagged'"),
+    ("exchange-out-dtype", "coop.block.exchange(items, 'blocked_to_striped', out=ints)", E,
+     "out has element type int32 but items is a ThreadData of float32"),
+    ("exchange-time-slicing-runtime", "coop.block.exchange(items, 'blocked_to_striped', warp_time_slicing=flag)", E,
+     "warp_time_slicing must be a compile-time constant True or False"),
+    ("exchange-mode-missing", "coop.block.exchange(items)", E, "missing a required argument: 'mode'"),
+    # sum / reduce
+    ("sum-num-valid-needs-scalar", "coop.block.sum(items, num_valid=5)", V, "num_valid needs a scalar x"),
+    ("sum-num-valid-negative", "coop.block.sum(s, num_valid=-1)", V, "num_valid=-1 is negative"),
+    ("sum-num-valid-float", "coop.block.sum(s, num_valid=s)", E, "num_valid must be an integer"),
+    ("sum-broadcast-not-bool", "coop.block.sum(items, broadcast=1)", E,
+     "broadcast must be a compile-time constant True or False"),
+    ("sum-unknown-algorithm", "coop.block.sum(items, algorithm='fast')", V, "unknown algorithm='fast'"),
+    ("sum-array", "coop.block.sum(src)", E, "x must be a coop.ThreadData created in the kernel or a typed scalar"),
+    ("sum-temp-storage", "coop.block.sum(items, temp_storage=3)", E, "temp_storage must be a coop.TempStorage"),
+    ("sum-unknown-keyword", "coop.block.sum(items, num=3)", E, "unexpected keyword argument 'num'"),
+    ("reduce-unknown-op", "coop.block.reduce(items, 'avg')", V, "unknown op='avg'"),
+    ("reduce-bit-and-on-float", "coop.block.reduce(items, 'bit_and')", E,
+     "op='bit_and' needs an integer element type, x is float32"),
+    ("reduce-op-number", "coop.block.reduce(items, 3)", E, "op must be a built-in operator name"),
+    ("reduce-missing-op", "coop.block.reduce(items)", E, "missing a required argument: 'op'"),
+    # scans
+    ("scan-aggregate-and-prefix", "coop.block.inclusive_sum(items, block_aggregate=True, prefix_op=one)", V,
+     "block_aggregate and prefix_op cannot be used together"),
+    ("scan-prefix-shape", "coop.block.exclusive_sum(items, prefix_op=items)", E,
+     "prefix_op must be a coop.ThreadData of one float32 item"),
+    ("scan-prefix-dtype", "coop.block.inclusive_sum(ints, prefix_op=one)", E,
+     "prefix_op must be a coop.ThreadData of one int32 item"),
+    ("scan-initial-and-prefix", "coop.block.inclusive_scan(items, 'max', initial_value=1.0, prefix_op=one)", V,
+     "initial_value and prefix_op cannot be used together"),
+    ("scan-initial-not-a-number", "coop.block.exclusive_scan(items, 'max', initial_value='a')", E,
+     "initial_value must be a number"),
+    ("scan-initial-out-of-range", "coop.block.exclusive_scan(i8, 'max', initial_value=300)", V,
+     "initial_value=300 is outside the range of int8"),
+    ("scan-reduce-algorithm", "coop.block.exclusive_scan(items, 'max', algorithm='warp_reductions')", V,
+     "unknown algorithm='warp_reductions'"),
+    ("scan-positional-flag", "coop.block.inclusive_sum(items, True)", E, "takes 1 positional arguments"),
+    ("scan-xor-on-float", "coop.block.inclusive_scan(items, 'bit_xor')", E, "op='bit_xor' needs an integer"),
+    # load / store / ThreadData
+    ("load-negative-offset", "coop.block.load(src, items, offset=-1)", V, "offset=-1 is negative"),
+    ("load-offset-float", "coop.block.load(src, items, offset=s)", E, "offset must be an integer"),
+    ("load-oob-without-valid", "coop.block.load(src, items, oob_default=0.0)", V,
+     "oob_default is given without valid_items"),
+    ("store-unknown-algorithm", "coop.block.store(dst, items, algorithm='fastest')", V, "unknown algorithm='fastest'"),
+    ("thread-data-too-many", "coop.ThreadData(300, {F32})", V, "items_per_thread=300 must be in 1..256"),
+]  # fmt: skip
+
+_NUMBA = {"F32": "np.float32", "I32": "np.int32", "I8": "np.int8", "U8": "np.uint8"}
+_CUTE = {"F32": "cutlass.Float32", "I32": "cutlass.Int32", "I8": "cutlass.Int8", "U8": "cutlass.Uint8"}
+_PRELUDE = """
+    items = coop.ThreadData(4, {F32})
+    ints = coop.ThreadData(4, {I32})
+    i8 = coop.ThreadData(4, {I8})
+    one = coop.ThreadData(1, {F32})
+    two = coop.ThreadData(2, {I32})
+    ranks = coop.ThreadData(4, {I32})
+    flags = coop.ThreadData(4, {U8})
+    s = src[0]
+    flag = s > 0
+"""
+
+
+def _body(call: str, names: dict[str, str]) -> str:
+    return (_PRELUDE + f"    {call}\n").format(**names)
+
+
+@pytest.fixture
+def no_cxx_compiled() -> Iterator[None]:
+    before = coop.compile_stats().nvrtc_compiles
+    yield
+    assert coop.compile_stats().nvrtc_compiles == before, "an error surfaced only after NVRTC ran"
+
+
+@pytest.mark.parametrize(("call", "error", "match"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+def test_numba(call: str, error: type[Exception], match: str, no_cxx_compiled: None) -> None:
+    import re
+
+    import cuda.coop.numba as numba_coop
+    import numpy as np
+
+    scope = {"coop": coop, "np": np}
+    exec("def kernel(src, dst):" + _body(call, _NUMBA), scope)
+    with pytest.raises(error, match=re.escape(match)) as info:
+        numba_coop.compile(scope["kernel"], "void(float32[::1], float32[::1])", block=128)
+    assert isinstance(info.value, coop.CoopError)
+
+
+_CUTE_MODULE: dict[str, object] = {}
+
+
+def _cute_hosts() -> dict[str, object]:
+    """One @cute.jit host per row, from one generated module (CuTe reads the source)."""
+    if not _CUTE_MODULE:
+        from ._compute_kernels import load
+
+        lines = ["import cutlass", "import cutlass.cute as cute", "from cuda import coop", ""]
+        for i, (_id, call, _e, _m) in enumerate(ROWS):
+            lines += [
+                "@cute.kernel",
+                f"def kernel_{i}(src: cute.Tensor, dst: cute.Tensor):" + _body(call, _CUTE),
+                "@cute.jit",
+                f"def host_{i}(src: cute.Tensor, dst: cute.Tensor):",
+                f"    kernel_{i}(src, dst).launch(grid=(1, 1, 1), block=(128, 1, 1))",
+                "",
+            ]
+        module = load("bad_inputs_cute", "\n".join(lines))
+        _CUTE_MODULE.update({row[0]: getattr(module, f"host_{i}") for i, row in enumerate(ROWS)})
+    return _CUTE_MODULE
+
+
+@pytest.mark.parametrize(("row", "error", "match"), [(r[0], *r[2:]) for r in ROWS], ids=[r[0] for r in ROWS])
+def test_cute(row: str, error: type[Exception], match: str, no_cxx_compiled: None) -> None:
+    import re
+
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    tensors = [make_fake_compact_tensor(cutlass.Float32, (512,), assumed_align=16) for _ in range(2)]
+    with pytest.raises(error, match=re.escape(match)) as info:
+        cutlass_coop.compile(_cute_hosts()[row], *tensors)
+    assert isinstance(info.value, coop.CoopError)
