@@ -204,12 +204,6 @@ def define_operator(symbol: str, element_type: Any, function: Any) -> None:
         func.ReturnOp([])
 
 
-def null_pointer() -> Any:
-    from cutlass._mlir.dialects import llvm
-
-    return llvm.mlir_zero(llvm.PointerType.get())
-
-
 def llvm_pointer(pointer: Any) -> Any:
     """A CuTe pointer as an LLVM pointer of its address space."""
     return pointer.to_llvm_ptr()

@@ -17,6 +17,7 @@ from cuda.coop import block as block
 
 class CoopKernel:
     py_func: Callable[..., None]
+    __name__: str
     def for_block(self, block: int | tuple[int, ...]) -> Any: ...
     def __getitem__(self, config: tuple[Any, ...]) -> Callable[..., None]: ...
 
