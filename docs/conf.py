@@ -8,7 +8,13 @@ Build: ``python -m sphinx -W --keep-going -b html docs docs/_build/html``. autod
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cuda.coop
+from cuda.coop._docgen import write as write_generated
+
+# The choice tables and the enums' API entries are generated from the catalog.
+write_generated(Path(__file__).parent / "_generated")
 
 project = "cuda-coop"
 author = "cuda-coop contributors"
@@ -23,6 +29,6 @@ napoleon_numpy_docstring = False
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "_generated"]
 html_theme = "alabaster"
 html_theme_options = {"description": "CUB block primitives inside Python GPU kernels"}
