@@ -38,3 +38,19 @@ def test_lazy_bundle_is_a_numba_linkable() -> None:
 
     assert issubclass(LazyBundle, LTOIR)
     assert isinstance(LTOIR.__dict__.get("data", LTOIR.data), property)  # read at link time
+
+
+def test_coop_links_drop_unused_variables_and_others_do_not() -> None:
+    """The linker-option hook: numba-cuda's _Linker still builds its options in
+    _get_linker_options and records LTO input in _has_ltoir; coop compiles add
+    -optimize-unused-variables, other links are untouched."""
+    from cuda.coop._session import compiling
+    from numba.cuda.cudadrv import driver
+
+    linker = driver._Linker(cc=(9, 0, "a"), lto=True)
+    assert linker._has_ltoir is False
+    linker._has_ltoir = True  # as add_ltoir() does
+    assert not linker._get_linker_options(False).optimize_unused_variables
+    with compiling((128, 1, 1)):
+        assert linker._get_linker_options(False).optimize_unused_variables is True
+    assert getattr(driver._Linker.__dict__["_get_linker_options"], "cuda_coop", False)

@@ -43,6 +43,7 @@ def _install() -> None:
     register_model(AlgorithmEnumType)(models.OpaqueModel)
     infer_getattr(_typing.AlgorithmMemberTemplate)
     lower_getattr_generic(AlgorithmEnumType)(_lowering.lower_algorithm_member)
+    _numba_hooks.drop_unused_variables_in_coop_links()
     # Last, as singledispatch registrations cannot be rolled back: our own classes only.
     typeof_impl.register(AlgorithmEnumMeta)(lambda cls, c: AlgorithmEnumType(cls))
     for choices in CHOICES:

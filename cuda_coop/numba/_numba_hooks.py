@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import dataclasses
+
 from cuda.coop._errors import CoopBackendError
+from cuda.coop._session import current
 from numba.cuda.core import imputils
+from numba.cuda.cudadrv import driver
 from numba.cuda.typing import templates
 
 #: Typing and lowering registries that the CUDA target refreshes before each compile.
@@ -28,6 +32,7 @@ def snapshot() -> dict[str, Any]:
             n: len(getattr(LOWERING_REGISTRY, n)) for n in ("functions", "getattrs", "casts", "constants")
         },
         "models": set(cuda_data_manager._handlers),
+        "linker_options": driver._Linker.__dict__["_get_linker_options"],
     }
 
 
@@ -41,6 +46,30 @@ def rollback(snap: dict[str, Any]) -> None:
         del getattr(LOWERING_REGISTRY, name)[n:]
     for key in set(cuda_data_manager._handlers) - snap["models"]:
         del cuda_data_manager._handlers[key]
+    driver._Linker._get_linker_options = snap["linker_options"]
+
+
+def drop_unused_variables_in_coop_links() -> None:
+    """Make numba-cuda's linker pass nvJitLink ``-optimize-unused-variables`` when it links a kernel
+    compiled through cuda.coop's front door (a :class:`~cuda.coop._session.Compile` is current).
+
+    numba-cuda 0.30 builds its ``LinkerOptions`` in ``_Linker._get_linker_options`` and offers no
+    way to add one. Without the option the cubin keeps ~80 KB of unused CCCL constants and the LTO
+    link takes about a third longer (measured: 80 ms -> 59 ms on 2 CPU cores for a load + scan +
+    store kernel). Other kernels are linked exactly as before.
+    """
+    original = driver._Linker.__dict__["_get_linker_options"]
+    if getattr(original, "cuda_coop", False):
+        return
+
+    def _get_linker_options(self: Any, ptx: bool) -> Any:
+        options = original(self, ptx)
+        if self._has_ltoir and current() is not None:
+            options = dataclasses.replace(options, optimize_unused_variables=True)
+        return options
+
+    _get_linker_options.cuda_coop = True  # type: ignore[attr-defined]
+    driver._Linker._get_linker_options = _get_linker_options
 
 
 def current_device_arch() -> str:
@@ -60,6 +89,7 @@ def check() -> None:
         (TYPING_REGISTRY, "globals"),
         (LOWERING_REGISTRY, "functions"),
         (cuda_data_manager, "_handlers"),
+        (driver._Linker, "_get_linker_options"),
     ):
         if not hasattr(obj, attr):
             raise CoopBackendError(
