@@ -27,7 +27,7 @@ class Option:
             static limit before any C++ is compiled).
         uses: optional parameters that this option needs (present iff chosen: exchange's ranks).
         arrangement: how the items end up (or are expected) per thread: ``"blocked"``,
-            ``"striped"`` or ``"warp_striped"`` (tile primitives, for the docs and references).
+            ``"striped"`` or ``"warp_striped"`` (load and store algorithms, for the docs).
     """
 
     value: str

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""NumPy references for the tile primitives, independent of CUB: where each item goes."""
+"""NumPy references for coop.block.load/store, independent of CUB: where each item goes."""
 
 from __future__ import annotations
 
