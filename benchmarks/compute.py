@@ -244,27 +244,37 @@ def numba_rows(threads: int, items: int) -> Any:
 # --- CuTe kernels ----------------------------------------------------------------------------------
 
 
-def cute_sum(threads: int, items: int) -> Any:
+def cute_grid_reduce(threads: int, items: int, what: str) -> Any:
+    """A device-wide reduction in CuTe: ``"sum"`` (float32, coop.block.sum, atomic add) or ``"max"``
+    / ``"user max"`` (int32, coop.block.reduce with the built-in or a @cute.jit max, atomic max)."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
 
     tile = threads * items
+    is_sum = what == "sum"
+    dtype, start = (cutlass.Float32, 0.0) if is_sum else (cutlass.Int32, -(2**31))
+    op = "max" if what == "max" else _cute_user_max()
 
     @cute.kernel
     def kernel(src: cute.Tensor, out: cute.Tensor, n: cutlass.Int32):  # type: ignore[no-untyped-def]
         bidx, _, _ = cute.arch.block_idx()
         gdim, _, _ = cute.arch.grid_dim()
         tidx, _, _ = cute.arch.thread_idx()
-        buf = coop.ThreadData(items, cutlass.Float32)
-        acc = cutlass.Float32(0.0)
+        buf = coop.ThreadData(items, dtype)
+        acc = dtype(start)
         for base in cutlass.range(bidx * tile, n, gdim * tile):
             coop.block.load(src, buf, offset=base, algorithm="vectorize")
             for j in cutlass.range_constexpr(items):
-                acc = acc + buf[j]
-        total = coop.block.sum(acc)
-        if tidx == 0:
-            cute.arch.atomic_add(out.iterator, total)
+                acc = acc + buf[j] if cutlass.const_expr(is_sum) else cutlass.max(acc, buf[j])
+        if cutlass.const_expr(is_sum):
+            total = coop.block.sum(acc)
+            if tidx == 0:
+                cute.arch.atomic_add(out.iterator, total)
+        else:
+            best = coop.block.reduce(acc, op)
+            if tidx == 0:
+                cute.arch.atomic_max(out.iterator, best)
 
     @cute.jit
     def host(src: cute.Tensor, out: cute.Tensor, n: cutlass.Int32, grid: cutlass.Constexpr[int]):  # type: ignore[no-untyped-def]
@@ -287,36 +297,6 @@ def _cute_user_max() -> Any:
     return cute_user_max
 
 
-def cute_max(threads: int, items: int, user: bool) -> Any:
-    import cutlass
-    import cutlass.cute as cute
-    from cuda import coop
-
-    tile = threads * items
-    op = _cute_user_max() if user else "max"
-
-    @cute.kernel
-    def kernel(src: cute.Tensor, out: cute.Tensor, n: cutlass.Int32):  # type: ignore[no-untyped-def]
-        bidx, _, _ = cute.arch.block_idx()
-        gdim, _, _ = cute.arch.grid_dim()
-        tidx, _, _ = cute.arch.thread_idx()
-        buf = coop.ThreadData(items, cutlass.Int32)
-        acc = cutlass.Int32(-(2**31))
-        for base in cutlass.range(bidx * tile, n, gdim * tile):
-            coop.block.load(src, buf, offset=base, algorithm="vectorize")
-            for j in cutlass.range_constexpr(items):
-                acc = cutlass.max(acc, buf[j])
-        total = coop.block.reduce(acc, op)
-        if tidx == 0:
-            cute.arch.atomic_max(out.iterator, total)
-
-    @cute.jit
-    def host(src: cute.Tensor, out: cute.Tensor, n: cutlass.Int32, grid: cutlass.Constexpr[int]):  # type: ignore[no-untyped-def]
-        kernel(src, out, n).launch(grid=(grid, 1, 1), block=(threads, 1, 1))
-
-    return host
-
-
 def cute_scan(threads: int, items: int, alg: str) -> Any:
     import cutlass
     import cutlass.cute as cute
@@ -331,26 +311,6 @@ def cute_scan(threads: int, items: int, alg: str) -> Any:
         coop.block.load(src, buf, offset=bidx * tile, algorithm=alg)
         out = coop.block.inclusive_sum(buf)
         coop.block.store(dst, out, offset=bidx * tile, algorithm=alg)
-
-    @cute.jit
-    def host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
-        kernel(src, dst).launch(grid=(cute.size(src) // tile, 1, 1), block=(threads, 1, 1))
-
-    return host
-
-
-def cute_plain_copy(threads: int, items: int) -> Any:
-    import cutlass
-    import cutlass.cute as cute
-
-    tile = threads * items
-
-    @cute.kernel
-    def kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
-        bidx, _, _ = cute.arch.block_idx()
-        tidx, _, _ = cute.arch.thread_idx()
-        for j in cutlass.range_constexpr(items):
-            dst[bidx * tile + j * threads + tidx] = src[bidx * tile + j * threads + tidx]
 
     @cute.jit
     def host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
@@ -412,16 +372,11 @@ def aot() -> None:
                 else "void(int32[::1], int32[::1], int32)"
             )
             rows.append((f"numba {name} {t}x{i}", numba_coop.compile(k, sig, block=t).inspect()))
-        c = cutlass_coop.compile(
-            cute_sum(t, i), fake(cutlass.Float32, n), fake(cutlass.Float32, 1), cutlass.Int32(n), 8
-        )
-        rows.append((f"cute sum {t}x{i}", c.inspect()))
-        for user in (False, True):
-            host = cute_max(t, i, user)
-            c = cutlass_coop.compile(
-                host, fake(cutlass.Int32, n), fake(cutlass.Int32, 1), cutlass.Int32(n), 8
-            )
-            rows.append((f"cute {'user ' if user else ''}max {t}x{i}", c.inspect()))
+        for what in ("sum", "max", "user max"):
+            dtype = cutlass.Float32 if what == "sum" else cutlass.Int32
+            host = cute_grid_reduce(t, i, what)
+            c = cutlass_coop.compile(host, fake(dtype, n), fake(dtype, 1), cutlass.Int32(n), 8)
+            rows.append((f"cute {what} {t}x{i}", c.inspect()))
     for t, i, alg in SCAN_CONFIGS:
         rows.append(
             (
@@ -514,10 +469,12 @@ def main() -> None:
     for t, i in SUM_CONFIGS:
         grid = sms * GRID_PER_SM
         kern = numba_kernels(t, i)
-        cute_s = cutlass_coop.compile(cute_sum(t, i), ct["fsrc"], ct["fout"], cutlass.Int32(n), grid)
+        cute_s = cutlass_coop.compile(
+            cute_grid_reduce(t, i, "sum"), ct["fsrc"], ct["fout"], cutlass.Int32(n), grid
+        )
         cute_m = {
-            u: cutlass_coop.compile(cute_max(t, i, u), ct["isrc"], ct["iout"], cutlass.Int32(n), grid)
-            for u in (False, True)
+            w: cutlass_coop.compile(cute_grid_reduce(t, i, w), ct["isrc"], ct["iout"], cutlass.Int32(n), grid)
+            for w in ("max", "user max")
         }
         cfg = LaunchConfig(grid=grid, block=t)
         sums = {
@@ -541,8 +498,8 @@ def main() -> None:
         maxes = {
             "numba max": lambda k=kern["max"][grid, t]: k(nb["isrc"], nb["iout"], n),
             "numba user max": lambda k=kern["user max"][grid, t]: k(nb["isrc"], nb["iout"], n),
-            "cute max": lambda f=cute_m[False]: f(ct["isrc"], ct["iout"], n),
-            "cute user max": lambda f=cute_m[True]: f(ct["isrc"], ct["iout"], n),
+            "cute max": lambda f=cute_m["max"]: f(ct["isrc"], ct["iout"], n),
+            "cute user max": lambda f=cute_m["user max"]: f(ct["isrc"], ct["iout"], n),
             "cub": lambda k=cub[("max", t, i)], c=cfg: launch(
                 stream, c, k, isrc.data_ptr(), iout.data_ptr(), n
             ),
@@ -646,7 +603,7 @@ def main() -> None:
         import cutlass.cute as cute
 
         t0 = time.perf_counter()
-        cute.compile(cute_plain_copy(t, i), ct["isrc"], ct["idst"])
+        cute.compile(bench._plain_cute_copy(i, t), ct["isrc"], ct["idst"])
         cute_plain = time.perf_counter() - t0
         compile_rows.append(
             {

@@ -157,6 +157,7 @@ CHOICES = (
 
 # --- parameters shared by several rows ------------------------------------------------------------
 
+_OFFSET = Param("offset", Offset(), "int", "element index of the block's tile in the array.", 0)
 _TEMP = Param(
     "temp_storage",
     Scratch(),
@@ -260,7 +261,7 @@ LOAD = Primitive(
             "the calling thread's items (a ``coop.ThreadData``).",
             keyword_only=False,
         ),
-        Param("offset", Offset(), "int", "element index of the block's tile in the array.", 0),
+        _OFFSET,
         Param(
             "algorithm",
             Choice(BLOCK_LOAD_ALGORITHMS),
@@ -318,7 +319,7 @@ STORE = Primitive(
             "the calling thread's items (a ``coop.ThreadData``).",
             keyword_only=False,
         ),
-        Param("offset", Offset(), "int", "element index of the block's tile in the array.", 0),
+        _OFFSET,
         Param(
             "algorithm",
             Choice(BLOCK_STORE_ALGORITHMS),

@@ -12,8 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ._choices import Choices, Option
 from ._catalog import CHOICES
+from ._choices import Choices, Option
 
 
 def _notes(option: Option) -> str:

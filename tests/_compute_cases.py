@@ -492,3 +492,13 @@ def sizes(cfg: Config) -> dict[str, int]:
 
 
 SANITIZER_CONFIGS = {0, 7, 13, 18, 22, 27}  # a diagonal subset run under compute-sanitizer
+
+
+def gpu_params() -> list[object]:
+    """The configs as pytest parameters of a GPU grid test (the subset above marked ``sanitizer``)."""
+    import pytest
+
+    return [
+        pytest.param(c, id=c.id, marks=[pytest.mark.sanitizer] if i in SANITIZER_CONFIGS else [])
+        for i, c in enumerate(configs())
+    ]

@@ -27,14 +27,15 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
      "ranks must be a ThreadData of int32, got float32"),
     ("exchange-ranks-count", "coop.block.exchange(items, 'scatter_to_blocked', ranks=two)", V,
      "ranks has 2 items per thread, items has 4"),
-    ("exchange-flags-type", "coop.block.exchange(items, 'scatter_to_striped_flagged', ranks=ranks, valid_flags=items)",
+    ("exchange-flags-type", "coop.block.exchange(items, FLAGGED, ranks=ranks, valid_flags=items)",
      E, "valid_flags must be a ThreadData of int8 or"),
     ("exchange-flagged-time-sliced",
-     "coop.block.exchange(items, 'scatter_to_striped_flagged', ranks=ranks, valid_flags=flags, warp_time_slicing=True)",
+     "coop.block.exchange(items, FLAGGED, ranks=ranks, valid_flags=flags, warp_time_slicing=True)",
      V, "warp_time_slicing=True is not available for mode='scatter_to_striped_flagged'"),
     ("exchange-out-dtype", "coop.block.exchange(items, 'blocked_to_striped', out=ints)", E,
      "out has element type int32 but items is a ThreadData of float32"),
-    ("exchange-time-slicing-runtime", "coop.block.exchange(items, 'blocked_to_striped', warp_time_slicing=flag)", E,
+    ("exchange-time-slicing-runtime",
+     "coop.block.exchange(items, 'blocked_to_striped', warp_time_slicing=flag)", E,
      "warp_time_slicing must be a compile-time constant True or False"),
     ("exchange-mode-missing", "coop.block.exchange(items)", E, "missing a required argument: 'mode'"),
     # sum / reduce
@@ -44,8 +45,10 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("sum-broadcast-not-bool", "coop.block.sum(items, broadcast=1)", E,
      "broadcast must be a compile-time constant True or False"),
     ("sum-unknown-algorithm", "coop.block.sum(items, algorithm='fast')", V, "unknown algorithm='fast'"),
-    ("sum-array", "coop.block.sum(src)", E, "x must be a coop.ThreadData created in the kernel or a typed scalar"),
-    ("sum-temp-storage", "coop.block.sum(items, temp_storage=3)", E, "temp_storage must be a coop.TempStorage"),
+    ("sum-array", "coop.block.sum(src)", E,
+     "x must be a coop.ThreadData created in the kernel or a typed scalar"),
+    ("sum-temp-storage", "coop.block.sum(items, temp_storage=3)", E,
+     "temp_storage must be a coop.TempStorage"),
     ("sum-unknown-keyword", "coop.block.sum(items, num=3)", E, "unexpected keyword argument 'num'"),
     ("reduce-unknown-op", "coop.block.reduce(items, 'avg')", V, "unknown op='avg'"),
     ("reduce-bit-and-on-float", "coop.block.reduce(items, 'bit_and')", E,
@@ -59,7 +62,8 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
      "prefix_op must be a coop.ThreadData of one float32 item"),
     ("scan-prefix-dtype", "coop.block.inclusive_sum(ints, prefix_op=one)", E,
      "prefix_op must be a coop.ThreadData of one int32 item"),
-    ("scan-initial-and-prefix", "coop.block.inclusive_scan(items, 'max', initial_value=1.0, prefix_op=one)", V,
+    ("scan-initial-and-prefix",
+     "coop.block.inclusive_scan(items, 'max', initial_value=1.0, prefix_op=one)", V,
      "initial_value and prefix_op cannot be used together"),
     ("scan-initial-not-a-number", "coop.block.exclusive_scan(items, 'max', initial_value='a')", E,
      "initial_value must be a number"),
@@ -74,7 +78,8 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("load-offset-float", "coop.block.load(src, items, offset=s)", E, "offset must be an integer"),
     ("load-oob-without-valid", "coop.block.load(src, items, oob_default=0.0)", V,
      "oob_default is given without valid_items"),
-    ("store-unknown-algorithm", "coop.block.store(dst, items, algorithm='fastest')", V, "unknown algorithm='fastest'"),
+    ("store-unknown-algorithm", "coop.block.store(dst, items, algorithm='fastest')", V,
+     "unknown algorithm='fastest'"),
     ("thread-data-too-many", "coop.ThreadData(300, {F32})", V, "items_per_thread=300 must be in 1..256"),
 ]  # fmt: skip
 
@@ -94,6 +99,7 @@ _PRELUDE = """
 
 
 def _body(call: str, names: dict[str, str]) -> str:
+    call = call.replace("FLAGGED", "'scatter_to_striped_flagged'")
     return (_PRELUDE + f"    {call}\n").format(**names)
 
 

@@ -39,7 +39,18 @@ def _one_bundle(before: coop.CompileStats) -> None:
 def test_grid_kernel_numba(cfg: Config) -> None:
     module = load(f"aot_numba_{cfg.family}", numba_source(cfg, cases(cfg)))
     arr = getattr(types, cfg.dtype)[::1]
-    sig = (arr, arr, arr, arr, types.int32[::1], types.int32[::1], types.uint8[::1], arr, types.int32, types.int32)
+    sig = (
+        arr,
+        arr,
+        arr,
+        arr,
+        types.int32[::1],
+        types.int32[::1],
+        types.uint8[::1],
+        arr,
+        types.int32,
+        types.int32,
+    )
     before = coop.compile_stats()
     compiled = numba_coop.compile(module.kernel, sig, block=cfg.block)
     _one_bundle(before)
@@ -154,7 +165,9 @@ def test_warp_striped_exchange_needs_whole_warps() -> None:
         items = coop.ThreadData(2, np.int32)
         coop.block.exchange(items, "blocked_to_warp_striped")
 
-    with pytest.raises(coop.CoopLaunchConfigError, match="mode='blocked_to_warp_striped' needs a block of a multiple"):
+    with pytest.raises(
+        coop.CoopLaunchConfigError, match="mode='blocked_to_warp_striped' needs a block of a multiple"
+    ):
         numba_coop.compile(kernel, "void(int32[::1], int32[::1])", block=48)
 
 
@@ -163,7 +176,9 @@ def test_exchange_tile_over_the_static_limit_asks_for_time_slicing() -> None:
         items = coop.ThreadData(16, np.float64)
         coop.block.exchange(items, "striped_to_blocked")
 
-    with pytest.raises(coop.CoopValueError, match=r"mode='striped_to_blocked' stages the whole tile \(131072 B\)"):
+    with pytest.raises(
+        coop.CoopValueError, match=r"mode='striped_to_blocked' stages the whole tile \(131072 B\)"
+    ):
         numba_coop.compile(kernel, "void(float64[::1], float64[::1])", block=1024)
 
     def sliced(src, dst):  # type: ignore[no-untyped-def]
@@ -171,5 +186,3 @@ def test_exchange_tile_over_the_static_limit_asks_for_time_slicing() -> None:
         coop.block.exchange(items, "striped_to_blocked", warp_time_slicing=True)
 
     _inlined(numba_coop.compile(sliced, "void(float64[::1], float64[::1])", block=1024).inspect())
-
-

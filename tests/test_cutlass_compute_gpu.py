@@ -9,25 +9,11 @@ import pytest
 
 pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
 
-from ._compute_cases import (  # noqa: E402
-    SANITIZER_CONFIGS,
-    Config,
-    cases,
-    configs,
-    data,
-    mismatches,
-    poison,
-    reference,
-    sizes,
-)
+from ._compute_cases import Config, cases, data, gpu_params, mismatches, poison, reference, sizes  # noqa: E402
 from ._compute_kernels import cute_source, load  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
-CONFIGS = [
-    pytest.param(c, id=c.id, marks=[pytest.mark.sanitizer] if i in SANITIZER_CONFIGS else [])
-    for i, c in enumerate(configs())
-]
 _SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 
 
@@ -50,7 +36,7 @@ def _host(tensor, dtype: str) -> np.ndarray:  # type: ignore[no-untyped-def]
     return tensor.view(signed).cpu().numpy().view(np.dtype(dtype))
 
 
-@pytest.mark.parametrize("cfg", CONFIGS)
+@pytest.mark.parametrize("cfg", gpu_params())
 def test_compute_grid(cfg: Config) -> None:
     import cuda.coop.cutlass as cutlass_coop
     import cutlass

@@ -18,11 +18,10 @@ from cuda import coop
 
 from ._compute_cases import (
     GRID,
-    SANITIZER_CONFIGS,
     Config,
     cases,
-    configs,
     data,
+    gpu_params,
     mismatches,
     poison,
     reference,
@@ -32,17 +31,12 @@ from ._compute_kernels import load, numba_source
 
 pytestmark = pytest.mark.gpu
 
-CONFIGS = [
-    pytest.param(c, id=c.id, marks=[pytest.mark.sanitizer] if i in SANITIZER_CONFIGS else [])
-    for i, c in enumerate(configs())
-]
-
 
 def _io(dtype: str) -> str:
     return "float32" if dtype == "bfloat16" else dtype
 
 
-@pytest.mark.parametrize("cfg", CONFIGS)
+@pytest.mark.parametrize("cfg", gpu_params())
 def test_compute_grid(cfg: Config) -> None:
     import cuda.coop.numba as numba_coop
     from numba import cuda

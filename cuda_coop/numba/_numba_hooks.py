@@ -7,9 +7,8 @@ the hook, if an upgrade moves one.
 
 from __future__ import annotations
 
-from typing import Any
-
 import dataclasses
+from typing import Any
 
 from cuda.coop._errors import CoopBackendError
 from cuda.coop._session import current

@@ -68,7 +68,9 @@ def main() -> None:
     best = cuda.to_device(np.full(1, -(2**31), dtype=np.int32))
     device_max[(len(ints) + TILE - 1) // TILE, THREADS](cuda.to_device(ints), best, len(ints))
     assert int(best.copy_to_host()[0]) == int(ints.max())
-    print(f"sum of {n} floats: {got:.4f} (float64 reference {want:.4f}); max of {len(ints)} ints: {ints.max()}")
+    print(
+        f"sum of {n} floats: {got:.4f} (float64 reference {want:.4f}); max of {len(ints)} ints: {ints.max()}"
+    )
 
 
 if __name__ == "__main__":

@@ -62,7 +62,9 @@ def main() -> None:
     starts, totals = cuda.to_device(np.zeros_like(counts)), cuda.to_device(np.zeros(3, dtype=np.int32))
     offsets[3, THREADS](cuda.to_device(counts), starts, totals)
     tiles = counts.reshape(3, TILE)
-    np.testing.assert_array_equal(starts.copy_to_host(), (1000 + np.cumsum(tiles, axis=1) - tiles).reshape(-1))
+    np.testing.assert_array_equal(
+        starts.copy_to_host(), (1000 + np.cumsum(tiles, axis=1) - tiles).reshape(-1)
+    )
     np.testing.assert_array_equal(totals.copy_to_host(), tiles.sum(axis=1))
     print(f"{rows} rows of {ROW} summed cumulatively; {len(counts)} offsets from an exclusive scan")
 
