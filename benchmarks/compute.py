@@ -408,6 +408,24 @@ def aot() -> None:
 # --- on the GPU ------------------------------------------------------------------------------------
 
 
+def _numba_warm_split(threads: int, items: int, alg: str) -> dict[str, float]:
+    """Where a warm Numba compile's time goes, through the ahead-of-time path (same steps as a
+    first launch, minus the module load): Numba's compile to LTO-IR with the bundle from the disk
+    cache, then the nvJitLink LTO link."""
+    import cuda.coop.numba as numba_coop
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+
+    sig = "void(int32[::1], int32[::1])"
+    t0 = time.perf_counter()
+    lto = numba_coop.compile(numba_scan(threads, items, alg), sig, block=threads, output="ltoir")
+    compile_s = time.perf_counter() - t0
+    objects = [ObjectCode.from_ltoir(lto.code), ObjectCode.from_ltoir(lto.bundle_ltoir)]
+    options = LinkerOptions(arch=lto.arch, link_time_optimization=True, optimize_unused_variables=True)
+    t0 = time.perf_counter()
+    Linker(*objects, options=options).link("cubin")
+    return {"numba + NVVM": compile_s, "nvjitlink": time.perf_counter() - t0}
+
+
 def _table(title: str, header: list[str], rows: list[list[str]]) -> None:
     print(f"\n{title}")
     print("| " + " | ".join(header) + " |")
@@ -610,6 +628,8 @@ def main() -> None:
                 "config": f"{t} x {i} {alg}",
                 "numba": (numba_plain, numba_cold, numba_warm, nvrtc),
                 "cute": (cute_plain, cute_cold, cute_warm, cute_nvrtc),
+                "numba split": _numba_warm_split(t, i, alg),
+                "cute split": cutlass_coop.compile(cute_scan(t, i, alg), ct["isrc"], ct["idst"]).timings,
             }  # fmt: skip
         )
 
@@ -668,6 +688,11 @@ def main() -> None:
             for b in ("numba", "cute")
         ],
     )  # fmt: skip
+    print("\nWarm compile split (ms): Numba via the ahead-of-time path, CuTe from the bridge's timings")
+    for r in compile_rows:
+        numba = ", ".join(f"{k} {1e3 * v:.0f}" for k, v in r["numba split"].items())
+        cute = ", ".join(f"{k} {1e3 * v:.0f}" for k, v in r["cute split"].items())
+        print(f"{r['config']}: numba: {numba}; cute: {cute}")
     result.update(sum=sum_rows, max=max_rows, scan=scan_rows, rows=row_rows, compile=compile_rows)
     if args.json:
         with open(args.json, "w") as f:
