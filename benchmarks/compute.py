@@ -69,6 +69,24 @@ __global__ void __launch_bounds__(Threads) cub_sum(const float* src, float* out,
   if (threadIdx.x == 0) atomicAdd(out, total);
 }
 
+// The same with 64-bit indices, as Numba's integers are: the loop the Numba kernel runs.
+template <int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_sum64(const float* src, float* out, long long n)
+{
+  using Load = cub::BlockLoad<float, Threads, Items, cub::BLOCK_LOAD_VECTORIZE>;
+  using Reduce = cub::BlockReduce<float, Threads>;
+  __shared__ typename Reduce::TempStorage ts;
+  float acc = 0.0f;
+  float items[Items];
+  for (long long base = (long long)blockIdx.x * Threads * Items; base < n; base += (long long)gridDim.x * Threads * Items)
+  {
+    Load().Load(src + base, items);
+    for (int j = 0; j < Items; ++j) acc += items[j];
+  }
+  const float total = Reduce(ts).Sum(acc);
+  if (threadIdx.x == 0) atomicAdd(out, total);
+}
+
 template <int Threads, int Items>
 __global__ void __launch_bounds__(Threads) cub_max(const int* src, int* out, int n)
 {
@@ -125,6 +143,7 @@ def _cub_kernels(arch: str, load: bool = True) -> dict[tuple[Any, ...], Any]:
     names: dict[tuple[Any, ...], str] = {}
     for t, i in SUM_CONFIGS:
         names[("sum", t, i)] = f"cub_sum<{t}, {i}>"
+        names[("sum64", t, i)] = f"cub_sum64<{t}, {i}>"
         names[("max", t, i)] = f"cub_max<{t}, {i}>"
     for t, i, alg in SCAN_CONFIGS:
         a = alg.upper()
@@ -456,6 +475,7 @@ def main() -> None:
 
     import cuda.coop.cutlass as cutlass_coop
     import cutlass
+    import numpy as np
     import torch
     from cuda import coop
     from cuda.core import LaunchConfig, launch
@@ -501,9 +521,12 @@ def main() -> None:
             "cub": lambda k=cub[("sum", t, i)], c=cfg: launch(
                 stream, c, k, fsrc.data_ptr(), fout.data_ptr(), n
             ),
+            "cub64": lambda k=cub[("sum64", t, i)], c=cfg: launch(
+                stream, c, k, fsrc.data_ptr(), fout.data_ptr(), np.int64(n)
+            ),
             "torch": lambda: torch.sum(fsrc),
         }
-        for name in ("numba", "cute", "cub"):
+        for name in ("numba", "cute", "cub", "cub64"):
             fout.zero_()
             sums[name]()
             torch.cuda.synchronize()
@@ -640,11 +663,11 @@ def main() -> None:
     best = max(max(r["numba"], r["cute"]) for r in sum_rows)
     _table(
         "Device-wide sum (float32; GB/s read)",
-        ["threads x items", "numba", "cute", "CUB C++", "torch.sum", "numba/CUB", "cute/CUB",
-         "best coop/torch"],
+        ["threads x items", "numba", "cute", "CUB C++", "CUB C++ 64-bit index", "torch.sum", "numba/CUB",
+         "cute/CUB", "numba/CUB 64-bit", "best coop/torch"],
         [
-            [r["config"], *_gbs(r, "numba", "cute", "cub", "torch"),
-             *_ratio(r, ("numba", "cub"), ("cute", "cub")), f"{best / r['torch']:.3f}"]
+            [r["config"], *_gbs(r, "numba", "cute", "cub", "cub64", "torch"),
+             *_ratio(r, ("numba", "cub"), ("cute", "cub"), ("numba", "cub64")), f"{best / r['torch']:.3f}"]
             for r in sum_rows
         ],
     )  # fmt: skip
