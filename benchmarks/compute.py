@@ -78,7 +78,8 @@ __global__ void __launch_bounds__(Threads) cub_sum64(const float* src, float* ou
   __shared__ typename Reduce::TempStorage ts;
   float acc = 0.0f;
   float items[Items];
-  for (long long base = (long long)blockIdx.x * Threads * Items; base < n; base += (long long)gridDim.x * Threads * Items)
+  const long long tile = Threads * Items;
+  for (long long base = blockIdx.x * tile; base < n; base += gridDim.x * tile)
   {
     Load().Load(src + base, items);
     for (int j = 0; j < Items; ++j) acc += items[j];
