@@ -597,5 +597,11 @@ def add(row: Primitive) -> Callable[..., Any]:
     CATALOG[row.key] = row
     setattr(module, row.name, stub)
     module.__all__.append(row.name)
-    primitive_added(row)
+    try:
+        primitive_added(row)
+    except BaseException:  # a backend refused it: leave nothing of it behind
+        del CATALOG[row.key]
+        delattr(module, row.name)
+        module.__all__.remove(row.name)
+        raise
     return stub

@@ -7,7 +7,10 @@ The sources are written to files and imported: CuTe reads a kernel's source when
 
 from __future__ import annotations
 
+import atexit
+import functools
 import importlib.util
+import shutil
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -169,6 +172,7 @@ def cute_source(cfg: Config, cases: list[Case]) -> str:
 
 
 _DIR = Path(tempfile.mkdtemp(prefix="coop-test-kernels-"))
+atexit.register(functools.partial(shutil.rmtree, _DIR, ignore_errors=True))
 
 
 def load(name: str, source: str) -> ModuleType:
