@@ -11,6 +11,7 @@ from . import block
 from ._catalog import CHOICES
 from ._errors import (
     CoopBackendError,
+    CoopCacheWarning,
     CoopCompileError,
     CoopError,
     CoopHostCallError,
@@ -44,4 +45,5 @@ __all__ = [
     "CoopLaunchConfigError",
     "CoopCompileError",
     "CoopHostCallError",
+    "CoopCacheWarning",
 ]

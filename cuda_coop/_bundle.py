@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.metadata
+import os
 import re
 import time
 from collections.abc import Sequence
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 
 from . import _cache
 from ._errors import CoopCompileError, CoopValueError
-from ._render import render_bundle
+from ._render import RenderedBundle, render_bundle
 from ._requests import Request
 from ._stats import _bump
 
@@ -40,18 +42,56 @@ def normalize_arch(arch: str) -> str:
     return f"sm_{m.group(2)}{m.group(3)}"
 
 
+def header_manifest(roots: Sequence[str]) -> str:
+    """SHA-256 of every file under the include roots: its relative path, size and modification
+    time (any change to a header that NVRTC may read changes it)."""
+    h = hashlib.sha256()
+    for root in roots:
+        for directory, _dirs, files in sorted(os.walk(root)):
+            for name in sorted(files):
+                path = os.path.join(directory, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                h.update(f"{os.path.relpath(path, root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _nvrtc_identity() -> str:
+    """The NVRTC library in use, exactly: its wheel version (e.g. 13.5.37) or, for a toolkit
+    install, the library file's path, size and modification time."""
+    from cuda.bindings import nvrtc
+
+    _err, major, minor = nvrtc.nvrtcVersion()
+    try:
+        wheel = importlib.metadata.version("nvidia-cuda-nvrtc")
+    except importlib.metadata.PackageNotFoundError:
+        wheel = "no wheel"
+    try:
+        from cuda.pathfinder import load_nvidia_dynamic_lib
+
+        lib = load_nvidia_dynamic_lib("nvrtc").abs_path
+        st = os.stat(lib)
+        where = f"{lib}:{st.st_size}:{st.st_mtime_ns}"
+    except Exception:  # pathfinder missing or the library found elsewhere: the versions remain
+        where = "unknown"
+    return f"{major}.{minor} ({wheel}; {where})"
+
+
 @functools.cache
 def _toolchain() -> dict[str, object]:
-    """Include paths and versions that enter every cache key."""
-    from cuda.bindings import nvrtc
+    """Include paths, the exact NVRTC, the CCCL version and a manifest of the headers: what enters
+    every cache key besides the source and the options."""
     from cuda.cccl import get_include_paths
 
     paths = get_include_paths()
-    err, major, minor = nvrtc.nvrtcVersion()
+    include = tuple(dict.fromkeys(str(p) for p in (paths.cub, paths.cuda) if p is not None))
     return {
-        "include_path": tuple(str(p) for p in (paths.cub, paths.cuda) if p is not None),
+        "include_path": include,
         "cccl": importlib.metadata.version("cuda-cccl"),
-        "nvrtc": f"{major}.{minor}",
+        "nvrtc": _nvrtc_identity(),
+        "headers": header_manifest(include),
     }
 
 
@@ -66,6 +106,20 @@ def _options(arch: str) -> dict[str, object]:
     }
 
 
+def bundle_key(rendered: RenderedBundle, options: dict[str, object]) -> str:
+    """The cache key of a bundle: its source, the NVRTC options, the exact NVRTC, the CCCL version
+    and a manifest of the headers, and the probes it reads back."""
+    tc = _toolchain()
+    return _cache.cache_key(
+        source=rendered.source,
+        options=sorted(options.items()),
+        cccl=tc["cccl"],
+        nvrtc=tc["nvrtc"],
+        headers=tc["headers"],
+        probes=sorted(rendered.probes),
+    )
+
+
 def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[int], arch: str) -> Bundle:
     """Compile ``requests`` into one LTO-IR object for ``arch``, through the disk cache.
 
@@ -74,47 +128,55 @@ def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[int], arc
     arch = normalize_arch(arch)
     rendered = render_bundle(sorted(set(requests), key=lambda r: r.symbol), temp_storage)
     options = _options(arch)
-    tc = _toolchain()
-    key = _cache.cache_key(
-        source=rendered.source,
-        options=sorted(options.items()),
-        cccl=tc["cccl"],
-        nvrtc=tc["nvrtc"],
-        probes=sorted(rendered.probes),
-    )
-    src_path = _cache.source_path(key)
-    hit = _cache.read(key)
+    key = bundle_key(rendered, options)
+    hit = _cached(key)
     if hit is None:
         with _cache.locked(key):
-            hit = _cache.read(key)  # another process may have published it meanwhile
+            hit = _cached(key)  # another process may have published it meanwhile
             if hit is None:
                 if _cache.exists(key):
                     _bump(cache_rebuilds=1)
-                hit = _compile(rendered.source, rendered.probes, options, key, str(src_path))
-            else:
-                _bump(cache_hits=1)
-    else:
-        _bump(cache_hits=1)
+                meta, ltoir = _compile(rendered.source, rendered.probes, options, key)
+                hit = (_sizes(meta), ltoir, str(meta["source_path"]))
+    sizes, ltoir, src_path = hit
+    return Bundle(ltoir=ltoir, arch=arch, key=key, temp_storage=sizes, source_path=src_path)
+
+
+def _sizes(meta: dict[str, object]) -> dict[str, tuple[int, int]]:
+    """The TempStorage (size, alignment) pairs of an entry's metadata; ValueError if malformed."""
+    raw = meta["temp_storage"]
+    if not isinstance(raw, dict):
+        raise ValueError("temp_storage is not a mapping")
+    out = {}
+    for symbol, pair in raw.items():
+        size, align = pair
+        if not (isinstance(size, int) and isinstance(align, int) and size > 0 and align > 0):
+            raise ValueError(f"bad TempStorage size {pair!r}")
+        out[str(symbol)] = (size, align)
+    return out
+
+
+def _cached(key: str) -> tuple[dict[str, tuple[int, int]], bytes, str] | None:
+    """An intact cache entry's TempStorage sizes, LTO-IR and kept source (a hit), or None."""
+    hit = _cache.read(key)
+    if hit is None:
+        return None
     meta, payload = hit
-    sizes = meta["temp_storage"]
-    assert isinstance(sizes, dict)
-    return Bundle(
-        ltoir=payload,
-        arch=arch,
-        key=key,
-        temp_storage={k: (int(v[0]), int(v[1])) for k, v in sizes.items()},
-        source_path=str(src_path),
-    )
+    try:
+        sizes = _sizes(meta)
+    except (KeyError, TypeError, ValueError):
+        return None  # intact but not ours to trust (another writer's format): rebuilt
+    _bump(cache_hits=1)
+    kept = _cache.source_path(key)
+    return sizes, payload, str(kept) if kept is not None else ""
 
 
 def _compile(
-    source: str, probes: dict[str, str], options: dict[str, object], key: str, src_path: str
+    source: str, probes: dict[str, str], options: dict[str, object], key: str
 ) -> tuple[dict[str, object], bytes]:
     from cuda.core import Program, ProgramOptions
 
-    path = _cache.source_path(key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(source)
+    src_path = _cache.save_source(key, source)
     start = time.perf_counter()
     try:
         program = Program(source, "c++", ProgramOptions(**options))  # type: ignore[arg-type]
@@ -137,4 +199,4 @@ def _compile(
     meta: dict[str, object] = {"arch": options["arch"], "temp_storage": sizes}
     payload = bytes(obj.code)
     _cache.write(key, meta, payload)
-    return meta, payload
+    return {**meta, "source_path": src_path}, payload

@@ -11,6 +11,7 @@ __all__ = [
     "CoopLaunchConfigError",
     "CoopCompileError",
     "CoopHostCallError",
+    "CoopCacheWarning",
 ]
 
 
@@ -50,3 +51,8 @@ class CoopCompileError(CoopError, RuntimeError):
         super().__init__(f"{message}\n  generated source: {source_path}\n  NVRTC log:\n{log}")
         self.log = log
         self.source_path = source_path
+
+
+class CoopCacheWarning(UserWarning):
+    """The bundle cache could not be used for a compile (the compile went on without it), or a
+    compile is waiting for another process's lock. The message names the directory and why."""
