@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-PUBLIC_MODULES = ("cuda.coop", "cuda.coop.numba", "cuda.coop.cutlass")
+PUBLIC_MODULES = ("cuda.coop", "cuda.coop.cache", "cuda.coop.numba", "cuda.coop.cutlass")
 
 
 @pytest.fixture(scope="module")
