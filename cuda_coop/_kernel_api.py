@@ -25,8 +25,8 @@ class ThreadData:
         dtype: the element type (a Numba/NumPy scalar type or its name).
     """
 
-    def __new__(cls, items_per_thread: int, dtype: Any) -> Any:  # noqa: D102
-        return host_call("coop.ThreadData", (items_per_thread, dtype), {})
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
+        return host_call("coop.ThreadData", args, kwargs)
 
 
 class TempStorage:
@@ -38,8 +38,8 @@ class TempStorage:
     (``cuda.syncthreads()``, ``cute.arch.barrier()``) between two primitives that reuse it.
     """
 
-    def __new__(cls) -> Any:  # noqa: D102
-        return host_call("coop.TempStorage", (), {})
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
+        return host_call("coop.TempStorage", args, kwargs)
 
 
 def make_stub(prim: Primitive) -> Callable[..., Any]:

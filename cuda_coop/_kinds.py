@@ -260,6 +260,14 @@ class Choice:
                 f"coop.{self.choices.enum_name}), got {arg.shown}"
             )
         option = self.choices.normalize(value)
+        if option is None and isinstance(value, Enum):
+            member = f"{r.q}: {name}={type(value).__name__}.{value.name}"
+            if self.choices.normalize(value.value):
+                raise CoopValueError(
+                    f"{member} is another primitive's choice; pass coop.{self.choices.enum_name}."
+                    f"{value.name} or {value.value!r}"
+                )
+            raise CoopValueError(f"{member} is not one of {self.choices.allowed()}")
         if option is None:
             raise CoopValueError(f"{r.q}: unknown {name}={value!r}; allowed: {self.choices.allowed()}")
         r.record(name, option)

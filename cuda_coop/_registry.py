@@ -7,7 +7,7 @@ import importlib
 import threading
 from typing import Any, Protocol
 
-from ._errors import CoopBackendError, CoopHostCallError
+from ._errors import CoopBackendError, CoopHostCallError, CoopTypeError
 
 __all__ = ["register", "registered_backends"]
 
@@ -35,9 +35,14 @@ def register(name: str) -> None:
     """Activate the backend ``name`` (``"numba"`` or ``"cutlass"``); idempotent.
 
     Raises:
+        CoopTypeError: ``name`` is not a string.
         CoopBackendError: unknown name, the DSL is not installed, or activation failed; then
             nothing of it stays installed and a later call may try again.
     """
+    if not isinstance(name, str):
+        raise CoopTypeError(
+            f"register: name must be a backend name, 'numba' or 'cutlass' (one per call), got {name!r}"
+        )
     if name not in _MODULES:
         raise CoopBackendError(f"unknown backend {name!r}; known backends: {', '.join(_MODULES)}")
     with _lock:

@@ -6,6 +6,7 @@ primitive."""
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -45,7 +46,11 @@ def intercept(qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> t
         return False, None
     dims, kernel = traced
     if qualname == "coop.ThreadData":
-        return True, thread_data(*args, **kwargs)
+        try:
+            bound = inspect.signature(thread_data).bind(*args, **kwargs)
+        except TypeError as exc:
+            raise CoopTypeError(f"coop.ThreadData: {exc}") from None
+        return True, thread_data(**bound.arguments)
     compile_ = current()
     session = compile_.session if compile_ is not None else None
     if session is None:

@@ -15,6 +15,7 @@ from cuda import coop
 
 E = coop.CoopTypeError
 V = coop.CoopValueError
+H = coop.CoopHostCallError
 
 ROWS: list[tuple[str, str, type[Exception], str]] = [
     # exchange
@@ -81,12 +82,28 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("store-unknown-algorithm", "coop.block.store(dst, items, algorithm='fastest')", V,
      "unknown algorithm='fastest'"),
     ("thread-data-too-many", "coop.ThreadData(300, {F32})", V, "items_per_thread=300 must be in 1..256"),
+    # constants that are wrong for their parameter's type (issue 9)
+    ("load-oob-not-integral", "coop.block.load(isrc, ints, valid_items=3, oob_default=1.5)", V,
+     "oob_default=1.5 is not an integer and cannot be stored in int32"),
+    ("scan-initial-overflows-half", "coop.block.exclusive_scan(h16, 'max', initial_value=1e10)", V,
+     "initial_value=10000000000.0 overflows float16"),
+    ("load-oob-complex", "coop.block.load(src, items, valid_items=3, oob_default=1j)", E,
+     "oob_default must be a number"),
+    ("load-valid-items-too-large", "coop.block.load(src, items, valid_items=2**32 + 5)", V,
+     "valid_items=4294967301 does not fit CUB's int"),
+    ("load-valid-items-beyond-64-bits", "coop.block.load(src, items, valid_items=2**64)", V,
+     "valid_items=18446744073709551616 does not fit CUB's int"),
+    ("load-another-primitives-algorithm",
+     "coop.block.load(src, items, algorithm=coop.BlockStoreAlgorithm.TRANSPOSE)", V,
+     "algorithm=BlockStoreAlgorithm.TRANSPOSE is another primitive's choice"),
 ]  # fmt: skip
 
-_NUMBA = {"F32": "np.float32", "I32": "np.int32", "I8": "np.int8", "U8": "np.uint8"}
-_CUTE = {"F32": "cutlass.Float32", "I32": "cutlass.Int32", "I8": "cutlass.Int8", "U8": "cutlass.Uint8"}
+_NUMBA = {"F32": "np.float32", "I32": "np.int32", "I8": "np.int8", "U8": "np.uint8", "F16": "np.float16"}
+_CUTE = {"F32": "cutlass.Float32", "I32": "cutlass.Int32", "I8": "cutlass.Int8", "U8": "cutlass.Uint8",
+         "F16": "cutlass.Float16"}  # fmt: skip
 _PRELUDE = """
     items = coop.ThreadData(4, {F32})
+    h16 = coop.ThreadData(4, {F16})
     ints = coop.ThreadData(4, {I32})
     i8 = coop.ThreadData(4, {I8})
     one = coop.ThreadData(1, {F32})
@@ -118,9 +135,9 @@ def test_numba(call: str, error: type[Exception], match: str, no_cxx_compiled: N
     import numpy as np
 
     scope = {"coop": coop, "np": np}
-    exec("def kernel(src, dst):" + _body(call, _NUMBA), scope)
+    exec("def kernel(src, dst, isrc):" + _body(call, _NUMBA), scope)
     with pytest.raises(error, match=re.escape(match)) as info:
-        numba_coop.compile(scope["kernel"], "void(float32[::1], float32[::1])", block=128)
+        numba_coop.compile(scope["kernel"], "void(float32[::1], float32[::1], int32[::1])", block=128)
     assert isinstance(info.value, coop.CoopError)
 
 
@@ -136,10 +153,11 @@ def _cute_hosts() -> dict[str, object]:
         for i, (_id, call, _e, _m) in enumerate(ROWS):
             lines += [
                 "@cute.kernel",
-                f"def kernel_{i}(src: cute.Tensor, dst: cute.Tensor):" + _body(call, _CUTE),
+                f"def kernel_{i}(src: cute.Tensor, dst: cute.Tensor, isrc: cute.Tensor):"
+                + _body(call, _CUTE),
                 "@cute.jit",
-                f"def host_{i}(src: cute.Tensor, dst: cute.Tensor):",
-                f"    kernel_{i}(src, dst).launch(grid=(1, 1, 1), block=(128, 1, 1))",
+                f"def host_{i}(src: cute.Tensor, dst: cute.Tensor, isrc: cute.Tensor):",
+                f"    kernel_{i}(src, dst, isrc).launch(grid=(1, 1, 1), block=(128, 1, 1))",
                 "",
             ]
         module = load("bad_inputs_cute", "\n".join(lines))
@@ -156,7 +174,46 @@ def test_cute(row: str, error: type[Exception], match: str, no_cxx_compiled: Non
     import cutlass
     from cutlass.cute.runtime import make_fake_compact_tensor
 
-    tensors = [make_fake_compact_tensor(cutlass.Float32, (512,), assumed_align=16) for _ in range(2)]
+    tensors = [
+        make_fake_compact_tensor(t, (512,), assumed_align=16)
+        for t in (cutlass.Float32,) * 2 + (cutlass.Int32,)
+    ]
     with pytest.raises(error, match=re.escape(match)) as info:
         cutlass_coop.compile(_cute_hosts()[row], *tensors)
+    assert isinstance(info.value, coop.CoopError)
+
+
+# --- host-side calls ----------------------------------------------------------------------------------
+
+HOST_ROWS: list[tuple[str, str, type[Exception], str]] = [
+    ("register-a-list", "coop.register(['numba'])", E, "register: name must be a backend name"),
+    ("register-unknown", "coop.register('triton')", coop.CoopBackendError, "unknown backend 'triton'"),
+    ("load-on-the-host", "coop.block.load(None, None)", H, "coop.block.load is a kernel-side"),
+    ("reduce-on-the-host", "coop.block.reduce(1.0, 'max')", H, "coop.block.reduce is a kernel-side"),
+    ("thread-data-on-the-host", "coop.ThreadData(4)", H, "coop.ThreadData is a kernel-side"),
+    ("temp-storage-on-the-host", "coop.TempStorage(1)", H, "coop.TempStorage is a kernel-side"),
+    ("compile-output", "numba_coop.compile(k, SIG, block=128, output='sass')", V, "output='sass'"),
+    ("compile-arch", "numba_coop.compile(k, SIG, block=128, arch='volta')", V, "arch='volta'"),
+    ("compile-block-zero", "numba_coop.compile(k, SIG, block=0)", coop.CoopLaunchConfigError, "block"),
+    ("compile-block-too-large", "numba_coop.compile(k, SIG, block=(64, 32))", coop.CoopLaunchConfigError,
+     "more than 1024 threads"),
+    ("jit-device", "numba_coop.jit(device=True)", E, "device=True is not supported"),
+    ("launch-config", "numba_coop.jit(k)[1]", E, "config takes (grid, block"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"), [r[1:] for r in HOST_ROWS], ids=[r[0] for r in HOST_ROWS]
+)
+def test_host(call: str, error: type[Exception], match: str) -> None:
+    import re
+
+    import cuda.coop.numba as numba_coop
+
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        pass
+
+    scope = {"coop": coop, "numba_coop": numba_coop, "k": k, "SIG": "void(int32[::1], int32[::1])"}
+    with pytest.raises(error, match=re.escape(match)) as info:
+        eval(call, scope)
     assert isinstance(info.value, coop.CoopError)

@@ -14,7 +14,7 @@ from cuda.coop._sass import CubinReport, inspect_cubin
 from cuda.coop._session import compiling
 
 from ._lowering import LazyBundle
-from ._operators import tag_operators
+from ._prescan import prescan
 
 _OUTPUTS = ("cubin", "ptx", "ltoir")
 
@@ -87,7 +87,7 @@ def compile(
     arch = normalize_arch(arch)
     dims = normalize_block_dims(block, what="compile: block")
     py_func = getattr(func, "py_func", func)
-    tag_operators(py_func)
+    prescan(py_func)
     with compiling(dims, arch):
         options.setdefault("launch_bounds", dims[0] * dims[1] * dims[2])
         codes, _ = cuda.compile_all(

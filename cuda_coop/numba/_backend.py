@@ -47,7 +47,7 @@ def _install() -> None:
     # Last, as singledispatch registrations cannot be rolled back: our own classes only.
     typeof_impl.register(AlgorithmEnumMeta)(lambda cls, c: AlgorithmEnumType(cls))
     for choices in CHOICES:
-        typeof_impl.register(choices.enum)(lambda member, c: types.literal(member.value))
+        typeof_impl.register(choices.enum)(lambda member, c: types.StringLiteral(member))
 
 
 def primitive_added(prim: Primitive) -> None:

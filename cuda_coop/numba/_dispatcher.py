@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from cuda.coop._errors import CoopTypeError
 from cuda.coop._primitive import normalize_block_dims
 from cuda.coop._session import compiling
 
-from ._operators import tag_operators
+from ._prescan import prescan
 
 
 class CoopKernel:
@@ -21,7 +22,7 @@ class CoopKernel:
 
     def __init__(self, py_func: Callable[..., None], options: dict[str, Any]) -> None:
         self.py_func = py_func
-        tag_operators(py_func)
+        prescan(py_func)
         self._options = {**options, "lto": True}
         self._by_block: dict[tuple[int, int, int], Any] = {}
         self.__name__ = getattr(py_func, "__name__", "kernel")
@@ -42,7 +43,10 @@ class CoopKernel:
 
     def __getitem__(self, config: tuple[Any, ...]) -> _Launch:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise TypeError(f"{self.__name__}[...] takes (grid, block[, stream[, shared_bytes]])")
+            raise CoopTypeError(
+                f"{self.__name__}[config]: config takes (grid, block[, stream[, shared_bytes]]), "
+                f"got {config!r}"
+            )
         return _Launch(self, config)
 
 
@@ -67,7 +71,10 @@ def jit(func: Callable[..., None] | None = None, **options: Any) -> Any:
     given, ``launch_bounds`` is each specialisation's exact thread count).
     """
     if options.get("device"):
-        raise TypeError("cuda.coop.numba.jit compiles kernels; device functions use numba.cuda.jit")
+        raise CoopTypeError(
+            "cuda.coop.numba.jit: device=True is not supported: it compiles kernels; write device "
+            "functions with numba.cuda.jit(device=True) (a coop operator may be one)"
+        )
     if func is None:
         return lambda f: CoopKernel(f, options)
     return CoopKernel(func, options)

@@ -217,6 +217,6 @@ def lower_temp_storage(context: Any, builder: ir.IRBuilder, sig: Any, args: list
 
 
 def lower_algorithm_member(context: Any, builder: ir.IRBuilder, ty: Any, val: Any, attr: str) -> Any:
-    """A choice enum member is its string value (only its type is read downstream)."""
-    value = ty.cls[attr].value
-    return context.get_constant_generic(builder, types.literal(value), value)
+    """A choice enum member is a string constant (only its type is read downstream)."""
+    member = ty.cls[attr]
+    return context.get_constant_generic(builder, types.StringLiteral(member), member)

@@ -173,11 +173,12 @@ class TempStorageTemplate(AbstractTemplate):
 
 
 class AlgorithmMemberTemplate(AttributeTemplate):
-    """``coop.BlockLoadAlgorithm.VECTORIZE`` in a kernel: the string literal ``'vectorize'``."""
+    """``coop.BlockLoadAlgorithm.VECTORIZE`` in a kernel: a string literal whose value is the member
+    itself (so that a member of another primitive's enum is told apart)."""
 
     key = AlgorithmEnumType
 
     def generic_resolve(self, ty: AlgorithmEnumType, attr: str) -> types.Type | None:
         if attr in ty.cls.__members__:
-            return types.literal(ty.cls[attr].value)
+            return types.StringLiteral(ty.cls[attr])
         return None

@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What the front doors (``cuda.coop.numba.jit`` and ``compile``) look at in a kernel's Python
+before Numba types it.
+
+* **Plain Python functions as operators.** Numba cannot type a plain Python function, so a kernel
+  could not even name one as ``op=``. The plain functions a kernel refers to that Numba cannot
+  type are tagged, through Numba's ``_numba_type_`` protocol, with a type that only coop operators
+  accept. ``@cuda.jit(device=True)`` functions need no tag (Numba types them itself).
+* **Constants Numba does not show to typing.** Numba has no literal type for floats and cannot
+  type integers beyond 64 bits, so ``oob_default=1.5`` into int32 items, ``initial_value=1e10``
+  into float16 ones or ``valid_items=2**64`` would reach the typing template as a runtime
+  ``float64`` or fail inside Numba. The coop calls of the kernel's own body are read from Numba's
+  IR, and such constants are checked by their parameter's kind, as typing checks the others.
+"""
+
+from __future__ import annotations
+
+import types as pytypes
+from collections.abc import Iterator
+from typing import Any
+
+from cuda.coop._errors import CoopValueError
+
+
+def _names(code: pytypes.CodeType) -> Iterator[str]:
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, pytypes.CodeType):
+            yield from _names(const)
+
+
+def _referenced(py_func: pytypes.FunctionType) -> Iterator[Any]:
+    g = py_func.__globals__
+    for name in set(_names(py_func.__code__)):
+        if name in g:
+            yield g[name]
+    for cell in py_func.__closure__ or ():
+        try:
+            yield cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+
+
+def _numba_types(value: Any) -> bool:
+    from numba.cuda.descriptor import cuda_target
+
+    ctx = cuda_target.typing_context
+    ctx.refresh()
+    try:
+        ctx.resolve_value_type(value)
+    except Exception:
+        return False
+    return True
+
+
+def tag_operators(py_func: Any) -> None:
+    """Give every plain Python function that ``py_func`` refers to, and that Numba cannot type, the
+    type under which coop primitives accept it as an operator."""
+    from ._types import PythonFunctionType
+
+    if not isinstance(py_func, pytypes.FunctionType):
+        return
+    for value in _referenced(py_func):
+        if isinstance(value, pytypes.FunctionType) and "_numba_type_" not in vars(value):
+            if not _numba_types(value):
+                value._numba_type_ = PythonFunctionType(value)
+
+
+def _python_value(func_ir: Any, var: Any) -> Any:
+    """The Python object a variable of the IR stands for (globals, attributes of them, constants),
+    or ``...`` when it is computed at run time."""
+    from numba.cuda.core import ir
+
+    try:
+        node = func_ir.get_definition(var)
+    except Exception:
+        return ...
+    if isinstance(node, (ir.Global, ir.FreeVar, ir.Const)):
+        return node.value
+    if isinstance(node, ir.Expr) and node.op == "getattr":
+        base = _python_value(func_ir, node.value)
+        return ... if base is ... else getattr(base, node.attr, ...)
+    return ...
+
+
+def _thread_data_dtype(func_ir: Any, var: Any) -> str | None:
+    """The element type of ``var`` when it is made by ``coop.ThreadData(n, dtype)`` in the body."""
+    from cuda.coop import ThreadData
+    from numba.cuda.core import ir
+
+    from ._typing import dtype_name
+
+    try:
+        node = func_ir.get_definition(var)
+    except Exception:
+        return None
+    is_call = isinstance(node, ir.Expr) and node.op == "call"
+    if not (is_call and _python_value(func_ir, node.func) is ThreadData):
+        return None
+    args = list(node.args) + [v for k, v in node.kws if k == "dtype"]
+    dtype = _python_value(func_ir, args[1]) if len(args) > 1 else ...
+    if isinstance(dtype, str):
+        return dtype
+    from numba.cuda import types
+    from numba.cuda.np import numpy_support
+
+    try:
+        ty = dtype if isinstance(dtype, types.Type) else numpy_support.from_dtype(dtype)
+    except Exception:
+        return None
+    return dtype_name(getattr(ty, "dtype", ty))
+
+
+def check_constants(py_func: Any) -> None:
+    """Check the constants of coop calls in ``py_func``'s body that typing cannot see (floats for
+    values of the element type, integers beyond 64 bits), with their parameters' kinds."""
+    from cuda.coop._kinds import Arg, Count, Element, Form, Offset
+    from cuda.coop._primitive import Launch, Resolver
+    from numba.cuda.compiler import run_frontend
+
+    try:
+        func_ir = run_frontend(py_func)
+    except Exception:  # Numba reports it itself, in its own words, when it compiles the kernel
+        return
+    for block in func_ir.blocks.values():
+        for call in block.find_exprs(op="call"):
+            prim = getattr(_python_value(func_ir, call.func), "__coop_primitive__", None)
+            if prim is None:
+                continue
+            names = [p.name for p in prim.params]
+            bound = dict(zip(names, call.args, strict=False)) | dict(call.kws)
+            payload = bound.get(prim.payload.name)
+            dtype = _thread_data_dtype(func_ir, payload) if payload is not None else None
+            r = Resolver(prim, Launch(None, ""))
+            if dtype is not None:
+                r.set_payload(dtype, 1, scalar=False)
+            for name, var in bound.items():
+                value = _python_value(func_ir, var)
+                kind = prim.param(name).kind if name in names else None
+                huge = (
+                    isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64
+                )
+                if isinstance(kind, Element) and isinstance(value, (float, complex)) and dtype is not None:
+                    kind.check(r, name, Arg(Form.CONSTANT, repr(value), value=value))
+                elif isinstance(kind, (Count, Offset, Element)) and huge:
+                    if isinstance(kind, Count) or (isinstance(kind, Element) and dtype is not None):
+                        kind.check(r, name, Arg(Form.CONSTANT, repr(value), value=value))
+                    raise CoopValueError(f"{prim.qualname}: {name}={value} does not fit a 64-bit integer")
+
+
+def prescan(py_func: Any) -> None:
+    """Everything the front doors do to a kernel's Python before Numba compiles it."""
+    if isinstance(py_func, pytypes.FunctionType):
+        tag_operators(py_func)
+        check_constants(py_func)
