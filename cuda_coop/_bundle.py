@@ -58,25 +58,30 @@ def header_manifest(roots: Sequence[str]) -> str:
     return h.hexdigest()
 
 
-def _nvrtc_identity() -> str:
-    """The NVRTC library in use, exactly: its wheel version (e.g. 13.5.37) or, for a toolkit
-    install, the library file's path, size and modification time."""
-    from cuda.bindings import nvrtc
-
-    _err, major, minor = nvrtc.nvrtcVersion()
+def library_identity(lib: str, wheel: str, version: Sequence[int]) -> str:
+    """A CUDA library exactly: its API version, the version of the wheel that ships it (e.g.
+    13.5.37) and the library file loaded (path, size, modification time), so that a toolkit
+    install or a swapped library changes it too."""
     try:
-        wheel = importlib.metadata.version("nvidia-cuda-nvrtc")
+        wheel_version = importlib.metadata.version(wheel)
     except importlib.metadata.PackageNotFoundError:
-        wheel = "no wheel"
+        wheel_version = "no wheel"
     try:
         from cuda.pathfinder import load_nvidia_dynamic_lib
 
-        lib = load_nvidia_dynamic_lib("nvrtc").abs_path
-        st = os.stat(lib)
-        where = f"{lib}:{st.st_size}:{st.st_mtime_ns}"
+        path = load_nvidia_dynamic_lib(lib).abs_path
+        st = os.stat(path)
+        where = f"{path}:{st.st_size}:{st.st_mtime_ns}"
     except Exception:  # pathfinder missing or the library found elsewhere: the versions remain
         where = "unknown"
-    return f"{major}.{minor} ({wheel}; {where})"
+    return f"{lib} {'.'.join(map(str, version))} ({wheel_version}; {where})"
+
+
+def _nvrtc_identity() -> str:
+    from cuda.bindings import nvrtc
+
+    _err, major, minor = nvrtc.nvrtcVersion()
+    return library_identity("nvrtc", "nvidia-cuda-nvrtc", (major, minor))
 
 
 @functools.cache

@@ -10,7 +10,8 @@ Its guarantees (documented in docs/concepts.rst, "Bundle and cache"):
   cannot be created or written, a full disk, an entry path that is a directory, a lock held too
   long by a stopped process) the compile goes on without the cache, with one
   :class:`~cuda.coop.CoopCacheWarning` per directory and reason.
-* **Never a mess.** Entries are published atomically (temporary file, fsync, rename); temporary
+* **Never a mess.** Entries are published atomically (temporary file, rename; no fsync: an entry
+  torn by a crash fails its checksum and is rebuilt, so a write costs no disk flush); temporary
   files left by killed publishers are removed; the size is capped, least recently used first.
 """
 
@@ -45,6 +46,7 @@ DEFAULT_MAX_BYTES = 2 << 30
 
 _warned: set[str] = set()
 _swept: set[str] = set()
+_written: dict[str, int] = {}  # bytes written per cache directory since its size was last checked
 _lock = threading.Lock()
 
 
@@ -178,8 +180,6 @@ def write(key: str, meta: dict[str, object], payload: bytes) -> bool:
         with os.fdopen(fd, "wb") as f:
             os.fchmod(f.fileno(), _file_mode())
             f.write(body + hashlib.sha256(body).digest())
-            f.flush()
-            os.fsync(f.fileno())
         os.replace(tmp, d / f"{key}.bin")
         tmp = None
     except OSError as exc:
@@ -190,7 +190,7 @@ def write(key: str, meta: dict[str, object], payload: bytes) -> bool:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
     _sweep_stale(d)
-    _enforce_cap(d.parent)
+    _enforce_cap(d.parent, len(body) + _DIGEST_BYTES)
     return True
 
 
@@ -230,9 +230,17 @@ def _entries(root: Path) -> list[tuple[float, int, Path]]:
     return out
 
 
-def _enforce_cap(root: Path) -> None:
-    """Evict least recently used entries (and their sources) down to 80% of the cap."""
+def _enforce_cap(root: Path, written: int) -> None:
+    """Evict least recently used entries (and their sources) down to 80% of the cap: checked at a
+    process's first write and then each time it has written 1/64 of the cap (so that a write does
+    not list a large cache; the cap is exceeded by at most that much per process)."""
     cap = max_bytes()
+    with _lock:
+        since = _written.get(str(root))
+        if since is not None and since + written < cap // 64:
+            _written[str(root)] = since + written
+            return
+        _written[str(root)] = 0
     entries = _entries(root)
     total = sum(size for _t, size, _p in entries)
     if total <= cap:

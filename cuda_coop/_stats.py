@@ -18,12 +18,19 @@ class CompileStats:
         cache_hits: bundles read back from the disk cache.
         cache_rebuilds: cache entries found corrupt or truncated and rebuilt.
         nvrtc_seconds: wall time spent inside NVRTC.
+        links: nvJitLink invocations for kernels compiled through cuda.coop (none when the linked
+            kernel is read back from the cache).
+        link_cache_hits: linked kernels read back from the disk cache.
+        link_seconds: wall time spent inside nvJitLink.
     """
 
     nvrtc_compiles: int = 0
     cache_hits: int = 0
     cache_rebuilds: int = 0
     nvrtc_seconds: float = 0.0
+    links: int = 0
+    link_cache_hits: int = 0
+    link_seconds: float = 0.0
 
 
 _lock = threading.Lock()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from cuda.coop import _link
 from cuda.coop._errors import CoopCompileError
 
 _NVVM_VERSION = "!nvvmir.version = !{!90000}\n!90000 = !{i32 2, i32 0, i32 3, i32 2}\n"
@@ -50,27 +51,8 @@ def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str) -> bytes:
 
 
 def link(kernel: bytes, bundle: bytes, arch: str) -> bytes:
-    """nvJitLink ``-lto -nvvm-latest -optimize-unused-variables``: the kernels with the bundle
-    inlined. (cuda.core's Linker cannot pass ``-nvvm-latest``, which CuTe's modern IR needs.)"""
-    from cuda.bindings import nvjitlink
-
-    opts = [f"-arch={arch}", "-lto", "-nvvm-latest", "-optimize-unused-variables"]
-    handle = nvjitlink.create(len(opts), opts)
-    try:
-        nvjitlink.add_data(handle, nvjitlink.InputType.LTOIR, kernel, len(kernel), "cute_kernels")
-        nvjitlink.add_data(handle, nvjitlink.InputType.LTOIR, bundle, len(bundle), "cuda_coop_bundle")
-        try:
-            nvjitlink.complete(handle)
-        except nvjitlink.nvJitLinkError as exc:
-            log = bytearray(nvjitlink.get_error_log_size(handle))
-            nvjitlink.get_error_log(handle, log)
-            raise CoopCompileError(
-                "nvJitLink failed to link the CuTe kernels with the cuda.coop bundle",
-                log=log.decode(errors="replace"),
-                source_path="<link>",
-            ) from exc
-        cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
-        nvjitlink.get_linked_cubin(handle, cubin)
-        return bytes(cubin)
-    finally:
-        nvjitlink.destroy(handle)
+    """nvJitLink ``-lto -nvvm-latest -optimize-unused-variables`` (through the cache): the kernels
+    with the bundle inlined. (cuda.core's Linker cannot pass ``-nvvm-latest``, which CuTe's modern
+    IR needs.)"""
+    inputs = [("ltoir", kernel, "cute_kernels"), ("ltoir", bundle, "cuda_coop_bundle")]
+    return _link.link(inputs, arch, options=["-nvvm-latest", "-optimize-unused-variables"])

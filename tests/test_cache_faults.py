@@ -283,6 +283,20 @@ def test_size_cap_evicts_least_recently_used(cache: Path, monkeypatch: pytest.Mo
     assert sum(p.stat().st_size for p in (cache / "bundles").glob("*.bin")) <= 5 * 1100
 
 
+def test_writes_do_not_list_a_large_cache_each_time(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The size is checked at a process's first write, then once per 1/64 of the cap written (a
+    listing per write cost O(entries) time and fragmented memory: 12 KB per compile)."""
+    monkeypatch.setenv("CUDA_COOP_CACHE_MAX_BYTES", str(64 * 10_000))
+    monkeypatch.setattr(_cache, "_written", {})
+    listings = []
+    real = _cache._entries
+    monkeypatch.setattr(_cache, "_entries", lambda root: listings.append(root) or real(root))
+    for i in range(25):
+        assert _cache.write(f"{i:064x}", {"arch": "sm_90", "temp_storage": {}}, os.urandom(4000))
+    # the first write, then each time ~10 KB more have been written: every third ~4.2 KB entry
+    assert len(listings) == 1 + 24 // 3
+
+
 def test_info_and_clear_from_the_command_line(cache: Path) -> None:
     _bundle.compile_bundle([REQ], (), "sm_90")
     env = {**os.environ, "CUDA_COOP_CACHE_DIR": str(cache)}

@@ -9,6 +9,7 @@ from typing import Any
 
 from cuda.coop._bundle import normalize_arch
 from cuda.coop._errors import CoopValueError
+from cuda.coop._link import Input, link
 from cuda.coop._primitive import normalize_block_dims
 from cuda.coop._sass import CubinReport, inspect_cubin
 from cuda.coop._session import compiling
@@ -79,7 +80,6 @@ def compile(
     Returns:
         A :class:`CompiledKernel`.
     """
-    from cuda.core import Linker, LinkerOptions, ObjectCode
     from numba import cuda
 
     if output not in _OUTPUTS:
@@ -94,16 +94,25 @@ def compile(
             py_func, signature, device=False, abi="numba", output="ltoir", cc=_cc(arch), **options
         )
         kernel_ltoir = bytes(codes[0])
-        # Our bundles (compiled now, once), and whatever else Numba links (e.g. its fp16 library).
-        extra = [ObjectCode.from_ltoir(bytes(c.data)) if isinstance(c, LazyBundle) else c for c in codes[1:]]
+        # Our bundles are compiled here (once, when first read); the rest is what Numba links.
+        inputs = [("ltoir", kernel_ltoir, "kernel"), *(_link_input(c) for c in codes[1:])]
     ours = [c for c in codes[1:] if isinstance(c, LazyBundle)]
     sizes = {k: v for c in ours for k, v in c.session.finalize(arch).temp_storage.items()}
     bundle = b"".join(bytes(c.data) for c in ours)
     if output == "ltoir":
         return CompiledKernel(kernel_ltoir, output, arch, dims, bundle, sizes)
-    objects = [ObjectCode.from_ltoir(kernel_ltoir), *extra]
-    link_options = LinkerOptions(
-        arch=arch, link_time_optimization=True, optimize_unused_variables=True, ptx=output == "ptx"
-    )
-    linked = Linker(*objects, options=link_options).link(output)
-    return CompiledKernel(bytes(linked.code), output, arch, dims, bundle, sizes)
+    linked = link(inputs, arch, output=output, options=["-optimize-unused-variables"])
+    return CompiledKernel(linked, output, arch, dims, bundle, sizes)
+
+
+def _link_input(code: Any) -> Input:
+    """A code object of ``numba.cuda.compile_all`` (a cuda.core ``ObjectCode`` or a Numba
+    ``LinkableCode``) as a link input."""
+    from numba.cuda.cudadrv.driver import FILE_EXTENSION_MAP
+
+    if hasattr(code, "code_type"):  # cuda.core ObjectCode (e.g. a .cu file Numba compiled)
+        kind, data, name = code.code_type, code.code, getattr(code, "name", "") or code.code_type
+    else:
+        kind = next(ext for ext, k in FILE_EXTENSION_MAP.items() if k == code.kind)
+        data, name = code.data, code.name or kind
+    return kind, data.encode() if isinstance(data, str) else bytes(data), str(name)

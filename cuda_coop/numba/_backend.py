@@ -44,6 +44,7 @@ def _install() -> None:
     infer_getattr(_typing.AlgorithmMemberTemplate)
     lower_getattr_generic(AlgorithmEnumType)(_lowering.lower_algorithm_member)
     _numba_hooks.drop_unused_variables_in_coop_links()
+    _numba_hooks.link_coop_kernels_through_cache()
     # Last, as singledispatch registrations cannot be rolled back: our own classes only.
     typeof_impl.register(AlgorithmEnumMeta)(lambda cls, c: AlgorithmEnumType(cls))
     for choices in CHOICES:

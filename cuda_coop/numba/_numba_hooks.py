@@ -32,6 +32,7 @@ def snapshot() -> dict[str, Any]:
         },
         "models": set(cuda_data_manager._handlers),
         "linker_options": driver._Linker.__dict__["_get_linker_options"],
+        "linker_complete": driver._Linker.__dict__["complete"],
     }
 
 
@@ -46,6 +47,7 @@ def rollback(snap: dict[str, Any]) -> None:
     for key in set(cuda_data_manager._handlers) - snap["models"]:
         del cuda_data_manager._handlers[key]
     driver._Linker._get_linker_options = snap["linker_options"]
+    driver._Linker.complete = snap["linker_complete"]
 
 
 def drop_unused_variables_in_coop_links() -> None:
@@ -71,6 +73,46 @@ def drop_unused_variables_in_coop_links() -> None:
     driver._Linker._get_linker_options = _get_linker_options
 
 
+#: What a cache-linked ``_Linker`` holds as its ``linker`` (numba-cuda reads ``info_log`` after
+#: ``complete()``, which needs a truthy ``linker``).
+_LINKED_BY_COOP = "cuda.coop link"
+
+
+def link_coop_kernels_through_cache() -> None:
+    """Make numba-cuda's linker hand the link of a kernel compiled through cuda.coop's front door
+    to :func:`cuda.coop._link.link_exact`, with the options numba-cuda chose, so that the linked
+    cubin comes from the cache when it is there (nvJitLink keeps ~the size of its LTO-IR inputs
+    per link; see ``cuda.coop._link``). Other kernels are linked exactly as before.
+
+    numba-cuda 0.30 links in ``_Linker.complete`` over ``_object_codes`` (cuda.core
+    ObjectCode objects) with ``_get_linker_options``; ``get_cubin`` then reads ``info_log``.
+    """
+    from cuda.coop import _link
+
+    original = driver._Linker.__dict__["complete"]
+    if getattr(original, "cuda_coop", False):
+        return
+
+    def complete(self: Any) -> Any:
+        codes = self._object_codes
+        if not (self._has_ltoir and current() is not None) or any(
+            not isinstance(c.code, bytes) for c in codes
+        ):
+            return original(self)
+        from cuda.core import ObjectCode
+
+        options = self._get_linker_options(ptx=False)
+        flags = [o.decode() for o in options.as_bytes("nvjitlink")]
+        inputs = [(c.code_type, c.code, str(c.name)) for c in codes]
+        cubin = _link.link_exact(inputs, flags, "cubin")
+        self.linker, self._info_log, self._error_log = _LINKED_BY_COOP, "", ""
+        self._complete = True
+        return ObjectCode.from_cubin(cubin, name=options.name)
+
+    complete.cuda_coop = True  # type: ignore[attr-defined]
+    driver._Linker.complete = complete
+
+
 def current_device_arch() -> str:
     """``sm_XY`` of the current CUDA device (needs a driver and a GPU)."""
     from numba import cuda
@@ -89,6 +131,8 @@ def check() -> None:
         (LOWERING_REGISTRY, "functions"),
         (cuda_data_manager, "_handlers"),
         (driver._Linker, "_get_linker_options"),
+        (driver._Linker, "complete"),
+        (driver._Linker, "info_log"),
     ):
         if not hasattr(obj, attr):
             raise CoopBackendError(

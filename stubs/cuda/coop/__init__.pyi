@@ -64,6 +64,9 @@ class CompileStats:
     cache_hits: int
     cache_rebuilds: int
     nvrtc_seconds: float
+    links: int
+    link_cache_hits: int
+    link_seconds: float
 
 def compile_stats() -> CompileStats: ...
 def register(name: str) -> None: ...

@@ -1,0 +1,246 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The link step: nvJitLink of a kernel's LTO-IR with its bundle, the output kept in the cache.
+
+nvJitLink 13.5 keeps about as many bytes as its LTO-IR inputs after ``nvJitLinkDestroy`` (measured
+with the bare ``cuda.bindings.nvjitlink`` calls, so neither cuda.core nor cuda.coop:
+``benchmarks/nvjitlink_leak.py`` reproduces it), so a process grows by about one bundle per link.
+Two things bound that:
+
+* a linked output is cached under the digest of its inputs: linking the same kernel again (a
+  re-run, another process) reads it back, without the growth or the link's ~70 ms;
+* once a process has linked ``$CUDA_COOP_LINK_IN_PROCESS_BYTES`` of LTO-IR itself (4 MiB), its
+  further links run in a child process (``_link_worker``), replaced every ``WORKER_LINKS`` links,
+  so the memory nvJitLink keeps goes back to the system with it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import hashlib
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import _cache, _link_worker
+from ._bundle import library_identity
+from ._errors import CoopCompileError
+from ._stats import _bump
+
+#: nvJitLink input kinds by the names cuda.core (``ObjectCode.code_type``) and Numba use.
+_KINDS = {
+    "ltoir": "LTOIR",
+    "ptx": "PTX",
+    "cubin": "CUBIN",
+    "fatbin": "FATBIN",
+    "object": "OBJECT",
+    "o": "OBJECT",
+    "library": "LIBRARY",
+    "a": "LIBRARY",
+    "lib": "LIBRARY",
+}
+
+#: LTO-IR a process links itself before it hands links to the worker (about what nvJitLink keeps).
+DEFAULT_IN_PROCESS_BYTES = 4 << 20
+#: Links one worker runs before it is replaced (bounding what it keeps: ~256 x the LTO-IR).
+WORKER_LINKS = 256
+
+#: One input of a link: its kind (a key of ``_KINDS``), its bytes and a name for the logs.
+Input = tuple[str, bytes, str]
+
+
+@functools.cache
+def nvjitlink_identity() -> str:
+    """The nvJitLink library in use, exactly (see :func:`~cuda.coop._bundle.library_identity`)."""
+    from cuda.bindings import nvjitlink
+
+    return library_identity("nvJitLink", "nvidia-nvjitlink", nvjitlink.version())
+
+
+def link_key(inputs: Sequence[tuple[str, bytes]], options: Sequence[str], output: str) -> str:
+    """The cache key of a link: the exact nvJitLink, its options, the output kind and the digest of
+    each input in order."""
+    return _cache.cache_key(
+        what="link",
+        nvjitlink=nvjitlink_identity(),
+        options=list(options),
+        output=output,
+        inputs=[(kind, hashlib.sha256(data).hexdigest()) for kind, data in inputs],
+    )
+
+
+def cached(key: str, output: str, run: Callable[[], bytes]) -> bytes:
+    """The linked output of ``key`` from the cache, else ``run()``'s, published for next time."""
+    hit = _cache.read(key)
+    if hit is not None and hit[0].get("what") == "link" and hit[0].get("output") == output:
+        _bump(link_cache_hits=1)
+        return hit[1]
+    if _cache.exists(key):
+        _bump(cache_rebuilds=1)
+    start = time.perf_counter()
+    try:
+        linked = run()
+    finally:
+        _bump(links=1, link_seconds=time.perf_counter() - start)
+    _cache.write(key, {"what": "link", "output": output}, linked)
+    return linked
+
+
+def link(inputs: Sequence[Input], arch: str, *, output: str = "cubin", options: Sequence[str] = ()) -> bytes:
+    """nvJitLink ``-lto`` of ``inputs`` for ``arch`` into a cubin or PTX (``output``), through the
+    cache. ``options`` are further nvJitLink options (e.g. ``-nvvm-latest``).
+
+    Raises:
+        CoopCompileError: nvJitLink failed (with its log).
+    """
+    return link_exact(inputs, [f"-arch={arch}", "-lto", *options], output)
+
+
+def link_exact(inputs: Sequence[Input], options: Sequence[str], output: str) -> bytes:
+    """nvJitLink of ``inputs`` with ``options`` (and ``-ptx`` for PTX), through the cache.
+
+    Raises:
+        CoopCompileError: nvJitLink failed (with its log).
+    """
+    if output == "ptx" and "-ptx" not in options:
+        options = [*options, "-ptx"]
+    key = link_key([(kind, data) for kind, data, _name in inputs], options, output)
+    return cached(key, output, lambda: _nvjitlink(inputs, list(options), output))
+
+
+def _nvjitlink(inputs: Sequence[Input], options: list[str], output: str) -> bytes:
+    """One nvJitLink run: here while this process has linked less than its budget of LTO-IR
+    (``$CUDA_COOP_LINK_IN_PROCESS_BYTES``, default 4 MiB), in the link worker after that."""
+    request = ([(_KINDS[kind], data, name) for kind, data, name in inputs], options, output)
+    ltoir = sum(len(data) for kind, data, _name in inputs if kind == "ltoir")
+    answer = _worker.run(request) if _linked_here + ltoir > in_process_bytes() else None
+    if answer is None:
+        answer = _link_worker.link(*request)
+        _count_here(ltoir)
+    if answer[0] == "error":
+        raise CoopCompileError(
+            f"nvJitLink failed to link {', '.join(name for _k, _d, name in inputs)}: {answer[1]}",
+            log=answer[2],
+            source_path="<link>",
+        )
+    return answer[1].rstrip(b"\0") if output == "ptx" else answer[1]
+
+
+#: LTO-IR bytes linked in this process so far (nvJitLink keeps about as much).
+_linked_here = 0
+_count_lock = threading.Lock()
+
+
+def _count_here(ltoir: int) -> None:
+    global _linked_here
+    with _count_lock:
+        _linked_here += ltoir
+
+
+def in_process_bytes() -> int:
+    """``$CUDA_COOP_LINK_IN_PROCESS_BYTES`` (LTO-IR a process links itself before it hands links
+    to the worker), default 4 MiB; 0 sends every link to the worker."""
+    raw = os.environ.get("CUDA_COOP_LINK_IN_PROCESS_BYTES", "")
+    try:
+        return max(0, int(raw)) if raw else DEFAULT_IN_PROCESS_BYTES
+    except ValueError:
+        return DEFAULT_IN_PROCESS_BYTES
+
+
+class _Worker:
+    """The one link worker of this process: started when first needed, replaced after
+    ``WORKER_LINKS`` links (which returns what nvJitLink kept to the system), given up for this
+    process (links then run here, with one warning) if it cannot start or dies."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pid = 0  # the process that started it (a forked child starts its own)
+        self._links = 0
+        self._broken = False
+
+    def run(self, request: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """The worker's answer to ``request``, or None if there is no worker to ask."""
+        with self._lock:
+            if self._broken:
+                return None
+            try:
+                proc = self._ready()
+                assert proc.stdin is not None and proc.stdout is not None
+                _link_worker.write_frame(proc.stdin, request)
+                answer = _link_worker.read_frame(proc.stdout)
+                if answer is None:
+                    raise OSError(f"the link worker exited with status {proc.wait()}")
+            except (OSError, ValueError, pickle.PickleError, subprocess.SubprocessError) as exc:
+                self._give_up(f"{type(exc).__name__}: {exc}")
+                return None
+            self._links += 1
+            if self._links >= WORKER_LINKS:
+                self._stop()
+            return answer  # type: ignore[no-any-return]
+
+    def _ready(self) -> subprocess.Popen[bytes]:
+        if self._proc is not None and self._pid == os.getpid():
+            return self._proc
+        proc = subprocess.Popen(
+            [sys.executable, _link_worker.__file__],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+        )
+        assert proc.stdout is not None
+        hello = _link_worker.read_frame(proc.stdout)
+        ours = _link_worker.library()
+        if hello is None or tuple(hello[1:]) != ours:
+            _reap(proc, kill=True)
+            got = "nothing" if hello is None else f"nvJitLink {hello[1]} at {hello[2]}"
+            raise OSError(f"the link worker found {got}, this process uses nvJitLink {ours[0]} at {ours[1]}")
+        self._proc, self._pid, self._links = proc, os.getpid(), 0
+        return proc
+
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and self._pid == os.getpid():
+            _reap(proc, kill=False)
+
+    def _give_up(self, reason: str) -> None:
+        self._broken = True
+        proc, self._proc = self._proc, None
+        if proc is not None and self._pid == os.getpid():
+            _reap(proc, kill=True)
+        warnings.warn(
+            f"cuda.coop: the link worker is not available ({reason}); linking in this process, "
+            "which keeps about the size of each kernel's LTO-IR (an nvJitLink 13.5 leak)",
+            RuntimeWarning,
+            stacklevel=6,
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+
+def _reap(proc: subprocess.Popen[bytes], *, kill: bool) -> None:
+    """End a worker: at the end of its input (it exits), or killed; its pipes closed."""
+    if kill:
+        proc.kill()
+    with contextlib.suppress(OSError):
+        proc.stdin.close()  # type: ignore[union-attr]
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    proc.stdout.close()  # type: ignore[union-attr]
+
+
+_worker = _Worker()
+atexit.register(_worker.close)

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The link worker: a child process that runs nvJitLink for cuda.coop (see ``_link``).
+
+Run as a script (``python _link_worker.py``), so it imports nothing of the parent's program: only
+the standard library and ``cuda.bindings``. It reads requests from stdin and answers on stdout,
+each a frame (8-byte little-endian length, then a pickle), and exits at the end of its input.
+
+* first answer: ``("ready", nvjitlink version, library path)``;
+* request ``(inputs, options, output)`` with ``inputs`` as ``(InputType name, bytes, name)``;
+* answer ``("ok", bytes)`` or ``("error", message, log)``.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from typing import Any, BinaryIO
+
+
+def read_frame(stream: BinaryIO) -> Any:
+    """The next frame's object, or None at the end of the stream."""
+    head = stream.read(8)
+    if len(head) < 8:
+        return None
+    size = int.from_bytes(head, "little")
+    body = stream.read(size)
+    if len(body) < size:
+        return None
+    return pickle.loads(body)
+
+
+def write_frame(stream: BinaryIO, obj: Any) -> None:
+    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(len(body).to_bytes(8, "little") + body)
+    stream.flush()
+
+
+def link(inputs: list[tuple[str, bytes, str]], options: list[str], output: str) -> tuple[Any, ...]:
+    from cuda.bindings import nvjitlink
+
+    handle = nvjitlink.create(len(options), options)
+    try:
+        for kind, data, name in inputs:
+            nvjitlink.add_data(handle, getattr(nvjitlink.InputType, kind), data, len(data), name)
+        nvjitlink.complete(handle)
+        if output == "ptx":
+            out = bytearray(nvjitlink.get_linked_ptx_size(handle))
+            nvjitlink.get_linked_ptx(handle, out)
+        else:
+            out = bytearray(nvjitlink.get_linked_cubin_size(handle))
+            nvjitlink.get_linked_cubin(handle, out)
+        return ("ok", bytes(out))
+    except nvjitlink.nvJitLinkError as exc:
+        log = bytearray(nvjitlink.get_error_log_size(handle))
+        nvjitlink.get_error_log(handle, log)
+        return ("error", str(exc), log.decode(errors="replace").rstrip("\0"))
+    finally:
+        nvjitlink.destroy(handle)
+
+
+def library() -> tuple[tuple[int, ...], str]:
+    """The nvJitLink version and library file this process uses."""
+    from cuda.bindings import nvjitlink
+
+    version = tuple(nvjitlink.version())
+    try:
+        from cuda.pathfinder import load_nvidia_dynamic_lib
+
+        path = str(load_nvidia_dynamic_lib("nvJitLink").abs_path)
+    except Exception:  # the parent compares; a mismatch means it links by itself
+        path = "unknown"
+    return version, path
+
+
+def main() -> None:
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing but frames on the pipe
+    write_frame(stdout, ("ready", *library()))
+    while (request := read_frame(stdin)) is not None:
+        write_frame(stdout, link(*request))
+
+
+if __name__ == "__main__":
+    main()
