@@ -123,7 +123,8 @@ def _nvjitlink(inputs: Sequence[Input], options: list[str], output: str) -> byte
     answer = _worker.run(request) if _linked_here + ltoir > in_process_bytes() else None
     if answer is None:
         answer = _link_worker.link(*request)
-        _count_here(ltoir)
+        if _count_here(ltoir) > in_process_bytes() // 2:
+            _worker.prestart()  # so that the first link past the budget does not wait for it
     if answer[0] == "error":
         raise CoopCompileError(
             f"nvJitLink failed to link {', '.join(name for _k, _d, name in inputs)}: {answer[1]}",
@@ -138,10 +139,11 @@ _linked_here = 0
 _count_lock = threading.Lock()
 
 
-def _count_here(ltoir: int) -> None:
+def _count_here(ltoir: int) -> int:
     global _linked_here
     with _count_lock:
         _linked_here += ltoir
+        return _linked_here
 
 
 def in_process_bytes() -> int:
@@ -155,16 +157,25 @@ def in_process_bytes() -> int:
 
 
 class _Worker:
-    """The one link worker of this process: started when first needed, replaced after
-    ``WORKER_LINKS`` links (which returns what nvJitLink kept to the system), given up for this
-    process (links then run here, with one warning) if it cannot start or dies."""
+    """The one link worker of this process: started when the process has linked half its budget,
+    replaced (by a fresh one, started at once) after ``WORKER_LINKS`` links, which returns what
+    nvJitLink kept to the system; given up for this process (links then run here, with one
+    warning) if it cannot start or dies."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._pid = 0  # the process that started it (a forked child starts its own)
+        self._checked = False  # its first answer (nvJitLink version and library) was read
         self._links = 0
         self._broken = False
+
+    def prestart(self) -> None:
+        """Start the worker now, if it is not running, without waiting for it."""
+        with self._lock:
+            if not self._broken and (self._proc is None or self._pid != os.getpid()):
+                with contextlib.suppress(OSError, subprocess.SubprocessError):
+                    self._spawn()  # a failure shows, with its warning, when the worker is needed
 
     def run(self, request: tuple[Any, ...]) -> tuple[Any, ...] | None:
         """The worker's answer to ``request``, or None if there is no worker to ask."""
@@ -184,26 +195,33 @@ class _Worker:
             self._links += 1
             if self._links >= WORKER_LINKS:
                 self._stop()
+                with contextlib.suppress(OSError, subprocess.SubprocessError):
+                    self._spawn()
             return answer  # type: ignore[no-any-return]
 
-    def _ready(self) -> subprocess.Popen[bytes]:
-        if self._proc is not None and self._pid == os.getpid():
-            return self._proc
-        proc = subprocess.Popen(
+    def _spawn(self) -> None:
+        self._proc = subprocess.Popen(
             [sys.executable, _link_worker.__file__],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             close_fds=True,
         )
-        assert proc.stdout is not None
-        hello = _link_worker.read_frame(proc.stdout)
-        ours = _link_worker.library()
-        if hello is None or tuple(hello[1:]) != ours:
-            _reap(proc, kill=True)
-            got = "nothing" if hello is None else f"nvJitLink {hello[1]} at {hello[2]}"
-            raise OSError(f"the link worker found {got}, this process uses nvJitLink {ours[0]} at {ours[1]}")
-        self._proc, self._pid, self._links = proc, os.getpid(), 0
+        self._pid, self._checked, self._links = os.getpid(), False, 0
+
+    def _ready(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._pid != os.getpid():
+            self._spawn()
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        if not self._checked:
+            hello = _link_worker.read_frame(proc.stdout)
+            ours = _link_worker.library()
+            if hello is None or tuple(hello[1:]) != ours:
+                got = "nothing" if hello is None else f"nvJitLink {hello[1]} at {hello[2]}"
+                mine = f"nvJitLink {ours[0]} at {ours[1]}"
+                raise OSError(f"the link worker found {got}; this process uses {mine}")
+            self._checked = True
         return proc
 
     def _stop(self) -> None:

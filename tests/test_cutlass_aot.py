@@ -64,13 +64,15 @@ def test_shapes_dtypes_and_partial_tiles_inline(dtype: str, block: Any, ipt: int
     _inlined(_compile(copy_host(dtype, block, ipt, algorithm, **kwargs), dtype))
 
 
-def test_warm_recompile_makes_no_nvrtc_call() -> None:
+def test_warm_recompile_makes_no_nvrtc_call_and_no_link() -> None:
     host = copy_host("int16", (64, 1, 1), 4, "transpose")
     first = _compile(host, "int16")
     before = coop.compile_stats()
     again = _compile(host, "int16")
     after = coop.compile_stats()
     assert after.nvrtc_compiles == before.nvrtc_compiles and after.cache_hits == before.cache_hits + 1
+    # CuTe names the kernel the same each time: the linked cubin comes from the cache
+    assert after.links == before.links and after.link_cache_hits == before.link_cache_hits + 1
     assert again.cubin == first.cubin
     assert set(again.timings) >= {"trace_and_lower", "nvrtc", "libnvvm", "nvjitlink", "cute_compile"}
 

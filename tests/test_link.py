@@ -173,7 +173,8 @@ def test_links_move_to_the_worker_past_the_budget(
     monkeypatch.setattr(_link, "_linked_here", 0)
     for i in range(3):  # different options: three links, no cache hit
         _link.link_exact(inputs, [*OPTIONS, f"-maxrregcount={64 + i}"], "cubin")
-        assert (worker._proc is not None) == (i == 2), i
+        assert (worker._proc is not None) == (i >= 1), i  # started once half the budget is used
+        assert worker._links == (i == 2), i  # and used past the budget
     assert _link._linked_here == 2 * ltoir
 
 
@@ -196,9 +197,10 @@ def test_the_worker_is_replaced_after_its_links(
     first = worker._proc
     assert first is not None
     assert worker.run(request) is not None
-    assert worker._proc is None and first.poll() == 0  # stopped after its second link
-    assert worker.run(request) is not None
-    assert worker._proc is not None and worker._proc.pid != first.pid
+    assert first.poll() == 0  # stopped after its second link (at the end of its input)
+    second = worker._proc  # and its successor started at once
+    assert second is not None and second.pid != first.pid
+    assert worker.run(request) is not None and worker._proc is second
 
 
 def test_no_worker_links_here_with_one_warning(
@@ -213,6 +215,16 @@ def test_no_worker_links_here_with_one_warning(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _link.link_exact(inputs, [*OPTIONS, "-lineinfo"], "cubin")  # no second warning
+
+
+def test_a_worker_with_another_nvjitlink_is_not_used(
+    inputs: list[_link.Input], cache: Path, worker: _link._Worker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key names this process's nvJitLink: a worker that loads another one would not match."""
+    monkeypatch.setattr(_link._link_worker, "library", lambda: ((99, 0), "/elsewhere/libnvJitLink.so"))
+    with pytest.warns(RuntimeWarning, match=r"found nvJitLink \(13, \d+\) at .*uses nvJitLink \(99, 0\)"):
+        assert _is_cubin(_link.link_exact(inputs, OPTIONS, "cubin"))
+    assert worker._proc is None and worker._broken
 
 
 def test_a_worker_that_dies_is_given_up_and_the_link_still_happens(
