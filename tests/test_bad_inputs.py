@@ -87,6 +87,8 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
      "oob_default=1.5 is not an integer and cannot be stored in int32"),
     ("scan-initial-overflows-half", "coop.block.exclusive_scan(h16, 'max', initial_value=1e10)", V,
      "initial_value=10000000000.0 overflows float16"),
+    ("load-oob-overflows-half", "coop.block.load(hsrc, h16, valid_items=3, oob_default=1e10)", V,
+     "oob_default=10000000000.0 overflows float16"),
     ("load-oob-complex", "coop.block.load(src, items, valid_items=3, oob_default=1j)", E,
      "oob_default must be a number"),
     ("load-valid-items-too-large", "coop.block.load(src, items, valid_items=2**32 + 5)", V,
@@ -135,9 +137,10 @@ def test_numba(call: str, error: type[Exception], match: str, no_cxx_compiled: N
     import numpy as np
 
     scope = {"coop": coop, "np": np}
-    exec("def kernel(src, dst, isrc):" + _body(call, _NUMBA), scope)
+    exec("def kernel(src, dst, isrc, hsrc):" + _body(call, _NUMBA), scope)
+    sig = "void(float32[::1], float32[::1], int32[::1], float16[::1])"
     with pytest.raises(error, match=re.escape(match)) as info:
-        numba_coop.compile(scope["kernel"], "void(float32[::1], float32[::1], int32[::1])", block=128)
+        numba_coop.compile(scope["kernel"], sig, block=128)
     assert isinstance(info.value, coop.CoopError)
 
 
@@ -153,11 +156,11 @@ def _cute_hosts() -> dict[str, object]:
         for i, (_id, call, _e, _m) in enumerate(ROWS):
             lines += [
                 "@cute.kernel",
-                f"def kernel_{i}(src: cute.Tensor, dst: cute.Tensor, isrc: cute.Tensor):"
+                f"def kernel_{i}(src: cute.Tensor, dst: cute.Tensor, isrc: cute.Tensor, hsrc: cute.Tensor):"
                 + _body(call, _CUTE),
                 "@cute.jit",
-                f"def host_{i}(src: cute.Tensor, dst: cute.Tensor, isrc: cute.Tensor):",
-                f"    kernel_{i}(src, dst, isrc).launch(grid=(1, 1, 1), block=(128, 1, 1))",
+                f"def host_{i}(src: cute.Tensor, dst: cute.Tensor, isrc: cute.Tensor, hsrc: cute.Tensor):",
+                f"    kernel_{i}(src, dst, isrc, hsrc).launch(grid=(1, 1, 1), block=(128, 1, 1))",
                 "",
             ]
         module = load("bad_inputs_cute", "\n".join(lines))
@@ -176,7 +179,7 @@ def test_cute(row: str, error: type[Exception], match: str, no_cxx_compiled: Non
 
     tensors = [
         make_fake_compact_tensor(t, (512,), assumed_align=16)
-        for t in (cutlass.Float32,) * 2 + (cutlass.Int32,)
+        for t in (cutlass.Float32, cutlass.Float32, cutlass.Int32, cutlass.Float16)
     ]
     with pytest.raises(error, match=re.escape(match)) as info:
         cutlass_coop.compile(_cute_hosts()[row], *tensors)
