@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The disk cache of compiled bundles.
+"""The disk cache of compiled bundles and linked kernels.
 
 Its guarantees (documented in docs/concepts.rst, "Bundle and cache"):
 
@@ -217,8 +217,8 @@ def max_bytes() -> int:
         return DEFAULT_MAX_BYTES
 
 
-def _entries(root: Path) -> list[tuple[float, int, Path]]:
-    """(last use, size, path) of every entry and kept source."""
+def list_entries(root: Path) -> list[tuple[float, int, Path]]:
+    """(last use, size, path) of every entry and kept source under the cache directory ``root``."""
     out = []
     for sub, suffix in (("bundles", ".bin"), ("sources", ".cu")):
         with contextlib.suppress(OSError):
@@ -241,7 +241,7 @@ def _enforce_cap(root: Path, written: int) -> None:
             _written[str(root)] = since + written
             return
         _written[str(root)] = 0
-    entries = _entries(root)
+    entries = list_entries(root)
     total = sum(size for _t, size, _p in entries)
     if total <= cap:
         return
@@ -361,18 +361,6 @@ def source_path(key: str) -> Path | None:
     """Where the generated source of entry ``key`` is kept, if the cache has a directory."""
     d = _subdir("sources", create=False)
     return None if d is None else d / f"{key}.cu"
-
-
-def info() -> dict[str, object]:
-    """Directory, number of entries, bytes used and the size cap."""
-    root = cache_dir()
-    entries = _entries(root) if root is not None else []
-    return {
-        "directory": str(root) if root is not None else None,
-        "entries": sum(1 for _t, _s, p in entries if p.suffix == ".bin"),
-        "bytes": sum(size for _t, size, _p in entries),
-        "max_bytes": max_bytes(),
-    }
 
 
 def clear() -> int:

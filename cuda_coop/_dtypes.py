@@ -61,10 +61,10 @@ _TABLE = (
 DTYPES: dict[str, DType] = {d.name: d for d in _TABLE}
 
 
-def supported_name(name: str, *, shown: object, primitive: str, argument: str) -> str:
-    """``name`` if it is a supported element type, else CoopTypeError naming the primitive, the
-    argument and the type as the DSL showed it (``shown``)."""
-    if name not in DTYPES:
+def supported_name(name: str | None, *, shown: object, primitive: str, argument: str) -> str:
+    """``name`` if it is a supported element type, else (also for None: no element type)
+    CoopTypeError naming the primitive, the argument and the type as the DSL showed it."""
+    if name is None or name not in DTYPES:
         raise CoopTypeError(
             f"{primitive}: {argument} has element type {shown}, which is not supported; "
             f"supported: {', '.join(DTYPES)}"

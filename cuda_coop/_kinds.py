@@ -15,7 +15,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from ._choices import Choices
-from ._dtypes import DTYPES, dtype_named
+from ._dtypes import DTYPES, dtype_named, supported_name
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._operators import BUILTIN_OPERATORS, user_operator_symbol
 
@@ -115,12 +115,7 @@ def _integer_scalar(arg: Arg) -> bool:
 
 
 def _supported(r: Resolver, name: str, arg: Arg) -> str:
-    if arg.dtype is None or arg.dtype not in DTYPES:
-        raise CoopTypeError(
-            f"{r.q}: {name} has element type {arg.dtype_shown or arg.shown}, which is not supported; "
-            f"supported: {', '.join(DTYPES)}"
-        )
-    return arg.dtype
+    return supported_name(arg.dtype, shown=arg.dtype_shown or arg.shown, primitive=r.q, argument=name)
 
 
 # --- kinds of parameters --------------------------------------------------------------------------

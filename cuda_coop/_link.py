@@ -120,10 +120,11 @@ def _nvjitlink(inputs: Sequence[Input], options: list[str], output: str) -> byte
     (``$CUDA_COOP_LINK_IN_PROCESS_BYTES``, default 4 MiB), in the link worker after that."""
     request = ([(_KINDS[kind], data, name) for kind, data, name in inputs], options, output)
     ltoir = sum(len(data) for kind, data, _name in inputs if kind == "ltoir")
-    answer = _worker.run(request) if _linked_here + ltoir > in_process_bytes() else None
+    budget = in_process_bytes()
+    answer = _worker.run(request) if _linked_here + ltoir > budget else None
     if answer is None:
         answer = _link_worker.link(*request)
-        if _count_here(ltoir) > in_process_bytes() // 2:
+        if _count_here(ltoir) > budget // 2:
             _worker.prestart()  # so that the first link past the budget does not wait for it
     if answer[0] == "error":
         raise CoopCompileError(

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The bundle cache: where it is, what it holds, and how to empty it.
+"""The cache of compiled bundles and linked kernels: where it is, what it holds, how to empty it.
 
     python -m cuda.coop.cache info      # directory, entries, bytes used, size cap
     python -m cuda.coop.cache clear     # remove every entry
@@ -21,13 +21,13 @@ __all__ = ["CacheInfo", "info", "clear"]
 
 @dataclass(frozen=True)
 class CacheInfo:
-    """What the bundle cache holds.
+    """What the cache holds.
 
     Attributes:
         directory: where it is (None when there is none: no home directory and no
             ``CUDA_COOP_CACHE_DIR``).
-        entries: compiled bundles in it.
-        bytes: bytes used by the bundles and their kept sources.
+        entries: compiled bundles and linked kernels in it.
+        bytes: bytes used by the entries and the bundles' kept sources.
         max_bytes: the size cap.
     """
 
@@ -38,19 +38,21 @@ class CacheInfo:
 
 
 def info() -> CacheInfo:
-    """Where the bundle cache is and what it holds."""
-    facts = _cache.info()
+    """Where the cache is and what it holds."""
+    root = _cache.cache_dir()
+    entries = _cache.list_entries(root) if root is not None else []
     return CacheInfo(
-        directory=facts["directory"],  # type: ignore[arg-type]
-        entries=int(facts["entries"]),  # type: ignore[call-overload]
-        bytes=int(facts["bytes"]),  # type: ignore[call-overload]
-        max_bytes=int(facts["max_bytes"]),  # type: ignore[call-overload]
+        directory=str(root) if root is not None else None,
+        entries=sum(1 for _t, _s, path in entries if path.suffix == ".bin"),
+        bytes=sum(size for _t, size, _p in entries),
+        max_bytes=_cache.max_bytes(),
     )
 
 
 def clear() -> int:
-    """Remove every bundle, kept source, lock file and leftover temporary file; returns how many
-    files were removed. Compiles running meanwhile are unaffected (entries are recompiled)."""
+    """Remove every entry (bundle or linked kernel), kept source, lock file and leftover temporary
+    file; returns how many files were removed. Compiles running meanwhile are unaffected (entries
+    are recompiled)."""
     return _cache.clear()
 
 

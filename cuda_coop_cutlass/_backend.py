@@ -12,7 +12,7 @@ from enum import Enum
 from typing import Any
 
 from cuda.coop._catalog import CATALOG
-from cuda.coop._dtypes import DTYPES
+from cuda.coop._dtypes import DTYPES, supported_name
 from cuda.coop._errors import CoopBackendError, CoopTypeError
 from cuda.coop._kinds import Arg, Form, GlobalArray, Shape
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
@@ -100,12 +100,7 @@ def thread_data(items_per_thread: Any, dtype: Any) -> Any:
     import cutlass.cute as cute
 
     n = check_items_per_thread(items_per_thread, primitive="coop.ThreadData")
-    name = dtype_name(dtype)
-    if name is None:
-        raise CoopTypeError(
-            f"coop.ThreadData: dtype has element type {dtype}, which is not supported; "
-            f"supported: {', '.join(DTYPES)}"
-        )
+    name = supported_name(dtype_name(dtype), shown=dtype, primitive="coop.ThreadData", argument="dtype")
     return cute.make_rmem_tensor(cute.make_layout(n), cutlass_type(name))
 
 

@@ -289,8 +289,8 @@ def test_writes_do_not_list_a_large_cache_each_time(cache: Path, monkeypatch: py
     monkeypatch.setenv("CUDA_COOP_CACHE_MAX_BYTES", str(64 * 10_000))
     monkeypatch.setattr(_cache, "_written", {})
     listings = []
-    real = _cache._entries
-    monkeypatch.setattr(_cache, "_entries", lambda root: listings.append(root) or real(root))
+    real = _cache.list_entries
+    monkeypatch.setattr(_cache, "list_entries", lambda root: listings.append(root) or real(root))
     for i in range(25):
         assert _cache.write(f"{i:064x}", {"arch": "sm_90", "temp_storage": {}}, os.urandom(4000))
     # the first write, then each time ~10 KB more have been written: every third ~4.2 KB entry

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from cuda.coop._dtypes import DTYPES
+from cuda.coop._dtypes import DTYPES, supported_name
 from cuda.coop._errors import CoopTypeError
 from cuda.coop._kinds import Arg, Form
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
@@ -153,11 +153,7 @@ class ThreadDataTemplate(AbstractTemplate):
             raise CoopTypeError(
                 f"coop.ThreadData: dtype must be a scalar type such as numba.int32 or 'int32', got {d_ty}"
             )
-        if dtype_name(dtype) is None:
-            raise CoopTypeError(
-                f"coop.ThreadData: dtype has element type {dtype}, which is not supported; "
-                f"supported: {', '.join(DTYPES)}"
-            )
+        supported_name(dtype_name(dtype), shown=dtype, primitive="coop.ThreadData", argument="dtype")
         return signature(ThreadDataType(dtype, n), n_ty, d_ty).replace(pysig=self._pysig)
 
 
