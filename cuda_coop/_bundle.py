@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import _cache
-from ._errors import CoopCompileError, CoopValueError
+from ._errors import CoopCompileError, CoopTypeError, CoopValueError
 from ._render import RenderedBundle, render_bundle
 from ._requests import Request
 from ._stats import _bump
 
-_ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
+_ARCH = re.compile(r"^(sm|compute)_(\d\d+)([af]?)$")
 _PROBE_MANGLED = re.compile(r"ILy(\d+)ELy(\d+)EE")
 
 
@@ -33,12 +33,23 @@ class Bundle:
     source_path: str
 
 
-def normalize_arch(arch: str) -> str:
-    """``sm_90a`` / ``compute_90a`` / ``90a`` -> ``sm_90a``; CoopValueError if malformed."""
+def normalize_arch(arch: object, *, what: str = "arch") -> str:
+    """``sm_90a`` / ``compute_90a`` / ``90a`` -> ``sm_90a``.
+
+    Raises:
+        CoopTypeError: ``arch`` is not a string.
+        CoopValueError: it is not a CUDA architecture.
+    """
+    if not isinstance(arch, str):
+        hint = f" (did you mean {what}='sm_{arch}a' or 'sm_{arch}'?)" if isinstance(arch, int) else ""
+        raise CoopTypeError(f"{what} must be a string such as 'sm_90a', got {arch!r}{hint}")
     text = arch if arch[:1].isalpha() else f"sm_{arch}"
     m = _ARCH.match(text)
     if not m:
-        raise CoopValueError(f"arch={arch!r} is not a CUDA architecture such as 'sm_90a' or 'sm_90'")
+        raise CoopValueError(
+            f"{what}={arch!r} is not a CUDA architecture: write 'sm_' and the compute capability's two "
+            "or three digits, with 'a' or 'f' for the arch-specific targets, e.g. 'sm_90a' or 'sm_100'"
+        )
     return f"sm_{m.group(2)}{m.group(3)}"
 
 

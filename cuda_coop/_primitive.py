@@ -6,6 +6,7 @@ wrapper are all derived."""
 from __future__ import annotations
 
 import inspect
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -409,17 +410,24 @@ class Primitive:
 
 
 def normalize_block_dims(dims: object, *, what: str) -> tuple[int, int, int]:
-    """Normalise an int or a tuple of 1 to 3 positive ints into ``(x, y, z)``."""
-    if isinstance(dims, int) and not isinstance(dims, bool):
+    """Normalise an int or a tuple/list of 1 to 3 positive ints (Python or NumPy integers) into
+    ``(x, y, z)``."""
+    if _is_int(dims):
         dims = (dims,)
-    if not isinstance(dims, tuple) or not 1 <= len(dims) <= 3:
+    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3:
         raise CoopLaunchConfigError(f"{what} must be an int or a tuple of 1 to 3 ints, got {dims!r}")
-    if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
+    if not all(_is_int(d) and operator.index(d) > 0 for d in dims):
         raise CoopLaunchConfigError(f"{what} must be positive ints, got {dims!r}")
-    full = tuple(dims) + (1,) * (3 - len(dims))
+    full = tuple(operator.index(d) for d in dims) + (1,) * (3 - len(dims))
     if full[0] * full[1] * full[2] > 1024:
         raise CoopLaunchConfigError(f"{what}={dims!r} has more than 1024 threads")
     return (full[0], full[1], full[2])
+
+
+def _is_int(value: object) -> bool:
+    """A Python or NumPy integer (anything with ``__index__``), not a bool."""
+    kind = type(value)
+    return hasattr(kind, "__index__") and not issubclass(kind, bool) and kind.__name__ != "bool_"
 
 
 def check_items_per_thread(value: object, *, primitive: str) -> int:

@@ -75,11 +75,14 @@ class Compile:
         block_dims: the block the kernel is specialised for (Numba's front door), if known.
         arch: the target architecture (None: the current device's).
         session: the session that collects the requests (the CUTLASS bridge's), if any.
+        link_options: extra nvJitLink options the front door asks for (e.g. ``-g`` under
+            ``debug=True``).
     """
 
     block_dims: tuple[int, int, int] | None = None
     arch: str | None = None
     session: TraceSession | None = None
+    link_options: tuple[str, ...] = ()
 
 
 _current: contextvars.ContextVar[Compile | None] = contextvars.ContextVar("cuda_coop_compile", default=None)
@@ -95,9 +98,10 @@ def compiling(
     block_dims: tuple[int, int, int] | None = None,
     arch: str | None = None,
     session: TraceSession | None = None,
+    link_options: tuple[str, ...] = (),
 ) -> Iterator[Compile]:
     """Make a :class:`Compile` current for the duration of a kernel compile (nests)."""
-    compile_ = Compile(block_dims, arch, session)
+    compile_ = Compile(block_dims, arch, session, link_options)
     token = _current.set(compile_)
     try:
         yield compile_

@@ -10,6 +10,16 @@ kernel-side primitives as ``cuda.coop`` plus the Numba entry points :func:`jit` 
 from __future__ import annotations
 
 from cuda.coop import TempStorage, ThreadData, block
+from cuda.coop._errors import CoopBackendError
+
+try:
+    import numba.cuda  # noqa: F401
+except ImportError as _exc:
+    raise CoopBackendError(
+        f"cuda.coop.numba needs numba-cuda, which cannot be imported ({_exc}); install it with "
+        "pip install 'cuda-coop[numba]'"
+    ) from _exc
+
 from cuda.coop._catalog import CHOICES
 from cuda.coop._registry import register_on_import
 

@@ -8,13 +8,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from cuda.coop._bundle import normalize_arch
-from cuda.coop._errors import CoopValueError
+from cuda.coop._errors import CoopTypeError, CoopValueError
 from cuda.coop._link import Input, link
 from cuda.coop._primitive import normalize_block_dims
 from cuda.coop._sass import CubinReport, inspect_cubin
 from cuda.coop._session import compiling
 
+from . import _numba_hooks
 from ._lowering import LazyBundle
+from ._options import check_compile_options, code_options, link_options
 from ._prescan import prescan
 
 _OUTPUTS = ("cubin", "ptx", "ltoir")
@@ -49,59 +51,77 @@ class CompiledKernel:
         return inspect_cubin(self.code)
 
 
-def _cc(arch: str) -> tuple[Any, ...]:
-    digits = arch[3:].rstrip("af")
-    suffix = arch[3 + len(digits) :]
-    cc: tuple[Any, ...] = (int(digits[:-1]), int(digits[-1]))
-    return cc + (suffix,) if suffix else cc
-
-
 def compile(
     func: Callable[..., None] | Any,
-    signature: Any,
+    signature: Any = None,
     *,
     block: int | tuple[int, ...],
-    arch: str = "sm_90a",
+    arch: str | None = "sm_90a",
     output: str = "cubin",
     **options: Any,
 ) -> CompiledKernel:
     """Compile a kernel and link its coop bundle for ``arch``, without needing a GPU.
 
     Args:
-        func: the kernel: a Python function, a ``cuda.coop.numba.jit`` kernel or a Numba
-            dispatcher.
-        signature: its Numba signature, e.g. ``"void(int32[::1], int32[::1])"``.
-        block: the block dimensions it will be launched with.
-        arch: target architecture, e.g. ``"sm_90a"`` or ``"sm_90"``.
+        func: the kernel: a Python function, a ``cuda.coop.numba.jit`` kernel (its options that
+            shape code hold here too) or a Numba dispatcher.
+        signature: its Numba signature, e.g. ``"void(int32[::1], int32[::1])"``; may be left out
+            for a kernel given exactly one signature in ``jit``.
+        block: the block dimensions it will be launched with (ints, NumPy ints too).
+        arch: target architecture, e.g. ``"sm_90a"`` or ``"sm_100"``; None: the current GPU's.
         output: ``"cubin"`` (linked, default), ``"ptx"`` (linked) or ``"ltoir"`` (unlinked).
-        **options: passed to ``numba.cuda.compile_all`` (e.g. ``fastmath=True``); unless given,
-            ``launch_bounds`` is the block's thread count.
+        **options: numba-cuda's options that shape code: ``debug``, ``opt``, ``lineinfo``,
+            ``fastmath``, ``max_registers``, ``launch_bounds`` (default: the block's thread
+            count), ``forceinline``, ``link``; they override the kernel's.
 
     Returns:
         A :class:`CompiledKernel`.
+
+    Raises:
+        CoopTypeError: an option ``compile`` does not take (named), a bad ``arch`` type, no
+            signature.
+        CoopValueError: a malformed ``arch`` or ``output``.
+        CoopLaunchConfigError: a bad ``block``.
+        CoopCompileError: NVRTC or nvJitLink failed (with the log).
     """
     from numba import cuda
 
+    from ._dispatcher import CoopKernel
+
+    check_compile_options(options)
     if output not in _OUTPUTS:
-        raise CoopValueError(f"output={output!r} is not one of {', '.join(_OUTPUTS)}")
-    arch = normalize_arch(arch)
+        raise CoopValueError(f"compile: output={output!r} is not one of {', '.join(_OUTPUTS)}")
+    arch = _numba_hooks.current_device_arch() if arch is None else normalize_arch(arch)
     dims = normalize_block_dims(block, what="compile: block")
+    if isinstance(func, CoopKernel):
+        options = {**code_options(func.options), **options}
+        if signature is None and func.signatures is not None and len(func.signatures) == 1:
+            signature = func.signatures[0]
+    if signature is None:
+        raise CoopTypeError("compile: signature is required, e.g. 'void(float32[::1], float32[::1])'")
+    extra_files = options.pop("link", None) or ()
+    max_registers = options.pop("max_registers", None)
     py_func = getattr(func, "py_func", func)
     prescan(py_func)
+    cc = _numba_hooks.compute_capability(arch)
     with compiling(dims, arch):
         options.setdefault("launch_bounds", dims[0] * dims[1] * dims[2])
         codes, _ = cuda.compile_all(
-            py_func, signature, device=False, abi="numba", output="ltoir", cc=_cc(arch), **options
+            py_func, signature, device=False, abi="numba", output="ltoir", cc=cc, **options
         )
         kernel_ltoir = bytes(codes[0])
         # Our bundles are compiled here (once, when first read); the rest is what Numba links.
         inputs = [("ltoir", kernel_ltoir, "kernel"), *(_link_input(c) for c in codes[1:])]
+        inputs += [_link_input(c) for c in _numba_hooks.link_files(extra_files, cc)]
     ours = [c for c in codes[1:] if isinstance(c, LazyBundle)]
     sizes = {k: v for c in ours for k, v in c.session.finalize(arch).temp_storage.items()}
     bundle = b"".join(bytes(c.data) for c in ours)
     if output == "ltoir":
         return CompiledKernel(kernel_ltoir, output, arch, dims, bundle, sizes)
-    linked = link(inputs, arch, output=output, options=["-optimize-unused-variables"])
+    flags = ["-optimize-unused-variables", *link_options(options)]
+    if max_registers:
+        flags.append(f"-maxrregcount={int(max_registers)}")
+    linked = link(inputs, arch, output=output, options=flags)
     return CompiledKernel(linked, output, arch, dims, bundle, sizes)
 
 

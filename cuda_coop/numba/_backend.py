@@ -45,6 +45,9 @@ def _install() -> None:
     lower_getattr_generic(AlgorithmEnumType)(_lowering.lower_algorithm_member)
     _numba_hooks.drop_unused_variables_in_coop_links()
     _numba_hooks.link_coop_kernels_through_cache()
+    _numba_hooks.debug_flags_as_nvrtc()
+    _numba_hooks.cache_linked_coop_libraries()
+    _numba_hooks.device_functions_ahead_of_time()
     # Last, as singledispatch registrations cannot be rolled back: our own classes only.
     typeof_impl.register(AlgorithmEnumMeta)(lambda cls, c: AlgorithmEnumType(cls))
     for choices in CHOICES:

@@ -10,8 +10,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from cuda.coop._errors import CoopBackendError
+from cuda.coop._errors import CoopBackendError, CoopTypeError
 from cuda.coop._session import current
+from numba.cuda import cgutils, debuginfo
+from numba.cuda import dispatcher as numba_dispatcher
+from numba.cuda.codegen import CUDACodeLibrary
 from numba.cuda.core import imputils
 from numba.cuda.cudadrv import driver
 from numba.cuda.typing import templates
@@ -33,6 +36,9 @@ def snapshot() -> dict[str, Any]:
         "models": set(cuda_data_manager._handlers),
         "linker_options": driver._Linker.__dict__["_get_linker_options"],
         "linker_complete": driver._Linker.__dict__["complete"],
+        "module_flags": debuginfo.DIBuilder.__dict__["_set_module_flags"],
+        "reduce_states": CUDACodeLibrary.__dict__["_reduce_states"],
+        "current_device": numba_dispatcher.get_current_device,
     }
 
 
@@ -48,6 +54,9 @@ def rollback(snap: dict[str, Any]) -> None:
         del cuda_data_manager._handlers[key]
     driver._Linker._get_linker_options = snap["linker_options"]
     driver._Linker.complete = snap["linker_complete"]
+    debuginfo.DIBuilder._set_module_flags = snap["module_flags"]
+    CUDACodeLibrary._reduce_states = snap["reduce_states"]
+    numba_dispatcher.get_current_device = snap["current_device"]
 
 
 def drop_unused_variables_in_coop_links() -> None:
@@ -102,7 +111,7 @@ def link_coop_kernels_through_cache() -> None:
         from cuda.core import ObjectCode
 
         options = self._get_linker_options(ptx=False)
-        flags = [o.decode() for o in options.as_bytes("nvjitlink")]
+        flags = [o.decode() for o in options.as_bytes("nvjitlink")] + list(current().link_options)
         inputs = [(c.code_type, c.code, str(c.name)) for c in codes]
         cubin = _link.link_exact(inputs, flags, "cubin")
         self.linker, self._info_log, self._error_log = _LINKED_BY_COOP, "", ""
@@ -113,11 +122,163 @@ def link_coop_kernels_through_cache() -> None:
     driver._Linker.complete = complete
 
 
+#: The merge behaviour NVRTC gives its debug-info module flags: 1, "Error" (numba-cuda gives 2,
+#: "Warning"; nvJitLink refuses to link modules whose behaviours differ).
+_NVRTC_FLAG_BEHAVIOUR = 1
+
+
+def debug_flags_as_nvrtc() -> None:
+    """Make the debug-info module flags of a kernel compiled through cuda.coop's front door
+    (``lineinfo=True`` or ``debug=True``) agree with the bundle's, so that nvJitLink links them.
+
+    numba-cuda 0.30 writes ``"Dwarf Version"`` and ``"Debug Info Version"`` in
+    ``DIBuilder._set_module_flags`` with behaviour 2; NVRTC's LTO-IR carries them with behaviour 1,
+    and the link fails with "linking module flags 'Debug Info Version': IDs have conflicting
+    behaviors". Other kernels keep numba-cuda's flags.
+    """
+    original = debuginfo.DIBuilder.__dict__["_set_module_flags"]
+    if getattr(original, "cuda_coop", False):
+        return
+
+    def _set_module_flags(self: Any) -> None:
+        if current() is None:
+            return original(self)
+        flags = cgutils.get_or_insert_named_metadata(self.module, "llvm.module.flags")
+        versions = [("Dwarf Version", self.DWARF_VERSION), ("Debug Info Version", self.DEBUG_INFO_VERSION)]
+        for name, version in versions:
+            if version is None:
+                continue
+            flag = self.module.add_metadata(
+                [self._const_int(_NVRTC_FLAG_BEHAVIOUR), name, self._const_int(version)]
+            )
+            if flag not in flags.operands:
+                flags.add(flag)
+        return None
+
+    _set_module_flags.cuda_coop = True  # type: ignore[attr-defined]
+    debuginfo.DIBuilder._set_module_flags = _set_module_flags
+
+
+def cache_per_block(dispatcher: Any, dims: tuple[int, int, int]) -> None:
+    """Give a dispatcher an on-disk cache whose entries are keyed by the block dims too.
+
+    cuda.coop makes one dispatcher per block shape of the same function; numba-cuda 0.30 keys its
+    cache by signature and code only, so a kernel compiled for one block shape would be loaded for
+    another. Its launch-config specialisations (``_launch_config_is_specialized`` with a
+    ``_launch_config_specialization_key``) add a key to each index entry: cuda.coop's dispatchers
+    are specialisations of that kind, keyed by block shape.
+    """
+    dispatcher.enable_caching()
+    dispatcher._launch_config_is_specialized = True
+    dispatcher._launch_config_specialization_key = ("cuda.coop block", dims)
+
+
+def cache_linked_coop_libraries() -> None:
+    """Let numba-cuda pickle (for ``cache=True``) the code library of a kernel whose cubin is linked.
+
+    numba-cuda 0.30's ``CUDACodeLibrary._reduce_states`` refuses a library with linking files; a
+    coop kernel's library has one, its bundle, whose code is already inside the cached cubin (the
+    cache saves the cubin after ``bind()`` and keys entries by compute capability). The bundle is
+    left out of the pickle; other libraries are pickled exactly as before.
+    """
+    from ._lowering import LazyBundle
+
+    original = CUDACodeLibrary.__dict__["_reduce_states"]
+    if getattr(original, "cuda_coop", False):
+        return
+
+    def _reduce_states(self: Any) -> Any:
+        bundles = {f for f in self._linking_files if isinstance(f, LazyBundle)}
+        if not bundles or not self._cubin_cache:
+            return original(self)
+        self._linking_files -= bundles
+        try:
+            return original(self)
+        finally:
+            self._linking_files |= bundles
+
+    _reduce_states.cuda_coop = True  # type: ignore[attr-defined]
+    CUDACodeLibrary._reduce_states = _reduce_states
+
+
+@dataclasses.dataclass(frozen=True)
+class _AheadOfTimeDevice:
+    """What numba-cuda asks of "the current device" while compiling, for a named arch."""
+
+    compute_capability: tuple[Any, ...]
+
+
+def device_functions_ahead_of_time() -> None:
+    """Let ``@cuda.jit(device=True)`` functions (the user's, and numba-cuda's own such as
+    ``cuda.fp16.hsqrt``) compile inside an ahead-of-time coop compile, on a machine without a GPU.
+
+    numba-cuda 0.30's ``CUDADispatcher.compile_device`` asks ``get_current_device()`` (a driver
+    call) for the compute capability to compile for. Under a coop compile with an explicit arch
+    (``cuda.coop.numba.compile``), that arch's compute capability is the answer; otherwise
+    numba-cuda's own function answers.
+    """
+    original = numba_dispatcher.get_current_device
+    if getattr(original, "cuda_coop", False):
+        return
+
+    def get_current_device() -> Any:
+        compile_ = current()
+        if compile_ is None or compile_.arch is None:
+            return original()
+        return _AheadOfTimeDevice(compute_capability(compile_.arch))
+
+    get_current_device.cuda_coop = True  # type: ignore[attr-defined]
+    numba_dispatcher.get_current_device = get_current_device
+
+
+def compute_capability(arch: str) -> tuple[Any, ...]:
+    """``sm_90a`` -> ``(9, 0, "a")``, ``sm_100`` -> ``(10, 0)``: numba-cuda's spelling."""
+    digits = arch[3:].rstrip("af")
+    suffix = arch[3 + len(digits) :]
+    cc: tuple[Any, ...] = (int(digits[:-1]), int(digits[-1]))
+    return cc + (suffix,) if suffix else cc
+
+
+def link_files(files: Any, cc: tuple[Any, ...]) -> list[Any]:
+    """The ``link=`` files of a kernel (paths or numba-cuda ``LinkableCode``) as the code objects
+    numba-cuda's own linker would add for ``cc`` (a ``.cu`` file is compiled by NVRTC to LTO-IR)."""
+    if isinstance(files, (str, bytes)) or not hasattr(files, "__iter__"):
+        files = [files]
+    linker = driver._Linker(cc=cc, lto=True)
+    for f in files:
+        linker.add_file_guess_ext(f)
+    return list(linker._object_codes)
+
+
+def compile_only(dispatcher: Any, signatures: tuple[Any, ...]) -> None:
+    """Compile ``dispatcher`` for ``signatures`` and for nothing else, as ``numba.cuda.jit(sigs)``
+    does (a single signature makes it specialised: launches skip type dispatch)."""
+    from numba.cuda.core import sigutils
+
+    for sig in signatures:
+        argtypes, restype = sigutils.normalize_signature(sig)
+        if restype is not None and str(restype) != "none":
+            raise CoopTypeError(f"signature {sig!r}: a kernel returns void")
+        dispatcher.compile(argtypes)
+    dispatcher._specialized = len(signatures) == 1
+    dispatcher.disable_compile()
+
+
 def current_device_arch() -> str:
-    """``sm_XY`` of the current CUDA device (needs a driver and a GPU)."""
+    """``sm_XY`` of the current CUDA device.
+
+    Raises:
+        CoopBackendError: there is no usable GPU (then an ``arch`` must be named).
+    """
     from numba import cuda
 
-    major, minor = cuda.get_current_device().compute_capability
+    try:
+        major, minor = cuda.get_current_device().compute_capability
+    except Exception as exc:  # numba-cuda raises its own errors for a missing driver or device
+        raise CoopBackendError(
+            f"arch=None means the current GPU's architecture, and there is no usable GPU ({exc}); "
+            "name one, e.g. arch='sm_90a'"
+        ) from exc
     return f"sm_{major}{minor}"
 
 
@@ -133,6 +294,12 @@ def check() -> None:
         (driver._Linker, "_get_linker_options"),
         (driver._Linker, "complete"),
         (driver._Linker, "info_log"),
+        (debuginfo.DIBuilder, "_set_module_flags"),
+        (debuginfo.DIBuilder, "DEBUG_INFO_VERSION"),
+        (debuginfo.DIBuilder, "DWARF_VERSION"),
+        (CUDACodeLibrary, "_reduce_states"),
+        (numba_dispatcher, "get_current_device"),
+        (numba_dispatcher.CUDADispatcher, "compile_device"),
     ):
         if not hasattr(obj, attr):
             raise CoopBackendError(
