@@ -7,11 +7,10 @@ import os
 
 os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
 
+import cuda.coop.cutlass as cutlass_coop  # noqa: E402
 import cutlass  # noqa: E402
 import cutlass.cute as cute  # noqa: E402
 from cuda import coop  # noqa: E402
-
-import cuda.coop.cutlass as cutlass_coop  # noqa: E402
 
 if os.environ.get("CI_EXTRA_ALONE"):
     assert importlib.util.find_spec("numba") is None, "this check needs an environment without numba-cuda"
