@@ -54,3 +54,48 @@ def test_coop_links_drop_unused_variables_and_others_do_not() -> None:
     with compiling((128, 1, 1)):
         assert linker._get_linker_options(False).optimize_unused_variables is True
     assert getattr(driver._Linker.__dict__["_get_linker_options"], "cuda_coop", False)
+
+
+def test_coop_debug_info_flags_use_nvrtc_behaviour() -> None:
+    """numba-cuda still writes its debug-info module flags in DIBuilder._set_module_flags; under a
+    coop compile they carry NVRTC's merge behaviour (1), elsewhere numba-cuda's own (2)."""
+    import llvmlite.ir as ir
+    from cuda.coop._session import compiling
+    from numba.cuda import debuginfo
+
+    def flags() -> str:
+        module = ir.Module()
+        builder = debuginfo.DIBuilder.__new__(debuginfo.DIBuilder)
+        builder.module = module
+        debuginfo.DIBuilder._set_module_flags(builder)
+        return str(module)
+
+    plain = flags()
+    assert (
+        '!{ i32 2, !"Debug Info Version", i32 3 }' in plain and '!{ i32 2, !"Dwarf Version", i32 4 }' in plain
+    )
+    with compiling((128, 1, 1)):
+        coop_flags = flags()
+    assert '!{ i32 1, !"Debug Info Version", i32 3 }' in coop_flags
+    assert '!{ i32 1, !"Dwarf Version", i32 4 }' in coop_flags
+
+
+def test_aot_compiles_see_the_named_arch_as_the_current_device() -> None:
+    from cuda.coop._session import compiling
+    from numba.cuda import dispatcher
+
+    with compiling((128, 1, 1), "sm_100a"):
+        assert dispatcher.get_current_device().compute_capability == (10, 0, "a")
+    assert _numba_hooks.compute_capability("sm_90") == (9, 0)
+
+
+def test_cache_entries_are_keyed_by_block_shape() -> None:
+    from numba import cuda
+
+    def kernel(x):  # type: ignore[no-untyped-def]
+        x[0] = 1
+
+    disp = cuda.jit(lto=True)(kernel)
+    _numba_hooks.cache_per_block(disp, (64, 2, 1))
+    disp._configure_cache_for_launch_config(None)  # what numba-cuda does before each compile
+    assert disp._cache._launch_config_key == ("cuda.coop block", (64, 2, 1))
