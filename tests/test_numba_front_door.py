@@ -10,11 +10,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import cuda.coop.numba as numba_coop
 import numpy as np
 import pytest
 from cuda import coop
-
-import cuda.coop.numba as numba_coop
 from cuda.coop._sass import _sections, nvdisasm_path
 from numba import cuda
 
