@@ -21,6 +21,7 @@ from ._errors import (
 )
 from ._kernel_api import TempStorage, ThreadData
 from ._registry import register, registered_backends
+from ._sass import CubinReport
 from ._stats import CompileStats, compile_stats
 
 __version__ = "0.1.0"
@@ -38,6 +39,7 @@ __all__ = [
     "registered_backends",
     "compile_stats",
     "CompileStats",
+    "CubinReport",
     "CoopError",
     "CoopTypeError",
     "CoopValueError",

@@ -137,8 +137,12 @@ def test_ahead_of_time_cubin_runs_through_cuda_core() -> None:
     compiled = numba_coop.compile(
         _scaled_prefix, "void(float32[::1], float32[::1])", block=threads, arch=arch
     )
-    kernel_name = compiled.inspect().functions[0]
+    report = compiled.inspect()
+    kernel_name = report.functions[0]
     kernel = ObjectCode.from_cubin(compiled.code).get_kernel(kernel_name)
+    # what the docs say of the shared-memory figure: the kernel's own; the GPU reserves 1 KiB more
+    assert kernel.attributes.shared_size_bytes() == report.shared_bytes[kernel_name]
+    assert device.properties.reserved_shared_memory_per_block == 1024
 
     rng = np.random.default_rng()
     src = rng.integers(-50, 50, 3 * threads * ITEMS).astype(np.float32)
