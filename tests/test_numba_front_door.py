@@ -126,6 +126,12 @@ def test_jit_rejects_options_by_name(options: dict[str, object], error: type, na
         numba_coop.jit(**options)(_copy)
 
 
+def test_inline_cannot_be_honoured_ahead_of_time() -> None:
+    with pytest.raises(coop.CoopTypeError, match="inline='always'"):
+        numba_coop.compile(numba_coop.jit(inline="always")(_copy), SIG, block=128)
+    assert numba_coop.compile(numba_coop.jit(inline="never")(_copy), SIG, block=128).arch == "sm_90a"
+
+
 def test_launch_only_options_of_the_kernel_do_not_stop_compile() -> None:
     kernel = numba_coop.jit(cache=True, shared_memory_carveout="MaxL1", fastmath=True)(_copy)
     assert _code(numba_coop.compile(kernel, SIG, block=128)) == _code(

@@ -95,12 +95,14 @@ def compile(
     dims = normalize_block_dims(block, what="compile: block")
     if isinstance(func, CoopKernel):
         options = {**code_options(func.options), **options}
+        check_compile_options(options)
         if signature is None and func.signatures is not None and len(func.signatures) == 1:
             signature = func.signatures[0]
     if signature is None:
         raise CoopTypeError("compile: signature is required, e.g. 'void(float32[::1], float32[::1])'")
     extra_files = options.pop("link", None) or ()
     max_registers = options.pop("max_registers", None)
+    options.pop("inline", None)  # "never" here (check_compile_options): numba-cuda's default
     py_func = getattr(func, "py_func", func)
     prescan(py_func)
     cc = _numba_hooks.compute_capability(arch)

@@ -61,8 +61,13 @@ def check_jit_options(options: Mapping[str, Any], *, what: str) -> None:
 def check_compile_options(options: Mapping[str, Any]) -> None:
     """Raise a typed error for an option ``compile`` cannot honour."""
     check_jit_options(options, what="compile")
+    if options.get("inline", "never") != "never":
+        raise CoopTypeError(
+            f"compile: inline={options['inline']!r} cannot be honoured ahead of time (numba-cuda's "
+            "compile_all has no inline option); use forceinline=True, or jit launches"
+        )
     for name in options:
-        if name not in CODE_OPTIONS and name not in ("lto", "device"):
+        if name not in CODE_OPTIONS and name not in ("lto", "device", "inline"):
             raise CoopTypeError(
                 f"compile: {name}= only matters when a kernel is launched ({JIT_OPTIONS[name]}); "
                 f"compile takes {', '.join(CODE_OPTIONS)}"
@@ -71,7 +76,7 @@ def check_compile_options(options: Mapping[str, Any]) -> None:
 
 def code_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """The options of a ``jit`` kernel that shape its code (what ``compile`` inherits)."""
-    return {k: v for k, v in options.items() if k in CODE_OPTIONS}
+    return {k: v for k, v in options.items() if k in CODE_OPTIONS or k == "inline"}
 
 
 def link_options(options: Mapping[str, Any]) -> tuple[str, ...]:
