@@ -200,7 +200,16 @@ HOST_ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("compile-block-zero", "numba_coop.compile(k, SIG, block=0)", coop.CoopLaunchConfigError, "block"),
     ("compile-block-too-large", "numba_coop.compile(k, SIG, block=(64, 32))", coop.CoopLaunchConfigError,
      "more than 1024 threads"),
+    ("compile-arch-int", "numba_coop.compile(k, SIG, block=128, arch=90)", E, "did you mean arch='sm_90a'"),
+    ("compile-arch-one-digit", "numba_coop.compile(k, SIG, block=128, arch='sm_9')", V, "arch='sm_9'"),
+    ("compile-cache", "numba_coop.compile(k, SIG, block=128, cache=True)", E, "cache= only matters"),
+    ("compile-unknown-option", "numba_coop.compile(k, SIG, block=128, fast=1)", E, "unknown option fast="),
+    ("compile-no-signature", "numba_coop.compile(k, block=128)", E, "signature is required"),
+    ("compile-lto-off", "numba_coop.compile(k, SIG, block=128, lto=False)", V, "lto=False"),
     ("jit-device", "numba_coop.jit(device=True)", E, "device=True is not supported"),
+    ("jit-unknown-option", "numba_coop.jit(fastmaths=True)", E, "unknown option fastmaths="),
+    ("jit-bad-signature-list", "numba_coop.jit(['void(int32)', 3])", E, "not a list of signatures"),
+    ("jit-not-a-function", "numba_coop.jit(3)", E, "expected a Python function"),
     ("launch-config", "numba_coop.jit(k)[1]", E, "config takes (grid, block"),
 ]  # fmt: skip
 
