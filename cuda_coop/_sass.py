@@ -17,6 +17,7 @@ _EIATTR_REGCOUNT = 0x2F
 _EIATTR_FRAME_SIZE = 0x11
 _EIATTR_MAX_THREADS = 0x05  # .maxntid (CUDA C++ __launch_bounds__)
 _EIATTR_REQNTID = 0x10  # .reqntid
+_TKINFO_ARCH = re.compile(rb"-arch[ =]sm_(\d+)([af]?)\b")
 _PROVIDER = re.compile(r"coop_(block|warp|temp_storage|probe|op)_\w*")
 
 
@@ -26,6 +27,8 @@ class CubinReport:
 
     Attributes:
         size: bytes of the cubin.
+        arch: the architecture it was built for, e.g. ``"sm_90a"`` (from the ELF header's flags; the
+            ``a``/``f`` suffix from the ptxas command line recorded in the cubin, when present).
         functions: names of the functions with code (kernels and any non-inlined callee).
         registers: registers per thread, by function.
         shared_bytes: static shared memory, by function.
@@ -41,6 +44,7 @@ class CubinReport:
     """
 
     size: int
+    arch: str
     functions: tuple[str, ...]
     registers: dict[str, int]
     shared_bytes: dict[str, int]
@@ -60,7 +64,7 @@ class CubinReport:
 
     def summary(self) -> str:
         """One line per function: registers, shared memory, stack, and the inlining verdict."""
-        lines = [f"cubin: {self.size} bytes, {len(self.functions)} function(s)"]
+        lines = [f"cubin: {self.size} bytes for {self.arch}, {len(self.functions)} function(s)"]
         for f in self.functions:
             name = f if len(f) <= 60 else f[:57] + "..."
             lines.append(
@@ -137,6 +141,24 @@ def nvdisasm_path() -> str | None:
     return shutil.which("nvdisasm")
 
 
+def cubin_arch(cubin: bytes, sections: list[tuple[str, int, bytes, int]] | None = None) -> str:
+    """The architecture a cubin was built for, e.g. ``"sm_90a"``.
+
+    The SM number is in the ELF header's ``e_flags``: bits 8-15 in cubins of ELF ABI version 8 and
+    later (CUDA 13: ``0x6005a04`` is sm_90), bits 0-7 before. The flags do not say ``a`` or ``f``;
+    ptxas records its ``-arch`` in the ``.note.nv.tkinfo`` note, which gives the suffix.
+    """
+    sections = _sections(cubin) if sections is None else sections
+    e_flags = struct.unpack_from("<I", cubin, 0x30)[0]
+    sm = (e_flags >> 8) & 0xFF if cubin[8] >= 8 else e_flags & 0xFF
+    for name, _t, data, _l in sections:
+        if name == ".note.nv.tkinfo":
+            m = _TKINFO_ARCH.search(data)
+            if m and int(m.group(1)) == sm:
+                return f"sm_{sm}{m.group(2).decode()}"
+    return f"sm_{sm}"
+
+
 def inspect_cubin(cubin: bytes) -> CubinReport:
     """Read a cubin's resources from its ELF and disassemble it with nvdisasm."""
     sections = _sections(cubin)
@@ -170,6 +192,7 @@ def inspect_cubin(cubin: bytes) -> CubinReport:
     leftovers = sorted({m.group(0) for m in _PROVIDER.finditer(sass + "\n" + "\n".join(symbols))})
     return CubinReport(
         size=len(cubin),
+        arch=cubin_arch(cubin, sections),
         functions=functions,
         registers=registers,
         shared_bytes=shared,

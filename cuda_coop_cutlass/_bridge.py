@@ -14,6 +14,7 @@ with the kernel's CUB bundle by full LTO.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +23,7 @@ from cuda.coop._errors import CoopBackendError, CoopError
 from cuda.coop._sass import CubinReport, inspect_cubin
 from cuda.coop._session import TraceSession, compiling
 
-from . import _cute_hooks, _lto
+from . import _cute_hooks, _lto, _options
 
 
 class _Captured(Exception):
@@ -75,14 +76,12 @@ def _causes(exc: BaseException) -> list[BaseException]:
 
 
 def _compile_pass(
-    host: Any, args: tuple[Any, ...], kwargs: dict[str, Any], option: Any, hook: Any, session: TraceSession
+    host: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: Any, hook: Any, session: TraceSession
 ) -> Any:
-    import cutlass.cute as cute
-
     dsl = _cute_hooks.dsl_of(host)
     try:
         with compiling(session=session), _cute_hooks.post_compile_hook(dsl, hook):
-            return cute.compile[option](host, *args, **kwargs)
+            return _cute_hooks.compile_with(options)(host, *args, **kwargs)
     except Exception as exc:
         causes = _causes(exc)
         coop = next((e for e in causes if isinstance(e, CoopError)), None)
@@ -93,21 +92,55 @@ def _compile_pass(
         raise
 
 
-def compile(host: Any, *args: Any, **kwargs: Any) -> CompiledCuteFunction:
+class _Compile:
     """Compile a ``@cute.jit`` function whose kernels call coop primitives, with the bundle linked.
 
-    Takes what ``cute.compile(host, *args, **kwargs)`` takes, except ``options=`` strings (pass
-    options with ``cute.compile``'s bracket form on your own compiles; this release does not merge
-    them). Block dimensions come from each kernel's constant ``launch(block=...)``.
+    ``cuda.coop.cutlass.compile(host, *args, **kwargs)`` takes what ``cute.compile`` takes: the
+    function, its (fake or real) arguments, ``options="..."`` (CuTe's option string) and, in the
+    bracket form ``cuda.coop.cutlass.compile[cute.GenerateLineInfo, cute.OptLevel(2)](host, *args)``,
+    CuTe's option objects. Each option either works or raises ``CoopValueError`` naming it (see the
+    CUTLASS backend page). Block dimensions come from each kernel's constant ``launch(block=...)``.
+
+    Args:
+        host: the ``@cute.jit`` function that launches the kernels.
+        *args: its arguments, as for ``cute.compile``.
+        arch: the target, e.g. ``"sm_90a"``. Default: the ``--gpu-arch`` option, else
+            ``CUTE_DSL_ARCH``, else the current GPU's.
+        options: CuTe's options string, e.g. ``"--opt-level 2 --generate-line-info"``.
+        **kwargs: keyword arguments of ``host``, and ``cute.compile``'s own
+            (``trace_finalize_hooks=``, which then run on both traces).
 
     Raises:
-        CoopTypeError, CoopValueError, CoopLaunchConfigError: misuse, found while tracing.
+        CoopTypeError, CoopValueError, CoopLaunchConfigError: misuse, found while tracing; a bad
+            ``arch``, none with no GPU, a refused or malformed option.
         CoopCompileError: NVRTC, libNVVM or nvJitLink failed (with the log).
     """
-    if "options" in kwargs:
-        raise CoopBackendError("cuda.coop.cutlass.compile does not accept options= in this release")
+
+    def __init__(self, bracket: Any = None) -> None:
+        self._bracket = bracket
+
+    def __getitem__(self, options: Any) -> _Compile:
+        return _Compile(options)
+
+    def __call__(
+        self, host: Any, *args: Any, arch: str | None = None, options: str | None = None, **kwargs: Any
+    ) -> CompiledCuteFunction:
+        return _compile(host, args, kwargs, self._bracket, options, arch)
+
+    def __repr__(self) -> str:
+        return "cuda.coop.cutlass.compile" + (f"[{self._bracket!r}]" if self._bracket is not None else "")
+
+
+compile = _Compile()
+compile.__doc__ = _Compile.__doc__
+
+
+def _compile(
+    host: Any, args: tuple[Any, ...], kwargs: dict[str, Any], bracket: Any, options: Any, arch_arg: Any
+) -> CompiledCuteFunction:
     dsl = _cute_hooks.dsl_of(host)
-    arch = _cute_hooks.target_arch(dsl)
+    plan = _options.plan(bracket, options, arch_arg, dsl)
+    arch = plan.arch
     timings: dict[str, float] = {}
     captured: dict[str, Any] = {}
 
@@ -117,13 +150,11 @@ def compile(host: Any, *args: Any, **kwargs: Any) -> CompiledCuteFunction:
 
     first = TraceSession()
     t0 = time.perf_counter()
-    _compile_pass(host, args, kwargs, _cute_hooks.llvm_only_compile(), capture, first)
+    _compile_pass(host, args, kwargs, _options.first_pass(plan, arch), capture, first)
     timings["trace_and_lower"] = time.perf_counter() - t0
     if not first.requests:
-        import cutlass.cute as cute
-
-        plain = cute.compile(host, *args, **kwargs)  # no coop call: nothing to link
-        return CompiledCuteFunction(plain, b"", arch, (), timings)
+        plain = _cute_hooks.compile_with(_options.plain_pass(plan, arch))(host, *args, **kwargs)
+        return CompiledCuteFunction(plain, b"", arch, (), timings)  # no coop call: nothing to link
     if "ir" not in captured:
         raise CoopBackendError("CuTe did not hand over the device module (the DSL changed?)")
     llvm_ir, kernels = captured["ir"]
@@ -136,10 +167,10 @@ def compile(host: Any, *args: Any, **kwargs: Any) -> CompiledCuteFunction:
     timings["bundle"] = time.perf_counter() - t0
     timings["nvrtc"] = compile_stats().nvrtc_seconds - before
     t0 = time.perf_counter()
-    kernel_ltoir = _lto.kernel_ltoir(llvm_ir, kernels, arch)
+    kernel_ltoir = _lto.kernel_ltoir(llvm_ir, kernels, arch, plan.nvvm)
     timings["libnvvm"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    cubin = _lto.link(kernel_ltoir, bundle.ltoir, arch)
+    cubin = _lto.link(kernel_ltoir, bundle.ltoir, arch, plan.link)
     timings["nvjitlink"] = time.perf_counter() - t0
 
     swapped: list[bool] = []
@@ -149,8 +180,9 @@ def compile(host: Any, *args: Any, **kwargs: Any) -> CompiledCuteFunction:
         swapped.append(True)
 
     second = TraceSession()
+    used = _options.second_pass(plan, arch)
     t0 = time.perf_counter()
-    compiled = _compile_pass(host, args, kwargs, _cute_hooks.relocatable_ptxas(), swap, second)
+    compiled = _compile_pass(host, args, kwargs, used, swap, second)
     timings["cute_compile"] = time.perf_counter() - t0
     if not swapped or compiled is None:
         raise CoopBackendError(
@@ -159,5 +191,8 @@ def compile(host: Any, *args: Any, **kwargs: Any) -> CompiledCuteFunction:
         )
     if second.requests != first.requests:
         raise CoopBackendError("the two traces of the kernel made different coop requests")
+    if plan.dumps:
+        ptx = functools.partial(_lto.link, kernel_ltoir, bundle.ltoir, arch, plan.link, "ptx")
+        _cute_hooks.set_artifacts(compiled, _options.write_dumps(plan, dsl, compiled, cubin, ptx))
     symbols = tuple(r.symbol for r in first.requests)
     return CompiledCuteFunction(compiled, cubin, arch, symbols, timings, dict(bundle.temp_storage))

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cuda.coop._errors import CoopBackendError
+from cuda.coop._errors import CoopBackendError, CoopTypeError, CoopValueError
 
 KERNELS_BINARY = "kernels_binary"  # host-module global holding the device binary
 #: libNVVM's data layout (the short LLVM NVPTX one makes nvJitLink refuse the module).
@@ -36,6 +37,10 @@ def check() -> None:
         (compiler, "PostCompileHookContext"),
         (compiler, "ExtraCompilerOpts"),
         (compiler, "PtxasOptions"),
+        (compiler, "CompileCallable"),
+        (compiler, "CompileOptions"),
+        (compiler, "_parse_compile_options_from_str"),
+        (compiler, "_OPTION_REGISTRY"),
         (llvm, "translate_module_to_llvmir"),
         (BaseDSL, "_lazy_initialize_dsl"),
     ]
@@ -61,9 +66,116 @@ def dsl_of(host: Any) -> Any:
     return dsl
 
 
-def target_arch(dsl: Any) -> str:
-    """The architecture CuTe compiles for (``CUTE_DSL_ARCH`` or the current GPU), e.g. ``sm_90a``."""
-    return str(dsl.envar.arch)
+def option_class(name: str) -> Any:
+    """A ``cute.compile`` option class by name (``cutlass.base_dsl.compiler.<name>``)."""
+    from cutlass.base_dsl import compiler
+
+    return getattr(compiler, name)
+
+
+def compile_options(bracket: Any, options: Any) -> Any:
+    """CuTe's ``CompileOptions`` for ``cute.compile[bracket](..., options=options)``, the two forms
+    merged (where both set an option, the string wins).
+
+    Raises:
+        CoopTypeError: a bracket entry is not a CuTe compile option, or ``options`` not a string.
+        CoopValueError: the options string is malformed (CuTe's message included).
+    """
+    from cutlass.base_dsl import compiler
+
+    try:
+        merged = compiler.CompileCallable(bracket)._compile_options
+    except Exception as exc:
+        raise CoopTypeError(
+            f"cuda.coop.cutlass.compile[{bracket!r}]: each entry must be a cute.compile option (an "
+            f"instance or class such as cute.GenerateLineInfo); CuTe says: {_first_line(exc)}"
+        ) from None
+    if options is None or options == "":
+        return merged
+    if not isinstance(options, str):
+        raise CoopTypeError(
+            f"options= must be a string as cute.compile takes it (e.g. '--opt-level 2'), got {options!r}; "
+            "pass option objects as cuda.coop.cutlass.compile[option, ...](host, *args)"
+        )
+    try:
+        parsed = compiler._parse_compile_options_from_str(options)
+    except Exception as exc:
+        raise CoopValueError(f"options={options!r} is malformed: {_first_line(exc)}") from None
+    for cls, opt in parsed.options.items():
+        if opt.value != cls._default:
+            merged.options[cls] = opt
+    merged._debug_selectors |= parsed._debug_selectors
+    merged._ptxas_diagnostics_enabled |= parsed._ptxas_diagnostics_enabled
+    return merged
+
+
+def _first_line(exc: BaseException) -> str:
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip()
+    return next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
+
+
+def apply_environment(options: Any, dsl: Any) -> None:
+    """Apply the DSL's environment variables (``CUTE_DSL_LINEINFO``, ``CUTE_DSL_KEEP_CUBIN``, ...)
+    to ``options``, as CuTe does at each compile."""
+    options.apply_envar_settings(dsl.envar, "cuda_coop")
+
+
+_ENV_DUMPS = ("keep_ptx", "keep_cubin", "keep_sass")
+
+
+@contextlib.contextmanager
+def env_dumps_off(dsl: Any) -> Iterator[None]:
+    """Within: CuTe ignores ``CUTE_DSL_KEEP_PTX/CUBIN/SASS`` (its dumps would show the kernel
+    without its CUB code, and the first pass has no cubin to dump); the bridge writes them."""
+    envar = dsl.envar
+    saved = {name: getattr(envar, name) for name in _ENV_DUMPS}
+    for name in _ENV_DUMPS:
+        setattr(envar, name, False)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(envar, name, value)
+
+
+def set_option(options: Any, name: str, value: Any) -> None:
+    """Set one option of a ``CompileOptions``."""
+    options.options[option_class(name)].value = value
+
+
+def add_pipeline_flag(options: Any, flag: str) -> None:
+    """Append a raw pipeline flag (``name=value``) to the options' ``ExtraCompilerOpts``."""
+    extra = options.options[option_class("ExtraCompilerOpts")]
+    extra.value = f"{extra.value} {flag}".strip()
+
+
+def compile_with(options: Any) -> Any:
+    """``cute.compile`` bound to exactly this ``CompileOptions`` object (CuTe fills in its dump paths,
+    which :func:`dump_path` reads afterwards)."""
+    from cutlass.base_dsl import compiler
+
+    callable_ = compiler.CompileCallable()
+    callable_._compile_options = options
+    return callable_
+
+
+def dump_path(options: Any, dsl: Any, compiled: Any, arch: str, kind: str) -> str:
+    """Where CuTe dumps a compile's ``cubin``, ``ptx`` or ``sass``: ``<dump dir>/<function name>``
+    then ``.<arch>.cubin``, ``.<arch>.ptx`` or ``.sass`` (the dump directory from the options,
+    else ``CUTE_DSL_DUMP_DIR``)."""
+    directory = options.options[option_class("DumpDir")].value or dsl.envar.dump_dir
+    suffix = "sass" if kind == "sass" else f"{arch}.{kind}"
+    return os.path.join(str(directory), f"{compiled.function_name}.{suffix}")
+
+
+def set_artifacts(compiled: Any, artifacts: dict[str, Any]) -> None:
+    """Make ``compiled.__cubin__`` / ``__ptx__`` / ``__sass__`` show the linked kernel."""
+    if compiled.artifacts is None:
+        return
+    for kind, data in artifacts.items():
+        setattr(compiled.artifacts, kind.upper(), data)
 
 
 def launch_block_dims() -> tuple[tuple[int, int, int] | None, str] | None:
@@ -95,22 +207,8 @@ def post_compile_hook(dsl: Any, hook: Callable[[Any], None]) -> Iterator[None]:
     """Run ``hook(lowered_module)`` after CuTe's pass pipeline, for the compiles inside."""
     from cutlass.base_dsl import compiler
 
-    with compiler.PostCompileHookContext(dsl.compiler_provider, hook):
+    with compiler.PostCompileHookContext(dsl.compiler_provider, hook), env_dumps_off(dsl):
         yield
-
-
-def llvm_only_compile() -> Any:
-    """``cute.compile`` bracket option that stops lowering at LLVM dialect for the device code."""
-    from cutlass.base_dsl import compiler
-
-    return compiler.ExtraCompilerOpts("llvm-only=true")
-
-
-def relocatable_ptxas() -> Any:
-    """``cute.compile`` bracket option under which ptxas accepts unresolved extern functions."""
-    from cutlass.base_dsl import compiler
-
-    return compiler.PtxasOptions("-c")
 
 
 def device_llvm_ir(module: Any) -> tuple[str, list[str]]:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cuda.coop import _link
 from cuda.coop._errors import CoopCompileError
 
@@ -17,10 +19,10 @@ _NVVM_VERSION = "!nvvmir.version = !{!90000}\n!90000 = !{i32 2, i32 0, i32 3, i3
 _REQNTID, _MAXNTID = '"nvvm.reqntid"=', '"nvvm.maxntid"='
 
 
-def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str) -> bytes:
+def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str, options: Sequence[str] = ()) -> bytes:
     """libNVVM (``-nvvm-latest -gen-lto``) of CuTe's device LLVM IR; the kernels are kept alive
     through ``@llvm.used`` (LTO would otherwise drop them) and declare their block size as an upper
-    bound, as CUB's kernels do (see ``_REQNTID``)."""
+    bound, as CUB's kernels do (see ``_REQNTID``). ``options`` are further libNVVM options."""
     from cuda.bindings import nvvm
 
     used = ", ".join(f"ptr @{k}" for k in kernels)
@@ -32,7 +34,7 @@ def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str) -> bytes:
     prog = nvvm.create_program()
     try:
         nvvm.add_module_to_program(prog, text, len(text), "cute_kernels")
-        opts = [f"-arch=compute_{arch[3:]}", "-nvvm-latest", "-gen-lto"]
+        opts = [f"-arch=compute_{arch[3:]}", "-nvvm-latest", "-gen-lto", *options]
         try:
             nvvm.compile_program(prog, len(opts), opts)
         except nvvm.nvvmError as exc:
@@ -50,9 +52,12 @@ def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str) -> bytes:
         nvvm.destroy_program(prog)
 
 
-def link(kernel: bytes, bundle: bytes, arch: str) -> bytes:
-    """nvJitLink ``-lto -nvvm-latest -optimize-unused-variables`` (through the cache): the kernels
-    with the bundle inlined. (cuda.core's Linker cannot pass ``-nvvm-latest``, which CuTe's modern
-    IR needs.)"""
+def link(
+    kernel: bytes, bundle: bytes, arch: str, options: Sequence[str] = (), output: str = "cubin"
+) -> bytes:
+    """nvJitLink ``-lto -nvvm-latest -optimize-unused-variables`` and ``options`` (through the cache):
+    the kernels with the bundle inlined, as a cubin or PTX (``output``). (cuda.core's Linker cannot
+    pass ``-nvvm-latest``, which CuTe's modern IR needs.)"""
     inputs = [("ltoir", kernel, "cute_kernels"), ("ltoir", bundle, "cuda_coop_bundle")]
-    return _link.link(inputs, arch, options=["-nvvm-latest", "-optimize-unused-variables"])
+    opts = ["-nvvm-latest", "-optimize-unused-variables", *options]
+    return _link.link(inputs, arch, options=opts, output=output)
