@@ -25,6 +25,7 @@ from cuda.coop._registry import register_on_import
 
 from ._aot import CompiledKernel, compile
 from ._dispatcher import CoopKernel, jit
+from ._launch import PreparedLaunch
 
 register_on_import("numba")
 
@@ -35,6 +36,7 @@ __all__ = [
     "compile",
     "CoopKernel",
     "CompiledKernel",
+    "PreparedLaunch",
     "block",
     "ThreadData",
     "TempStorage",

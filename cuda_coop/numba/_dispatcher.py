@@ -6,10 +6,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cuda.coop._errors import CoopTypeError
+from cuda.coop._errors import CoopTypeError, CoopValueError
 from cuda.coop._primitive import normalize_block_dims
 from cuda.coop._session import compiling
 
+from . import _numba_hooks
+from ._launch import (
+    LaunchCache,
+    Plan,
+    PreparedLaunch,
+    Unsupported,
+    arg_names,
+    check_prepare_args,
+    current_context,
+    dim3,
+    fast_path_blocker,
+    numba_stream,
+    read_args,
+    resolve_kernel,
+    shared_bytes,
+    stream_handle,
+    try_plan,
+)
+from ._options import check_jit_options, link_options
 from ._prescan import prescan
 
 
@@ -17,19 +36,37 @@ class CoopKernel:
     """A Python kernel compiled per block shape, so that coop primitives see the exact dims.
 
     Launch it like a Numba kernel: ``kernel[grid, block](*args)`` (optionally ``[grid, block,
-    stream, dynamic_shared_bytes]``). The first launch with a given block shape compiles it.
+    stream, dynamic_shared_bytes]``). The first launch with a given block shape compiles it (for
+    the signatures given to :func:`jit`, if any, else for the launch's argument types).
+
+    Attributes:
+        py_func: the Python function.
+        options: the options given to :func:`jit` (``compile`` inherits those that shape code).
+        signatures: the signatures given to :func:`jit`, or None.
     """
 
-    def __init__(self, py_func: Callable[..., None], options: dict[str, Any]) -> None:
+    def __init__(
+        self, py_func: Callable[..., None], options: dict[str, Any], signatures: tuple[Any, ...] | None = None
+    ) -> None:
+        check_jit_options(options, what="cuda.coop.numba.jit")
+        if not callable(py_func):
+            raise CoopTypeError(f"cuda.coop.numba.jit: expected a Python function, got {py_func!r}")
         self.py_func = py_func
         prescan(py_func)
-        self._options = {**options, "lto": True}
+        self.options = dict(options)
+        self.signatures = signatures
+        self._link_options = link_options(options)
         self._by_block: dict[tuple[int, int, int], Any] = {}
         self.__name__ = getattr(py_func, "__name__", "kernel")
         self.__doc__ = py_func.__doc__
 
+    def compiling(self, dims: tuple[int, int, int]) -> Any:
+        """The context in which Numba compiles this kernel's specialisation for ``dims``."""
+        return compiling(dims, link_options=self._link_options)
+
     def for_block(self, block: int | tuple[int, ...]) -> Any:
-        """The Numba dispatcher specialised for ``block`` (created on first use)."""
+        """The Numba dispatcher specialised for ``block`` (created on first use; with signatures
+        given to :func:`jit`, compiled for them then)."""
         dims = normalize_block_dims(block, what=f"{self.__name__}: block")
         disp = self._by_block.get(dims)
         if disp is None:
@@ -37,8 +74,15 @@ class CoopKernel:
 
             # The block shape is known exactly: tell the compiler, as a CUB kernel's
             # __launch_bounds__ would.
-            options = {"launch_bounds": dims[0] * dims[1] * dims[2], **self._options}
-            disp = self._by_block[dims] = cuda.jit(**options)(self.py_func)
+            options = {"launch_bounds": dims[0] * dims[1] * dims[2], **self.options, "lto": True}
+            cache = options.pop("cache", False)
+            disp = cuda.jit(**options)(self.py_func)
+            if cache:
+                _numba_hooks.cache_per_block(disp, dims)
+            if self.signatures is not None:
+                with self.compiling(dims):
+                    _numba_hooks.compile_only(disp, self.signatures)
+            self._by_block[dims] = disp
         return disp
 
     def __getitem__(self, config: tuple[Any, ...]) -> _Launch:
@@ -47,34 +91,167 @@ class CoopKernel:
                 f"{self.__name__}[config]: config takes (grid, block[, stream[, shared_bytes]]), "
                 f"got {config!r}"
             )
-        return _Launch(self, config)
+        cache = self._launch_cache()
+        try:
+            launch = cache.configs.get(config)
+        except TypeError:  # an unhashable config (a list): not cached
+            return _Launch(self, config)
+        if launch is None:
+            launch = _Launch(self, config)
+            if len(cache.configs) >= cache.MAX_CONFIGS:
+                cache.configs.clear()
+            cache.configs[config] = launch
+        return launch
+
+    def prepare(
+        self, grid: Any, block: Any, *args: Any, stream: Any = None, shared_mem: int = 0
+    ) -> PreparedLaunch:
+        """Bind a launch once: validate the configuration, compile (if needed) and marshal ``args``.
+
+        ``p.launch(*new_args)`` then rewrites only the argument slots and calls the driver; it
+        takes arguments of the same kinds (dtype, rank, layout), raw device pointers (ints) for
+        arrays, and nothing (the last arguments again). A handle belongs to one thread.
+
+        Args:
+            grid: the grid, an int or a tuple of 1 to 3 ints.
+            block: the block, an int or a tuple of 1 to 3 ints.
+            *args: the kernel's arguments: Numba device arrays, torch or CuPy GPU tensors, objects
+                with ``__cuda_array_interface__`` or ``__dlpack__``, scalars, tuples of those.
+            stream: the stream launches go to (None or 0: the default stream; an int handle, a
+                Numba, cuda.core, torch or CuPy stream).
+            shared_mem: dynamic shared memory bytes.
+
+        Returns:
+            A :class:`~cuda.coop.numba.PreparedLaunch`.
+
+        Raises:
+            CoopTypeError: an argument that is not a GPU array or a scalar (a host array), or a
+                kernel parameter type only Numba's launch handles (records).
+            CoopValueError: a kernel that Numba must launch itself (``debug=True``, extensions).
+            CoopLaunchConfigError: a bad grid, block or shared memory size.
+        """
+        what = self.__name__
+        grid3 = dim3(grid, what=f"{what}: grid")
+        dims = normalize_block_dims(block, what=f"{what}: block")
+        handle = stream_handle(stream, what=f"{what}: stream")
+        shmem = shared_bytes(shared_mem, what=what)
+        names = arg_names(self.py_func, len(args))
+        check_prepare_args(self.py_func, args, names, what)
+        with self.compiling(dims):
+            disp = self.for_block(dims)
+            kernel = None if fast_path_blocker(disp) else resolve_kernel(disp, args, compile=True, what=what)
+        why = fast_path_blocker(disp, kernel)
+        if why:
+            raise CoopValueError(
+                f"{what}: prepare() is not available: {why}; launch with kernel[grid, block]"
+            )
+        try:
+            plan = Plan(kernel, what)
+        except Unsupported as exc:
+            raise CoopTypeError(
+                f"{what}: prepare() cannot pass {exc}; launch with kernel[grid, block]"
+            ) from None
+        prepared = PreparedLaunch(plan, grid3, dims, shmem, handle, names)
+        prepared.set_args(args)
+        return prepared
+
+    def _launch_cache(self) -> LaunchCache:
+        cache = self.__dict__.get("_launches")
+        if cache is None:
+            cache = self.__dict__.setdefault("_launches", LaunchCache())
+        return cache  # type: ignore[no-any-return]
+
+
+_MISSING = object()
 
 
 class _Launch:
-    __slots__ = ("_dims", "_launcher")
+    """``kernel[grid, block, stream, shared_bytes]``.
+
+    A call reads its arguments' keys (dtype, rank, layout, ...) and launches the plan cached for
+    them in this thread, skipping Numba's dispatcher; the first launch of each argument signature,
+    and arguments only Numba handles (host arrays), go through Numba's dispatcher, which compiles
+    inside ``kernel.compiling(dims)`` where the coop primitives read the block dims.
+    """
+
+    __slots__ = ("_cache", "_dims", "_grid", "_kernel", "_numba_launch", "_shmem", "_stream", "_stream_arg")
 
     def __init__(self, kernel: CoopKernel, config: tuple[Any, ...]) -> None:
-        self._dims = normalize_block_dims(config[1], what=f"{kernel.__name__}: block")
-        self._launcher = kernel.for_block(self._dims)[config]
+        from cuda.bindings import driver
+
+        what = kernel.__name__
+        self._kernel = kernel
+        self._grid = dim3(config[0], what=f"{what}: grid")
+        self._dims = normalize_block_dims(config[1], what=f"{what}: block")
+        self._stream_arg = config[2] if len(config) > 2 else 0
+        self._stream = driver.CUstream(stream_handle(self._stream_arg, what=f"{what}: stream"))
+        self._shmem = shared_bytes(config[3], what=what) if len(config) > 3 else 0
+        self._numba_launch: Any = None
+        self._cache = kernel._launch_cache()
 
     def __call__(self, *args: Any) -> None:
-        # The first launch of a signature compiles: the coop primitives read the dims from here.
-        with compiling(self._dims):
-            self._launcher(*args)
+        try:
+            keys, values = read_args(args)
+        except Unsupported:
+            self._numba(args, None)
+            return
+        key = (self._dims, current_context(), keys)
+        plan = self._cache.plans().get(key, _MISSING)
+        if plan is _MISSING:
+            self._numba(args, key)
+        elif plan is None:
+            self._numba(args, None)
+        else:
+            plan.launch(self._grid, self._dims, self._shmem, self._stream, values)  # type: ignore[union-attr]
+
+    def _numba(self, args: tuple[Any, ...], key: tuple[Any, ...] | None) -> None:
+        """Launch through Numba's dispatcher (compiling if needed); then cache a plan for ``key``."""
+        kernel, cache = self._kernel, self._cache
+        cache.slow_launches += 1
+        with kernel.compiling(self._dims):
+            disp = kernel.for_block(self._dims)
+            if self._numba_launch is None:
+                stream = numba_stream(self._stream_arg, int(self._stream))
+                self._numba_launch = disp[self._grid, self._dims, stream, self._shmem]
+            self._numba_launch(*args)
+        if key is not None and key[1]:  # a context was current before the launch
+            cache.plans()[key] = try_plan(disp, args, key[2], kernel.__name__)
 
 
-def jit(func: Callable[..., None] | None = None, **options: Any) -> Any:
+def jit(func_or_sig: Any = None, **options: Any) -> Any:
     """Compile a kernel that uses coop primitives; block dims come from each launch.
 
-    Use as ``@cuda.coop.numba.jit`` or ``@cuda.coop.numba.jit(fastmath=True, ...)``; options go
-    to ``numba.cuda.jit`` (``lto`` is always on: it is how the primitives are inlined; unless
-    given, ``launch_bounds`` is each specialisation's exact thread count).
+    Use it as ``numba.cuda.jit``: ``@cuda.coop.numba.jit``, ``@cuda.coop.numba.jit(fastmath=True)``,
+    or with a signature (or a list of them), ``@cuda.coop.numba.jit("void(float32[::1])")``: the
+    kernel is then compiled for exactly those signatures, at the first launch of each block shape
+    (the block dims are part of the code). Options are numba-cuda's (``debug``, ``opt``,
+    ``lineinfo``, ``fastmath``, ``max_registers``, ``cache``, ``link``, ...); ``lto`` is always on
+    (it is how the primitives are inlined) and, unless given, ``launch_bounds`` is each
+    specialisation's exact thread count.
+
+    Raises:
+        CoopTypeError: an unknown option, ``device=True``, or something that is neither a function
+            nor a signature.
+        CoopValueError: ``lto=False``.
     """
-    if options.get("device"):
-        raise CoopTypeError(
-            "cuda.coop.numba.jit: device=True is not supported: it compiles kernels; write device "
-            "functions with numba.cuda.jit(device=True) (a coop operator may be one)"
-        )
-    if func is None:
-        return lambda f: CoopKernel(f, options)
-    return CoopKernel(func, options)
+    check_jit_options(options, what="cuda.coop.numba.jit")
+    signatures = _signatures(func_or_sig)
+    if func_or_sig is None or signatures is not None:
+        return lambda f: CoopKernel(f, options, signatures)
+    return CoopKernel(func_or_sig, options)
+
+
+def _signatures(value: Any) -> tuple[Any, ...] | None:
+    """``value`` as a tuple of Numba signatures, or None if it is not one or a list of them."""
+    from numba.cuda.core import sigutils
+
+    if sigutils.is_signature(value):
+        return (value,)
+    if isinstance(value, (list, tuple)):
+        if not value or not all(sigutils.is_signature(v) for v in value):
+            raise CoopTypeError(
+                f"cuda.coop.numba.jit: {value!r} is not a list of signatures such as "
+                "['void(float32[::1])', 'void(float64[::1])']"
+            )
+        return tuple(value)
+    return None

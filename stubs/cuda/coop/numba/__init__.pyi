@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Typing stubs of cuda.coop.numba (the Numba backend's qualified namespace)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, overload
 
 # BEGIN generated: choices
@@ -20,6 +20,19 @@ class CoopKernel:
     __name__: str
     def for_block(self, block: int | tuple[int, ...]) -> Any: ...
     def __getitem__(self, config: tuple[Any, ...]) -> Callable[..., None]: ...
+    def prepare(
+        self, grid: Any, block: Any, *args: Any, stream: Any = None, shared_mem: int = 0
+    ) -> PreparedLaunch: ...
+
+class PreparedLaunch:
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_mem: int
+    stream: int
+    device: int
+    def launch(self, *args: Any, stream: Any = None) -> None: ...
+    def set_args(self, args: Sequence[Any]) -> None: ...
+    def __call__(self, *args: Any) -> None: ...
 
 class CubinReport:
     size: int
@@ -64,6 +77,7 @@ __all__ = [
     "compile",
     "CoopKernel",
     "CompiledKernel",
+    "PreparedLaunch",
     "block",
     "ThreadData",
     "TempStorage",
