@@ -4,6 +4,7 @@ an ahead-of-time cubin loads and runs through cuda.core."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -67,13 +68,18 @@ def test_options_build_kernels_that_run(options: dict[str, object]) -> None:
 
 def test_explicit_signatures_compile_for_those_only() -> None:
     rng = np.random.default_rng()
-    kernel = numba_coop.jit("void(float32[::1], float32[::1])")(_scaled_prefix)
-    got, want = _run(kernel, 128, rng)
+    one = numba_coop.jit("void(float32[::1], float32[::1])")(_scaled_prefix)
+    got, want = _run(one, 128, rng)
     np.testing.assert_allclose(got, want)
-    disp = kernel.for_block(128)
-    assert len(disp.overloads) == 1
-    with pytest.raises(TypeError):  # numba-cuda's own refusal of other types
-        kernel[1, 128](cuda.to_device(np.ones(512)), cuda.to_device(np.ones(512)))
+    assert len(one.for_block(128).overloads) == 1 and one.for_block(128).specialized
+    two = numba_coop.jit(["void(float32[::1], float32[::1])", "void(float64[::1], float64[::1])"])(
+        _scaled_prefix
+    )
+    got, want = _run(two, 64, rng)
+    np.testing.assert_allclose(got, want)
+    assert len(two.for_block(64).overloads) == 2 and not two.for_block(64).specialized
+    with pytest.raises(TypeError):  # numba-cuda's own refusal: compiled for those types only
+        two[1, 64](cuda.to_device(np.ones(256, np.int32)), cuda.to_device(np.ones(256, np.int32)))
 
 
 def test_cache_true_is_keyed_by_block_shape(tmp_path: Path) -> None:
@@ -110,14 +116,11 @@ def test_cache_true_is_keyed_by_block_shape(tmp_path: Path) -> None:
             """
         )
     )
-    env = {"NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"), "PYTHONPATH": str(tmp_path)}
+    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"), "PYTHONPATH": path}
 
     def run() -> list[str]:
-        import os
-
-        done = subprocess.run(
-            [sys.executable, str(module)], capture_output=True, text=True, env={**os.environ, **env}
-        )
+        done = subprocess.run([sys.executable, str(module)], capture_output=True, text=True, env=env)
         assert done.returncode == 0, done.stderr[-3000:]
         return done.stdout.split("\n")[:2]
 
@@ -141,7 +144,7 @@ def test_ahead_of_time_cubin_runs_through_cuda_core() -> None:
     kernel_name = report.functions[0]
     kernel = ObjectCode.from_cubin(compiled.code).get_kernel(kernel_name)
     # what the docs say of the shared-memory figure: the kernel's own; the GPU reserves 1 KiB more
-    assert kernel.attributes.shared_size_bytes() == report.shared_bytes[kernel_name]
+    assert kernel.attributes.shared_size_bytes == report.shared_bytes[kernel_name]
     assert device.properties.reserved_shared_memory_per_block == 1024
 
     rng = np.random.default_rng()

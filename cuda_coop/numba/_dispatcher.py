@@ -76,7 +76,9 @@ class CoopKernel:
             # __launch_bounds__ would.
             options = {"launch_bounds": dims[0] * dims[1] * dims[2], **self.options, "lto": True}
             cache = options.pop("cache", False)
-            disp = cuda.jit(**options)(self.py_func)
+            # The function form: numba-cuda 0.30's decorator form, cuda.jit(**options)(f), drops
+            # lto= and recomputes it as "not debug" (lto would be False under debug=True).
+            disp = cuda.jit(self.py_func, **options)
             if cache:
                 _numba_hooks.cache_per_block(disp, dims)
             if self.signatures is not None:
