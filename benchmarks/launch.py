@@ -192,13 +192,10 @@ def _rows() -> tuple[dict[str, Callable[[], object]], Callable[[], list[str]]]:
         cuda.synchronize()
         wrong = []
         for row, y in outs.items():
-            host = (
-                y.copy_to_host()
-                if hasattr(y, "copy_to_host")
-                else y.get()
-                if hasattr(y, "get")
-                else y.cpu().numpy()
-            )
+            if isinstance(y, torch.Tensor):
+                host = y.cpu().numpy()
+            else:
+                host = y.copy_to_host() if hasattr(y, "copy_to_host") else y.get()  # Numba / CuPy
             if not np.array_equal(host, want):
                 wrong.append(row)
         return wrong

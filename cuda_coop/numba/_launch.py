@@ -45,10 +45,13 @@ class Unsupported(Exception):
 
 
 def kernel_function(kernel: Any) -> Any:
-    """The driver handle (``CUfunction`` or ``CUkernel``) of a compiled ``_Kernel`` in the current
-    context, its module loaded and initialised (``_Kernel.bind``)."""
+    """The driver handle of a compiled ``_Kernel`` in the current context (its module loaded and
+    initialised by ``_Kernel.bind``), as the ``CUfunction`` ``cuLaunchKernel`` takes (a library
+    ``CUkernel`` is accepted there too; converting once spares the binding a conversion per call)."""
+    from cuda.bindings import driver
+
     kernel.bind()
-    return kernel._codelibrary.get_cufunc().handle
+    return driver.CUfunction(int(kernel._codelibrary.get_cufunc().handle))
 
 
 def fast_path_blocker(dispatcher: Any, kernel: Any | None = None) -> str | None:
@@ -715,7 +718,7 @@ def try_plan(dispatcher: Any, args: Sequence[Any], keys: Sequence[Key], what: st
         if fast_path_blocker(dispatcher, kernel) is not None:
             return None
         plan = Plan(kernel, what)
-    except (CoopTypeError, Unsupported):
+    except Exception:  # whatever the plan cannot take, Numba's own launch (which just worked) does
         return None
     return None if plan.reject(keys) else BoundPlan(plan)
 
