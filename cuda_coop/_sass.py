@@ -31,7 +31,9 @@ class CubinReport:
             ``a``/``f`` suffix from the ptxas command line recorded in the cubin, when present).
         functions: names of the functions with code (kernels and any non-inlined callee).
         registers: registers per thread, by function.
-        shared_bytes: static shared memory, by function.
+        shared_bytes: static shared memory, by function: the kernel's own, as the driver reports it
+            (``cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)``); at launch, sm_80 and later
+            GPUs add 1 KiB per block that the system reserves.
         frame_bytes: per-thread stack frame (local memory), by function.
         thread_bounds: the block size each kernel declares to ptxas, by function:
             ``("maxntid", (x, y, z))`` (an upper bound, as CUDA C++ ``__launch_bounds__``) or
@@ -159,6 +161,10 @@ def cubin_arch(cubin: bytes, sections: list[tuple[str, int, bytes, int]] | None 
     return f"sm_{sm}"
 
 
+#: The shared memory the GPU reserves per block from sm_90 (cudaDevAttrReservedSharedMemoryPerBlock).
+_RESERVED_SHARED = 1024
+
+
 def inspect_cubin(cubin: bytes) -> CubinReport:
     """Read a cubin's resources from its ELF and disassemble it with nvdisasm."""
     sections = _sections(cubin)
@@ -179,7 +185,14 @@ def inspect_cubin(cubin: bytes) -> CubinReport:
             if function and attr in (_EIATTR_MAX_THREADS, _EIATTR_REQNTID) and len(value) == 12:
                 kind = "maxntid" if attr == _EIATTR_MAX_THREADS else "reqntid"
                 bounds[function] = (kind, struct.unpack("<III", value))
-    shared = {f: sum(len(d) for n, _t, d, _l in sections if n == f".nv.shared.{f}") for f in functions}
+    # From sm_90, ptxas lays the block's system-reserved window (1 KiB) out at the start of each
+    # kernel's shared section when the cubin has a reserved-shared section; the driver reports the
+    # kernel's own part (cuFuncGetAttribute SHARED_SIZE_BYTES), and so does this report.
+    reserved = _RESERVED_SHARED if any(n.startswith(".nv.shared.reserved.") for n, *_ in sections) else 0
+    shared = {
+        f: max(0, sum(len(d) for n, _t, d, _l in sections if n == f".nv.shared.{f}") - reserved)
+        for f in functions
+    }
     tool = nvdisasm_path()
     if tool is None:
         raise CoopError("nvdisasm not found: pip install nvidia-cuda-nvdisasm (or put it on PATH)")

@@ -79,7 +79,7 @@ def test_explicit_signatures_compile_for_those_only() -> None:
     np.testing.assert_allclose(got, want)
     assert len(two.for_block(64).overloads) == 2 and not two.for_block(64).specialized
     with pytest.raises(TypeError):  # numba-cuda's own refusal: compiled for those types only
-        two[1, 64](cuda.to_device(np.ones(256, np.int32)), cuda.to_device(np.ones(256, np.int32)))
+        two[1, 64](cuda.to_device(np.ones(256)), cuda.to_device(np.ones(256)))
 
 
 def test_cache_true_is_keyed_by_block_shape(tmp_path: Path) -> None:

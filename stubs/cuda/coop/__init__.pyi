@@ -99,6 +99,7 @@ __all__ = [
     "registered_backends",
     "compile_stats",
     "CompileStats",
+    "CubinReport",
     "CoopError",
     "CoopTypeError",
     "CoopValueError",
