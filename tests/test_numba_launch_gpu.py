@@ -59,7 +59,7 @@ def _kernels() -> dict[str, Any]:
             out[5] = 1.0 if flag else 0.0
             out[6] = pair[0]
             out[7] = pair[1]
-            out[8] = color
+            out[8] = color + 0  # an IntEnum member has no cast to float; its int value has
 
     return {"axpb": numba_coop.jit(axpb), "scale2d": numba_coop.jit(scale2d), "echo": numba_coop.jit(echo)}
 
