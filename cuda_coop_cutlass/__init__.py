@@ -16,6 +16,7 @@ from cuda.coop._catalog import CHOICES
 from cuda.coop._registry import register_on_import
 
 from ._bridge import CompiledCuteFunction, compile
+from ._launch import PreparedLaunch
 from ._payload import as_thread_data, from_ssa, to_ssa
 
 register_on_import("cutlass")
@@ -25,6 +26,7 @@ globals().update({c.enum_name: c.enum for c in CHOICES})
 __all__ = [
     "compile",
     "CompiledCuteFunction",
+    "PreparedLaunch",
     "as_thread_data",
     "to_ssa",
     "from_ssa",

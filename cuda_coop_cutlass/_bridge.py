@@ -23,7 +23,8 @@ from cuda.coop._errors import CoopBackendError, CoopError
 from cuda.coop._sass import CubinReport, inspect_cubin
 from cuda.coop._session import TraceSession, compiling
 
-from . import _cute_hooks, _lto, _options
+from . import _args, _cute_hooks, _lto, _options
+from ._launch import PreparedLaunch
 
 
 class _Captured(Exception):
@@ -53,9 +54,29 @@ class CompiledCuteFunction:
     symbols: tuple[str, ...]
     timings: dict[str, float] = field(default_factory=dict)
     temp_storage: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _specs: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._names = [n for n, _a in _cute_hooks.runtime_parameters(self.compiled)] if self._specs else []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.compiled(*args, **kwargs)
+        """Launch as CuTe's compiled function does; torch tensors, CuPy arrays and other DLPack
+        arrays are accepted for tensor parameters (converted to the CuTe tensor compiled for and
+        checked against it: element type, rank, static extents, alignment)."""
+        if self._specs:
+            args, kwargs = _args.convert(self._specs, self._names, args, kwargs)
+        try:
+            return self.compiled(*args, **kwargs)
+        except Exception as exc:
+            if getattr(self.compiled, "engine", 1) is None:
+                _cute_hooks.executor(self.compiled)  # raises the typed error
+            raise exc
+
+    def prepare(self, *args: Any, **kwargs: Any) -> PreparedLaunch:
+        """Bind, check and marshal the arguments once; ``launch(*new_args)`` then rewrites only the
+        argument slots (tensors' data pointers, pointers, scalars, streams) and launches. See
+        :class:`PreparedLaunch` (one per thread)."""
+        return PreparedLaunch(self.compiled, self._specs, args, kwargs)
 
     def inspect(self) -> CubinReport:
         """Registers, shared memory and SASS facts of the linked cubin."""
@@ -154,7 +175,8 @@ def _compile(
     timings["trace_and_lower"] = time.perf_counter() - t0
     if not first.requests:
         plain = _cute_hooks.compile_with(_options.plain_pass(plan, arch))(host, *args, **kwargs)
-        return CompiledCuteFunction(plain, b"", arch, (), timings)  # no coop call: nothing to link
+        specs = _args.specs_for(plain, args, kwargs)
+        return CompiledCuteFunction(plain, b"", arch, (), timings, _specs=specs)  # nothing to link
     if "ir" not in captured:
         raise CoopBackendError("CuTe did not hand over the device module (the DSL changed?)")
     llvm_ir, kernels = captured["ir"]
@@ -195,4 +217,5 @@ def _compile(
         ptx = functools.partial(_lto.link, kernel_ltoir, bundle.ltoir, arch, plan.link, "ptx")
         _cute_hooks.set_artifacts(compiled, _options.write_dumps(plan, dsl, compiled, cubin, ptx))
     symbols = tuple(r.symbol for r in first.requests)
-    return CompiledCuteFunction(compiled, cubin, arch, symbols, timings, dict(bundle.temp_storage))
+    specs = _args.specs_for(compiled, args, kwargs)
+    return CompiledCuteFunction(compiled, cubin, arch, symbols, timings, dict(bundle.temp_storage), specs)

@@ -305,3 +305,143 @@ def define_operator(symbol: str, element_type: Any, function: Any) -> None:
 def llvm_pointer(pointer: Any) -> Any:
     """A CuTe pointer as an LLVM pointer of its address space."""
     return pointer.to_llvm_ptr()
+
+
+# --- launching --------------------------------------------------------------------------------
+
+
+def tensor_layout(value: Any) -> tuple[Any, tuple[Any, ...], tuple[Any, ...], int, Any, Any, bool] | None:
+    """``(element type, shape, stride, alignment, dynamic-shape mask, dynamic-stride mask,
+    32-bit strides)`` of a host-side CuTe tensor (``from_dlpack`` or fake), else None."""
+    from cutlass.cute.runtime import _FakeTensor, _Tensor
+
+    if type(value) not in (_Tensor, _FakeTensor):
+        return None
+    dtype = value.element_type
+    align = value._assumed_align or max(1, dtype.width // 8)
+    return (
+        dtype,
+        tuple(value.shape),
+        tuple(value.stride),
+        int(align),
+        tuple(value.dynamic_shapes_mask),
+        tuple(value.dynamic_strides_mask),
+        bool(value._use_32bit_stride),
+    )
+
+
+def from_dlpack(value: Any, align: int, dynamic: bool) -> Any:
+    """``cute.runtime.from_dlpack(value, assumed_align=align)``, its layout marked dynamic if asked."""
+    from cutlass.cute.runtime import from_dlpack as convert
+
+    tensor = convert(value, assumed_align=align)
+    return tensor.mark_layout_dynamic() if dynamic else tensor
+
+
+def tensor_data_ptr(tensor: Any) -> int:
+    """The data address of a ``from_dlpack`` tensor."""
+    return int(tensor.data_ptr)
+
+
+def runtime_arguments(
+    compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[list[str], list[Any]]:
+    """Names of the compiled function's runtime parameters (constexpr ones left out) and the values
+    ``args``/``kwargs`` (given as to the ``@cute.jit`` function) bind to them."""
+    execution_args = getattr(compiled, "execution_args", None)
+    if execution_args is None:
+        return [], []
+    try:
+        values = list(execution_args.get_rectified_args_from_original_args(args, kwargs))
+    except Exception:
+        return [], []
+    return list(execution_args.signature.parameters), values
+
+
+def runtime_parameters(compiled: Any) -> list[tuple[str, Any]]:
+    """``(name, annotation)`` of each runtime parameter of a CuTe compiled function."""
+    return [(n, p.annotation) for n, p in compiled.execution_args.signature.parameters.items()]
+
+
+def rectify(compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """Runtime arguments in parameter order (CuTe's binding: defaults, keywords)."""
+    return list(compiled.execution_args.get_rectified_args(args, kwargs))
+
+
+def marshal(compiled: Any, values: list[Any]) -> tuple[list[int], Any]:
+    """CuTe's marshalling of runtime arguments: the address of each C argument, and the objects that
+    own them (keep them alive)."""
+    exe_args, adapted = compiled.execution_args.generate_execution_args(tuple(values), {})
+    return [a.value if hasattr(a, "value") else int(a) for a in exe_args], (values, adapted, exe_args)
+
+
+def leaf_count(value: Any) -> int:
+    """How many C arguments CuTe marshals ``value`` into (1 for an adapted object)."""
+    from cutlass.base_dsl.typing import get_c_pointers
+
+    if hasattr(value, "__c_pointers__") or isinstance(value, (list, tuple)):
+        return len(get_c_pointers(value))
+    return 1
+
+
+def executor(compiled: Any) -> tuple[Any, Any, list[int], Any]:
+    """``(host entry, CUDA result slot or None, trailing packed arguments, executor)`` of a CuTe
+    compiled function bound to the current device: its host entry takes ``void*[]`` holding the
+    address of each C argument, then the result slot's address, then the kernels' handles.
+
+    Raises:
+        CoopBackendError: the function has no JIT engine (built for another architecture).
+    """
+    if getattr(compiled, "engine", None) is None:
+        raise CoopBackendError(
+            "this function was compiled ahead of time for an architecture the machine's GPU (or its "
+            "absence) cannot run; load its cubin with cuda.core, or compile for this GPU"
+        )
+    ex = compiled.to(None)
+    extras = []
+    if ex._has_cuda_result:
+        extras.append(int(ex._cuda_result_addr))
+    extras += [int(p.value or 0) for p in (ex._kernel_ptrs or [])]
+    return ex.capi_func, ex.cuda_result, extras, ex
+
+
+def descriptor_data_pointer(tensor: Any) -> Any:
+    """A writable ``c_void_p`` over the data pointer in a ``from_dlpack`` tensor's C descriptor (its
+    first field), checked against the tensor's data address."""
+    import ctypes
+
+    address = tensor.__c_pointers__()[0]
+    view = ctypes.c_void_p.from_address(address)
+    if (view.value or 0) != tensor_data_ptr(tensor):
+        raise CoopBackendError(
+            "CuTe's tensor descriptor no longer starts with the data pointer (the DSL changed)"
+        )
+    return view
+
+
+def pointer_info(value: Any) -> tuple[Any, int, int] | None:
+    """``(element type, address, alignment)`` of a CuTe runtime pointer (``make_ptr``), else None."""
+    from cutlass.cute.runtime import _Pointer
+
+    if type(value) is not _Pointer:
+        return None
+    return value.dtype, int(value._pointer), int(value._assumed_align)
+
+
+def is_stream_parameter(annotation: Any, value: Any) -> bool:
+    """A CUDA stream parameter (``cuda.bindings.driver.CUstream``)."""
+    from cuda.bindings import driver
+
+    return annotation is driver.CUstream or isinstance(value, driver.CUstream)
+
+
+def numeric_type(annotation: Any) -> Any:
+    """The CuTe numeric type of a scalar parameter, or None."""
+    from cutlass.base_dsl.typing import Numeric
+
+    return annotation if isinstance(annotation, type) and issubclass(annotation, Numeric) else None
+
+
+def owning_c_pointer(numeric: Any) -> Any:
+    """A ``c_void_p`` to a CuTe numeric value's C storage; the storage lives as long as it does."""
+    return numeric.__c_pointers__()[0]

@@ -6,6 +6,7 @@ No ``from __future__ import annotations`` here: CuTe evaluates kernel annotation
 
 from typing import Any
 
+import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 from cuda import coop
@@ -145,3 +146,36 @@ def temp_storage_host() -> Any:
         kernel(src, dst, totals).launch(grid=(cute.size(totals), 1, 1), block=(128, 1, 1))
 
     return host
+
+
+def launch_host() -> Any:
+    """A @cute.jit host with one argument of each kind a prepared launch rewrites: a tensor ``src``,
+    a raw pointer ``dst`` (int32, 16-byte aligned), an int32 ``scale``, a float32 ``offset`` and a
+    stream. Tiles of 128 x 4 int32: ``dst[i] = src[i] * scale + int(offset)`` over
+    ``cute.size(src)`` items (a whole number of tiles), through a transpose load and store."""
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Pointer, scale: cutlass.Int32, offset: cutlass.Float32):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        items = coop.ThreadData(4, cutlass.Int32)
+        coop.block.load(src, items, offset=bidx * 512, algorithm="transpose")
+        for j in cutlass.range_constexpr(4):
+            items[j] = items[j] * scale + cutlass.Int32(offset)
+        coop.block.store(dst, items, offset=bidx * 512, algorithm="transpose")
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Pointer, scale: cutlass.Int32, offset: cutlass.Float32,  # type: ignore[no-untyped-def]
+             stream: cuda.CUstream):  # fmt: skip
+        kernel(src, dst, scale, offset).launch(
+            grid=(cute.size(src) // 512, 1, 1), block=(128, 1, 1), stream=stream
+        )
+
+    return host
+
+
+def launch_args(n: int) -> tuple[Any, ...]:
+    """Compile-time arguments of :func:`launch_host` for ``n`` items."""
+    from cutlass.cute.runtime import make_fake_stream, make_ptr
+
+    return (fake_tensor("int32", n), make_ptr(cutlass.Int32, 0, cute.AddressSpace.gmem, assumed_align=16),
+            cutlass.Int32(1), cutlass.Float32(0.0), make_fake_stream())  # fmt: skip

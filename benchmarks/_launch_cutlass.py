@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Host cost of launching a CuTe kernel that calls coop primitives, per route (microseconds per
+launch, back-to-back launches of a small kernel, wall clock over ``n_iters`` launches).
+
+Rows: CuTe's own compiled call with CuTe tensors; our call with torch tensors; a prepared launch
+rewriting a torch tensor and raw ints, and with nothing to rewrite; and the floor, a raw
+``cuLaunchKernel`` (ctypes into libcuda, arguments packed beforehand) of an NVRTC kernel taking the
+same four parameters.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+N = 512 * 132
+
+
+def _per_launch(launch: Callable[[], Any], n_iters: int) -> float:
+    import torch
+
+    for _ in range(50):
+        launch()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n_iters):
+        launch()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / n_iters * 1e6
+
+
+def _raw_launch(src: Any, dst: Any, stream: int) -> Callable[[], Any]:
+    """A pre-packed cuLaunchKernel of an NVRTC kernel with the same parameters, through ctypes."""
+    from cuda.core import Device, Program, ProgramOptions
+
+    source = (
+        'extern "C" __global__ void k(const int* s, int* d, int a, float b) {\n'
+        "  int i = blockIdx.x * 512 + threadIdx.x;\n"
+        "  for (int j = 0; j < 4; ++j) d[i + 128 * j] = s[i + 128 * j] * a + (int)b;\n}\n"
+    )
+    arch = "sm_" + Device().arch
+    kernel = Program(source, "c++", ProgramOptions(arch=arch)).compile("cubin").get_kernel("k")
+    libcuda = ctypes.CDLL("libcuda.so.1")
+    launch = libcuda.cuLaunchKernel
+    launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+    slots = [
+        ctypes.c_void_p(src.data_ptr()),
+        ctypes.c_void_p(dst.data_ptr()),
+        ctypes.c_int32(3),
+        ctypes.c_float(1.0),
+    ]
+    params = (ctypes.c_void_p * 4)(*(ctypes.addressof(s) for s in slots))
+    handle = int(kernel.handle)
+    grid = src.numel() // 512
+
+    def run() -> Any:
+        return launch(handle, grid, 1, 1, 128, 1, 1, 0, stream, params, None)
+
+    run.keep = (slots, params, kernel)  # type: ignore[attr-defined]
+    return run
+
+
+def bench_cutlass(n_iters: int = 20000) -> dict[str, float]:
+    """Microseconds per launch for each route (see the module docstring)."""
+    import cuda.bindings.driver as cuda
+    import torch
+    from cutlass.cute.runtime import from_dlpack
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import cuda.coop.cutlass as cutlass_coop
+
+    from tests._cute_kernels import launch_args, launch_host
+
+    compiled = cutlass_coop.compile(launch_host(), *launch_args(N))
+    src = torch.randint(-1000, 1000, (N,), dtype=torch.int32, device="cuda")
+    dst = torch.empty_like(src)
+    stream = int(torch.cuda.current_stream().cuda_stream)
+    cu_stream = cuda.CUstream(stream)
+    cute_src = from_dlpack(src, assumed_align=16)
+    dst_ptr = dst.data_ptr()
+    p = compiled.prepare(src, dst_ptr, 3, 1.0, stream)
+    rows = {
+        "CuTe compiled call, CuTe tensors": lambda: compiled.compiled(cute_src, dst_ptr, 3, 1.0, cu_stream),
+        "cuda.coop call, torch tensors": lambda: compiled(src, dst_ptr, 3, 1.0, stream),
+        "prepared launch, torch src + int dst/scalars/stream": lambda: p.launch(src, dst_ptr, 3, 1.0, stream),
+        "prepared launch, nothing rewritten": p.launch,
+        "raw cuLaunchKernel (ctypes, pre-packed)": _raw_launch(src, dst, stream),
+    }
+    out = {name: _per_launch(fn, n_iters) for name, fn in rows.items()}
+    p.launch(src, dst_ptr, 3, 1.0, stream)
+    torch.cuda.synchronize()
+    assert torch.equal(dst, src * 3 + 1), "the prepared launch computed a wrong result"
+    return out
+
+
+if __name__ == "__main__":
+    for name, us in bench_cutlass().items():
+        print(f"{name:55s} {us:7.2f} us")

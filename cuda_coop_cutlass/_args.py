@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Arrays as CuTe tensors at launch: torch tensors, CuPy arrays and anything with ``__dlpack__``
+become the CuTe tensor the function was compiled for (same element type, alignment and static or
+dynamic layout), checked against it, so callers need not write ``from_dlpack`` each time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cuda.coop._errors import CoopTypeError, CoopValueError
+
+from . import _cute_hooks
+
+_CUDA_DEVICES = (2, 13)  # kDLCUDA, kDLCUDAManaged
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A tensor parameter as compiled.
+
+    Attributes:
+        name: the parameter's name.
+        dtype: CuTe element type.
+        shape, stride: static extents (``None`` where the compiled layout is dynamic).
+        align: assumed alignment in bytes.
+        dynamic: whether any extent is dynamic (then launches mark the layout dynamic).
+    """
+
+    name: str
+    dtype: Any
+    shape: tuple[int | None, ...]
+    stride: tuple[int | None, ...]
+    align: int
+    dynamic: bool
+
+    def describe(self) -> str:
+        dims = ", ".join("?" if s is None else str(s) for s in self.shape)
+        return f"{self.dtype.__name__}[{dims}] aligned to {self.align} B"
+
+
+def spec_of(name: str, value: Any) -> TensorSpec | None:
+    """The spec of a compile-time tensor argument (fake or real), or None for other arguments."""
+    layout = _cute_hooks.tensor_layout(value)
+    if layout is None:
+        return None
+    dtype, shape, stride, align, dynamic_shape, dynamic_stride, wide = layout
+    if wide:
+        return None  # 32-bit strides: leave conversion to the caller
+    shape_ = tuple(None if d else int(s) for s, d in zip(shape, dynamic_shape, strict=False))
+    stride_ = tuple(None if d else int(s) for s, d in zip(stride, dynamic_stride, strict=False))
+    return TensorSpec(name, dtype, shape_, stride_, align, any(dynamic_shape) or any(dynamic_stride))
+
+
+def specs_for(compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, TensorSpec]:
+    """Tensor specs by runtime parameter name, from the arguments the function was compiled with."""
+    names, values = _cute_hooks.runtime_arguments(compiled, args, kwargs)
+    out = {}
+    for name, value in zip(names, values, strict=False):
+        spec = spec_of(name, value)
+        if spec is not None:
+            out[name] = spec
+    return out
+
+
+def is_foreign_array(value: Any) -> bool:
+    """True for a DLPack array that is not already a CuTe object."""
+    return hasattr(value, "__dlpack__") and not hasattr(value, "__c_pointers__")
+
+
+def to_cute(value: Any, spec: TensorSpec) -> Any:
+    """``value`` (anything with ``__dlpack__``) as the CuTe tensor ``spec`` describes.
+
+    Raises:
+        CoopTypeError: not in GPU memory, or another element type.
+        CoopValueError: another rank, shape or stride where the compiled layout is static, or a
+            data pointer not aligned as compiled.
+    """
+    device = value.__dlpack_device__()[0] if hasattr(value, "__dlpack_device__") else None
+    if device is not None and device not in _CUDA_DEVICES:
+        raise CoopTypeError(
+            f"argument {spec.name!r}: the array is not in GPU memory (DLPack device {device})"
+        )
+    tensor = _cute_hooks.from_dlpack(value, spec.align, spec.dynamic)
+    check(tensor, spec)
+    return tensor
+
+
+def check(tensor: Any, spec: TensorSpec) -> None:
+    """Raise a typed error naming the parameter unless ``tensor`` fits ``spec``."""
+    dtype, shape, stride, _align, dyn_shape, dyn_stride, _wide = _cute_hooks.tensor_layout(tensor)
+    got = f"got {dtype.__name__}{list(shape)} with strides {list(stride)}"
+    if dtype is not spec.dtype:
+        raise CoopTypeError(f"argument {spec.name!r} was compiled as {spec.describe()}, {got}")
+    if len(shape) != len(spec.shape):
+        raise CoopValueError(f"argument {spec.name!r} was compiled with rank {len(spec.shape)}, {got}")
+    for want, have, dyn in ((spec.shape, shape, dyn_shape), (spec.stride, stride, dyn_stride)):
+        for w, h, d in zip(want, have, dyn, strict=False):
+            if (w is None) != bool(d) or (w is not None and w != h):
+                raise CoopValueError(
+                    f"argument {spec.name!r} was compiled as {spec.describe()} "
+                    f"(strides {list(spec.stride)}), {got}"
+                    + (
+                        "; its layout was marked dynamic differently: pass a CuTe tensor"
+                        if spec.dynamic
+                        else ""
+                    )
+                )
+    address = _cute_hooks.tensor_data_ptr(tensor)
+    if address % spec.align:
+        raise CoopValueError(
+            f"argument {spec.name!r}: data at {address:#x} is not aligned to {spec.align} B as compiled"
+        )
+
+
+def convert(
+    specs: dict[str, TensorSpec], names: list[str], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """``(args, kwargs)`` with each DLPack array in a tensor parameter made a checked CuTe tensor."""
+    if not specs:
+        return args, kwargs
+    out = list(args)
+    for i, value in enumerate(args):
+        if i < len(names) and names[i] in specs and is_foreign_array(value):
+            out[i] = to_cute(value, specs[names[i]])
+    kw = {k: to_cute(v, specs[k]) if k in specs and is_foreign_array(v) else v for k, v in kwargs.items()}
+    return tuple(out), kw

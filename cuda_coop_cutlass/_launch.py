@@ -1,0 +1,289 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A prepared launch of a CuTe compiled function: bind and marshal once, then each launch rewrites
+the argument slots in place and calls CuTe's host entry (which computes the grid and calls the
+driver) with the same ``void*[]``.
+
+Each runtime argument owns one C slot: a tensor's descriptor (its data pointer rewritten), a
+pointer, a scalar or a stream (a C value rewritten). A launch checks what changes cheaply: an array
+of the same type, dtype, shape, strides and device as the last one only has its data pointer
+written; anything else goes through the full conversion and check once, then is fast again.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from typing import Any
+
+from cuda.coop._errors import CoopBackendError, CoopTypeError, CoopValueError
+
+from . import _args, _cute_hooks
+
+_INT_TYPES = {
+    (8, True): ctypes.c_int8,
+    (16, True): ctypes.c_int16,
+    (32, True): ctypes.c_int32,
+    (64, True): ctypes.c_int64,
+    (8, False): ctypes.c_uint8,
+    (16, False): ctypes.c_uint16,
+    (32, False): ctypes.c_uint32,
+    (64, False): ctypes.c_uint64,
+}
+
+
+def _array_key(value: Any) -> tuple[Any, ...] | None:
+    """What must not change for a data-pointer-only rewrite (torch, CuPy), or None."""
+    module = type(value).__module__
+    if module.startswith("torch"):
+        return (type(value), value.dtype, value.shape, value.stride(), value.get_device())
+    if module.startswith("cupy"):
+        return (type(value), value.dtype, value.shape, value.strides, value.data.device_id)
+    return None
+
+
+def _array_address(value: Any) -> int:
+    if type(value).__module__.startswith("torch"):
+        return int(value.data_ptr())
+    return int(value.data.ptr)
+
+
+def _stream_handle(value: Any, name: str) -> int:
+    """The CUstream handle of an int, a cuda.bindings CUstream, a torch or CuPy stream, or any object
+    with ``__cuda_stream__``."""
+    if isinstance(value, int):
+        return value
+    handle = getattr(value, "cuda_stream", None)  # torch.cuda.Stream
+    if handle is None and hasattr(value, "__cuda_stream__"):
+        handle = value.__cuda_stream__()[1]
+    if handle is None and type(value).__module__.startswith("cupy"):
+        handle = value.ptr
+    if handle is None:
+        try:
+            handle = int(value)  # cuda.bindings CUstream
+        except (TypeError, ValueError):
+            raise CoopTypeError(
+                f"argument {name!r} must be a CUDA stream, got {type(value).__name__}"
+            ) from None
+    return int(handle)
+
+
+class PreparedLaunch:
+    """A CuTe compiled function bound to its arguments: :meth:`launch` rewrites them and launches.
+
+    Made by :meth:`CompiledCuteFunction.prepare`. One handle per thread: launches from two threads
+    at once would race on its argument slots (prepare one per thread).
+    """
+
+    def __init__(
+        self, compiled: Any, specs: dict[str, _args.TensorSpec], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ):
+        call, self._result, extras, self._executor = _cute_hooks.executor(compiled)
+        params = _cute_hooks.runtime_parameters(compiled)
+        self._names = [n for n, _a in params]
+        values = _cute_hooks.rectify(compiled, *_args.convert(specs, self._names, args, kwargs))
+        leaves, self._keep = _cute_hooks.marshal(compiled, values)
+        self._packed = (ctypes.c_void_p * (len(leaves) + len(extras)))(*leaves, *extras)
+        self._call = call
+        self._setters: list[Callable[[Any], None]] = []
+        at = 0
+        for (name, annotation), value in zip(params, values, strict=False):
+            count = 1 if self._kind(name, annotation, value, specs) else _cute_hooks.leaf_count(value)
+            setter = self._setter(at, name, annotation, value, specs)
+            self._setters.append(setter)
+            at += count
+        if at != len(leaves):
+            raise CoopBackendError(
+                f"CuTe marshalled {len(leaves)} C arguments, expected {at} (the DSL changed?)"
+            )
+
+    @staticmethod
+    def _kind(name: str, annotation: Any, value: Any, specs: dict[str, _args.TensorSpec]) -> bool:
+        return (
+            name in specs
+            or _cute_hooks.pointer_info(value) is not None
+            or _cute_hooks.numeric_type(annotation) is not None
+            or _cute_hooks.is_stream_parameter(annotation, value)
+        )
+
+    def _setter(
+        self, at: int, name: str, annotation: Any, value: Any, specs: dict[str, _args.TensorSpec]
+    ) -> Any:
+        if name in specs:
+            return self._tensor_setter(at, specs[name], value)
+        pointer = _cute_hooks.pointer_info(value)
+        if pointer is not None:
+            return self._pointer_setter(at, name, *pointer)
+        numeric = _cute_hooks.numeric_type(annotation)
+        if numeric is not None:
+            return self._scalar_setter(at, name, numeric, value)
+        if _cute_hooks.is_stream_parameter(annotation, value):
+            slot = ctypes.c_void_p(_stream_handle(value, name))
+            return self._own(at, slot, lambda v: setattr(slot, "value", _stream_handle(v, name)))
+
+        def fixed(new: Any) -> None:
+            if new is not value:
+                raise CoopTypeError(
+                    f"argument {name!r} ({type(value).__name__}) cannot be rewritten by launch(): pass the "
+                    "same object, or prepare again"
+                )
+
+        return fixed
+
+    def _own(self, at: int, slot: Any, setter: Callable[[Any], None]) -> Callable[[Any], None]:
+        """Point argument ``at`` at ``slot`` (a ctypes value kept alive here)."""
+        self._keep = (self._keep, slot)
+        self._packed[at] = ctypes.addressof(slot)
+        return setter
+
+    def _tensor_setter(self, at: int, spec: _args.TensorSpec, value: Any) -> Callable[[Any], None]:
+        state: dict[str, Any] = {
+            "view": _cute_hooks.descriptor_data_pointer(value),
+            "key": None,
+            "own": value,
+        }
+        mask = spec.align - 1
+        packed = self._packed
+
+        def slow(new: Any) -> None:
+            tensor = new if not _args.is_foreign_array(new) else _args.to_cute(new, spec)
+            if _args.is_foreign_array(new) or _cute_hooks.tensor_layout(new) is not None:
+                if not _args.is_foreign_array(new):
+                    _args.check(tensor, spec)
+                state["view"], state["own"] = _cute_hooks.descriptor_data_pointer(tensor), tensor
+                packed[at] = tensor.__c_pointers__()[0]
+                state["key"] = _array_key(new) if _args.is_foreign_array(new) else None
+                return
+            raise CoopTypeError(
+                f"argument {spec.name!r} was compiled as a tensor ({spec.describe()}); "
+                f"got {type(new).__name__}"
+            )
+
+        def set_tensor(new: Any) -> None:
+            key = state["key"]
+            if key is not None and type(new) is key[0] and _array_key(new) == key:
+                address = _array_address(new)
+                if address & mask:
+                    raise CoopValueError(
+                        f"argument {spec.name!r}: data at {address:#x} is not aligned to {spec.align} B "
+                        "as compiled"
+                    )
+                state["view"].value = address
+            else:
+                slow(new)
+
+        if _args.is_foreign_array(value):
+            state["key"] = _array_key(value)
+        return set_tensor
+
+    def _pointer_setter(
+        self, at: int, name: str, dtype: Any, address: int, align: int
+    ) -> Callable[[Any], None]:
+        slot = ctypes.c_void_p(address)
+        mask = align - 1
+
+        def set_pointer(new: Any) -> None:
+            if type(new) is int:
+                value = new
+            else:
+                info = _cute_hooks.pointer_info(new)
+                if info is not None:
+                    if info[0] is not dtype:
+                        raise CoopTypeError(
+                            f"argument {name!r} is a pointer to {dtype.__name__}, "
+                            f"got one to {info[0].__name__}"
+                        )
+                    value = info[1]
+                elif _array_key(new) is not None:
+                    value = _array_address(new)
+                else:
+                    raise CoopTypeError(
+                        f"argument {name!r} is a pointer: pass an int address, a CuTe pointer or an array"
+                    )
+            if value & mask:
+                raise CoopValueError(
+                    f"argument {name!r}: address {value:#x} is not aligned to {align} B as compiled"
+                )
+            slot.value = value
+
+        return self._own(at, slot, set_pointer)
+
+    def _scalar_setter(self, at: int, name: str, numeric: Any, value: Any) -> Callable[[Any], None]:
+        ctype = _scalar_ctype(numeric)
+        if ctype is None:  # float16, bfloat16, ...: CuTe's own conversion each launch
+            packed = self._packed
+            owner: list[Any] = [None]
+
+            def set_other(new: Any) -> None:
+                pointer = _cute_hooks.owning_c_pointer(numeric(_number(new, name, numeric)))
+                owner[0] = pointer
+                packed[at] = pointer.value
+
+            set_other(value)
+            return set_other
+        is_int = ctype not in (ctypes.c_float, ctypes.c_double)
+        slot = ctype(_number(value, name, numeric))
+
+        def set_scalar(new: Any) -> None:
+            if type(new) is not int and not (type(new) is float and not is_int):
+                new = _number(new, name, numeric)
+            slot.value = new
+
+        return self._own(at, slot, set_scalar)
+
+    def launch(self, *args: Any, **kwargs: Any) -> None:
+        """Launch with ``args`` in place of the prepared arguments (all of them, as for the call;
+        none: the last ones again).
+
+        Raises:
+            CoopTypeError: an argument of another kind or element type, named.
+            CoopValueError: another rank, a static shape or stride changed, or misaligned data.
+            CoopBackendError: the launch failed (the CUDA error).
+        """
+        if args or kwargs:
+            if kwargs or len(args) != len(self._setters):
+                args = tuple(self._rectify(args, kwargs))
+            for setter, value in zip(self._setters, args, strict=False):
+                setter(value)
+        self._call(self._packed)
+        if self._result is not None and self._result.value:
+            raise CoopBackendError(f"the launch failed: CUDA error {self._result.value}")
+
+    def _rectify(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        if len(args) > len(self._names) or set(kwargs) - set(self._names[len(args) :]):
+            raise CoopTypeError(f"launch() takes the arguments {', '.join(self._names)}")
+        missing = [n for n in self._names[len(args) :] if n not in kwargs]
+        if missing:
+            raise CoopTypeError(f"launch() is missing {', '.join(missing)} (give all arguments, or none)")
+        return [*args, *(kwargs[n] for n in self._names[len(args) :])]
+
+
+def _scalar_ctype(numeric: Any) -> Any:
+    from cutlass.base_dsl.typing import Float32, Float64, Integer
+
+    if numeric is Float32:
+        return ctypes.c_float
+    if numeric is Float64:
+        return ctypes.c_double
+    if issubclass(numeric, Integer) and numeric.width in (8, 16, 32, 64):
+        return _INT_TYPES[(numeric.width, bool(numeric.signed))]
+    return None
+
+
+def _number(value: Any, name: str, numeric: Any) -> Any:
+    """A Python number for a scalar parameter: ints for integer parameters, floats for float ones."""
+    import numbers
+
+    from cutlass.base_dsl.typing import Float, Numeric
+
+    if isinstance(value, Numeric):
+        value = value.value
+    if hasattr(value, "item") and not isinstance(value, (int, float)):
+        value = value.item()  # numpy / torch scalars
+    is_float = issubclass(numeric, Float)
+    if numeric.width == 1 and isinstance(value, (bool, int)):
+        return bool(value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise CoopTypeError(f"argument {name!r} is a {numeric.__name__}, got {type(value).__name__}")
+    if not is_float and not isinstance(value, numbers.Integral):
+        raise CoopTypeError(f"argument {name!r} is a {numeric.__name__}, got the float {value!r}")
+    return float(value) if is_float else int(value)

@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: Apache-2.0
+"""CuTe front door on the GPU: the architecture is the GPU's, torch tensors and CuPy arrays launch
+directly, and prepared launches rewrite their arguments (fresh random data, poisoned outputs, CUDA
+graph capture and replay)."""
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+
+pytestmark = pytest.mark.gpu
+
+N = 512 * 37
+
+
+def _torch() -> Any:
+    return pytest.importorskip("torch")
+
+
+def _compiled(n: int = N, dynamic: bool = False) -> Any:
+    import cuda.coop.cutlass as cutlass_coop
+
+    from ._cute_kernels import launch_args, launch_host
+
+    args = list(launch_args(n))
+    if dynamic:
+        from cutlass.cute.runtime import from_dlpack
+
+        args[0] = from_dlpack(_torch().empty(n, dtype=_torch().int32, device="cuda"), assumed_align=16)
+        args[0] = args[0].mark_layout_dynamic()
+    return cutlass_coop.compile(launch_host(), *args)
+
+
+def _stream() -> int:
+    return int(_torch().cuda.current_stream().cuda_stream)
+
+
+def _case(n: int = N) -> tuple[Any, Any, int, float]:
+    torch = _torch()
+    g = torch.Generator(device="cuda").manual_seed(n)
+    src = torch.randint(-(2**20), 2**20, (n,), dtype=torch.int32, device="cuda", generator=g)
+    dst = torch.full((n,), -123456789, dtype=torch.int32, device="cuda")  # poison
+    scale = int(torch.randint(2, 9, (1,), generator=torch.Generator().manual_seed(n)))
+    return src, dst, scale, float(scale) + 0.25
+
+
+def _want(src: Any, scale: int, offset: float) -> Any:
+    return src * scale + int(offset)
+
+
+def test_arch_is_the_gpus() -> None:
+    from cuda.core import Device
+
+    cc = Device().compute_capability
+    compiled = _compiled()
+    want = f"sm_{cc.major}{cc.minor}{'a' if cc.major >= 9 else ''}"
+    assert compiled.arch == compiled.inspect().arch == want
+
+
+def test_call_with_torch_tensors() -> None:
+    torch = _torch()
+    compiled = _compiled()
+    src, dst, scale, offset = _case()
+    compiled(src, dst.data_ptr(), scale, offset, _stream())
+    torch.cuda.synchronize()
+    assert torch.equal(dst, _want(src, scale, offset))
+
+
+def test_call_with_cupy_arrays() -> None:
+    cp = pytest.importorskip("cupy")
+    compiled = _compiled()
+    rng = np.random.default_rng(7)
+    src = cp.asarray(rng.integers(-(2**20), 2**20, N, dtype=np.int32))
+    dst = cp.full(N, -5, dtype=cp.int32)
+    compiled(src, dst.data.ptr, 4, 1.5, cp.cuda.get_current_stream().ptr)
+    cp.cuda.get_current_stream().synchronize()
+    assert cp.array_equal(dst, src * 4 + 1)
+
+
+def test_wrong_dtype_is_named_on_the_gpu() -> None:
+    from cuda import coop
+
+    torch = _torch()
+    compiled = _compiled()
+    with pytest.raises(coop.CoopTypeError, match="'src' was compiled as Int32.*Float32"):
+        compiled(torch.zeros(N, device="cuda"), 0, 1, 0.0, _stream())
+
+
+def test_prepared_launch_rewrites_every_argument() -> None:
+    torch = _torch()
+    compiled = _compiled()
+    src, dst, scale, offset = _case()
+    p = compiled.prepare(src, dst.data_ptr(), scale, offset, _stream())
+    p.launch()
+    torch.cuda.synchronize()
+    assert torch.equal(dst, _want(src, scale, offset))
+    for k in range(4):  # new arrays, scalars and pointers each launch
+        src2, dst2, scale2, offset2 = _case(N + 0)
+        src2 += k
+        p.launch(src2, dst2.data_ptr(), scale2 + k, offset2, _stream())
+        torch.cuda.synchronize()
+        assert torch.equal(dst2, _want(src2, scale2 + k, offset2)), k
+    assert torch.equal(dst, _want(src, scale, offset))  # the first output is untouched
+
+
+def test_prepared_launch_with_cupy_and_torch_mixed() -> None:
+    cp = pytest.importorskip("cupy")
+    torch = _torch()
+    compiled = _compiled()
+    src, dst, scale, offset = _case()
+    p = compiled.prepare(src, dst.data_ptr(), scale, offset, _stream())
+    csrc = cp.asarray(np.random.default_rng(3).integers(-1000, 1000, N, dtype=np.int32))
+    cdst = cp.full(N, -9, dtype=cp.int32)
+    torch.cuda.synchronize()
+    p.launch(csrc, cdst.data.ptr, 2, 0.0, cp.cuda.get_current_stream().ptr)
+    cp.cuda.get_current_stream().synchronize()
+    assert cp.array_equal(cdst, csrc * 2)
+
+
+def test_prepared_launch_on_a_dynamic_layout_takes_new_sizes() -> None:
+    torch = _torch()
+    compiled = _compiled(dynamic=True)
+    assert compiled._specs["src"].dynamic
+    p = None
+    for n in (512 * 5, 512 * 64, 512 * 5):
+        src, dst, scale, offset = _case(n)
+        if p is None:
+            p = compiled.prepare(src, dst.data_ptr(), scale, offset, _stream())
+            p.launch()
+        else:
+            p.launch(src, dst.data_ptr(), scale, offset, _stream())
+        torch.cuda.synchronize()
+        assert torch.equal(dst, _want(src, scale, offset)), n
+
+
+def test_prepared_launch_in_a_cuda_graph() -> None:
+    torch = _torch()
+    compiled = _compiled()
+    src, dst, scale, offset = _case()
+    p = compiled.prepare(src, dst.data_ptr(), scale, offset, _stream())
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        p.launch(src, dst.data_ptr(), scale, offset, _stream())  # warm up on the capture stream
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        p.launch(src, dst.data_ptr(), scale, offset, _stream())
+    for k in range(3):
+        src.copy_(torch.randint(-(2**20), 2**20, (N,), dtype=torch.int32, device="cuda"))
+        dst.fill_(-7 - k)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(dst, _want(src, scale, offset)), k
