@@ -68,8 +68,10 @@ def _raw_launch(src: Any, dst: Any, stream: int) -> Callable[[], Any]:
 def bench_cutlass(n_iters: int = 20000) -> dict[str, float]:
     """Microseconds per launch for each route (see the module docstring)."""
     import cuda.bindings.driver as cuda
+    import cutlass
+    import cutlass.cute as cute
     import torch
-    from cutlass.cute.runtime import from_dlpack
+    from cutlass.cute.runtime import from_dlpack, make_ptr
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import cuda.coop.cutlass as cutlass_coop
@@ -83,9 +85,10 @@ def bench_cutlass(n_iters: int = 20000) -> dict[str, float]:
     cu_stream = cuda.CUstream(stream)
     cute_src = from_dlpack(src, assumed_align=16)
     dst_ptr = dst.data_ptr()
+    cute_dst = make_ptr(cutlass.Int32, dst_ptr, cute.AddressSpace.gmem, assumed_align=16)
     p = compiled.prepare(src, dst_ptr, 3, 1.0, stream)
     rows = {
-        "CuTe compiled call, CuTe tensors": lambda: compiled.compiled(cute_src, dst_ptr, 3, 1.0, cu_stream),
+        "CuTe compiled call, CuTe tensors": lambda: compiled.compiled(cute_src, cute_dst, 3, 1.0, cu_stream),
         "cuda.coop call, torch tensors": lambda: compiled(src, dst_ptr, 3, 1.0, stream),
         "prepared launch, torch src + int dst/scalars/stream": lambda: p.launch(src, dst_ptr, 3, 1.0, stream),
         "prepared launch, nothing rewritten": p.launch,

@@ -153,7 +153,7 @@ def _rows() -> tuple[dict[str, Callable[[], object]], Callable[[], list[str]]]:
     address, stream = ctypes.addressof(pointers), driver.CUstream(0)
     raw_launch = driver.cuLaunchKernel
 
-    def raw() -> None:
+    def raw(keep: object = (values, pointers)) -> None:  # the buffers live as long as the row
         raw_launch(function, grid, 1, 1, THREADS, 1, 1, 0, stream, address, 0)
 
     rows[RAW] = raw

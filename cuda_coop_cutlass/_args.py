@@ -39,6 +39,68 @@ class TensorSpec:
         return f"{self.dtype.__name__}[{dims}] aligned to {self.align} B"
 
 
+@dataclass(frozen=True)
+class PointerSpec:
+    """A pointer parameter as compiled (a ``make_ptr`` argument at compile time).
+
+    Attributes:
+        name: the parameter's name.
+        dtype: CuTe element type.
+        memspace: CuTe address space.
+        align: assumed alignment in bytes.
+    """
+
+    name: str
+    dtype: Any
+    memspace: Any
+    align: int
+
+
+def pointer_spec_of(name: str, value: Any) -> PointerSpec | None:
+    """The spec of a compile-time pointer argument, or None for other arguments."""
+    info = _cute_hooks.pointer_info(value)
+    if info is None:
+        return None
+    dtype, _address, align = info
+    return PointerSpec(name, dtype, value.memspace, align)
+
+
+def address_of(value: Any, name: str) -> int:
+    """The device address a pointer parameter gets from ``value``: an int, or a GPU array (its data).
+
+    Raises:
+        CoopTypeError: anything else.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if hasattr(type(value), "data_ptr"):  # torch
+        return int(value.data_ptr())
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        return int(interface["data"][0])
+    raise CoopTypeError(
+        f"argument {name!r} is a pointer: pass an int address, a CuTe pointer or a GPU array, "
+        f"got {type(value).__name__}"
+    )
+
+
+def to_pointer(value: Any, spec: PointerSpec) -> Any:
+    """``value`` (an int address or a GPU array) as the CuTe pointer ``spec`` describes.
+
+    Raises:
+        CoopTypeError: not an address or an array.
+        CoopValueError: not aligned as compiled.
+    """
+    from cutlass.cute.runtime import make_ptr
+
+    address = address_of(value, spec.name)
+    if address % spec.align:
+        raise CoopValueError(
+            f"argument {spec.name!r}: address {address:#x} is not aligned to {spec.align} B as compiled"
+        )
+    return make_ptr(spec.dtype, address, spec.memspace, assumed_align=spec.align)
+
+
 def spec_of(name: str, value: Any) -> TensorSpec | None:
     """The spec of a compile-time tensor argument (fake or real), or None for other arguments."""
     layout = _cute_hooks.tensor_layout(value)
@@ -52,15 +114,56 @@ def spec_of(name: str, value: Any) -> TensorSpec | None:
     return TensorSpec(name, dtype, shape_, stride_, align, any(dynamic_shape) or any(dynamic_stride))
 
 
-def specs_for(compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, TensorSpec]:
-    """Tensor specs by runtime parameter name, from the arguments the function was compiled with."""
+@dataclass(frozen=True)
+class StreamSpec:
+    """A ``cuda.bindings.driver.CUstream`` parameter (a Python int there would be an Int32 to CuTe)."""
+
+    name: str
+
+
+def to_stream(value: Any, spec: StreamSpec) -> Any:
+    """``value`` (an int handle, a torch or CuPy stream, anything with ``__cuda_stream__``) as a
+    ``CUstream``."""
+    from cuda.bindings import driver
+
+    if isinstance(value, driver.CUstream):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return driver.CUstream(value)
+    handle = getattr(value, "cuda_stream", None)  # torch.cuda.Stream
+    if handle is None and hasattr(value, "__cuda_stream__"):
+        handle = value.__cuda_stream__()[1]
+    if handle is None and type(value).__module__.startswith("cupy"):
+        handle = value.ptr
+    if handle is None:
+        raise CoopTypeError(f"argument {spec.name!r} must be a CUDA stream, got {type(value).__name__}")
+    return driver.CUstream(int(handle))
+
+
+Spec = TensorSpec | PointerSpec | StreamSpec
+
+
+def specs_for(compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Spec]:
+    """Tensor and pointer specs by runtime parameter name, from the arguments the function was
+    compiled with."""
     names, values = _cute_hooks.runtime_arguments(compiled, args, kwargs)
-    out = {}
+    annotations = dict(_cute_hooks.runtime_parameters(compiled)) if names else {}
+    out: dict[str, Spec] = {}
     for name, value in zip(names, values, strict=False):
-        spec = spec_of(name, value)
+        spec: Spec | None = spec_of(name, value) or pointer_spec_of(name, value)
+        if spec is None and _cute_hooks.is_stream_parameter(annotations.get(name), value):
+            spec = StreamSpec(name)
         if spec is not None:
             out[name] = spec
     return out
+
+
+def _convert_one(value: Any, spec: Spec) -> Any:
+    if isinstance(spec, StreamSpec):
+        return to_stream(value, spec)
+    if isinstance(spec, PointerSpec):
+        return value if _cute_hooks.pointer_info(value) is not None else to_pointer(value, spec)
+    return to_cute(value, spec) if is_foreign_array(value) else value
 
 
 def is_foreign_array(value: Any) -> bool:
@@ -113,15 +216,15 @@ def check(tensor: Any, spec: TensorSpec) -> None:
         )
 
 
-def convert(
-    specs: dict[str, TensorSpec], names: list[str], args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
-    """``(args, kwargs)`` with each DLPack array in a tensor parameter made a checked CuTe tensor."""
+def convert(specs: dict[str, Spec], names: list[str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``(args, kwargs)`` with each DLPack array in a tensor parameter made a checked CuTe tensor,
+    and each int address or GPU array in a pointer parameter a CuTe pointer as compiled (CuTe's own
+    marshalling would take a Python int there for an Int32)."""
     if not specs:
         return args, kwargs
     out = list(args)
     for i, value in enumerate(args):
-        if i < len(names) and names[i] in specs and is_foreign_array(value):
-            out[i] = to_cute(value, specs[names[i]])
-    kw = {k: to_cute(v, specs[k]) if k in specs and is_foreign_array(v) else v for k, v in kwargs.items()}
+        if i < len(names) and names[i] in specs:
+            out[i] = _convert_one(value, specs[names[i]])
+    kw = {k: _convert_one(v, specs[k]) if k in specs else v for k, v in kwargs.items()}
     return tuple(out), kw

@@ -75,7 +75,7 @@ class PreparedLaunch:
     """
 
     def __init__(
-        self, compiled: Any, specs: dict[str, _args.TensorSpec], args: tuple[Any, ...], kwargs: dict[str, Any]
+        self, compiled: Any, specs: dict[str, _args.Spec], args: tuple[Any, ...], kwargs: dict[str, Any]
     ):
         call, self._result, extras, self._executor = _cute_hooks.executor(compiled)
         params = _cute_hooks.runtime_parameters(compiled)
@@ -97,7 +97,7 @@ class PreparedLaunch:
             )
 
     @staticmethod
-    def _kind(name: str, annotation: Any, value: Any, specs: dict[str, _args.TensorSpec]) -> bool:
+    def _kind(name: str, annotation: Any, value: Any, specs: dict[str, _args.Spec]) -> bool:
         return (
             name in specs
             or _cute_hooks.pointer_info(value) is not None
@@ -105,11 +105,10 @@ class PreparedLaunch:
             or _cute_hooks.is_stream_parameter(annotation, value)
         )
 
-    def _setter(
-        self, at: int, name: str, annotation: Any, value: Any, specs: dict[str, _args.TensorSpec]
-    ) -> Any:
-        if name in specs:
-            return self._tensor_setter(at, specs[name], value)
+    def _setter(self, at: int, name: str, annotation: Any, value: Any, specs: dict[str, _args.Spec]) -> Any:
+        spec = specs.get(name)
+        if isinstance(spec, _args.TensorSpec):
+            return self._tensor_setter(at, spec, value)
         pointer = _cute_hooks.pointer_info(value)
         if pointer is not None:
             return self._pointer_setter(at, name, *pointer)

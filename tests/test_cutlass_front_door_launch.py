@@ -73,10 +73,25 @@ def _aligned(n: int, dtype: Any = np.int32) -> np.ndarray:
     return raw[start : start + n * np.dtype(dtype).itemsize].view(dtype)
 
 
-def test_tensor_parameters_are_recorded_as_compiled(compiled: Any) -> None:
-    assert set(compiled._specs) == {"src"} and compiled._names == ["src", "dst", "scale", "offset", "stream"]
+def test_tensor_pointer_and_stream_parameters_are_recorded_as_compiled(compiled: Any) -> None:
+    assert compiled._names == ["src", "dst", "scale", "offset", "stream"]
+    assert set(compiled._specs) == {"src", "dst", "stream"}
     spec = compiled._specs["src"]
     assert (spec.shape, spec.stride, spec.align, spec.dynamic) == ((N,), (1,), 16, False)
+    assert compiled._specs["dst"] == _args.PointerSpec("dst", cutlass.Int32, cute.AddressSpace.gmem, 16)
+    assert compiled._specs["stream"] == _args.StreamSpec("stream")
+
+
+def test_int_addresses_and_streams_become_cute_pointers_and_streams(compiled: Any) -> None:
+    """CuTe would marshal a Python int in a pointer or stream parameter as an Int32 (truncated)."""
+    address = 0x7F00_1234_5670
+    args, _ = _args.convert(compiled._specs, compiled._names, (None, address, 3, 1.0, 0x7F00_0000_0010), {})
+    assert _cute_hooks.pointer_info(args[1]) == (cutlass.Int32, address, 16)
+    assert isinstance(args[4], cuda.CUstream) and int(args[4]) == 0x7F00_0000_0010
+    with pytest.raises(coop.CoopValueError, match="not aligned to 16 B"):
+        _args.convert(compiled._specs, compiled._names, (None, address + 4, 3, 1.0, 0), {})
+    with pytest.raises(coop.CoopTypeError, match="'dst' is a pointer"):
+        _args.convert(compiled._specs, compiled._names, (None, "here", 3, 1.0, 0), {})
 
 
 @pytest.mark.usefixtures("host_memory")

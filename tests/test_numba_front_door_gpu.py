@@ -72,9 +72,8 @@ def test_explicit_signatures_compile_for_those_only() -> None:
     got, want = _run(one, 128, rng)
     np.testing.assert_allclose(got, want)
     assert len(one.for_block(128).overloads) == 1 and one.for_block(128).specialized
-    two = numba_coop.jit(["void(float32[::1], float32[::1])", "void(float64[::1], float64[::1])"])(
-        _scaled_prefix
-    )
+    sigs = ["void(float32[::1], float32[::1])", "void(float32[:], float32[:])"]  # two layouts
+    two = numba_coop.jit(sigs)(_scaled_prefix)
     got, want = _run(two, 64, rng)
     np.testing.assert_allclose(got, want)
     assert len(two.for_block(64).overloads) == 2 and not two.for_block(64).specialized

@@ -433,5 +433,5 @@ def test_scalar_kinds(kernels: dict[str, Any]) -> None:
         assert out.copy_to_host().tolist() == want(v)
     with pytest.raises(coop.CoopValueError, match=r"argument 1 \(i8\): 300 does not fit"):
         p.launch(out, 300, *values()[1:])
-    with pytest.raises(coop.CoopTypeError, match=r"argument 6 \(color\): got a int, the kernel takes"):
+    with pytest.raises(coop.CoopTypeError, match=r"argument 7 \(color\): got a int, the kernel takes"):
         p.launch(out, *values()[:6], 3)
