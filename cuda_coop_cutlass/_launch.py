@@ -31,20 +31,50 @@ _INT_TYPES = {
 }
 
 
+def _torch_key(value: Any) -> tuple[Any, ...]:
+    return (value.dtype, value.shape, value.stride(), value.get_device())
+
+
+def _cupy_key(value: Any) -> tuple[Any, ...]:
+    return (value.dtype, value.shape, value.strides, value.data.device_id)
+
+
+def _torch_address(value: Any) -> int:
+    return int(value.data_ptr())
+
+
+def _cupy_address(value: Any) -> int:
+    return int(value.data.ptr)
+
+
+#: Per array type: what must not change for a data-pointer-only rewrite, and the data pointer.
+_FAST: dict[type, tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], int]] | None] = {}
+
+
+def _fast(kind: type) -> tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], int]] | None:
+    """The key and address readers of a torch or CuPy array type, or None for other types."""
+    if kind not in _FAST:
+        module = kind.__module__
+        _FAST[kind] = (
+            (_torch_key, _torch_address)
+            if module.startswith("torch")
+            else (_cupy_key, _cupy_address)
+            if module.startswith("cupy")
+            else None
+        )
+    return _FAST[kind]
+
+
 def _array_key(value: Any) -> tuple[Any, ...] | None:
     """What must not change for a data-pointer-only rewrite (torch, CuPy), or None."""
-    module = type(value).__module__
-    if module.startswith("torch"):
-        return (type(value), value.dtype, value.shape, value.stride(), value.get_device())
-    if module.startswith("cupy"):
-        return (type(value), value.dtype, value.shape, value.strides, value.data.device_id)
-    return None
+    fast = _fast(type(value))
+    return None if fast is None else (type(value), *fast[0](value))
 
 
 def _array_address(value: Any) -> int:
-    if type(value).__module__.startswith("torch"):
-        return int(value.data_ptr())
-    return int(value.data.ptr)
+    fast = _fast(type(value))
+    assert fast is not None
+    return fast[1](value)
 
 
 def _stream_handle(value: Any, name: str) -> int:
@@ -151,6 +181,8 @@ class PreparedLaunch:
                 state["view"], state["own"] = _cute_hooks.descriptor_data_pointer(tensor), tensor
                 packed[at] = tensor.__c_pointers__()[0]
                 state["key"] = _array_key(new) if _args.is_foreign_array(new) else None
+                if state["key"] is not None:
+                    state["read_key"], state["read_address"] = _fast(type(new))  # type: ignore[misc]
                 return
             raise CoopTypeError(
                 f"argument {spec.name!r} was compiled as a tensor ({spec.describe()}); "
@@ -159,8 +191,8 @@ class PreparedLaunch:
 
         def set_tensor(new: Any) -> None:
             key = state["key"]
-            if key is not None and type(new) is key[0] and _array_key(new) == key:
-                address = _array_address(new)
+            if key is not None and type(new) is key[0] and state["read_key"](new) == key[1:]:
+                address = state["read_address"](new)
                 if address & mask:
                     raise CoopValueError(
                         f"argument {spec.name!r}: data at {address:#x} is not aligned to {spec.align} B "
@@ -172,6 +204,8 @@ class PreparedLaunch:
 
         if _args.is_foreign_array(value):
             state["key"] = _array_key(value)
+            if state["key"] is not None:
+                state["read_key"], state["read_address"] = _fast(type(value))  # type: ignore[misc]
         return set_tensor
 
     def _pointer_setter(

@@ -32,6 +32,19 @@ def _scaled_prefix(src, dst):  # type: ignore[no-untyped-def]
     coop.block.store(dst, out, offset=cuda.blockIdx.x * tile)
 
 
+def _scaled_prefix_plus(src, dst, k):  # type: ignore[no-untyped-def]
+    """_scaled_prefix, then + k."""
+    items = coop.ThreadData(ITEMS, np.float32)
+    tile = cuda.blockDim.x * ITEMS
+    coop.block.load(src, items, offset=cuda.blockIdx.x * tile)
+    for i in range(ITEMS):
+        items[i] = _double(items[i])
+    out = coop.block.inclusive_sum(items)
+    for i in range(ITEMS):
+        out[i] += k
+    coop.block.store(dst, out, offset=cuda.blockIdx.x * tile)
+
+
 @cuda.jit(device=True)
 def _double(x):  # type: ignore[no-untyped-def]
     return x + x
@@ -72,13 +85,16 @@ def test_explicit_signatures_compile_for_those_only() -> None:
     got, want = _run(one, 128, rng)
     np.testing.assert_allclose(got, want)
     assert len(one.for_block(128).overloads) == 1 and one.for_block(128).specialized
-    sigs = ["void(float32[::1], float32[::1])", "void(float32[:], float32[:])"]  # two layouts
-    two = numba_coop.jit(sigs)(_scaled_prefix)
-    got, want = _run(two, 64, rng)
-    np.testing.assert_allclose(got, want)
+    # two signatures that differ in a scalar's type
+    sigs = ["void(float32[::1], float32[::1], int32)", "void(float32[::1], float32[::1], int64)"]
+    two = numba_coop.jit(sigs)(_scaled_prefix_plus)
+    src = rng.integers(-50, 50, 3 * 64 * ITEMS).astype(np.float32)
+    dst = cuda.to_device(np.full(src.size, np.nan, np.float32))
+    two[3, 64](cuda.to_device(src), dst, np.int64(5))
+    np.testing.assert_allclose(dst.copy_to_host(), _reference(src, 64) + 5)
     assert len(two.for_block(64).overloads) == 2 and not two.for_block(64).specialized
     with pytest.raises(TypeError):  # numba-cuda's own refusal: compiled for those types only
-        two[1, 64](cuda.to_device(np.ones(256)), cuda.to_device(np.ones(256)))
+        two[1, 64](cuda.to_device(np.ones(256)), cuda.to_device(np.ones(256)), 1)
 
 
 def test_cache_true_is_keyed_by_block_shape(tmp_path: Path) -> None:

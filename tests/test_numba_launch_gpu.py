@@ -220,6 +220,39 @@ def test_prepared_launch_rewrites_arguments_of_every_kind(kernels: dict[str, Any
     np.testing.assert_array_equal(ny.copy_to_host(), _want(x2, a, b))
 
 
+def test_prepared_fast_paths_follow_the_arguments(kernels: dict[str, Any], torch: Any) -> None:
+    """The per-argument fast paths (the same Numba array as last time; a torch tensor like the last
+    one) never leave a stale slot: interleave them with raw pointers, new objects and new shapes."""
+    from numba import cuda
+
+    axpb = kernels["axpb"]
+    rng = np.random.default_rng()
+    x, poison, a, b = _data(rng)
+    dx, dy = cuda.to_device(x), cuda.to_device(poison)
+    p = axpb.prepare(GRID, THREADS, dx, dy, a, b)
+    other = cuda.to_device(poison)
+    p.launch(dx, other.device_ctypes_pointer.value, a, b)  # a raw pointer in dy's slot
+    p.launch(dx, dy, a, b)  # dy again: its pointer must be written back
+    _sync()
+    np.testing.assert_array_equal(dy.copy_to_host(), _want(x, a, b))
+    np.testing.assert_array_equal(other.copy_to_host(), _want(x, a, b))
+    for _ in range(3):  # new torch tensors like the last ones: only data pointers move
+        x, poison, a, b = _data(rng)
+        tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(poison).cuda()
+        p.launch(tx, ty, a, b)
+        torch.cuda.synchronize()
+        np.testing.assert_array_equal(ty.cpu().numpy(), _want(x, a, b))
+    # a strided view has the same dtype and shape but other strides: the full path, refused by layout
+    wide = torch.from_numpy(np.repeat(poison, 2)).cuda()[::2]
+    with pytest.raises(coop.CoopTypeError, match=r"argument 1 \(y\): layout A"):
+        p.launch(tx, wide, a, b)
+    with pytest.raises(coop.CoopTypeError, match="requires grad"):
+        p.launch(tx.clone().requires_grad_(), ty, a, b)
+    p.launch(dx, dy, a, b)  # back to the Numba arrays of the first launch
+    _sync()
+    np.testing.assert_array_equal(dy.copy_to_host(), _want(dx.copy_to_host(), a, b))
+
+
 def test_prepared_typed_errors_leave_the_slots(kernels: dict[str, Any], torch: Any) -> None:
     axpb = kernels["axpb"]
     rng = np.random.default_rng()

@@ -827,6 +827,7 @@ class PreparedLaunch:
         "_launch_fn",
         "_names",
         "_nargs",
+        "_ns",
         "_params",
         "_plan",
         "_set_all",
@@ -872,7 +873,9 @@ class PreparedLaunch:
     def _compile_setters(self) -> Callable[..., None]:
         """One function that writes every argument into its slots: per argument, the common case
         inline (a raw pointer for an array, a scalar of a kind seen before), else its setter."""
-        ns: dict[str, Any] = {"buffer": self._params.buffer, "error": struct.error}
+        torch = sys.modules.get("torch")
+        torch_tensor = getattr(torch, "Tensor", None)
+        ns: dict[str, Any] = {"buffer": self._params.buffer, "error": struct.error, "Tensor": torch_tensor}
         params = ", ".join(f"a{i}" for i in range(self._nargs))
         lines = [f"def set_all({params}):"]
         for i, s in enumerate(self._plan.layout.specs):
@@ -880,11 +883,28 @@ class PreparedLaunch:
             ns[f"s{i}"] = setter
             if isinstance(s, ArraySpec):
                 ns[f"d{i}"] = self._plan.layout.offsets[i] + s.data_slot
+                ns[f"r{i}"] = self._recorder(ns, i)
+                ns[f"last{i}"] = ns[f"dt{i}"] = ns[f"sh{i}"] = ns[f"st{i}"] = ns[f"dv{i}"] = None
                 lines += [
+                    f"    global last{i}",
                     f"    if type(a{i}) is int:",
                     f"        buffer[d{i}] = a{i}",
+                    f"        last{i} = None",
+                ]
+                if torch_tensor is not None:
+                    # A tensor like the last one (dtype, shape, strides, device): only its data moves.
+                    lines += [
+                        f"    elif type(a{i}) is Tensor and a{i}.dtype is dt{i} and a{i}.shape == sh{i} and "
+                        f"a{i}.stride() == st{i} and a{i}.get_device() == dv{i} and not a{i}.requires_grad:",
+                        f"        buffer[d{i}] = a{i}.data_ptr()",
+                        f"        last{i} = None",
+                    ]
+                lines += [
+                    f"    elif a{i} is last{i}:",  # the Numba device array of the last launch: in place
+                    "        pass",
                     "    else:",
                     f"        s{i}(a{i})",
+                    f"        r{i}(a{i})",
                 ]
             elif kinds is not None:
                 ns[f"k{i}"], ns[f"o{i}"] = kinds, 8 * self._plan.layout.offsets[i]
@@ -903,7 +923,30 @@ class PreparedLaunch:
         if self._nargs == 0:
             lines.append("    pass")
         exec("\n".join(lines), ns)
+        self._ns = ns
         return ns["set_all"]  # type: ignore[no-any-return]
+
+    @staticmethod
+    def _recorder(ns: dict[str, Any], i: int) -> Callable[[Any], None]:
+        """What the fast paths of array argument ``i`` compare the next argument with, taken from
+        the one just written: a Numba device array itself (its metadata never changes), or a real
+        torch tensor's dtype, shape, strides and device (a complex one always takes the full path:
+        conjugation is per tensor)."""
+
+        def record(a: Any) -> None:
+            ns[f"last{i}"] = a if _is_numba_array(type(a)) else None
+            torch = sys.modules.get("torch")
+            if torch is not None and type(a) is torch.Tensor and not a.dtype.is_complex:
+                ns[f"dt{i}"], ns[f"sh{i}"], ns[f"st{i}"], ns[f"dv{i}"] = (
+                    a.dtype,
+                    a.shape,
+                    a.stride(),
+                    a.get_device(),
+                )
+            else:
+                ns[f"dt{i}"] = None
+
+        return record
 
     def _setter(self, i: int) -> tuple[Callable[[Any], None], set[type] | None]:
         """The function that validates and writes argument ``i`` into its slots, and (one-slot
@@ -972,6 +1015,9 @@ class PreparedLaunch:
 
     def _restore(self) -> None:
         """Write the last accepted arguments back (a failed launch changes nothing)."""
+        for i in range(self._nargs):  # the fast paths compare with nothing: every slot is rewritten
+            if f"last{i}" in self._ns:
+                self._ns[f"last{i}"] = self._ns[f"dt{i}"] = None
         if self._args:
             self._set_all(*self._args)
 

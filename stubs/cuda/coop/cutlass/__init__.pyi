@@ -34,6 +34,7 @@ def from_ssa(items: ThreadData, value: Any) -> None: ...
 __all__ = [
     "compile",
     "CompiledCuteFunction",
+    "PreparedLaunch",
     "as_thread_data",
     "to_ssa",
     "from_ssa",
