@@ -147,7 +147,11 @@ class PreparedLaunch:
             return self._scalar_setter(at, name, numeric, value)
         if _cute_hooks.is_stream_parameter(annotation, value):
             slot = ctypes.c_void_p(_stream_handle(value, name))
-            return self._own(at, slot, lambda v: setattr(slot, "value", _stream_handle(v, name)))
+
+            def set_stream(new: Any) -> None:
+                slot.value = new if type(new) is int else _stream_handle(new, name)
+
+            return self._own(at, slot, set_stream)
 
         def fixed(new: Any) -> None:
             if new is not value:
@@ -180,32 +184,51 @@ class PreparedLaunch:
                     _args.check(tensor, spec)
                 state["view"], state["own"] = _cute_hooks.descriptor_data_pointer(tensor), tensor
                 packed[at] = tensor.__c_pointers__()[0]
-                state["key"] = _array_key(new) if _args.is_foreign_array(new) else None
-                if state["key"] is not None:
-                    state["read_key"], state["read_address"] = _fast(type(new))  # type: ignore[misc]
+                if _args.is_foreign_array(new):
+                    remember(new)
+                else:
+                    state["key"] = last_torch[0] = None
                 return
             raise CoopTypeError(
                 f"argument {spec.name!r} was compiled as a tensor ({spec.describe()}); "
                 f"got {type(new).__name__}"
             )
 
+        last_torch: list[Any] = [None]  # (type, dtype, shape, strides, device) of the last torch tensor
+
+        def remember(array: Any) -> None:
+            state["key"] = _array_key(array)
+            if state["key"] is not None:
+                state["read_key"], state["read_address"] = _fast(type(array))  # type: ignore[misc]
+            is_torch = state["key"] is not None and state["read_key"] is _torch_key
+            last_torch[0] = state["key"] if is_torch else None
+
         def set_tensor(new: Any) -> None:
-            key = state["key"]
-            if key is not None and type(new) is key[0] and state["read_key"](new) == key[1:]:
-                address = state["read_address"](new)
-                if address & mask:
-                    raise CoopValueError(
-                        f"argument {spec.name!r}: data at {address:#x} is not aligned to {spec.align} B "
-                        "as compiled"
-                    )
-                state["view"].value = address
+            t = last_torch[0]
+            if (
+                t is not None
+                and type(new) is t[0]
+                and new.dtype is t[1]
+                and new.shape == t[2]
+                and new.stride() == t[3]
+                and new.get_device() == t[4]
+            ):
+                address = new.data_ptr()  # a torch tensor like the last one: only its data moves
             else:
-                slow(new)
+                key = state["key"]
+                if key is None or type(new) is not key[0] or state["read_key"](new) != key[1:]:
+                    slow(new)
+                    return
+                address = state["read_address"](new)
+            if address & mask:
+                raise CoopValueError(
+                    f"argument {spec.name!r}: data at {address:#x} is not aligned to {spec.align} B "
+                    "as compiled"
+                )
+            state["view"].value = address
 
         if _args.is_foreign_array(value):
-            state["key"] = _array_key(value)
-            if state["key"] is not None:
-                state["read_key"], state["read_address"] = _fast(type(value))  # type: ignore[misc]
+            remember(value)
         return set_tensor
 
     def _pointer_setter(
