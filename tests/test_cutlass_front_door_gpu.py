@@ -154,3 +154,22 @@ def test_prepared_launch_in_a_cuda_graph() -> None:
         graph.replay()
         torch.cuda.synchronize()
         assert torch.equal(dst, _want(src, scale, offset)), k
+
+
+def test_linked_cubin_runs_through_cuda_core() -> None:
+    """The docs' recipe: the linked cubin's kernel takes what CuTe's kernel takes (a static-layout
+    tensor as one pointer, then the pointer and the scalars)."""
+    from cuda.core import Device, LaunchConfig, ObjectCode, launch
+
+    torch = _torch()
+    compiled = _compiled()
+    dev = Device()
+    dev.set_current()
+    kernel = ObjectCode.from_cubin(compiled.cubin).get_kernel(compiled.inspect().functions[0])
+    src, dst, scale, offset = _case()
+    stream = dev.create_stream()
+    torch.cuda.synchronize()
+    args = (np.uint64(src.data_ptr()), np.uint64(dst.data_ptr()), np.int32(scale), np.float32(offset))
+    launch(stream, LaunchConfig(grid=N // 512, block=128), kernel, *args)
+    stream.sync()
+    assert torch.equal(dst, _want(src, scale, offset))
