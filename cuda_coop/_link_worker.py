@@ -38,7 +38,10 @@ def write_frame(stream: BinaryIO, obj: Any) -> None:
 def link(inputs: list[tuple[str, bytes, str]], options: list[str], output: str) -> tuple[Any, ...]:
     from cuda.bindings import nvjitlink
 
-    handle = nvjitlink.create(len(options), options)
+    try:
+        handle = nvjitlink.create(len(options), options)
+    except nvjitlink.nvJitLinkError as exc:  # options it does not take: no handle, no log
+        return ("error", f"{exc} (options: {' '.join(options)})", "")
     try:
         for kind, data, name in inputs:
             nvjitlink.add_data(handle, getattr(nvjitlink.InputType, kind), data, len(data), name)

@@ -313,3 +313,15 @@ def test_nvjitlink_itself_keeps_its_input_per_link(tmp_path: Path) -> None:
     env = {"CUDA_COOP_CACHE_DIR": str(tmp_path / "c")}
     kb, input_kb, _ = _growth("link", 10, 100, env, tmp_path / "growth.py")
     assert kb > input_kb / 2, f"{kb:.1f} KB per link for {input_kb:.0f} KB of LTO-IR"
+
+
+def test_an_option_nvjitlink_refuses_is_a_compile_error() -> None:
+    from cuda.coop import CoopCompileError
+    from cuda.coop._link import link_exact
+
+    with pytest.raises(CoopCompileError, match="-no-such-option"):
+        link_exact(
+            [("ptx", b".version 8.0\n.target sm_90\n.address_size 64\n", "empty")],
+            ["-arch=sm_90", "-no-such-option"],
+            "cubin",
+        )
