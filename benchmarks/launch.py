@@ -98,7 +98,7 @@ def _rows() -> tuple[dict[str, Callable[[], object]], Callable[[], list[str]]]:
     import numpy as np
     import torch
     from cuda.bindings import driver
-    from cuda.coop.numba._launch import kernel_function
+    from cuda.coop.numba._numba_hooks import kernel_function
     from cuda.core import LaunchConfig, Stream, launch
     from numba import cuda
 

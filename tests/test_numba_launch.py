@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from cuda import coop
 from cuda.coop.numba import _launch as L
+from cuda.coop.numba import _marshal as M
 from numba.cuda import types
 
 F32_C = types.Array(types.float32, 1, "C")
@@ -78,7 +79,7 @@ def _numba_params(ty: Any, value: Any) -> bytes:
 def _ours(ty: Any, value: Any) -> bytes:
     layout = L.Layout([ty])
     buf = bytearray(8 * layout.slots)
-    _, values = L.read_args([value])
+    _, values = M.read_args([value])
     layout.pack_into(buf, 0, *values)
     return bytes(buf)
 
@@ -122,7 +123,7 @@ def test_array_parameters_match_numba(shape: tuple[int, ...], strides: tuple[int
     ptr = 0x7F00_0000_1000
     want = _numba_params(ty, FakeNumbaArray(ptr, shape, strides, "float32"))
     assert _ours(ty, CAI(ptr, shape, strides=strides)) == want
-    keys, _ = L.read_args([CAI(ptr, shape, strides=strides)])
+    keys, _ = M.read_args([CAI(ptr, shape, strides=strides)])
     assert keys[0][2:4] == (len(shape), layout)
 
 
@@ -149,35 +150,35 @@ def test_enum_and_pointer_parameters() -> None:
     ],
 )
 def test_layout_of(shape: tuple[int, ...], strides: tuple[int, ...], want: str) -> None:
-    assert L.layout_of(shape, strides, 8) == want
+    assert M.layout_of(shape, strides, 8) == want
 
 
 def test_readers_by_type() -> None:
     from numba.cuda.cudadrv.devicearray import DeviceNDArray
 
-    assert L.reader_for(int) is L.READERS[int]
-    assert L.reader_for(np.float32)(np.float32(2))[0] == ("scalar", np.float32)  # type: ignore[misc]
-    assert L.reader_for(np.complex64)(np.complex64(1 + 2j))[1] == (1.0, 2.0)  # type: ignore[misc]
-    assert L.reader_for(Color)(Color.RED) == (("scalar", Color), (3,))  # type: ignore[misc]
-    assert L.reader_for(np.ndarray) is None  # host memory: Numba's own path
-    assert L.reader_for(DeviceNDArray) is L._read_numba
-    assert L.reader_for(CAI) is L._read_cai
+    assert M.reader_for(int) is M.READERS[int]
+    assert M.reader_for(np.float32)(np.float32(2))[0] == ("scalar", np.float32)  # type: ignore[misc]
+    assert M.reader_for(np.complex64)(np.complex64(1 + 2j))[1] == (1.0, 2.0)  # type: ignore[misc]
+    assert M.reader_for(Color)(Color.RED) == (("scalar", Color), (3,))  # type: ignore[misc]
+    assert M.reader_for(np.ndarray) is None  # host memory: Numba's own path
+    assert M.reader_for(DeviceNDArray) is M._read_numba
+    assert M.reader_for(CAI) is M._read_cai
 
     class Instance:  # the interface as an instance attribute
         pass
 
     obj = Instance()
     obj.__cuda_array_interface__ = CAI(0x1000, (3,), "int16").desc  # type: ignore[attr-defined]
-    keys, values = L.read_args([obj])
+    keys, values = M.read_args([obj])
     assert keys[0][:4] == ("cai", np.dtype("int16"), 1, "C") and values == [0, 0, 3, 2, 0x1000, 3, 2]
-    with pytest.raises(L.Unsupported, match="host memory"):
-        L.read_args([np.zeros(3)])
-    with pytest.raises(L.Unsupported, match="list is not a GPU array"):
-        L.read_args([[1, 2]])
+    with pytest.raises(M.Unsupported, match="host memory"):
+        M.read_args([np.zeros(3)])
+    with pytest.raises(M.Unsupported, match="list is not a GPU array"):
+        M.read_args([[1, 2]])
 
 
 def test_cai_keys_carry_readonly_and_mask() -> None:
-    keys, _ = L.read_args([CAI(0x10, (3,), data=(0x10, True)), CAI(0x10, (3,), mask=object())])
+    keys, _ = M.read_args([CAI(0x10, (3,), data=(0x10, True)), CAI(0x10, (3,), mask=object())])
     assert keys[0][5] is True and keys[1][6] and "mask" in keys[1][6]
 
 

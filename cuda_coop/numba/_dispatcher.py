@@ -15,19 +15,17 @@ from ._launch import (
     LaunchCache,
     Plan,
     PreparedLaunch,
-    Unsupported,
     arg_names,
     check_prepare_args,
     current_context,
     dim3,
-    fast_path_blocker,
     numba_stream,
-    read_args,
-    resolve_kernel,
     shared_bytes,
     stream_handle,
     try_plan,
 )
+from ._marshal import Unsupported, read_args
+from ._numba_hooks import fast_path_blocker, resolve_kernel
 from ._options import check_jit_options, link_options
 from ._prescan import prescan
 

@@ -8,6 +8,7 @@ the hook, if an upgrade moves one.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from cuda.coop._errors import CoopBackendError, CoopTypeError
@@ -306,3 +307,68 @@ def check() -> None:
                 f"numba-cuda changed: {type(obj).__name__}.{attr} is gone; this cuda-coop needs "
                 "numba-cuda 0.30.x"
             )
+
+
+# --- the launch path's numba-cuda internals (tests/test_numba_launch.py checks them) ---------------
+
+
+def kernel_function(kernel: Any) -> Any:
+    """The driver handle of a compiled ``_Kernel`` in the current context (its module loaded and
+    initialised by ``_Kernel.bind``), as the ``CUfunction`` ``cuLaunchKernel`` takes (a library
+    ``CUkernel`` is accepted there too; converting once spares the binding a conversion per call)."""
+    from cuda.bindings import driver
+
+    kernel.bind()
+    return driver.CUfunction(int(kernel._codelibrary.get_cufunc().handle))
+
+
+def fast_path_blocker(dispatcher: Any, kernel: Any | None = None) -> str | None:
+    """Why Numba's own launch path must handle this dispatcher (or kernel), or None."""
+    if dispatcher.targetoptions.get("extensions"):
+        return "it has argument-handling extensions"
+    if getattr(dispatcher, "_launch_config_sensitive", False):
+        return "it is launch-configuration sensitive"
+    if kernel is not None:
+        if kernel.debug:
+            return "it is compiled with debug=True (the launch checks an exception flag)"
+        if getattr(kernel, "launch_config_sensitive", False):
+            return "it is launch-configuration sensitive"
+    return None
+
+
+def resolve_kernel(dispatcher: Any, args: Sequence[Any], *, compile: bool, what: str) -> Any:
+    """The compiled kernel Numba launches for ``args``: the exact overload, else (``compile``) a new
+    one, else the only overload the argument types convert to."""
+    argtypes = []
+    for i, a in enumerate(args):
+        try:
+            argtypes.append(dispatcher.typeof_pyval(a))
+        except Exception as exc:
+            raise CoopTypeError(
+                f"{what}: Numba cannot type argument {i} ({type(a).__name__}): {exc}"
+            ) from exc
+    sig = tuple(argtypes)
+    kernel = dispatcher.overloads.get(sig)
+    if kernel is not None:
+        return kernel
+    if compile and dispatcher._can_compile:
+        return dispatcher.compile(sig)
+    can_convert = dispatcher.typingctx.can_convert
+    fits = [
+        k
+        for formal, k in dispatcher.overloads.items()
+        if len(formal) == len(sig)
+        and all(can_convert(a, f) is not None for a, f in zip(sig, formal, strict=True))
+    ]
+    if len(fits) != 1:
+        have = ", ".join(str(tuple(f)) for f in dispatcher.overloads) or "none"
+        raise CoopTypeError(
+            f"{what}: no compiled signature takes ({', '.join(map(str, sig))}); compiled: {have}"
+        )
+    return fits[0]
+
+
+def launch_error(err: Any, what: str) -> Exception:
+    from numba.cuda.cudadrv.driver import CudaAPIError
+
+    return CudaAPIError(err, f"{what}: cuLaunchKernel failed with {getattr(err, 'name', err)}")
