@@ -9,6 +9,7 @@ import re
 import struct
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._errors import CoopError
@@ -161,6 +162,22 @@ def cubin_arch(cubin: bytes, sections: list[tuple[str, int, bytes, int]] | None 
     return f"sm_{sm}"
 
 
+def disassemble(cubin: bytes, flags: Sequence[str] = ("-c",)) -> str:
+    """nvdisasm's output for ``cubin`` with ``flags`` (default: the SASS of the code sections).
+
+    Raises:
+        CoopError: no nvdisasm.
+    """
+    tool = nvdisasm_path()
+    if tool is None:
+        raise CoopError("nvdisasm not found: pip install nvidia-cuda-nvdisasm (or put it on PATH)")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "kernel.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        return subprocess.run([tool, *flags, path], check=True, capture_output=True, text=True).stdout
+
+
 #: The shared memory the GPU reserves per block from sm_90 (cudaDevAttrReservedSharedMemoryPerBlock).
 _RESERVED_SHARED = 1024
 
@@ -193,14 +210,7 @@ def inspect_cubin(cubin: bytes) -> CubinReport:
         f: max(0, sum(len(d) for n, _t, d, _l in sections if n == f".nv.shared.{f}") - reserved)
         for f in functions
     }
-    tool = nvdisasm_path()
-    if tool is None:
-        raise CoopError("nvdisasm not found: pip install nvidia-cuda-nvdisasm (or put it on PATH)")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "kernel.cubin")
-        with open(path, "wb") as f:
-            f.write(cubin)
-        sass = subprocess.run([tool, "-c", path], check=True, capture_output=True, text=True).stdout
+    sass = disassemble(cubin)
     code = [ln for ln in sass.splitlines() if "/*" in ln and ";" in ln]
     leftovers = sorted({m.group(0) for m in _PROVIDER.finditer(sass + "\n" + "\n".join(symbols))})
     return CubinReport(

@@ -121,23 +121,36 @@ class StreamSpec:
     name: str
 
 
-def to_stream(value: Any, spec: StreamSpec) -> Any:
-    """``value`` (an int handle, a torch or CuPy stream, anything with ``__cuda_stream__``) as a
-    ``CUstream``."""
-    from cuda.bindings import driver
+def stream_handle(value: Any, name: str) -> int:
+    """The ``CUstream`` handle of an int, a ``cuda.bindings`` ``CUstream``, a torch or CuPy stream, or
+    any object with ``__cuda_stream__``.
 
-    if isinstance(value, driver.CUstream):
-        return value
+    Raises:
+        CoopTypeError: anything else.
+    """
     if isinstance(value, int) and not isinstance(value, bool):
-        return driver.CUstream(value)
+        return value
     handle = getattr(value, "cuda_stream", None)  # torch.cuda.Stream
     if handle is None and hasattr(value, "__cuda_stream__"):
         handle = value.__cuda_stream__()[1]
     if handle is None and type(value).__module__.startswith("cupy"):
         handle = value.ptr
     if handle is None:
-        raise CoopTypeError(f"argument {spec.name!r} must be a CUDA stream, got {type(value).__name__}")
-    return driver.CUstream(int(handle))
+        try:
+            handle = int(value)  # cuda.bindings CUstream
+        except (TypeError, ValueError):
+            kind = type(value).__name__
+            raise CoopTypeError(f"argument {name!r} must be a CUDA stream, got {kind}") from None
+    return int(handle)
+
+
+def to_stream(value: Any, spec: StreamSpec) -> Any:
+    """``value`` (see :func:`stream_handle`) as a ``CUstream``."""
+    from cuda.bindings import driver
+
+    if isinstance(value, driver.CUstream):
+        return value
+    return driver.CUstream(stream_handle(value, spec.name))
 
 
 Spec = TensorSpec | PointerSpec | StreamSpec

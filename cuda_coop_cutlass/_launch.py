@@ -77,26 +77,6 @@ def _array_address(value: Any) -> int:
     return fast[1](value)
 
 
-def _stream_handle(value: Any, name: str) -> int:
-    """The CUstream handle of an int, a cuda.bindings CUstream, a torch or CuPy stream, or any object
-    with ``__cuda_stream__``."""
-    if isinstance(value, int):
-        return value
-    handle = getattr(value, "cuda_stream", None)  # torch.cuda.Stream
-    if handle is None and hasattr(value, "__cuda_stream__"):
-        handle = value.__cuda_stream__()[1]
-    if handle is None and type(value).__module__.startswith("cupy"):
-        handle = value.ptr
-    if handle is None:
-        try:
-            handle = int(value)  # cuda.bindings CUstream
-        except (TypeError, ValueError):
-            raise CoopTypeError(
-                f"argument {name!r} must be a CUDA stream, got {type(value).__name__}"
-            ) from None
-    return int(handle)
-
-
 class PreparedLaunch:
     """A CuTe compiled function bound to its arguments: :meth:`launch` rewrites them and launches.
 
@@ -146,10 +126,10 @@ class PreparedLaunch:
         if numeric is not None:
             return self._scalar_setter(at, name, numeric, value)
         if _cute_hooks.is_stream_parameter(annotation, value):
-            slot = ctypes.c_void_p(_stream_handle(value, name))
+            slot = ctypes.c_void_p(_args.stream_handle(value, name))
 
             def set_stream(new: Any) -> None:
-                slot.value = new if type(new) is int else _stream_handle(new, name)
+                slot.value = new if type(new) is int else _args.stream_handle(new, name)
 
             return self._own(at, slot, set_stream)
 

@@ -12,12 +12,10 @@ from __future__ import annotations
 import copy
 import os
 import shlex
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from cuda.coop._errors import CoopError, CoopValueError
+from cuda.coop._errors import CoopValueError
 
 from . import _arch, _cute_hooks
 
@@ -183,13 +181,6 @@ def write_dumps(p: Plan, dsl: Any, compiled: Any, cubin: bytes, ptx: Any) -> dic
 
 
 def _sass(cubin: bytes, flags: str) -> bytes:
-    from cuda.coop._sass import nvdisasm_path
+    from cuda.coop._sass import disassemble
 
-    tool = nvdisasm_path()
-    if tool is None:
-        raise CoopError("KeepSASS needs nvdisasm: pip install nvidia-cuda-nvdisasm (or put it on PATH)")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "kernel.cubin")
-        with open(path, "wb") as f:
-            f.write(cubin)
-        return subprocess.run([tool, *shlex.split(flags), path], check=True, capture_output=True).stdout
+    return disassemble(cubin, shlex.split(flags)).encode()

@@ -14,7 +14,7 @@ import cuda.coop.numba as numba_coop
 import numpy as np
 import pytest
 from cuda import coop
-from cuda.coop._sass import _sections, nvdisasm_path
+from cuda.coop._sass import _sections, disassemble
 from numba import cuda
 
 SIG = "void(float32[::1], float32[::1])"
@@ -41,14 +41,7 @@ def _code(compiled: numba_coop.CompiledKernel) -> bytes:
 
 
 def _line_info(cubin: bytes) -> str:
-    tool = nvdisasm_path()
-    assert tool, "nvdisasm comes with the numba extra (nvidia-cuda-nvdisasm)"
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"coop_lineinfo_{os.getpid()}.cubin"
-    path.write_bytes(cubin)
-    try:
-        return subprocess.run([tool, "-gi", str(path)], capture_output=True, text=True, check=True).stdout
-    finally:
-        path.unlink()
+    return disassemble(cubin, ["-gi"])  # SASS with the source lines it came from
 
 
 def test_lineinfo_reaches_the_cubin_and_calls_stay_inlined() -> None:

@@ -20,7 +20,6 @@ from cuda.coop._errors import CoopLaunchConfigError, CoopTypeError, CoopValueErr
 
 from ._marshal import (
     HOST,
-    READERS,
     SCALAR,
     TUPLE,
     ArraySpec,
@@ -29,8 +28,7 @@ from ._marshal import (
     ScalarSpec,
     Unsupported,
     is_numba_array,
-    not_passable,
-    reader_for,
+    read_one,
     spec,
 )
 from ._numba_hooks import fast_path_blocker, kernel_function, launch_error, resolve_kernel
@@ -299,11 +297,8 @@ def check_prepare_args(
             f"({', '.join(params)}), got {len(args)}"
         )
     for i, a in enumerate(args):
-        read = reader_for(type(a))
         try:
-            if read is None:
-                raise Unsupported(not_passable(a))
-            key, _ = read(a)
+            key, _ = read_one(a)
         except Unsupported as exc:
             raise CoopTypeError(f"{what}: argument {i} ({names[i]}): {exc}") from None
         problem = _problem(key)
@@ -498,11 +493,8 @@ class PreparedLaunch:
             if type(a) is int and isinstance(s, ArraySpec):  # a raw device pointer: the data slot
                 buffer[offset // 8 + s.data_slot] = a
                 return
-            read = READERS.get(type(a)) or reader_for(type(a))
             try:
-                if read is None:
-                    raise Unsupported(not_passable(a))
-                key, values = read(a)
+                key, values = read_one(a)
             except Unsupported as exc:
                 raise CoopTypeError(f"{self._where(i)}: {exc}") from None
             if key not in ok:

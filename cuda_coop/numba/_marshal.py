@@ -176,15 +176,8 @@ def _read_enum(a: Any) -> tuple[Key, tuple[Any, ...]]:
 
 
 def _read_tuple(t: tuple[Any, ...]) -> tuple[Key, tuple[Any, ...]]:
-    keys, values = [], []
-    for x in t:
-        read = READERS.get(type(x)) or reader_for(type(x))
-        if read is None:
-            raise Unsupported(not_passable(x))
-        k, v = read(x)
-        keys.append(k)
-        values.extend(v)
-    return (TUPLE, tuple(keys)), tuple(values)
+    keys, values = read_args(t)
+    return (TUPLE, keys), tuple(values)
 
 
 #: Reader by argument type (None: only Numba's own path handles it, e.g. host arrays).
@@ -245,14 +238,19 @@ def is_numba_array(kind: type) -> bool:
     return issubclass(kind, DeviceNDArray)
 
 
+def read_one(a: Any) -> tuple[Key, tuple[Any, ...]]:
+    """The key and the flat parameter values of one argument; raises :class:`Unsupported`."""
+    read = READERS.get(type(a)) or reader_for(type(a))
+    if read is None:
+        raise Unsupported(not_passable(a))
+    return read(a)
+
+
 def read_args(args: Sequence[Any]) -> tuple[tuple[Key, ...], list[Any]]:
     """The keys and the flat parameter values of ``args``; raises :class:`Unsupported`."""
     keys, values = [], []
     for a in args:
-        read = READERS.get(type(a)) or reader_for(type(a))
-        if read is None:
-            raise Unsupported(not_passable(a))
-        k, v = read(a)
+        k, v = read_one(a)
         keys.append(k)
         values.extend(v)
     return tuple(keys), values
