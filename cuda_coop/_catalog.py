@@ -23,6 +23,7 @@ from ._kinds import (
     Flag,
     GlobalArray,
     Items,
+    LogicalWarp,
     Offset,
     Operator,
     Payload,
@@ -146,6 +147,70 @@ BLOCK_EXCHANGE_MODES = Choices(
     ),
 )
 
+
+def _warp_tile_algorithms(enum_name: str, prefix: str, verb: str) -> Choices:
+    return Choices(
+        enum_name,
+        f"How ``coop.warp.{verb}`` moves a logical warp's tile between memory and registers "
+        f"(``cub::Warp{verb.title()}Algorithm``).\n\n"
+        "Every algorithm but ``STRIPED`` has the items in a *blocked* arrangement (lane ``l`` holds "
+        "items ``l*n .. l*n+n-1``); ``STRIPED`` has them striped (lane ``l`` holds ``l, l+W, ...``).",
+        (
+            Option("direct", f"{prefix}DIRECT", "each lane accesses its own consecutive items"),
+            Option(
+                "striped",
+                f"{prefix}STRIPED",
+                "consecutive lanes access consecutive items",
+                arrangement="striped",
+            ),
+            Option("vectorize", f"{prefix}VECTORIZE", "as direct, with vector accesses where CUB can"),
+            Option(
+                "transpose",
+                f"{prefix}TRANSPOSE",
+                "striped access, then an exchange within the logical warp in shared memory",
+                scratch=True,
+                stages_tile=True,
+            ),
+        ),
+    )
+
+
+WARP_LOAD_ALGORITHMS = _warp_tile_algorithms("WarpLoadAlgorithm", "cub::WARP_LOAD_", "load")
+WARP_STORE_ALGORITHMS = _warp_tile_algorithms("WarpStoreAlgorithm", "cub::WARP_STORE_", "store")
+
+WARP_EXCHANGE_ALGORITHMS = Choices(
+    "WarpExchangeAlgorithm",
+    "How ``coop.warp.exchange`` moves items among a logical warp's lanes (``cub::WarpExchangeAlgorithm``).",
+    (
+        Option(
+            "smem",
+            "cub::WARP_EXCHANGE_SMEM",
+            "through a shared-memory slice per logical warp; every mode",
+            scratch=True,
+            stages_tile=True,
+        ),
+        Option(
+            "shuffle",
+            "cub::WARP_EXCHANGE_SHUFFLE",
+            "register shuffles, no shared memory; needs items_per_thread == threads_in_warp and a "
+            "blocked/striped mode",
+        ),
+    ),
+)
+
+WARP_EXCHANGE_MODES = Choices(
+    "WarpExchangeMode",
+    "Which rearrangement ``coop.warp.exchange`` performs (a ``cub::WarpExchange`` method).\n\n"
+    "*Blocked*: lane ``l`` holds items ``l*n .. l*n+n-1`` of the logical warp's tile; *striped*: "
+    "items ``l, l+W, ...``. ``scatter_to_striped`` moves item ``i`` of each lane to tile position "
+    "``ranks[i]``, then reads striped.",
+    (
+        Option("striped_to_blocked", "StripedToBlocked", "striped to blocked"),
+        Option("blocked_to_striped", "BlockedToStriped", "blocked to striped"),
+        Option("scatter_to_striped", "ScatterToStriped", "scatter by rank, read striped", uses=("ranks",)),
+    ),
+)
+
 #: Every choice table, in the order their enums are exported.
 CHOICES = (
     BLOCK_LOAD_ALGORITHMS,
@@ -153,6 +218,10 @@ CHOICES = (
     BLOCK_REDUCE_ALGORITHMS,
     BLOCK_SCAN_ALGORITHMS,
     BLOCK_EXCHANGE_MODES,
+    WARP_LOAD_ALGORITHMS,
+    WARP_STORE_ALGORITHMS,
+    WARP_EXCHANGE_ALGORITHMS,
+    WARP_EXCHANGE_MODES,
 )
 
 # --- parameters shared by several rows ------------------------------------------------------------
@@ -558,6 +627,379 @@ EXCLUSIVE_SCAN = _scan(
     note="Without ``initial_value`` (or ``prefix_op``) the first output of thread 0 is undefined, as in CUB.",
 )
 
+# --- warp rows ---------------------------------------------------------------------------------------
+# Each works on the logical warps of ``threads_in_warp`` threads that the block is split into; every
+# lane of a logical warp must call it (other logical warps need not).
+
+_WIDTH = Param(
+    "threads_in_warp",
+    LogicalWarp(),
+    "int",
+    "the logical warp width, 1, 2, 4, 8, 16 or 32 (a compile-time constant): the block is split into "
+    "logical warps of that many consecutive threads (row-major order).",
+    32,
+)
+_WTEMP = Param(
+    "temp_storage",
+    Scratch(),
+    "TempStorage | None",
+    "caller-owned shared scratch (``coop.TempStorage``), one slice per logical warp of the block; by "
+    "default the call gets its own.",
+    None,
+)
+_WOFFSET = Param("offset", Offset(), "int", "element index of the logical warp's tile in the array.", 0)
+_WARP_DETAILS = "Every lane of the logical warp must call it. "
+_WREDUCE_CUB = Cub("cub::WarpReduce", "cub/warp/warp_reduce.cuh", ("T", "threads_in_warp"))
+_WSCAN_CUB = Cub("cub::WarpScan", "cub/warp/warp_scan.cuh", ("T", "threads_in_warp"))
+_WX = Param(
+    "x",
+    Payload(scalar=True, scalar_form=True),
+    "ThreadData | Any",
+    "the lane's items (a ``coop.ThreadData``) or one typed scalar.",
+    keyword_only=False,
+)
+_WX_SCALAR = Param(
+    "x",
+    Payload(scalar=True, scalar_form=True, thread_data=False),
+    "Any",
+    "the lane's value, a typed scalar.",
+    keyword_only=False,
+)
+_WVALID_REDUCE = Param(
+    "valid_items",
+    Count("valid", scalar_payload_only=True),
+    "int | None",
+    "number of lanes whose ``x`` takes part (lanes ``0 .. valid_items-1``); needs a scalar ``x``.",
+    None,
+)
+_WBCAST = Param(
+    "broadcast",
+    Flag("bcast"),
+    "bool",
+    "give the result to every lane (CUB defines it in lane 0 only); a shuffle, no shared memory.",
+    False,
+)
+_WREDUCE_RESULT = (Result("result", "the logical warp's aggregate.", broadcast="broadcast"),)
+_WREDUCE_RETURNS = (
+    "the aggregate, a scalar of the element type. It is defined in lane 0 of the logical warp only, as "
+    "in CUB, unless ``broadcast=True``."
+)
+
+WARP_SUM = Primitive(
+    scope="warp",
+    name="sum",
+    cub=_WREDUCE_CUB,
+    params=(_WX, _WVALID_REDUCE, _WBCAST, _WIDTH, _WTEMP, _TPB),
+    call=Call("Sum", ("x", "valid_items"), returns="result"),
+    results=_WREDUCE_RESULT,
+    scratch=False,
+    summary="Sum the items of each logical warp (CUB WarpReduce::Sum).",
+    details=_WARP_DETAILS + "A ThreadData's items are summed in the lane first. Shuffles only.",
+    returns_doc=_WREDUCE_RETURNS,
+    returns_annotation="Any",
+)
+
+WARP_REDUCE = Primitive(
+    scope="warp",
+    name="reduce",
+    cub=_WREDUCE_CUB,
+    params=(_WX, _OP, _WVALID_REDUCE, _WBCAST, _WIDTH, _WTEMP, _TPB),
+    call=Call("Reduce", ("x", "op", "valid_items"), returns="result"),
+    results=_WREDUCE_RESULT,
+    scratch=False,
+    summary="Reduce the items of each logical warp with an operator (CUB WarpReduce::Reduce).",
+    details=_WARP_DETAILS + "The operator must be associative and commutative. Shuffles only.",
+    returns_doc=_WREDUCE_RETURNS,
+    returns_annotation="Any",
+)
+
+_WAGG = Param(
+    "warp_aggregate",
+    Flag("agg"),
+    "bool",
+    "also return the aggregate of the logical warp, as ``(out, aggregate)``.",
+    False,
+)
+_WSCAN_RESULTS = (
+    Result("out", "the lane's scanned value.", like_payload=True),
+    Result("aggregate", "the logical warp's aggregate, in every lane.", when="warp_aggregate"),
+)
+_WSCAN_RETURNS = (
+    "the lane's scanned value, a scalar; with ``warp_aggregate=True``, the tuple ``(out, aggregate)``."
+)
+
+
+def _warp_scan(name: str, method: str, summary: str, *, op: bool, note: str = "") -> Primitive:
+    params = [_WX_SCALAR]
+    if op:
+        params += [
+            _OP,
+            Param(
+                "initial_value",
+                Element("init"),
+                "int | float | None",
+                "a value of the element type that seeds the scan (it precedes lane 0's value; not part "
+                "of the aggregate).",
+                None,
+            ),
+            Param(
+                "valid_items",
+                Count("partial"),
+                "int | None",
+                "number of lanes that take part (lanes ``0 .. valid_items-1``); the output of the "
+                "others is undefined.",
+                None,
+            ),
+        ]
+    params += [_WAGG, _WIDTH, _WTEMP, _TPB]
+    names = {p.name for p in params} | {"out", "aggregate"}
+    order = ("x", "out", "initial_value", "op", "valid_items", "aggregate")
+    return Primitive(
+        scope="warp",
+        name=name,
+        cub=_WSCAN_CUB,
+        params=tuple(params),
+        call=Call(
+            method,
+            tuple(n for n in order if n in names),
+            variants=(("valid_items", f"{method}Partial"),) if op else (),
+        ),
+        results=_WSCAN_RESULTS,
+        scratch=False,
+        summary=summary,
+        details=_WARP_DETAILS + "Lanes are scanned in order (lane ``l``'s output covers lanes ``0 .. l``). "
+        "Shuffles only. " + note,
+        returns_doc=_WSCAN_RETURNS,
+        returns_annotation="Any",
+    )
+
+
+WARP_INCLUSIVE_SUM = _warp_scan(
+    "inclusive_sum", "InclusiveSum", "Inclusive prefix sum over each logical warp (CUB WarpScan).", op=False
+)
+WARP_EXCLUSIVE_SUM = _warp_scan(
+    "exclusive_sum",
+    "ExclusiveSum",
+    "Exclusive prefix sum over each logical warp (CUB WarpScan).",
+    op=False,
+    note="Lane 0 gets 0.",
+)
+WARP_INCLUSIVE_SCAN = _warp_scan(
+    "inclusive_scan",
+    "InclusiveScan",
+    "Inclusive prefix scan with an operator over each logical warp (CUB WarpScan).",
+    op=True,
+)
+WARP_EXCLUSIVE_SCAN = _warp_scan(
+    "exclusive_scan",
+    "ExclusiveScan",
+    "Exclusive prefix scan with an operator over each logical warp (CUB WarpScan).",
+    op=True,
+    note="Without ``initial_value`` lane 0's output is undefined, as in CUB.",
+)
+
+WARP_BROADCAST = Primitive(
+    scope="warp",
+    name="broadcast",
+    cub=_WSCAN_CUB,
+    params=(
+        _WX_SCALAR,
+        Param(
+            "src_lane",
+            Count("lane"),
+            "int",
+            "the lane (of the logical warp) whose ``x`` every lane gets; the same in every lane.",
+            keyword_only=False,
+        ),
+        _WIDTH,
+        _WTEMP,
+        _TPB,
+    ),
+    call=Call("Broadcast", ("x", "src_lane"), returns="result"),
+    results=(Result("result", "lane ``src_lane``'s value."),),
+    scratch=False,
+    summary="Give every lane of the logical warp one lane's value (CUB WarpScan::Broadcast).",
+    details=_WARP_DETAILS + "A shuffle, no shared memory.",
+    returns_doc="lane ``src_lane``'s ``x``, a scalar of the element type, in every lane.",
+    returns_annotation="Any",
+)
+
+WARP_LOAD = Primitive(
+    scope="warp",
+    name="load",
+    cub=Cub(
+        "cub::WarpLoad", "cub/warp/warp_load.cuh", ("T", "ITEMS_PER_THREAD", "algorithm", "threads_in_warp")
+    ),
+    params=(
+        Param(
+            "src",
+            GlobalArray(),
+            "npt.NDArray[Any]",
+            "global-memory array to read (1-D, contiguous).",
+            keyword_only=False,
+        ),
+        Param(
+            "items",
+            Payload(keep_past=("valid_items", "oob_default")),
+            "ThreadData",
+            "the calling lane's items (a ``coop.ThreadData``).",
+            keyword_only=False,
+        ),
+        _WOFFSET,
+        Param(
+            "algorithm",
+            Choice(WARP_LOAD_ALGORITHMS),
+            "str | WarpLoadAlgorithm",
+            "a ``WarpLoadAlgorithm`` or its name.",
+            "direct",
+        ),
+        Param(
+            "valid_items",
+            Count("partial"),
+            "int | None",
+            "number of valid items in the logical warp's tile; items past it are not read.",
+            None,
+        ),
+        Param(
+            "oob_default",
+            Element("oob"),
+            "int | float | None",
+            "value given to items past ``valid_items``; without it they keep their values.",
+            None,
+            requires=("valid_items",),
+        ),
+        _WIDTH,
+        _WTEMP,
+        _TPB,
+    ),
+    call=Call("Load", ("src", "items", "valid_items", "oob_default")),
+    scratch="algorithm",
+    summary="Load a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpLoad).",
+    details=_WARP_DETAILS + "Each logical warp reads its own tile (give each its ``offset``). Lane ``l`` "
+    "receives its items in the blocked arrangement (striped for ``algorithm='striped'``).",
+)
+
+WARP_STORE = Primitive(
+    scope="warp",
+    name="store",
+    cub=Cub(
+        "cub::WarpStore", "cub/warp/warp_store.cuh", ("T", "ITEMS_PER_THREAD", "algorithm", "threads_in_warp")
+    ),
+    params=(
+        Param(
+            "dst",
+            GlobalArray(write=True),
+            "npt.NDArray[Any]",
+            "global-memory array to write (1-D, contiguous).",
+            keyword_only=False,
+        ),
+        Param(
+            "items",
+            Payload(),
+            "ThreadData",
+            "the calling lane's items (a ``coop.ThreadData``).",
+            keyword_only=False,
+        ),
+        _WOFFSET,
+        Param(
+            "algorithm",
+            Choice(WARP_STORE_ALGORITHMS),
+            "str | WarpStoreAlgorithm",
+            "a ``WarpStoreAlgorithm`` or its name.",
+            "direct",
+        ),
+        Param(
+            "valid_items",
+            Count("partial"),
+            "int | None",
+            "number of valid items; only those are written.",
+            None,
+        ),
+        _WIDTH,
+        _WTEMP,
+        _TPB,
+    ),
+    call=Call("Store", ("dst", "items", "valid_items")),
+    scratch="algorithm",
+    summary="Store a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpStore).",
+    details=_WARP_DETAILS + "Each logical warp writes its own tile (give each its ``offset``). Items are "
+    "expected in the blocked arrangement (striped for ``algorithm='striped'``).",
+)
+
+
+def _check_warp_exchange(r: Resolver) -> None:
+    """CUB's shuffle exchange transposes a square tile and has no scatter."""
+    if r.option("algorithm") != "shuffle":
+        return
+    width = int(str(r.option("threads_in_warp")))
+    if r.n != width:
+        raise CoopValueError(
+            f"{r.q}: algorithm='shuffle' needs items_per_thread == threads_in_warp, got {r.n} items and "
+            f"threads_in_warp={width}; use algorithm='smem'"
+        )
+    if r.option("mode") == "scatter_to_striped":
+        raise CoopValueError(
+            f"{r.q}: algorithm='shuffle' has no mode='scatter_to_striped' (CUB has none); "
+            "use algorithm='smem'"
+        )
+
+
+WARP_EXCHANGE = Primitive(
+    scope="warp",
+    name="exchange",
+    cub=Cub(
+        "cub::WarpExchange",
+        "cub/warp/warp_exchange.cuh",
+        ("T", "ITEMS_PER_THREAD", "threads_in_warp", "algorithm"),
+    ),
+    params=(
+        Param(
+            "items",
+            Payload(),
+            "ThreadData",
+            "the lane's items (rearranged in place unless ``out`` is given).",
+            keyword_only=False,
+        ),
+        Param(
+            "mode",
+            Choice(WARP_EXCHANGE_MODES),
+            "str | WarpExchangeMode",
+            "a ``WarpExchangeMode`` or its name.",
+            keyword_only=False,
+        ),
+        Param(
+            "ranks",
+            Items(tag="ranks", dtypes=("int32",)),
+            "ThreadData | None",
+            "the tile position of each item (an int32 ``ThreadData``), for ``'scatter_to_striped'``.",
+            None,
+        ),
+        Param(
+            "out",
+            Items(fallback="items"),
+            "ThreadData | None",
+            "where the rearranged items go (a ``ThreadData`` like ``items``); by default ``items``.",
+            None,
+        ),
+        Param(
+            "algorithm",
+            Choice(WARP_EXCHANGE_ALGORITHMS),
+            "str | WarpExchangeAlgorithm",
+            "a ``WarpExchangeAlgorithm`` or its name.",
+            "smem",
+        ),
+        _WIDTH,
+        _WTEMP,
+        _TPB,
+    ),
+    call=Call("{mode}", ("items", "out", "ranks")),
+    scratch="algorithm",
+    check=_check_warp_exchange,
+    summary="Rearrange each logical warp's items among its lanes (CUB WarpExchange).",
+    details=_WARP_DETAILS + "In ``'scatter_to_striped'``, ranks must address each tile position of the "
+    "logical warp at most once.",
+)
+
 #: Every primitive, by catalog key (``"block.load"``), in the order they are documented.
 CATALOG: dict[str, Primitive] = {
     p.key: p
@@ -571,12 +1013,22 @@ CATALOG: dict[str, Primitive] = {
         EXCLUSIVE_SUM,
         INCLUSIVE_SCAN,
         EXCLUSIVE_SCAN,
+        WARP_LOAD,
+        WARP_STORE,
+        WARP_EXCHANGE,
+        WARP_SUM,
+        WARP_REDUCE,
+        WARP_INCLUSIVE_SUM,
+        WARP_EXCLUSIVE_SUM,
+        WARP_INCLUSIVE_SCAN,
+        WARP_EXCLUSIVE_SCAN,
+        WARP_BROADCAST,
     )
 }
 
 
 def in_scope(scope: str) -> dict[str, Primitive]:
-    """The primitives of ``scope`` (``"block"``), by name."""
+    """The primitives of ``scope`` (``"block"`` or ``"warp"``), by name."""
     return {p.name: p for p in CATALOG.values() if p.scope == scope}
 
 

@@ -128,16 +128,26 @@ class Payload:
 
     scalar: bool = False
     scalar_form: bool = False  # a scalar reaches C++ as one value (CUB's scalar overloads)
+    thread_data: bool = True  # a ThreadData is accepted (False: CUB takes one value per thread only)
     keep_past: tuple[str, str] | None = None  # (count, value): items past the count keep their
     # previous values unless the value parameter is given (a partial load's contract)
 
     def check(self, r: Resolver, name: str, arg: Arg) -> None:
-        if arg.form is Form.THREAD_DATA and not arg.problem:
+        if self.thread_data and arg.form is Form.THREAD_DATA and not arg.problem:
             r.set_payload(_supported(r, name, arg), arg.items, scalar=False)
         elif self.scalar and arg.form is Form.SCALAR:
             r.set_payload(_supported(r, name, arg), 1, scalar=True)
         else:
-            what = "a coop.ThreadData created in the kernel" + (" or a typed scalar" if self.scalar else "")
+            what = " or ".join(
+                w
+                for w, ok in (
+                    ("a coop.ThreadData created in the kernel", self.thread_data),
+                    ("a typed scalar", self.scalar),
+                )
+                if ok
+            )
+            if not self.thread_data and arg.form is Form.THREAD_DATA:
+                what += " (CUB takes one value per thread here; pass an item, e.g. items[0])"
             detail = f" ({arg.problem})" if arg.problem else ""
             raise CoopTypeError(f"{r.q}: {name} must be {what}, got {arg.shown}{detail}")
 
@@ -420,6 +430,60 @@ class BlockShape:
         r.block_dims = dims
 
 
+#: The logical warp widths CUB's warp primitives take (powers of two up to the hardware warp).
+WARP_WIDTHS = (1, 2, 4, 8, 16, 32)
+
+
+@dataclass(frozen=True)
+class LogicalWarp:
+    """The width of the logical warps a warp primitive works on: a compile-time int of
+    ``WARP_WIDTHS`` (no slot; a template argument). The block is split into consecutive logical
+    warps of that many threads (in row-major thread order), so its thread count must be a multiple
+    of it."""
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
+        value = default if arg.form is Form.ABSENT else arg.value
+        if arg.form not in (Form.ABSENT, Form.CONSTANT) or not _is_int(value):
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a compile-time constant int "
+                f"({', '.join(map(str, WARP_WIDTHS))}), got {arg.shown}"
+            )
+        if value not in WARP_WIDTHS:
+            raise CoopValueError(
+                f"{r.q}: {name}={value} is not a logical warp width; allowed: "
+                f"{', '.join(map(str, WARP_WIDTHS))}"
+            )
+        r.record(name, str(value))
+
+    def check_launch(self, r: Resolver, name: str) -> None:
+        width = int(r.option(name))  # type: ignore[arg-type]
+        if r.threads % width:
+            raise CoopLaunchConfigError(
+                f"{r.q}: {name}={width} needs a block of a multiple of {width} threads, the block has "
+                f"{r.threads} {r.block_dims}{r.launch_where}; use a block of {width}*k threads or a "
+                f"{name} that divides {r.threads}"
+            )
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A per-thread truth value (a runtime integer, nonzero meaning true, or a constant int/bool),
+    passed as an int."""
+
+    tag: str
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        if not arg.given:
+            return
+        constant = arg.form is Form.CONSTANT and isinstance(arg.value, int)
+        if not (constant or _integer_scalar(arg)):
+            raise CoopTypeError(f"{r.q}: {name} must be an integer flag (nonzero means set), got {arg.shown}")
+        r.mark_present(name, self.tag)
+
+    def slot(self, req: Request, name: str) -> Slot | None:
+        return Slot(name, Shape.INT) if req.has(self.tag) else None
+
+
 Kind = (
     Payload
     | GlobalArray
@@ -433,4 +497,6 @@ Kind = (
     | PrefixOp
     | Scratch
     | BlockShape
+    | LogicalWarp
+    | Predicate
 )

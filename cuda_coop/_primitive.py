@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ._choices import Choices
 from ._dtypes import dtype_named
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
-from ._kinds import Arg, Choice, Flag, Form, Kind, Payload, Shape, Slot
+from ._kinds import Arg, Choice, Flag, Form, Kind, LogicalWarp, Payload, Shape, Slot
 from ._requests import Request
 
 REQUIRED = inspect.Parameter.empty
@@ -58,6 +58,8 @@ class Result:
             otherwise one value of the element type.
         when: a Flag parameter that asks for it (always returned when None).
         broadcast: a Flag parameter that gives it to every thread (CUB defines it in thread 0).
+        spread: a LogicalWarp parameter: the result is a ThreadData of the payload's items spread
+            over the logical warp's lanes (``ceil(items / width)`` items per thread).
     """
 
     name: str
@@ -65,6 +67,7 @@ class Result:
     like_payload: bool = False
     when: str | None = None
     broadcast: str | None = None
+    spread: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,11 +84,14 @@ class Cub:
 class Call:
     """The C++ call: the method (``"{mode}"`` names a Choice whose option is the method), its
     arguments by parameter or result name (absent optional ones are left out: that selects CUB's
-    overload), and the result that receives the method's return value."""
+    overload), and the result that receives the method's return value. ``variants`` name another
+    method for when an optional parameter is given (``(("valid_items", "InclusiveScanPartial"),)``:
+    CUB spells some overloads as methods of their own); the first given one wins."""
 
     method: str
     args: tuple[str, ...]
     returns: str | None = None
+    variants: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -317,13 +323,16 @@ class Primitive:
             if p is payload:
                 continue
             arg = args.get(p.name, absent)
-            if isinstance(p.kind, (Choice, Flag)):
+            if isinstance(p.kind, (Choice, Flag, LogicalWarp)):
                 p.kind.check(r, p.name, arg, p.default)
             else:
                 p.kind.check(r, p.name, arg)
         self._check_combinations(r)
         if r.block_dims is None:
             raise CoopLaunchConfigError(f"{self.qualname}: {launch.unknown}")
+        for p in self.params:
+            if hasattr(p.kind, "check_launch"):
+                p.kind.check_launch(r, p.name)
         self._check_options(r)
         if self.check is not None:
             self.check(r)
@@ -374,6 +383,12 @@ class Primitive:
             if option.stages_tile:
                 r.check_tile_fits(name, option.value)
 
+    def method(self, req: Request) -> str:
+        """The C++ method of ``req``'s call (a variant's when its parameter is given; a Choice's
+        option when the method names one)."""
+        method = next((m for name, m in self.call.variants if self.given(req, name)), self.call.method)
+        return method.format(**{k: c[str(req.option(k))].cxx for k, c in self.choices().items()})
+
     def given(self, req: Request, name: str) -> bool:
         """Whether parameter or result ``name`` takes part in ``req`` (optional ones by their tag)."""
         for res in self.results:
@@ -395,10 +410,17 @@ class Primitive:
         ]
         returns = []
         scalar = req.has("scalar")
+        scalar_form = scalar and getattr(self.payload.kind, "scalar_form", False)
         for res in self.results:
             if not self.given(req, res.name):
                 continue
-            if res.like_payload:
+            if res.spread is not None:
+                width = int(req.option(res.spread))  # type: ignore[arg-type]
+                items = -(-req.items_per_thread // width)
+                slot = Slot(res.name, Shape.ITEMS, req.dtype, items, result=True)
+            elif res.like_payload and scalar_form:  # CUB returns one value through a T&
+                slot = Slot(res.name, Shape.VALUE, req.dtype, 1, result=True, scalar=True)
+            elif res.like_payload:
                 slot = Slot(
                     res.name, Shape.ITEMS, req.dtype, req.items_per_thread, result=True, scalar=scalar
                 )

@@ -4,9 +4,15 @@
 A kernel's requests become one translation unit: for each request an ``extern "C" __device__``
 wrapper around its CUB class, whose C ABI is the request's slots (``Primitive.slots``); size and
 alignment probes of every CUB ``TempStorage`` (read back from NVRTC's lowered name expressions);
-one implicit shared scratch buffer per kernel (scratch group); one shared buffer per caller-owned
-``coop.TempStorage``; and for each user operator an ``extern "C"`` declaration (the backend defines
-it in the kernel) wrapped in a functor that full LTO inlines into CUB's loops.
+one implicit shared scratch buffer per kernel (scratch group) and scope; one shared buffer per
+caller-owned ``coop.TempStorage``; and for each user operator an ``extern "C"`` declaration (the
+backend defines it in the kernel) wrapped in a functor that full LTO inlines into CUB's loops.
+
+A row's scope decides how its threads are grouped. ``block``: all threads of the block, one
+``TempStorage``, ``__syncthreads()`` before scratch is reused. ``warp``: logical warps of the row's
+``LogicalWarp`` width (consecutive threads in row-major order), one ``TempStorage`` slice per logical
+warp of the block, ``__syncwarp`` over the logical warp's lanes before a slice is reused, and no
+shared memory at all for a class whose ``TempStorage`` is empty (CUB's shuffle specialisations).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from dataclasses import dataclass
 
 from ._catalog import CATALOG
 from ._dtypes import dtype_named
-from ._kinds import Choice, Flag, Operator, Payload, PrefixOp, Shape, Slot
+from ._kinds import Choice, Flag, Items, LogicalWarp, Operator, Payload, PrefixOp, Shape, Slot
 from ._operators import BUILTIN_OPERATORS, USER_OPERATOR_PREFIX
 from ._primitive import Primitive
 from ._requests import Request
@@ -42,6 +48,16 @@ struct coop_running_prefix
 """
 
 
+_WARP_PREAMBLE = """
+// The lanes of the calling thread's logical warp of Width threads.
+template <int Width>
+__device__ __forceinline__ unsigned int coop_warp_mask()
+{
+  return cub::WarpMask<Width>(::cuda::ptx::get_sreg_laneid() / Width);
+}
+"""
+
+
 @dataclass(frozen=True)
 class RenderedBundle:
     """A translation unit and the name expressions whose lowered names carry its probes."""
@@ -55,8 +71,8 @@ def temp_storage_symbol(slot: int) -> str:
     return f"coop_temp_storage_{slot}"
 
 
-def _scratch_name(group: int) -> str:
-    return f"coop_scratch_{group}"
+def _scratch_name(scope: str, group: int) -> str:
+    return f"coop_scratch_{group}" if scope == "block" else f"coop_{scope}_scratch_{group}"
 
 
 def _row(req: Request) -> Primitive:
@@ -65,6 +81,92 @@ def _row(req: Request) -> Primitive:
 
 def _cxx(dtype: str) -> str:
     return dtype_named(dtype).cxx
+
+
+def _width(prim: Primitive, req: Request) -> int:
+    """The logical warp width of a warp-scope request (its LogicalWarp parameter)."""
+    name = next(p.name for p in prim.params if isinstance(p.kind, LogicalWarp))
+    return int(str(req.option(name)))
+
+
+class _Scope:
+    """How a scope's threads are grouped, in C++: the block as one group."""
+
+    def __init__(self, prim: Primitive, req: Request) -> None:
+        x, y, z = req.block_dims
+        self.tid = f"cub::RowMajorTid({x}, {y}, {z})"
+        self.threads = x * y * z
+
+    groups = 1
+
+    def rank(self) -> str:
+        """The calling thread's rank in its group."""
+        return f"int({self.tid})"
+
+    def storage(self, symbol: str) -> str:
+        """The scratch type of one request, for the whole block (probed, and a union member)."""
+        return f"typename {symbol}_t::TempStorage"
+
+    def slice(self, storage: str) -> str:
+        """The calling group's ``TempStorage`` within the scratch (an lvalue of ``storage``)."""
+        return storage
+
+    def barrier(self) -> str:
+        return "__syncthreads();"
+
+    def no_scratch(self, symbol: str) -> tuple[str, str]:
+        """(statements, constructor) of a class that needs no scratch."""
+        return "", f"{symbol}_t()"
+
+    def broadcast(self, name: str, t: str) -> str:
+        """Give the group's first thread's ``name`` to every thread of the group."""
+        return (
+            f"  __shared__ cub::Uninitialized<{t}> {name}_broadcast;\n"
+            f"  if ({self.tid} == 0) {name}_broadcast.Alias() = {name};\n"
+            "  __syncthreads();\n"
+            f"  {name} = {name}_broadcast.Alias();\n"
+            "  __syncthreads();  // a later call's write must not overtake a slow reader\n"
+        )
+
+
+class _WarpScope(_Scope):
+    """Logical warps of the row's width: a scratch slice each, warp-level barriers, shuffles."""
+
+    def __init__(self, prim: Primitive, req: Request) -> None:
+        super().__init__(prim, req)
+        self.width = _width(prim, req)
+        self.groups = self.threads // self.width
+        self.mask = f"coop_warp_mask<{self.width}>()"
+
+    def rank(self) -> str:
+        return f"int({self.tid} % {self.width})"
+
+    def storage(self, symbol: str) -> str:
+        return f"typename {symbol}_t::TempStorage[{self.groups}]"
+
+    def slice(self, storage: str) -> str:
+        return f"({storage})[{self.tid} / {self.width}]"
+
+    def barrier(self) -> str:
+        return f"__syncwarp({self.mask});"
+
+    def no_scratch(self, symbol: str) -> tuple[str, str]:
+        # CUB's warp classes take a TempStorage&; those that need none have an empty one, which a
+        # local stands in for (checked, so that a class that does need scratch cannot get a local).
+        storage = f"typename {symbol}_t::TempStorage"
+        return (
+            f"  static_assert(sizeof({storage}) <= sizeof(int), "
+            f'"coop: {symbol} was planned without scratch but its TempStorage is not empty");\n'
+            f"  {storage} no_scratch;\n"
+        ), f"{symbol}_t(no_scratch)"
+
+    def broadcast(self, name: str, t: str) -> str:
+        return f"  {name} = cub::ShuffleIndex<{self.width}>({name}, 0, {self.mask});\n"
+
+
+def _scope(req: Request) -> _Scope:
+    prim = _row(req)
+    return (_WarpScope if prim.scope == "warp" else _Scope)(prim, req)
 
 
 def _template_arg(prim: Primitive, req: Request, name: str) -> str:
@@ -83,6 +185,10 @@ def _template_arg(prim: Primitive, req: Request, name: str) -> str:
         return kind.choices[str(req.option(name))].cxx
     if isinstance(kind, Flag):
         return "true" if req.has(kind.tag) else "false"
+    if isinstance(kind, LogicalWarp):
+        return str(req.option(name))
+    if isinstance(kind, Items):  # a further payload's element type (CUB's ValueT), or none
+        return _cxx(str(req.option(name) or req.dtype)) if prim.given(req, name) else "cub::NullType"
     raise AssertionError(f"{prim.qualname}: template parameter {name!r} is neither fixed nor a choice")
 
 
@@ -163,18 +269,21 @@ def _wrapper(req: Request) -> str:
         else:
             args.append(name)  # a slot's local; for an absent argument with a fallback, the backend
             # passed the fallback's value in the slot
-    storage = f"typename {req.symbol}_t::TempStorage"
+    scope = _scope(req)
+    storage = f"{req.symbol}_storage"
     scratch = prim.needs_scratch(dict(req.options))
     if req.caller_temp_storage:
-        ctor = f"{req.symbol}_t(*reinterpret_cast<{storage}*>(temp_storage_))"
+        ctor = f"{req.symbol}_t({scope.slice(f'*reinterpret_cast<{storage}*>(temp_storage_)')})"
     elif scratch:
-        # All implicit scratch of a kernel is one buffer: wait until every thread is done with its
-        # previous use (CUB requires a barrier before a TempStorage is reused).
-        ctor = f"{req.symbol}_t(*reinterpret_cast<{storage}*>(&{_scratch_name(req.scratch_group)}))"
-        body += "  __syncthreads();\n"
+        # All implicit scratch of a kernel's scope is one buffer: wait until every thread of the group
+        # is done with its previous use (CUB requires a barrier before a TempStorage is reused).
+        buffer = _scratch_name(prim.scope, req.scratch_group)
+        ctor = f"{req.symbol}_t({scope.slice(f'*reinterpret_cast<{storage}*>(&{buffer})')})"
+        body += f"  {scope.barrier()}\n"
     else:
-        ctor = f"{req.symbol}_t()"
-    method = prim.call.method.format(**{k: c[str(req.option(k))].cxx for k, c in prim.choices().items()})
+        setup, ctor = scope.no_scratch(req.symbol)
+        body += setup
+    method = prim.method(req)
     call = f"{ctor}.{method}({', '.join(args)});\n"
     call = f"  {prim.call.returns} = {call}" if prim.call.returns else f"  {call}"
     payload = prim.payload
@@ -182,31 +291,23 @@ def _wrapper(req: Request) -> str:
     if keep and scratch and prim.given(req, keep[0]) and not prim.given(req, keep[1]):
         # CUB's transposing algorithms exchange the whole tile, so items past the count would come
         # back permuted from other threads: restore the thread's own previous values, as promised.
-        x, y, z = req.block_dims
         items, count = payload.name, keep[0]
         call = (
             f"  {t} previous[{n}];\n"
             f"  for (int i = 0; i < {n}; ++i) previous[i] = {items}[i];\n"
             + call
-            + f"  const int first = int(cub::RowMajorTid({x}, {y}, {z})) * {n};\n"
+            + f"  const int first = {scope.rank()} * {n};\n"
             f"  for (int i = 0; i < {n}; ++i)\n"
             f"    if (first + i >= {count}) {items}[i] = previous[i];\n"
         )
     for res in prim.results:
         if res.broadcast and prim.given(req, res.name) and prim.given(req, res.broadcast):
-            x, y, z = req.block_dims
-            call += (
-                f"  __shared__ cub::Uninitialized<{t}> {res.name}_broadcast;\n"
-                f"  if (cub::RowMajorTid({x}, {y}, {z}) == 0) {res.name}_broadcast.Alias() = {res.name};\n"
-                "  __syncthreads();\n"
-                f"  {res.name} = {res.name}_broadcast.Alias();\n"
-                "  __syncthreads();  // a later call's write must not overtake a slow reader\n"
-            )
+            call += scope.broadcast(res.name, t)
     return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}{call}}}\n'
 
 
 def _union(name: str, requests: Sequence[Request]) -> str:
-    members = "".join(f"  typename {r.symbol}_t::TempStorage m{i};\n" for i, r in enumerate(requests))
+    members = "".join(f"  {r.symbol}_storage m{i};\n" for i, r in enumerate(requests))
     return f"union {name} {{\n{members or '  char unused;'}\n}};\n"
 
 
@@ -227,21 +328,27 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[int]) -> R
         headers.update({"cuda/functional": None, "cuda/std/functional": None})
     parts = [f"#include <{h}>\n" for h in headers]
     parts.append(_PREAMBLE)
+    if any(_row(r).scope == "warp" for r in requests):
+        parts.append(_WARP_PREAMBLE)
     parts += [_user_operator(symbol, dtype) for symbol, dtype in operators.items()]
     probes: dict[str, str] = {}
     scratch = [r for r in requests if _row(r).needs_scratch(dict(r.options))]
     for req in requests:
         parts.append(f"using {req.symbol}_t = {_cub_type(req)};\n")
     for req in scratch:
-        ts = f"typename {req.symbol}_t::TempStorage"
+        parts.append(f"using {req.symbol}_storage = {_scope(req).storage(req.symbol)};\n")
+        ts = f"{req.symbol}_storage"
         probes[f"&{_PROBE}<sizeof({ts}), alignof({ts})>"] = req.symbol
     implicit = [r for r in scratch if not r.caller_temp_storage]
-    for group in sorted({r.scratch_group for r in implicit}):
+    for scope_name, group in sorted({(_row(r).scope, r.scratch_group) for r in implicit}):
         # A kernel's static shared memory is every __shared__ variable it reaches: one buffer per
-        # kernel keeps a kernel from paying for another kernel's larger scratch.
-        union = f"coop_scratch_union_{group}"
-        parts.append(_union(union, [r for r in implicit if r.scratch_group == group]))
-        parts.append(f"static __shared__ {union} {_scratch_name(group)};\n")
+        # kernel keeps a kernel from paying for another kernel's larger scratch. Block and warp
+        # scratch are apart: a warp may start on its slice while other warps still read the block's.
+        name = _scratch_name(scope_name, group)
+        union = f"{name.replace('scratch', 'scratch_union')}"
+        members = [r for r in implicit if r.scratch_group == group and _row(r).scope == scope_name]
+        parts.append(_union(union, members))
+        parts.append(f"static __shared__ {union} {name};\n")
     for group in sorted(set(temp_storage)):
         members = [r for r in scratch if r.caller_temp_storage and r.scratch_group == group]
         parts.append(_union(f"coop_temp_storage_union_{group}", members))

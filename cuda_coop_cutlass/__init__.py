@@ -11,7 +11,7 @@ the computing primitives return register tensors or CuTe scalars, and ``op=`` ma
 
 from __future__ import annotations
 
-from cuda.coop import TempStorage, ThreadData, block
+from cuda.coop import TempStorage, ThreadData, block, warp
 from cuda.coop._catalog import CHOICES
 from cuda.coop._registry import register_on_import
 
@@ -31,6 +31,7 @@ __all__ = [
     "to_ssa",
     "from_ssa",
     "block",
+    "warp",
     "ThreadData",
     "TempStorage",
     *(c.enum_name for c in CHOICES),

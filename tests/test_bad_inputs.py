@@ -98,6 +98,49 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("load-another-primitives-algorithm",
      "coop.block.load(src, items, algorithm=coop.BlockStoreAlgorithm.TRANSPOSE)", V,
      "algorithm=BlockStoreAlgorithm.TRANSPOSE is another primitive's choice"),
+    # warp primitives
+    ("warp-width-not-a-warp", "coop.warp.sum(items, threads_in_warp=3)", V,
+     "threads_in_warp=3 is not a logical warp width; allowed: 1, 2, 4, 8, 16, 32"),
+    ("warp-width-runtime", "coop.warp.reduce(s, 'max', threads_in_warp=s)", E,
+     "threads_in_warp must be a compile-time constant int"),
+    ("warp-sum-valid-needs-scalar", "coop.warp.sum(items, valid_items=3)", V, "valid_items needs a scalar x"),
+    ("warp-sum-temp-storage", "coop.warp.sum(items, temp_storage=3)", E,
+     "temp_storage must be a coop.TempStorage"),
+    ("warp-reduce-unknown-op", "coop.warp.reduce(s, 'avg')", V, "unknown op='avg'"),
+    ("warp-reduce-broadcast-not-bool", "coop.warp.reduce(s, 'max', broadcast=1)", E,
+     "broadcast must be a compile-time constant True or False"),
+    ("warp-scan-thread-data", "coop.warp.inclusive_sum(items)", E,
+     "coop.warp.inclusive_sum: x must be a typed scalar (CUB takes one value per thread here"),
+    ("warp-scan-initial-out-of-range", "coop.warp.exclusive_scan(i8[0], 'max', initial_value=300)", V,
+     "initial_value=300 is outside the range of int8"),
+    ("warp-scan-valid-float", "coop.warp.inclusive_scan(s, 'max', valid_items=s)", E,
+     "valid_items must be an integer"),
+    ("warp-scan-aggregate-runtime", "coop.warp.exclusive_sum(s, warp_aggregate=flag)", E,
+     "warp_aggregate must be a compile-time constant True or False"),
+    ("warp-scan-xor-on-float", "coop.warp.inclusive_scan(s, 'bit_xor')", E, "op='bit_xor' needs an integer"),
+    ("warp-broadcast-lane-float", "coop.warp.broadcast(s, s)", E, "src_lane must be an integer"),
+    ("warp-broadcast-missing-lane", "coop.warp.broadcast(s)", E, "missing a required argument: 'src_lane'"),
+    ("warp-load-block-algorithm", "coop.warp.load(src, items, algorithm='warp_transpose')", V,
+     "unknown algorithm='warp_transpose'"),
+    ("warp-load-block-enum", "coop.warp.load(src, items, algorithm=coop.BlockLoadAlgorithm.DIRECT)", V,
+     "algorithm=BlockLoadAlgorithm.DIRECT is another primitive's choice; pass coop.WarpLoadAlgorithm.DIRECT"),
+    ("warp-load-oob-without-valid", "coop.warp.load(src, items, oob_default=0.0)", V,
+     "oob_default is given without valid_items"),
+    ("warp-store-dtype", "coop.warp.store(dst, ints)", E,
+     "dst has element type float32 but items is a ThreadData of int32"),
+    ("warp-store-negative-offset", "coop.warp.store(dst, items, offset=-4)", V, "offset=-4 is negative"),
+    ("warp-exchange-unknown-mode", "coop.warp.exchange(items, 'scatter_to_blocked')", V,
+     "unknown mode='scatter_to_blocked'"),
+    ("warp-exchange-needs-ranks", "coop.warp.exchange(items, 'scatter_to_striped')", V,
+     "mode='scatter_to_striped' needs ranks="),
+    ("warp-exchange-shuffle-square",
+     "coop.warp.exchange(items, 'blocked_to_striped', algorithm='shuffle')", V,
+     "algorithm='shuffle' needs items_per_thread == threads_in_warp, got 4 items and threads_in_warp=32"),
+    ("warp-exchange-shuffle-scatter",
+     "coop.warp.exchange(items, SCATTER, ranks=ranks, algorithm='shuffle', threads_in_warp=4)", V,
+     "algorithm='shuffle' has no mode='scatter_to_striped'"),
+    ("warp-exchange-ranks-type", "coop.warp.exchange(items, 'scatter_to_striped', ranks=items)", E,
+     "ranks must be a ThreadData of int32, got float32"),
 ]  # fmt: skip
 
 _NUMBA = {"F32": "np.float32", "I32": "np.int32", "I8": "np.int8", "U8": "np.uint8", "F16": "np.float16"}
@@ -118,7 +161,7 @@ _PRELUDE = """
 
 
 def _body(call: str, names: dict[str, str]) -> str:
-    call = call.replace("FLAGGED", "'scatter_to_striped_flagged'")
+    call = call.replace("FLAGGED", "'scatter_to_striped_flagged'").replace("SCATTER", "'scatter_to_striped'")
     return (_PRELUDE + f"    {call}\n").format(**names)
 
 
@@ -193,6 +236,8 @@ HOST_ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("register-unknown", "coop.register('triton')", coop.CoopBackendError, "unknown backend 'triton'"),
     ("load-on-the-host", "coop.block.load(None, None)", H, "coop.block.load is a kernel-side"),
     ("reduce-on-the-host", "coop.block.reduce(1.0, 'max')", H, "coop.block.reduce is a kernel-side"),
+    ("warp-sum-on-the-host", "coop.warp.sum(1.0)", H, "coop.warp.sum is a kernel-side"),
+    ("warp-load-on-the-host", "coop.warp.load(None, None)", H, "coop.warp.load is a kernel-side"),
     ("thread-data-on-the-host", "coop.ThreadData(4)", H, "coop.ThreadData is a kernel-side"),
     ("temp-storage-on-the-host", "coop.TempStorage(1)", H, "coop.TempStorage is a kernel-side"),
     ("compile-output", "numba_coop.compile(k, SIG, block=128, output='sass')", V, "output='sass'"),

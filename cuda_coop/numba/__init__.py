@@ -9,7 +9,7 @@ kernel-side primitives as ``cuda.coop`` plus the Numba entry points :func:`jit` 
 
 from __future__ import annotations
 
-from cuda.coop import TempStorage, ThreadData, block
+from cuda.coop import TempStorage, ThreadData, block, warp
 from cuda.coop._errors import CoopBackendError
 
 try:
@@ -38,6 +38,7 @@ __all__ = [
     "CompiledKernel",
     "PreparedLaunch",
     "block",
+    "warp",
     "ThreadData",
     "TempStorage",
     *(c.enum_name for c in CHOICES),

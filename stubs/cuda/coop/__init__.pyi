@@ -5,6 +5,7 @@ from enum import Enum
 from typing import Any
 
 from . import block as block
+from . import warp as warp
 
 __version__: str
 
@@ -44,6 +45,27 @@ class BlockExchangeMode(str, Enum):
     SCATTER_TO_STRIPED = "scatter_to_striped"
     SCATTER_TO_STRIPED_GUARDED = "scatter_to_striped_guarded"
     SCATTER_TO_STRIPED_FLAGGED = "scatter_to_striped_flagged"
+
+class WarpLoadAlgorithm(str, Enum):
+    DIRECT = "direct"
+    STRIPED = "striped"
+    VECTORIZE = "vectorize"
+    TRANSPOSE = "transpose"
+
+class WarpStoreAlgorithm(str, Enum):
+    DIRECT = "direct"
+    STRIPED = "striped"
+    VECTORIZE = "vectorize"
+    TRANSPOSE = "transpose"
+
+class WarpExchangeAlgorithm(str, Enum):
+    SMEM = "smem"
+    SHUFFLE = "shuffle"
+
+class WarpExchangeMode(str, Enum):
+    STRIPED_TO_BLOCKED = "striped_to_blocked"
+    BLOCKED_TO_STRIPED = "blocked_to_striped"
+    SCATTER_TO_STRIPED = "scatter_to_striped"
 # END generated: choices
 
 class ThreadData:
@@ -88,6 +110,7 @@ class CoopCompileError(CoopError, RuntimeError):
 # BEGIN generated: all
 __all__ = [
     "block",
+    "warp",
     "ThreadData",
     "TempStorage",
     "BlockLoadAlgorithm",
@@ -95,6 +118,10 @@ __all__ = [
     "BlockReduceAlgorithm",
     "BlockScanAlgorithm",
     "BlockExchangeMode",
+    "WarpLoadAlgorithm",
+    "WarpStoreAlgorithm",
+    "WarpExchangeAlgorithm",
+    "WarpExchangeMode",
     "register",
     "registered_backends",
     "compile_stats",

@@ -10,10 +10,15 @@ from cuda.coop import BlockStoreAlgorithm as BlockStoreAlgorithm
 from cuda.coop import BlockReduceAlgorithm as BlockReduceAlgorithm
 from cuda.coop import BlockScanAlgorithm as BlockScanAlgorithm
 from cuda.coop import BlockExchangeMode as BlockExchangeMode
+from cuda.coop import WarpLoadAlgorithm as WarpLoadAlgorithm
+from cuda.coop import WarpStoreAlgorithm as WarpStoreAlgorithm
+from cuda.coop import WarpExchangeAlgorithm as WarpExchangeAlgorithm
+from cuda.coop import WarpExchangeMode as WarpExchangeMode
 # END generated: choices
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
 from cuda.coop import block as block
+from cuda.coop import warp as warp
 from cuda.coop.numba import CubinReport
 
 class CompiledCuteFunction:
@@ -39,6 +44,7 @@ __all__ = [
     "to_ssa",
     "from_ssa",
     "block",
+    "warp",
     "ThreadData",
     "TempStorage",
     "BlockLoadAlgorithm",
@@ -46,5 +52,9 @@ __all__ = [
     "BlockReduceAlgorithm",
     "BlockScanAlgorithm",
     "BlockExchangeMode",
+    "WarpLoadAlgorithm",
+    "WarpStoreAlgorithm",
+    "WarpExchangeAlgorithm",
+    "WarpExchangeMode",
 ]
 # END generated: all

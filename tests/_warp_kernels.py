@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Source of the warp test kernels for each DSL, generated from the shared cases of
+``tests/_warp_cases.py``: the coop calls are the same text in both; the scaffolding is each DSL's."""
+
+from __future__ import annotations
+
+from ._compute_kernels import _CUTE_TYPES, load
+from ._warp_cases import GRID, Case, Config
+
+__all__ = ["load", "numba_source", "cute_source"]
+
+_NUMBA = """
+import numpy as np
+from numba import cuda
+from cuda import coop
+
+
+def user_max(a, b):  # a plain Python function as an operator
+    return a if a > b else b
+
+
+@cuda.jit(device=True)
+def user_min(a, b):  # a Numba device function as an operator
+    return b if b < a else a
+
+
+def user_add(a, b):
+    return a + b
+
+
+def kernel(x, out, red, agg, ranks_in, init_in, nv, ni, mode):
+    t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+    lane = t % {W}
+    g = cuda.blockIdx.x * {WARPS} + t // {W}
+    base = g * {TILE}
+    rbase = g * {W}
+    iv = init_in[0]
+    items = coop.ThreadData({IPT}, "{T}")
+    sitems = coop.ThreadData({IPT}, "{T}")
+    tmp = coop.ThreadData({IPT}, "{T}")
+    keep = coop.ThreadData({IPT}, "{T}")
+    dst = coop.ThreadData({IPT}, "{T}")
+    rk = coop.ThreadData({IPT}, "int32")
+    for j in range({IPT}):
+        items[j] = x[base + lane * {IPT} + j]
+        sitems[j] = x[base + lane + j * {W}]
+        rk[j] = ranks_in[base + lane * {IPT} + j]
+        tmp[j] = items[j]
+        keep[j] = iv
+        dst[j] = items[j]
+    s = items[0]
+"""
+
+_CUTE = """
+import cutlass
+import cutlass.cute as cute
+from cuda import coop
+
+T = cutlass.{CT}
+
+
+@cute.jit
+def user_max(a, b):  # a @cute.jit function (control flow) as an operator
+    r = a
+    if b > a:
+        r = b
+    return r
+
+
+@cute.jit
+def user_min(a, b):
+    r = a
+    if b < a:
+        r = b
+    return r
+
+
+def user_add(a, b):  # a plain Python function (straight-line) as an operator
+    return a + b
+
+
+@cute.kernel
+def kernel(x: cute.Tensor, out: cute.Tensor, red: cute.Tensor, agg: cute.Tensor, ranks_in: cute.Tensor,
+           init_in: cute.Tensor, nv: cutlass.Int32, ni: cutlass.Int32, mode: cutlass.Int32):
+    tx, ty, tz = cute.arch.thread_idx()
+    bidx, _, _ = cute.arch.block_idx()
+    t = tx + {BX} * (ty + {BY} * tz)
+    lane = t % {W}
+    g = bidx * {WARPS} + t // {W}
+    base = g * {TILE}
+    rbase = g * {W}
+    iv = init_in[0]
+    items = coop.ThreadData({IPT}, T)
+    sitems = coop.ThreadData({IPT}, T)
+    tmp = coop.ThreadData({IPT}, T)
+    keep = coop.ThreadData({IPT}, T)
+    dst = coop.ThreadData({IPT}, T)
+    rk = coop.ThreadData({IPT}, cutlass.Int32)
+    for j in cutlass.range_constexpr({IPT}):
+        items[j] = x[base + lane * {IPT} + j]
+        sitems[j] = x[base + lane + j * {W}]
+        rk[j] = ranks_in[base + lane * {IPT} + j]
+        tmp[j] = items[j]
+        keep[j] = iv
+        dst[j] = items[j]
+    s = items[0]
+"""
+
+_CUTE_HOST = """
+
+@cute.jit
+def host(x: cute.Tensor, out: cute.Tensor, red: cute.Tensor, agg: cute.Tensor, ranks_in: cute.Tensor,
+         init_in: cute.Tensor, nv: cutlass.Int32, ni: cutlass.Int32, mode: cutlass.Int32):
+    kernel(x, out, red, agg, ranks_in, init_in, nv, ni, mode).launch(
+        grid=({GRID}, 1, 1), block=({BX}, {BY}, {BZ}))
+"""
+
+
+def _body(cases: list[Case], loop: str) -> list[str]:
+    lines = []
+    for m, case in enumerate(cases):
+        lines.append(f"    if mode == {m}:")
+        lines.append(f"        {case.statement.format(m=m)}")
+        if case.out_items:
+            lines.append(f"        for j in {loop}:")
+            lines.append(f"            out[base + lane * IPT + j] = {case.out_items}[j]")
+        if case.red:
+            lines.append(f"        red[rbase + lane] = {case.red_value.format(m=m)}")
+        if case.agg:
+            lines.append(f"        agg[rbase + lane] = a{m}")
+    return lines
+
+
+def _fill(text: str, cfg: Config) -> str:
+    bx, by, bz = cfg.block
+    subst = {
+        "{T}": cfg.dtype, "{CT}": _CUTE_TYPES[cfg.dtype], "{W}": str(cfg.width),
+        "{WARPS}": str(cfg.threads // cfg.width), "{TILE}": str(cfg.width * cfg.ipt), "{IPT}": str(cfg.ipt),
+        "{BX}": str(bx), "{BY}": str(by), "{BZ}": str(bz), "{GRID}": str(GRID), "IPT": str(cfg.ipt),
+    }  # fmt: skip
+    for k, v in subst.items():
+        text = text.replace(k, v)
+    return text
+
+
+def numba_source(cfg: Config, cases: list[Case]) -> str:
+    """A module defining ``kernel`` (to be compiled with ``cuda.coop.numba.jit``)."""
+    return _fill(_NUMBA + "\n".join(_body(cases, "range(IPT)")) + "\n", cfg)
+
+
+def cute_source(cfg: Config, cases: list[Case]) -> str:
+    """A module defining the ``@cute.kernel`` and its ``@cute.jit`` launcher ``host``."""
+    return _fill(_CUTE + "\n".join(_body(cases, "cutlass.range_constexpr(IPT)")) + _CUTE_HOST, cfg)

@@ -1,0 +1,240 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The warp primitives ahead of time, without a GPU, on both backends: the GPU grid's kernels
+compile to one sm_90a function with no CALL and no local memory; warp reduce, scan and broadcast
+are shuffles (SHFL) with no shared memory at every logical warp width; scratch-using algorithms get
+one slice per logical warp; bad widths are typed errors."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import cuda.coop.numba as numba_coop
+import numpy as np
+import pytest
+from cuda import coop
+from numba import cuda
+from numba.cuda import types
+
+from ._warp_cases import WIDTHS, Config, cases, sizes
+from ._warp_kernels import cute_source, load, numba_source
+
+CONFIGS = [
+    Config("compute", "float32", (96, 1, 1), 8, 3),
+    Config("tile", "int16", (8, 16, 1), 4, 4),
+    Config("compute", "int64", (48, 1, 1), 16, 1),
+]
+
+
+def _inlined(report: Any) -> Any:
+    assert len(report.functions) == 1, report.functions
+    assert report.calls == 0, report.sass
+    assert report.local_loads == 0 and report.local_stores == 0, report.sass
+    assert not report.leftover_symbols, report.leftover_symbols
+    return report
+
+
+def _shared(report: Any) -> int:
+    return int(next(iter(report.shared_bytes.values())))
+
+
+def _numba_sig(dtype: str) -> tuple[Any, ...]:
+    arr = getattr(types, dtype)[::1]
+    return (arr, arr, arr, arr, types.int32[::1], arr, types.int32, types.int32, types.int32)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.id)
+def test_grid_kernel_numba(cfg: Config) -> None:
+    module = load(f"aot_warp_numba_{cfg.family}_{cfg.width}", numba_source(cfg, cases(cfg)))
+    compiled = numba_coop.compile(module.kernel, _numba_sig(cfg.dtype), block=cfg.block)
+    _inlined(compiled.inspect())
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.id)
+def test_grid_kernel_cute(cfg: Config) -> None:
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    from ._compute_kernels import _CUTE_TYPES
+
+    module = load(f"aot_warp_cute_{cfg.family}_{cfg.width}", cute_source(cfg, cases(cfg)))
+    t = getattr(cutlass, _CUTE_TYPES[cfg.dtype])
+    n = sizes(cfg)
+
+    def fake(dtype: Any, size: int) -> Any:
+        return make_fake_compact_tensor(dtype, (size,), assumed_align=16)
+
+    compiled = cutlass_coop.compile(
+        module.host,
+        *(fake(t, n["out"]), fake(t, n["out"]), fake(t, n["red"]), fake(t, n["agg"])),
+        *(fake(cutlass.Int32, n["out"]), fake(t, 1)),
+        *(cutlass.Int32(1), cutlass.Int32(1), cutlass.Int32(0)),
+    )
+    _inlined(compiled.inspect())
+
+
+def _reduce_scan_kernel(width: int) -> Any:
+    def kernel(src, dst, n):  # type: ignore[no-untyped-def]
+        t = cuda.threadIdx.x
+        v = src[t]
+        dst[t] = coop.warp.sum(v, threads_in_warp=width)
+        dst[t + 128] = coop.warp.reduce(v, "max", broadcast=True, threads_in_warp=width)
+        dst[t + 256] = coop.warp.inclusive_sum(v, threads_in_warp=width)
+        o, a = coop.warp.exclusive_scan(
+            v, "min", initial_value=0.0, valid_items=n, warp_aggregate=True, threads_in_warp=width
+        )
+        dst[t + 384] = o + a
+        dst[t + 512] = coop.warp.broadcast(v, width - 1, threads_in_warp=width)
+
+    return kernel
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_reduce_scan_broadcast_are_shuffles_without_shared_memory(width: int) -> None:
+    compiled = numba_coop.compile(
+        _reduce_scan_kernel(width), "void(float32[::1], float32[::1], int32)", block=128
+    )
+    report = _inlined(compiled.inspect())
+    assert _shared(report) == 0, report.summary()
+    assert not compiled.temp_storage  # no request needs scratch
+    shfl = len(re.findall(r"\bSHFL\.", report.sass))
+    assert shfl > 0 or width == 1, (width, shfl)  # (CUB still shuffles a little at width 1)
+
+
+def test_reduce_scan_broadcast_are_shuffles_without_shared_memory_cute() -> None:
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    source = """
+import cutlass
+import cutlass.cute as cute
+from cuda import coop
+
+
+@cute.kernel
+def kernel(src: cute.Tensor, dst: cute.Tensor, n: cutlass.Int32):
+    t, _, _ = cute.arch.thread_idx()
+    v = src[t]
+    dst[t] = coop.warp.sum(v, threads_in_warp=16)
+    dst[t + 128] = coop.warp.reduce(v, "max", broadcast=True, threads_in_warp=8)
+    dst[t + 256] = coop.warp.inclusive_sum(v)
+    o, a = coop.warp.exclusive_scan(v, "min", initial_value=0.0, valid_items=n, warp_aggregate=True,
+                                    threads_in_warp=4)
+    dst[t + 384] = o + a
+    dst[t + 512] = coop.warp.broadcast(v, 3, threads_in_warp=2)
+
+
+@cute.jit
+def host(src: cute.Tensor, dst: cute.Tensor, n: cutlass.Int32):
+    kernel(src, dst, n).launch(grid=(1, 1, 1), block=(128, 1, 1))
+"""
+    module = load("aot_warp_cute_shuffles", source)
+    fake = [make_fake_compact_tensor(cutlass.Float32, (1024,), assumed_align=16) for _ in range(2)]
+    report = _inlined(cutlass_coop.compile(module.host, *fake, cutlass.Int32(5)).inspect())
+    assert _shared(report) == 0, report.summary()
+    assert len(re.findall(r"\bSHFL\.", report.sass)) > 0
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "scratch"),
+    [("direct", False), ("striped", False), ("vectorize", False), ("transpose", True)],
+)
+def test_load_store_scratch_is_one_slice_per_logical_warp(algorithm: str, scratch: bool) -> None:
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.float32)
+        base = (cuda.threadIdx.x // 16) * 64
+        coop.warp.load(src, items, offset=base, algorithm=algorithm, threads_in_warp=16)
+        coop.warp.store(dst, items, offset=base, algorithm=algorithm, threads_in_warp=16)
+
+    compiled = numba_coop.compile(kernel, "void(float32[::1], float32[::1])", block=128)
+    report = _inlined(compiled.inspect())
+    sizes_ = [size for size, _ in compiled.temp_storage.values()]
+    if not scratch:
+        assert _shared(report) == 0 and not sizes_
+        return
+    # 8 logical warps, each a 16 x 4 float tile (CUB pads it): the union of load's and store's
+    assert len(sizes_) == 2 and 8 * 16 * 4 * 4 <= max(sizes_) <= _shared(report) <= max(sizes_) + 1024
+
+
+def test_exchange_shuffle_needs_no_shared_memory_smem_one_slice_per_warp() -> None:
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(8, np.int32)
+        for i in range(8):
+            items[i] = src[cuda.threadIdx.x * 8 + i]
+        coop.warp.exchange(items, "blocked_to_striped", algorithm="shuffle", threads_in_warp=8)
+        for i in range(8):
+            dst[cuda.threadIdx.x * 8 + i] = items[i]
+
+    report = _inlined(numba_coop.compile(kernel, "void(int32[::1], int32[::1])", block=64).inspect())
+    assert _shared(report) == 0 and "SHFL" in report.sass
+
+    def smem(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(8, np.int32)
+        coop.warp.exchange(items, "blocked_to_striped", threads_in_warp=8)
+        dst[cuda.threadIdx.x] = items[0]
+
+    compiled = numba_coop.compile(smem, "void(int32[::1], int32[::1])", block=64)
+    (size,) = [s for s, _ in compiled.temp_storage.values()]
+    assert size >= 8 * 8 * 8 * 4  # 8 logical warps x 64 items x 4 B
+
+
+def test_warp_scratch_is_apart_from_block_scratch_and_synchronises_the_warp() -> None:
+    """Warp scratch gets its own buffer (a warp may start on its slice while other warps still read
+    the block's) and its barrier is __syncwarp over the logical warp's lanes, never __syncthreads."""
+    from cuda.coop._render import render_bundle
+
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.float32)
+        coop.block.load(src, items, algorithm="transpose")
+        coop.warp.exchange(items, "striped_to_blocked", threads_in_warp=16)
+        coop.block.store(dst, items)
+
+    compiled = numba_coop.compile(kernel, "void(float32[::1], float32[::1])", block=64)
+    _inlined(compiled.inspect())
+    from cuda.coop._catalog import CATALOG
+    from cuda.coop._kinds import Arg, Form
+    from cuda.coop._primitive import Launch
+
+    plan = CATALOG["warp.exchange"].resolve(
+        {
+            "items": Arg(Form.THREAD_DATA, "td", "float32", "float32", 4),
+            "mode": Arg(Form.CONSTANT, "'s'", value="striped_to_blocked"),
+            "threads_in_warp": Arg(Form.CONSTANT, "16", value=16),
+        },
+        Launch((64, 1, 1), ""),
+    )
+    source = render_bundle([plan.request], ()).source
+    wrapper = source[source.index(f"void {plan.request.symbol}(") :]
+    assert "__syncwarp(coop_warp_mask<16>())" in wrapper and "__syncthreads" not in wrapper
+    assert "static __shared__ coop_warp_scratch_union_0 coop_warp_scratch_0;" in source
+    assert (
+        f"using {plan.request.symbol}_storage = typename {plan.request.symbol}_t::TempStorage[4];" in source
+    )
+
+
+@pytest.mark.parametrize("width", [0, 3, 64])
+def test_a_width_that_is_not_a_logical_warp_is_refused(width: int) -> None:
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        dst[0] = coop.warp.sum(src[0], threads_in_warp=width)
+
+    with pytest.raises(coop.CoopValueError, match=f"threads_in_warp={width} is not a logical warp width"):
+        numba_coop.compile(kernel, "void(float32[::1], float32[::1])", block=64)
+
+
+def test_the_block_must_be_whole_logical_warps() -> None:
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        dst[0] = coop.warp.sum(src[0])
+
+    with pytest.raises(
+        coop.CoopLaunchConfigError, match="threads_in_warp=32 needs a block of a multiple of 32"
+    ):
+        numba_coop.compile(kernel, "void(float32[::1], float32[::1])", block=48)
+
+    def narrow(src, dst):  # type: ignore[no-untyped-def]
+        dst[0] = coop.warp.sum(src[0], threads_in_warp=16)
+
+    _inlined(numba_coop.compile(narrow, "void(float32[::1], float32[::1])", block=48).inspect())

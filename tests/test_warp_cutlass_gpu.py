@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: Apache-2.0
+"""GPU correctness of the ``coop.warp`` primitives in CuTe DSL kernels, against the NumPy
+references of ``tests/_warp_cases.py``: the same cases, written the same way, as the Numba suite
+(user operators are ``@cute.jit`` and plain Python functions)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+
+from ._warp_cases import Config, cases, data, gpu_params, mismatches, poison, reference, sizes  # noqa: E402
+from ._warp_kernels import cute_source, load  # noqa: E402
+from .test_cutlass_compute_gpu import _device, _host  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("cfg", gpu_params())
+def test_warp_grid(cfg: Config) -> None:
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+    import torch
+    from cutlass.cute.runtime import from_dlpack
+
+    cs = cases(cfg)
+    host = load(f"cute_{cfg.id.replace('-', '_')}", cute_source(cfg, cs)).host
+    seed = int(np.random.SeedSequence().entropy) % 2**63  # fresh data each run; reported on failure
+    rng = np.random.default_rng(seed)
+    compiled = None
+    failures = []
+    for m, case in enumerate(cs):
+        d = data(rng, cfg)
+        poisons = {k: poison(rng, cfg.dtype, n) for k, n in sizes(cfg).items()}
+        outs = {k: _device(v, cfg.dtype) for k, v in poisons.items()}
+        tensors = [_device(d.x, cfg.dtype), outs["out"], outs["red"], outs["agg"]]
+        tensors += [_device(d.ranks, "int32"), _device(d.init, cfg.dtype)]
+        a = [from_dlpack(t, assumed_align=16) for t in tensors]
+        if compiled is None:
+            compiled = cutlass_coop.compile(host, *a, cutlass.Int32(1), cutlass.Int32(0), cutlass.Int32(0))
+        compiled(*a, d.nv, d.ni, m)
+        torch.cuda.synchronize()
+        got = {k: _host(v, cfg.dtype) for k, v in outs.items()}
+        failures += [f"{case.name}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
+    assert not failures, f"seed {seed}:\n" + "\n".join(failures)
