@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Warp primitives next to CUB C++ and torch, same run, both backends.
+
+Table (medians of interleaved batches, as benchmarks/copy.py; GB/s counts bytes read + written):
+  row sum    a warp per row of a (2^20 x 32) float32 matrix: each logical warp loads its row
+             (coop.warp.load) and sums it (coop.warp.sum, shuffles), lane 0 writes the row's sum;
+             configurations: block threads x logical warp width x items per lane x load algorithm
+             (width 8 x 4 items: four rows per hardware warp, vectorized loads). Next to the CUB C++
+             kernel of the same configuration (cub::WarpLoad + cub::WarpReduce) and
+             torch.sum(dim=-1).
+
+    python benchmarks/warp.py [--rows N] [--reps R] [--json PATH] [--aot]
+
+``--aot`` compiles every kernel ahead of time for sm_90a and prints each coop kernel's SASS facts
+(functions, CALL, local memory, registers, SHFL, shared memory); no GPU needed.
+"""
+
+# No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
+import os
+import sys
+
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+COLS = 32
+# (block threads, logical warp width, items per lane, load algorithm): width * items == COLS
+CONFIGS = [
+    (256, 32, 1, "direct"),
+    (128, 32, 1, "direct"),
+    (256, 8, 4, "vectorize"),
+    (256, 16, 2, "vectorize"),
+]
+
+CUB_SOURCE = r"""
+#include <cub/warp/warp_load.cuh>
+#include <cub/warp/warp_reduce.cuh>
+
+template <int Threads, int Width, int Items, cub::WarpLoadAlgorithm Alg>
+__global__ void __launch_bounds__(Threads) cub_row_sum(const float* src, float* out)
+{
+  using Load = cub::WarpLoad<float, Items, Alg, Width>;
+  using Reduce = cub::WarpReduce<float, Width>;
+  __shared__ typename Reduce::TempStorage ts[Threads / Width];
+  typename Load::TempStorage lts;
+  const int warp = threadIdx.x / Width;
+  const long long row = (long long)blockIdx.x * (Threads / Width) + warp;
+  float items[Items];
+  Load(lts).Load(src + row * (Width * Items), items);
+  const float total = Reduce(ts[warp]).Sum(items);
+  if (threadIdx.x % Width == 0)
+    out[row] = total;
+}
+"""
+
+
+def _copy_bench() -> Any:
+    """benchmarks/copy.py as a module (its name shadows the stdlib's): the timing loop and setup."""
+    spec = importlib.util.spec_from_file_location("coop_copy_bench", Path(__file__).with_name("copy.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cub_kernels(arch: str, load: bool = True) -> dict[tuple[Any, ...], Any]:
+    """The CUB C++ reference kernels, compiled (and, with ``load``, loaded) for ``arch``."""
+    from cuda.cccl import get_include_paths
+    from cuda.core import Program, ProgramOptions
+
+    paths = get_include_paths()
+    incs = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
+    names = {c: f"cub_row_sum<{c[0]}, {c[1]}, {c[2]}, cub::WARP_LOAD_{c[3].upper()}>" for c in CONFIGS}
+    program = Program(CUB_SOURCE, "c++", ProgramOptions(arch=arch, std="c++17", include_path=incs))
+    module = program.compile("cubin", name_expressions=tuple(names.values()))
+    return {k: module.get_kernel(v) if load else module for k, v in names.items()}
+
+
+def numba_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
+    import cuda.coop.numba as numba_coop
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    rows_per_block = threads // width
+
+    def row_sum(src, out):  # type: ignore[no-untyped-def]
+        row = cuda.blockIdx.x * rows_per_block + cuda.threadIdx.x // width
+        buf = coop.ThreadData(items, np.float32)
+        coop.warp.load(src, buf, offset=row * COLS, algorithm=alg, threads_in_warp=width)
+        total = coop.warp.sum(buf, threads_in_warp=width)
+        if cuda.threadIdx.x % width == 0:
+            out[row] = total
+
+    return numba_coop.jit(row_sum)
+
+
+def cute_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    rows_per_block = threads // width
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, out: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        tidx, _, _ = cute.arch.thread_idx()
+        row = bidx * rows_per_block + tidx // width
+        buf = coop.ThreadData(items, cutlass.Float32)
+        coop.warp.load(src, buf, offset=row * COLS, algorithm=alg, threads_in_warp=width)
+        total = coop.warp.sum(buf, threads_in_warp=width)
+        if tidx % width == 0:
+            out[row] = total
+
+    @cute.jit
+    def host(src: cute.Tensor, out: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(src, out).launch(grid=(cute.size(out) // rows_per_block, 1, 1), block=(threads, 1, 1))
+
+    return host
+
+
+def _facts(report: Any) -> str:
+    shfl = len(re.findall(r"\bSHFL\.", report.sass))
+    shared = max(report.shared_bytes.values())
+    return (
+        f"{len(report.functions)} function(s), {report.calls} CALL, {report.local_loads} LDL, "
+        f"{report.local_stores} STL, {max(report.registers.values())} registers, {shfl} SHFL, "
+        f"{shared} B shared"
+    )
+
+
+def aot() -> None:
+    """Compile every benchmark kernel for sm_90a without a GPU; print each one's SASS facts."""
+    os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
+    import cuda.coop.cutlass as cutlass_coop
+    import cuda.coop.numba as numba_coop
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    _cub_kernels("sm_90a", load=False)
+    print("CUB C++ kernels: compiled")
+    rows = 1 << 20
+    for t, w, i, alg in CONFIGS:
+        name = f"{t} x w{w} x {i} {alg}"
+        r = numba_coop.compile(numba_row_sum(t, w, i, alg), "void(float32[::1], float32[::1])", block=t)
+        print(f"numba row sum {name}: {_facts(r.inspect())}")
+        fake = [
+            make_fake_compact_tensor(cutlass.Float32, (n,), assumed_align=16) for n in (rows * COLS, rows)
+        ]
+        c = cutlass_coop.compile(cute_row_sum(t, w, i, alg), *fake)
+        print(f"cute row sum {name}: {_facts(c.inspect())}")
+
+
+def _table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    print(f"\n{title}")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=1 << 20)
+    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--aot", action="store_true", help="compile for sm_90a only (no GPU)")
+    args = ap.parse_args()
+    if args.aot:
+        aot()
+        return
+    os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp(prefix="coop-bench-cache-"))
+
+    import cuda.coop.cutlass as cutlass_coop
+    import torch
+    from cuda.core import LaunchConfig, launch
+    from cutlass.cute.runtime import from_dlpack
+    from numba import cuda
+
+    bench = _copy_bench()
+    dev, arch, _isrc, _idst, stream = bench._device_and_data(1)
+    cub = _cub_kernels(arch)
+    rows = args.rows
+    x = (torch.rand(rows, COLS, device="cuda") - 0.5).contiguous()
+    flat = x.view(-1)
+    out = torch.empty(rows, device="cuda")
+    want = x.double().sum(dim=-1)
+    bound = 1e-5 * x.abs().double().sum(dim=-1) + 1e-6
+    nb_x, nb_out = cuda.as_cuda_array(flat), cuda.as_cuda_array(out)
+    ct_x, ct_out = from_dlpack(flat, assumed_align=16), from_dlpack(out, assumed_align=16)
+    nbytes = rows * COLS * 4 + rows * 4
+    result: dict[str, Any] = {"device": dev.name, "rows": rows, "cols": COLS, "row_sum": []}
+    table = []
+    for t, w, i, alg in CONFIGS:
+        grid = rows // (t // w)
+        kern = numba_row_sum(t, w, i, alg)[grid, t]
+        cute_f = cutlass_coop.compile(cute_row_sum(t, w, i, alg), ct_x, ct_out)
+        cfg = LaunchConfig(grid=grid, block=t)
+        fns = {
+            "numba": lambda k=kern: k(nb_x, nb_out),
+            "cute": lambda f=cute_f: f(ct_x, ct_out),
+            "cub": lambda k=cub[(t, w, i, alg)], c=cfg: launch(stream, c, k, flat.data_ptr(), out.data_ptr()),
+            "torch": lambda: torch.sum(x, dim=-1),
+        }
+        for name in ("numba", "cute", "cub"):
+            out.fill_(1e9)
+            fns[name]()
+            torch.cuda.synchronize()
+            err = (out.double() - want).abs()
+            assert bool((err <= bound).all()), (
+                f"{name} row sum {t} x w{w} x {i}: max error {float(err.max())}"
+            )
+        ts = bench._interleaved(fns, args.reps, torch)
+        row = {"config": f"{t} x w{w} x {i} {alg}", **{k: nbytes / v / 1e9 for k, v in ts.items()}}
+        result["row_sum"].append(row)
+        table.append(
+            [row["config"]]
+            + [f"{row[k]:.0f}" for k in ("numba", "cute", "cub", "torch")]
+            + [f"{row[a] / row[b]:.3f}" for a, b in (("numba", "cub"), ("cute", "cub"))]
+            + [f"{row[a] / row['torch']:.3f}" for a in ("numba", "cute")]
+        )
+        print(f"row sum {row['config']}: done", file=sys.stderr, flush=True)
+    _table(
+        f"warp-per-row sum, {rows} x {COLS} float32 ({dev.name}; GB/s read + written)",
+        ["config (threads x width x items)", "numba", "cute", "CUB C++", "torch.sum(-1)",
+         "numba/CUB", "cute/CUB", "numba/torch", "cute/torch"],
+        table,
+    )  # fmt: skip
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
