@@ -19,7 +19,10 @@ from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
 from cuda.coop import block as block
 from cuda.coop import warp as warp
-from cuda.coop.numba import CubinReport
+from cuda.coop import CubinReport as CubinReport
+
+class PreparedLaunch:
+    def launch(self, *args: Any, **kwargs: Any) -> None: ...
 
 class CompiledCuteFunction:
     compiled: Any
@@ -27,10 +30,24 @@ class CompiledCuteFunction:
     arch: str
     symbols: tuple[str, ...]
     timings: dict[str, float]
+    temp_storage: dict[str, tuple[int, int]]
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def prepare(self, *args: Any, **kwargs: Any) -> PreparedLaunch: ...
     def inspect(self) -> CubinReport: ...
 
-def compile(host: Callable[..., Any], *args: Any, **kwargs: Any) -> CompiledCuteFunction: ...
+class _Compile:
+    def __getitem__(self, options: Any) -> _Compile: ...
+    def __call__(
+        self,
+        host: Callable[..., Any],
+        *args: Any,
+        arch: str | None = None,
+        options: str | None = None,
+        **kwargs: Any,
+    ) -> CompiledCuteFunction: ...
+
+compile: _Compile
+
 def as_thread_data(fragment: Any) -> ThreadData: ...
 def to_ssa(items: ThreadData) -> Any: ...
 def from_ssa(items: ThreadData, value: Any) -> None: ...

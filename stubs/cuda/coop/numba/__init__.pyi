@@ -19,9 +19,12 @@ from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
 from cuda.coop import block as block
 from cuda.coop import warp as warp
+from cuda.coop import CubinReport as CubinReport
 
 class CoopKernel:
     py_func: Callable[..., None]
+    options: dict[str, Any]
+    signatures: tuple[Any, ...] | None
     __name__: str
     def for_block(self, block: int | tuple[int, ...]) -> Any: ...
     def __getitem__(self, config: tuple[Any, ...]) -> Callable[..., None]: ...
@@ -39,20 +42,6 @@ class PreparedLaunch:
     def set_args(self, args: Sequence[Any]) -> None: ...
     def __call__(self, *args: Any) -> None: ...
 
-class CubinReport:
-    size: int
-    functions: tuple[str, ...]
-    registers: dict[str, int]
-    shared_bytes: dict[str, int]
-    frame_bytes: dict[str, int]
-    thread_bounds: dict[str, tuple[str, tuple[int, int, int]]]
-    calls: int
-    local_loads: int
-    local_stores: int
-    leftover_symbols: tuple[str, ...]
-    sass: str
-    def summary(self) -> str: ...
-
 class CompiledKernel:
     code: bytes
     output: str
@@ -63,15 +52,17 @@ class CompiledKernel:
     def inspect(self) -> CubinReport: ...
 
 @overload
-def jit(func: Callable[..., None], **options: Any) -> CoopKernel: ...
+def jit(func_or_sig: Callable[..., None], **options: Any) -> CoopKernel: ...
 @overload
-def jit(func: None = None, **options: Any) -> Callable[[Callable[..., None]], CoopKernel]: ...
+def jit(
+    func_or_sig: str | Sequence[str] | None = None, **options: Any
+) -> Callable[[Callable[..., None]], CoopKernel]: ...
 def compile(
     func: Callable[..., None] | CoopKernel,
-    signature: Any,
+    signature: Any = None,
     *,
     block: int | tuple[int, ...],
-    arch: str = ...,
+    arch: str | None = ...,
     output: str = ...,
     **options: Any,
 ) -> CompiledKernel: ...
