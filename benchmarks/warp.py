@@ -11,8 +11,14 @@ Table (medians of interleaved batches, as benchmarks/copy.py; GB/s counts bytes 
 
     python benchmarks/warp.py [--rows N] [--reps R] [--json PATH] [--aot]
 
-``--aot`` compiles every kernel ahead of time for sm_90a and prints each coop kernel's SASS facts
-(functions, CALL, local memory, registers, SHFL, shared memory); no GPU needed.
+``--aot`` compiles every kernel ahead of time for sm_90a and prints the SASS facts of each coop kernel
+and of the CUB C++ kernel of its configuration (instructions before the first global load, i.e. the
+index arithmetic; instructions in all; registers; SHFL; shared memory; CALL and local memory of the
+coop kernels); no GPU needed.
+
+The coop kernels are written as a performance-aware user of each DSL writes them (the width is a
+power of two: shifts and masks; unsigned or 64-bit index arithmetic); see ``numba_row_sum`` and
+``cute_row_sum``.
 """
 
 # No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
@@ -83,40 +89,53 @@ def _cub_kernels(arch: str, load: bool = True) -> dict[tuple[Any, ...], Any]:
 
 
 def numba_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
+    """The row sum as a performance-aware numba-cuda user writes it: ``width`` is a power of two, so
+    the logical warp and lane come from a shift and a mask, in uint32 arithmetic (Python's ``//`` and
+    ``%`` on signed ints are floor division with sign fix-ups), and ``out`` is indexed with an
+    unsigned value (a signed index gets Python's negative-index wraparound)."""
     import cuda.coop.numba as numba_coop
     import numpy as np
     from cuda import coop
-    from numba import cuda
+    from numba import cuda, uint32
 
-    rows_per_block = threads // width
+    rows_per_block = np.uint32(threads // width)
+    shift = np.uint32(width.bit_length() - 1)  # tid // width == tid >> shift
+    lane_mask = np.uint32(width - 1)  # tid % width == tid & lane_mask
+    cols = np.uint32(COLS)
 
     def row_sum(src, out):  # type: ignore[no-untyped-def]
-        row = cuda.blockIdx.x * rows_per_block + cuda.threadIdx.x // width
+        tid = uint32(cuda.threadIdx.x)
+        row = uint32(cuda.blockIdx.x) * rows_per_block + (tid >> shift)  # uint64, never negative
         buf = coop.ThreadData(items, np.float32)
-        coop.warp.load(src, buf, offset=row * COLS, algorithm=alg, threads_in_warp=width)
+        coop.warp.load(src, buf, offset=row * cols, algorithm=alg, threads_in_warp=width)
         total = coop.warp.sum(buf, threads_in_warp=width)
-        if cuda.threadIdx.x % width == 0:
+        if tid & lane_mask == 0:
             out[row] = total
 
     return numba_coop.jit(row_sum)
 
 
 def cute_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
+    """The row sum as a performance-aware CuTe user writes it: shift and mask for the power-of-two
+    width, and the row index in 64 bits, so that the tile's address is one wide multiply-add (an
+    Int32 ``row * COLS`` is sign-extended before it is added to the pointer)."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
 
     rows_per_block = threads // width
+    shift = width.bit_length() - 1
+    lane_mask = width - 1
 
     @cute.kernel
     def kernel(src: cute.Tensor, out: cute.Tensor):  # type: ignore[no-untyped-def]
         bidx, _, _ = cute.arch.block_idx()
         tidx, _, _ = cute.arch.thread_idx()
-        row = bidx * rows_per_block + tidx // width
+        row = cutlass.Int64(bidx * rows_per_block + (tidx >> shift))
         buf = coop.ThreadData(items, cutlass.Float32)
         coop.warp.load(src, buf, offset=row * COLS, algorithm=alg, threads_in_warp=width)
         total = coop.warp.sum(buf, threads_in_warp=width)
-        if tidx % width == 0:
+        if tidx & lane_mask == 0:
             out[row] = total
 
     @cute.jit
@@ -126,36 +145,70 @@ def cute_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
     return host
 
 
-def _facts(report: Any) -> str:
-    shfl = len(re.findall(r"\bSHFL\.", report.sass))
-    shared = max(report.shared_bytes.values())
-    return (
-        f"{len(report.functions)} function(s), {report.calls} CALL, {report.local_loads} LDL, "
-        f"{report.local_stores} STL, {max(report.registers.values())} registers, {shfl} SHFL, "
-        f"{shared} B shared"
+_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4}\*/\s+([^;]*);", re.M)
+_FUNCTION = re.compile(r"^//-+ \.text\.(\S+) -+$", re.M)
+
+
+def function_sass(sass: str, name: str) -> str:
+    """The disassembly of function ``name`` out of a cubin's (nvdisasm prints them one after another)."""
+    marks = [(m.start(), m.group(1)) for m in _FUNCTION.finditer(sass)]
+    for i, (start, found) in enumerate(marks):
+        if found == name:
+            return sass[start : marks[i + 1][0] if i + 1 < len(marks) else len(sass)]
+    raise KeyError(name)
+
+
+def before_load(sass: str) -> int:
+    """Instructions of one function before its first global load (LDG): the index arithmetic."""
+    for i, m in enumerate(_INSTRUCTION.finditer(sass)):
+        if "LDG" in m.group(1):
+            return i
+    return -1
+
+
+def _facts(report: Any, function: str | None = None) -> str:
+    """One line of SASS facts of ``function`` (default: the report's one kernel, whose CALL and local
+    memory traffic are added)."""
+    coop_kernel = function is None
+    function = function or report.functions[0]
+    sass = function_sass(report.sass, function) if len(report.functions) > 1 else report.sass
+    shfl = len(re.findall(r"\bSHFL\.", sass))
+    code = [m.group(1) for m in _INSTRUCTION.finditer(sass)]
+    real = len([c for c in code if c.split()[-1] != "NOP" and not c.startswith("BRA")])
+    shared = report.shared_bytes.get(function, 0)
+    text = (
+        f"{before_load(sass):2d} instructions before the first LDG, {real:3d} in all, "
+        f"{report.registers[function]} registers, {shfl} SHFL, {shared} B shared"
     )
+    if coop_kernel:
+        text += f", {report.calls} CALL, {report.local_loads} LDL, {report.local_stores} STL"
+    return text
 
 
 def aot() -> None:
-    """Compile every benchmark kernel for sm_90a without a GPU; print each one's SASS facts."""
+    """Compile every benchmark kernel for sm_90a without a GPU; print each one's SASS facts next to
+    those of the CUB C++ kernel of the same configuration."""
     os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
     import cuda.coop.cutlass as cutlass_coop
     import cuda.coop.numba as numba_coop
     import cutlass
+    from cuda.coop._sass import inspect_cubin
     from cutlass.cute.runtime import make_fake_compact_tensor
 
-    _cub_kernels("sm_90a", load=False)
-    print("CUB C++ kernels: compiled")
+    cub = inspect_cubin(bytes(next(iter(_cub_kernels("sm_90a", load=False).values())).code))
     rows = 1 << 20
     for t, w, i, alg in CONFIGS:
         name = f"{t} x w{w} x {i} {alg}"
+        (cub_fn,) = [f for f in cub.functions if f"cub_row_sumILi{t}ELi{w}ELi{i}E" in f]
         r = numba_coop.compile(numba_row_sum(t, w, i, alg), "void(float32[::1], float32[::1])", block=t)
-        print(f"numba row sum {name}: {_facts(r.inspect())}")
         fake = [
             make_fake_compact_tensor(cutlass.Float32, (n,), assumed_align=16) for n in (rows * COLS, rows)
         ]
         c = cutlass_coop.compile(cute_row_sum(t, w, i, alg), *fake)
-        print(f"cute row sum {name}: {_facts(c.inspect())}")
+        print(f"row sum {name}:")
+        print(f"  numba   {_facts(r.inspect())}")
+        print(f"  cute    {_facts(c.inspect())}")
+        print(f"  CUB C++ {_facts(cub, cub_fn)}")
 
 
 def _table(title: str, header: list[str], rows: list[list[str]]) -> None:
