@@ -13,11 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ._choices import Choices, Option
-from ._dtypes import DTYPES
+from ._dtypes import DTYPES, dtype_named
 from ._errors import CoopValueError
 from ._kinds import (
     BlockShape,
     Choice,
+    Comparator,
     Count,
     Element,
     Flag,
@@ -30,7 +31,7 @@ from ._kinds import (
     PrefixOp,
     Scratch,
 )
-from ._primitive import Call, Cub, Param, Primitive, Resolver, Result
+from ._primitive import STATIC_SHARED_LIMIT, Call, Cub, Param, Primitive, Resolver, Result
 
 # --- choices ----------------------------------------------------------------------------------------
 
@@ -1000,6 +1001,82 @@ WARP_EXCHANGE = Primitive(
     "logical warp at most once.",
 )
 
+_CMP = Param(
+    "op",
+    Comparator(),
+    "str | Callable[[Any, Any], bool]",
+    "a built-in comparator (``'less'``: ascending, ``'greater'``: descending) or a function of two keys "
+    "returning True when the first is ordered before the second (a strict weak ordering).",
+    keyword_only=False,
+)
+
+
+def _check_sort_fits(r: Resolver) -> None:
+    """CUB's merge sort stages the whole tile (keys, then values) in shared memory."""
+    values = r.option("values")
+    itemsize = max(dtype_named(r.dtype).itemsize, dtype_named(values).itemsize if values else 0)
+    tile_bytes = r.threads * r.n * itemsize
+    if tile_bytes > STATIC_SHARED_LIMIT:
+        raise CoopValueError(
+            f"{r.q}: the sort stages the block's tiles ({tile_bytes} B) through shared memory, above the "
+            f"{STATIC_SHARED_LIMIT} B static limit; use fewer items per thread or a smaller block"
+        )
+
+
+WARP_MERGE_SORT = Primitive(
+    scope="warp",
+    name="merge_sort",
+    cub=Cub(
+        "cub::WarpMergeSort",
+        "cub/warp/warp_merge_sort.cuh",
+        ("T", "ITEMS_PER_THREAD", "threads_in_warp", "values"),
+    ),
+    params=(
+        Param(
+            "keys",
+            Payload(),
+            "ThreadData",
+            "the lane's keys (a ``coop.ThreadData``, blocked), sorted in place.",
+            keyword_only=False,
+        ),
+        _CMP,
+        Param(
+            "values",
+            Items(tag="values", dtypes=tuple(DTYPES)),
+            "ThreadData | None",
+            "values that move with their keys (a ``ThreadData`` of any element type with the keys' items "
+            "per thread), sorted in place; by default keys only.",
+            None,
+        ),
+        Param(
+            "valid_items",
+            Count("partial"),
+            "int | None",
+            "number of valid keys in the logical warp's tile (the first ones, blocked); only those are "
+            "sorted, the others are unspecified afterwards.",
+            None,
+        ),
+        Param(
+            "oob_default",
+            Element("oob"),
+            "int | float | None",
+            "a key ordered after every valid key, which CUB pads a partial tile with (optional).",
+            None,
+            requires=("valid_items",),
+        ),
+        _WIDTH,
+        _WTEMP,
+        _TPB,
+    ),
+    call=Call("StableSort", ("keys", "values", "op", "valid_items", "oob_default")),
+    scratch=True,
+    check=_check_sort_fits,
+    summary="Sort each logical warp's keys (and values), stably, with a comparator (CUB WarpMergeSort).",
+    details=_WARP_DETAILS + "Keys are in the blocked arrangement before and after (lane ``l`` holds "
+    "tile positions ``l*n .. l*n+n-1``). The sort is stable (CUB's ``StableSort``): keys that compare "
+    "equal keep their order. It goes through a shared-memory slice per logical warp.",
+)
+
 #: Every primitive, by catalog key (``"block.load"``), in the order they are documented.
 CATALOG: dict[str, Primitive] = {
     p.key: p
@@ -1023,6 +1100,7 @@ CATALOG: dict[str, Primitive] = {
         WARP_INCLUSIVE_SCAN,
         WARP_EXCLUSIVE_SCAN,
         WARP_BROADCAST,
+        WARP_MERGE_SORT,
     )
 }
 

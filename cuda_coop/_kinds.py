@@ -12,12 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ._choices import Choices
 from ._dtypes import DTYPES, dtype_named, supported_name
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
-from ._operators import BUILTIN_OPERATORS, user_operator_symbol
+from ._operators import (
+    BOOL,
+    BUILTIN_COMPARATORS,
+    BUILTIN_OPERATORS,
+    BuiltinOperator,
+    UserFunction,
+    user_operator_symbol,
+)
 
 if TYPE_CHECKING:
     from ._primitive import Resolver
@@ -294,34 +301,67 @@ class Flag:
             r.mark_present(name, self.tag)
 
 
-@dataclass(frozen=True)
-class Operator:
-    """A binary operator on the element type: a built-in name or a Python function, which the
-    backend compiles into the kernel under an ``extern "C"`` name."""
+class Functor:
+    """A binary function of two values of the element type, which becomes a C++ functor: a built-in
+    name (a libcu++ functor) or a Python function, which the backend compiles into the kernel under
+    an ``extern "C"`` name. Subclasses say which built-ins there are and what the function returns;
+    the backends and the renderer handle every functor kind alike (``result``)."""
+
+    builtins: ClassVar[dict[str, BuiltinOperator]] = {}
+    noun: ClassVar[str] = "function"
+
+    def result(self, dtype: str) -> str:
+        """What the function returns, for arguments of ``dtype``: an element type or ``BOOL``."""
+        raise NotImplementedError
 
     def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        names = ", ".join(map(repr, self.builtins))
         if arg.form is Form.CONSTANT and isinstance(arg.value, str):
-            op = BUILTIN_OPERATORS.get(arg.value)
+            op = self.builtins.get(arg.value)
             if op is None:
                 raise CoopValueError(
-                    f"{r.q}: unknown {name}={arg.value!r}; built-in operators: "
-                    f"{', '.join(map(repr, BUILTIN_OPERATORS))}, or pass a function"
+                    f"{r.q}: unknown {name}={arg.value!r}; built-in {self.noun}s: {names}, or pass a function"
                 )
             if op.integer_only and dtype_named(r.dtype).kind == "f":
                 raise CoopTypeError(
                     f"{r.q}: {name}={arg.value!r} needs an integer element type, {r.payload_name} is "
-                    f"{r.dtype}; use an integer ThreadData or another operator"
+                    f"{r.dtype}; use an integer ThreadData or another {self.noun}"
                 )
             r.record(name, op.name)
         elif arg.form is Form.FUNCTION:
-            symbol = user_operator_symbol(arg.function, r.dtype)  # type: ignore[arg-type]
-            r.operators[symbol] = arg.function
+            result = self.result(r.dtype)
+            symbol = user_operator_symbol(arg.function, r.dtype, result)  # type: ignore[arg-type]
+            r.operators[symbol] = UserFunction(symbol, arg.function, r.dtype, result)
             r.record(name, symbol)
         else:
             raise CoopTypeError(
-                f"{r.q}: {name} must be a built-in operator name ({', '.join(map(repr, BUILTIN_OPERATORS))}) "
-                f"or a function, got {arg.shown}"
+                f"{r.q}: {name} must be a built-in {self.noun} name ({names}) or a function, got {arg.shown}"
             )
+
+
+@dataclass(frozen=True)
+class Operator(Functor):
+    """A binary operator on the element type (reductions, scans): a built-in name (``"sum"``,
+    ``"max"``...) or a function of two values returning one of the same type."""
+
+    builtins = BUILTIN_OPERATORS
+    noun = "operator"
+
+    def result(self, dtype: str) -> str:
+        return dtype
+
+
+@dataclass(frozen=True)
+class Comparator(Functor):
+    """A strict weak ordering of the element type (sorts): ``"less"``, ``"greater"`` or a function of
+    two values returning True when the first is ordered before the second. Nothing in it is specific
+    to a scope: block and warp sorts take the same kind."""
+
+    builtins = BUILTIN_COMPARATORS
+    noun = "comparator"
+
+    def result(self, dtype: str) -> str:
+        return BOOL
 
 
 @dataclass(frozen=True)
@@ -493,6 +533,7 @@ Kind = (
     | Choice
     | Flag
     | Operator
+    | Comparator
     | Items
     | PrefixOp
     | Scratch

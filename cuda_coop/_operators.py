@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Binary operators of the computing primitives: built-in names and user-defined functions.
+"""Binary functions of the computing primitives: operators (two values of the element type to one,
+for reductions and scans) and comparators (two values to a ``bool``, for sorts), as built-in names or
+user-defined functions.
 
 A built-in name maps to a CUB/libcu++ functor (the renderer spells it). A user-defined function
-becomes device code of the kernel's own DSL under an ``extern "C"`` name derived from its code,
-so that the name, and with it the bundle's cache key, changes when the function does.
+becomes device code of the kernel's own DSL under an ``extern "C"`` name derived from its code and
+what it returns, so that the name, and with it the bundle's cache key, changes when the function
+does.
 """
 
 from __future__ import annotations
@@ -36,7 +39,31 @@ BUILTIN_OPERATORS: dict[str, BuiltinOperator] = {
     )
 }
 
+#: Built-in comparators (strict weak orderings, for sorts).
+BUILTIN_COMPARATORS: dict[str, BuiltinOperator] = {
+    op.name: op
+    for op in (
+        BuiltinOperator("less", "::cuda::std::less"),
+        BuiltinOperator("greater", "::cuda::std::greater"),
+    )
+}
+
 USER_OPERATOR_PREFIX = "coop_op_"
+
+#: What a comparator returns (not an element type: C++ ``bool``, passed as one byte, 0 or 1).
+BOOL = "bool"
+
+
+@dataclass(frozen=True)
+class UserFunction:
+    """A user function the backend defines in the kernel as ``void symbol(R* out, const T* a, const
+    T* b)``, ``T`` being ``dtype`` and ``R`` being ``result`` (``dtype`` for an operator, :data:`BOOL`
+    for a comparator, one byte 0 or 1)."""
+
+    symbol: str
+    function: object
+    dtype: str
+    result: str
 
 
 def python_function(obj: object) -> Callable[..., object] | None:
@@ -73,12 +100,15 @@ def _digest_value(value: object) -> str:
     return f"{type(value).__qualname__}@{id(value):x}"
 
 
-def user_operator_symbol(function: Callable[..., object], dtype: str) -> str:
-    """The extern "C" name under which the backend defines ``function`` for ``dtype``: a digest of
-    its module, name, bytecode, constants and closure values."""
+def user_operator_symbol(function: Callable[..., object], dtype: str, result: str | None = None) -> str:
+    """The extern "C" name under which the backend defines ``function`` for ``dtype`` (returning
+    ``result``, by default ``dtype``): a digest of its module, name, bytecode, constants and closure
+    values, and of what it returns."""
     fn = python_function(function)
     assert fn is not None
     h = hashlib.sha256(f"{fn.__module__}.{fn.__qualname__}".encode())
+    if result not in (None, dtype):
+        h.update(f"->{result}".encode())
     _digest_code(h, fn.__code__)
     for cell in fn.__closure__ or ():
         try:

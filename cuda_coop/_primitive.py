@@ -14,6 +14,7 @@ from ._choices import Choices
 from ._dtypes import dtype_named
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._kinds import Arg, Choice, Flag, Form, Kind, LogicalWarp, Payload, Shape, Slot
+from ._operators import UserFunction
 from ._requests import Request
 
 REQUIRED = inspect.Parameter.empty
@@ -116,13 +117,13 @@ class Launch:
 @dataclass(frozen=True)
 class Plan:
     """A resolved call: its request, the wrapper's slots in ABI order, the returned results and the
-    user operators the backend must define (symbol -> Python function)."""
+    user functions (operators, comparators) the backend must define, by symbol."""
 
     primitive: Primitive
     request: Request
     slots: tuple[Slot, ...]
     returns: tuple[Slot, ...]
-    operators: Mapping[str, object]
+    operators: Mapping[str, UserFunction]
 
 
 class Resolver:
@@ -141,7 +142,7 @@ class Resolver:
         self.options: list[tuple[str, str]] = []
         self.tags: list[str] = []
         self.present: set[str] = set()
-        self.operators: dict[str, object] = {}
+        self.operators: dict[str, UserFunction] = {}
         self.caller_temp_storage = False
 
     def set_payload(self, dtype: str, n: int, *, scalar: bool) -> None:

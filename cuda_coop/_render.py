@@ -5,8 +5,9 @@ A kernel's requests become one translation unit: for each request an ``extern "C
 wrapper around its CUB class, whose C ABI is the request's slots (``Primitive.slots``); size and
 alignment probes of every CUB ``TempStorage`` (read back from NVRTC's lowered name expressions);
 one implicit shared scratch buffer per kernel (scratch group) and scope; one shared buffer per
-caller-owned ``coop.TempStorage``; and for each user operator an ``extern "C"`` declaration (the
-backend defines it in the kernel) wrapped in a functor that full LTO inlines into CUB's loops.
+caller-owned ``coop.TempStorage``; and for each user function (operator or comparator) an
+``extern "C"`` declaration (the backend defines it in the kernel) wrapped in a functor that full LTO
+inlines into CUB's loops.
 
 A row's scope decides how its threads are grouped. ``block``: all threads of the block, one
 ``TempStorage``, ``__syncthreads()`` before scratch is reused. ``warp``: logical warps of the row's
@@ -22,8 +23,8 @@ from dataclasses import dataclass
 
 from ._catalog import CATALOG
 from ._dtypes import dtype_named
-from ._kinds import Choice, Flag, Items, LogicalWarp, Operator, Payload, PrefixOp, Shape, Slot
-from ._operators import BUILTIN_OPERATORS, USER_OPERATOR_PREFIX
+from ._kinds import Choice, Flag, Functor, Items, LogicalWarp, Payload, PrefixOp, Shape, Slot
+from ._operators import BOOL, BUILTIN_COMPARATORS, BUILTIN_OPERATORS, USER_OPERATOR_PREFIX
 from ._primitive import Primitive
 from ._requests import Request
 
@@ -200,30 +201,32 @@ def _cub_type(req: Request) -> str:
 def _functor(op: str, dtype: str) -> str:
     if op.startswith(USER_OPERATOR_PREFIX):
         return f"{op}_functor{{}}"
-    return f"{BUILTIN_OPERATORS[op].functor}<{_cxx(dtype)}>{{}}"
+    builtin = BUILTIN_OPERATORS.get(op) or BUILTIN_COMPARATORS[op]
+    return f"{builtin.functor}<{_cxx(dtype)}>{{}}"
 
 
-def _user_operators(requests: Sequence[Request]) -> dict[str, str]:
-    """User operator symbol -> element type, over all requests."""
-    found: dict[str, str] = {}
+def _user_functions(requests: Sequence[Request]) -> dict[str, tuple[str, str]]:
+    """User function symbol -> (argument element type, result), over all requests."""
+    found: dict[str, tuple[str, str]] = {}
     for req in requests:
         for p in _row(req).params:
-            if isinstance(p.kind, Operator):
+            if isinstance(p.kind, Functor):
                 op = str(req.option(p.name))
                 if op.startswith(USER_OPERATOR_PREFIX):
-                    found[op] = req.dtype
+                    found[op] = (req.dtype, p.kind.result(req.dtype))
     return found
 
 
-def _user_operator(symbol: str, dtype: str) -> str:
+def _user_function(symbol: str, dtype: str, result: str) -> str:
     t = _cxx(dtype)
+    r = "bool" if result == BOOL else _cxx(result)
     return (
         f'extern "C" __device__ void {symbol}(void* out, const void* a, const void* b);\n'
         f"struct {symbol}_functor\n"
         "{\n"
-        f"  __device__ __forceinline__ {t} operator()(const {t}& a, const {t}& b) const\n"
+        f"  __device__ __forceinline__ {r} operator()(const {t}& a, const {t}& b) const\n"
         "  {\n"
-        f"    {t} out;\n"
+        f"    {r} out;\n"
         f"    {symbol}(&out, &a, &b);\n"
         "    return out;\n"
         "  }\n"
@@ -257,7 +260,7 @@ def _wrapper(req: Request) -> str:
         if not prim.given(req, name):
             continue
         kind = prim.param(name).kind if name not in {r.name for r in prim.results} else None
-        if isinstance(kind, Operator):
+        if isinstance(kind, Functor):
             args.append(_functor(str(req.option(name)), req.dtype))
         elif isinstance(kind, PrefixOp):
             op = str(req.option(kind.op) or kind.op)
@@ -323,14 +326,14 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[int]) -> R
         headers["cuda_fp16.h"] = None
     if "bfloat16" in dtypes:
         headers["cuda_bf16.h"] = None
-    operators = _user_operators(requests)
-    if any(isinstance(p.kind, Operator) for r in requests for p in _row(r).params):
+    functions = _user_functions(requests)
+    if any(isinstance(p.kind, Functor) for r in requests for p in _row(r).params):
         headers.update({"cuda/functional": None, "cuda/std/functional": None})
     parts = [f"#include <{h}>\n" for h in headers]
     parts.append(_PREAMBLE)
     if any(_row(r).scope == "warp" for r in requests):
         parts.append(_WARP_PREAMBLE)
-    parts += [_user_operator(symbol, dtype) for symbol, dtype in operators.items()]
+    parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
     probes: dict[str, str] = {}
     scratch = [r for r in requests if _row(r).needs_scratch(dict(r.options))]
     for req in requests:

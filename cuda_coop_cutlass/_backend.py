@@ -15,6 +15,7 @@ from cuda.coop._catalog import CATALOG
 from cuda.coop._dtypes import DTYPES, supported_name
 from cuda.coop._errors import CoopBackendError, CoopTypeError
 from cuda.coop._kinds import Arg, Form, GlobalArray, Shape
+from cuda.coop._operators import BOOL
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
 from cuda.coop._session import TraceSession, current
 
@@ -196,8 +197,9 @@ def call(
     launch = Launch(dims, unknown, f" of kernel {kernel!r}", _ARRAY_NOUN, session.scratch_group(kernel))
     plan: Plan = prim.resolve({name: arg_of(v) for name, v in bound.items()}, launch)
     symbol = session.add(plan.request)
-    for op_symbol, function in plan.operators.items():
-        _cute_hooks.define_operator(op_symbol, cutlass_type(plan.request.dtype), function)
+    for op in plan.operators.values():
+        result = cutlass_type(op.result) if op.result != BOOL else None
+        _cute_hooks.define_operator(op.symbol, cutlass_type(op.dtype), op.function, result)
     values: dict[str, Any] = {}
     results: dict[str, Any] = {}
     for slot in plan.slots:

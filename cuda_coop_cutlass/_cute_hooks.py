@@ -279,10 +279,13 @@ def _enclosing_module(op: Any) -> Any:
     return op
 
 
-def define_operator(symbol: str, element_type: Any, function: Any) -> None:
-    """Define ``void symbol(T* out, const T* a, const T* b)`` in the device module being traced:
-    ``function`` traced on two values of ``element_type`` (a CuTe numeric type). The bundle
-    declares it ``extern "C"`` and full LTO inlines it. Defined once per module."""
+def define_operator(symbol: str, element_type: Any, function: Any, result_type: Any = None) -> None:
+    """Define ``void symbol(R* out, const T* a, const T* b)`` in the device module being traced:
+    ``function`` traced on two values of ``element_type`` (a CuTe numeric type), its result converted
+    to ``result_type`` (a CuTe numeric type; None: a C++ ``bool``, stored as one byte 0 or 1, as a
+    comparator returns). The bundle declares it ``extern "C"`` and full LTO inlines it. Defined once
+    per module."""
+    import cutlass
     from cutlass._mlir import ir
     from cutlass._mlir.dialects import func, llvm
 
@@ -297,7 +300,11 @@ def define_operator(symbol: str, element_type: Any, function: Any) -> None:
         out, a, b = entry.arguments
         lhs = element_type(llvm.load(element_type.mlir_type, a))
         rhs = element_type(llvm.load(element_type.mlir_type, b))
-        result = element_type(function(lhs, rhs))
+        value = function(lhs, rhs)
+        if result_type is None:  # a truth value (Boolean, i1) widened to C++'s one-byte bool
+            result = cutlass.Uint8(cutlass.Boolean(value))
+        else:
+            result = result_type(value)
         llvm.store(result.ir_value(), out)
         func.ReturnOp([])
 

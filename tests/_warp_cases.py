@@ -12,7 +12,12 @@ A test kernel holds every case of its family (one is chosen at run time by ``mod
 ``s``       the lane's first blocked item, a scalar
 ``iv``      one value per launch; ``nv``: a runtime lane count (1..W); ``ni``: a runtime item count
 ``rk``      int32 ranks (a permutation of each logical warp's tile), ``tmp``/``dst``: ThreadData
-Outputs: items -> ``out`` (blocked or striped), a lane's scalar -> ``red``, an aggregate -> ``agg``.
+Outputs: items -> ``out`` (blocked or striped), a lane's scalar -> ``red``, an aggregate -> ``agg``,
+the int32 values of a key/value sort (``rk``) -> ``vout``.
+
+The ``sort`` family (``coop.warp.merge_sort``) draws keys from a few values, so that ties are
+common; its values are each logical warp's tile positions in a random order, so that the order of
+equal keys (stability) is checked against ``np.argsort(kind="stable")``.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ class Config:
     """One test kernel: a family of cases for one element type, block shape, logical warp width and
     items per thread."""
 
-    family: str  # "compute" (reductions, scans, broadcast) or "tile" (load, store, exchange)
+    family: str  # "compute" (reductions, scans, broadcast), "tile" (load, store, exchange) or "sort"
     dtype: str
     block: tuple[int, int, int]
     width: int
@@ -82,6 +87,14 @@ def configs() -> list[Config]:
         while block[0] * block[1] * block[2] * ipt * 8 > 48 * 1024:
             ipt //= 2
         out.append(Config("tile", tile_dtypes[i % 11], block, width, max(ipt, 1)))
+    for i in range(12):  # merge sort: its scratch is the block's tile of keys or values
+        width = WIDTHS[i % 6]
+        blocks = _BLOCKS + [b for b in _ODD if (b[0] * b[1] * b[2]) % width == 0]
+        block = blocks[(i * 4 + 1) % len(blocks)]
+        ipt = [1, 2, 3, 4, 5, 8][(i + 2) % 6]
+        while block[0] * block[1] * block[2] * ipt * 8 > 48 * 1024:
+            ipt //= 2
+        out.append(Config("sort", DTYPES[(i * 5) % 12], block, width, max(ipt, 1)))
     return out
 
 
@@ -98,6 +111,7 @@ class Case:
     red: str | None = None
     red_value: str = ""
     agg: str | None = None
+    vout: bool = False  # the int32 values ``rk`` are written to ``vout``
 
 
 def _ops(dtype: str) -> list[str]:
@@ -105,9 +119,37 @@ def _ops(dtype: str) -> list[str]:
     return base if is_float(dtype) else base + ["bit_and", "bit_or", "bit_xor"]
 
 
+def _last_key(dtype: str, descending: bool) -> str:
+    """A key ordered after every test key (a partial sort's oob_default), as kernel text."""
+    if is_float(dtype):
+        return "-1000.0" if descending else "1000.0"
+    info = np.iinfo(np.dtype(dtype))
+    return str(info.min if descending else info.max)
+
+
 def cases(cfg: Config) -> list[Case]:
     w = f"threads_in_warp={cfg.width}"
     agg = "warp_aggregate=True"
+    if cfg.family == "sort":
+        return [
+            Case("sort-less", f"coop.warp.merge_sort(tmp, 'less', {w})", out="sorted", out_items="tmp"),
+            Case("sort-greater-pairs", f"coop.warp.merge_sort(tmp, 'greater', values=rk, {w})",
+                 out="sorted-desc", out_items="tmp", vout=True),
+            Case("sort-user_less-pairs", f"coop.warp.merge_sort(tmp, user_less, values=rk, {w})",
+                 out="sorted", out_items="tmp", vout=True),
+            Case("sort-user_greater", f"coop.warp.merge_sort(tmp, user_greater, {w})",
+                 out="sorted-desc", out_items="tmp"),
+            Case("sort-less-partial", f"coop.warp.merge_sort(tmp, 'less', valid_items=ni, {w})",
+                 out="sorted-partial", out_items="tmp"),
+            Case("sort-greater-partial-oob-pairs",
+                 f"coop.warp.merge_sort(tmp, 'greater', values=rk, valid_items=ni, "
+                 f"oob_default={_last_key(cfg.dtype, True)}, {w})",
+                 out="sorted-desc-partial", out_items="tmp", vout=True),
+            Case("sort-user_less-partial-oob",
+                 f"coop.warp.merge_sort(tmp, user_less, valid_items=ni, "
+                 f"oob_default={_last_key(cfg.dtype, False)}, {w})",
+                 out="sorted-partial", out_items="tmp"),
+        ]  # fmt: skip
     if cfg.family == "compute":
         ops = _ops(cfg.dtype)
         k = DTYPES.index(cfg.dtype) + cfg.width
@@ -206,8 +248,12 @@ class Data:
     ni: int  # items of each logical warp's tile, 0..W*IPT
 
 
-def _values(rng: np.random.Generator, dtype: str, n: int) -> np.ndarray:
-    """Integer-valued floats (small enough that every sum is exact in any order) or full-range ints."""
+def _values(rng: np.random.Generator, dtype: str, n: int, *, few: bool = False) -> np.ndarray:
+    """Integer-valued floats (small enough that every sum is exact in any order) or full-range ints;
+    with ``few``, a handful of distinct values (sort keys with ties)."""
+    if few:
+        low = 1 if dtype.startswith("u") else -4  # 0 stays below every unsigned key
+        return rng.integers(low, low + 9, size=n).astype(np.float32 if dtype == "bfloat16" else dtype)
     if dtype in ("float16", "bfloat16"):
         return rng.choice(np.array([-1.0, 1.0]), size=n).astype(np.float32 if dtype == "bfloat16" else dtype)
     if is_float(dtype):
@@ -219,7 +265,7 @@ def data(rng: np.random.Generator, cfg: Config) -> Data:
     tile = cfg.width * cfg.ipt
     ranks = np.concatenate([rng.permutation(tile) for _ in range(cfg.warps)]).astype(np.int32)
     return Data(
-        x=_values(rng, cfg.dtype, cfg.warps * tile),
+        x=_values(rng, cfg.dtype, cfg.warps * tile, few=cfg.family == "sort"),
         ranks=ranks,
         init=_values(rng, cfg.dtype, 1),
         nv=int(rng.integers(1, cfg.width + 1)),
@@ -229,7 +275,12 @@ def data(rng: np.random.Generator, cfg: Config) -> Data:
 
 def sizes(cfg: Config) -> dict[str, int]:
     n = GRID * cfg.threads
-    return {"out": n * cfg.ipt, "red": n, "agg": n}
+    return {"out": n * cfg.ipt, "red": n, "agg": n, "vout": n * cfg.ipt}
+
+
+def out_dtype(cfg: Config, name: str) -> str:
+    """The element type of output ``name`` (``vout`` holds int32 values, the others the config's)."""
+    return "int32" if name == "vout" else cfg.dtype
 
 
 def _fold(op: str, dtype: str, vals: list[object]) -> object:
@@ -262,6 +313,20 @@ def reference(
         base, rbase = g * tile, g * W
         lanes = list(range(W))
         s = [X[lane * n] for lane in lanes]
+        if cfg.family == "sort":
+            kind = str(case.out)
+            valid = d.ni if kind.endswith("partial") else tile
+            keys = d.x[base : base + valid]
+            if "desc" in kind:  # descending and stable: ties keep their order
+                order = np.argsort(-np.unique(keys, return_inverse=True)[1], kind="stable")
+            else:
+                order = np.argsort(keys, kind="stable")
+            want["out"][base : base + valid] = [X[p] for p in order]
+            mask["out"][base + valid : base + tile] = False  # past valid_items: unspecified
+            if case.vout:
+                want["vout"][base : base + valid] = [int(d.ranks[base + p]) for p in order]
+                mask["vout"][base + valid : base + tile] = False
+            continue
         if cfg.family == "compute":
             name, op = case.name, _op_of(case.name)
             res: list[object | None]
@@ -348,7 +413,7 @@ def mismatches(
     return problems
 
 
-SANITIZER_CONFIGS = {0, 5, 11, 16, 24, 29, 35}  # a diagonal subset run under compute-sanitizer
+SANITIZER_CONFIGS = {0, 5, 11, 16, 24, 29, 35, 43, 46}  # a diagonal subset run under compute-sanitizer
 
 
 def gpu_params() -> list[object]:

@@ -28,7 +28,16 @@ def user_add(a, b):
     return a + b
 
 
-def kernel(x, out, red, agg, ranks_in, init_in, nv, ni, mode):
+def user_less(a, b):  # a plain Python function as a comparator
+    return a < b
+
+
+@cuda.jit(device=True)
+def user_greater(a, b):  # a Numba device function as a comparator
+    return a > b
+
+
+def kernel(x, out, red, agg, vout, ranks_in, init_in, nv, ni, mode):
     t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
     lane = t % {W}
     g = cuda.blockIdx.x * {WARPS} + t // {W}
@@ -79,9 +88,22 @@ def user_add(a, b):  # a plain Python function (straight-line) as an operator
     return a + b
 
 
+def user_less(a, b):  # a plain Python function as a comparator
+    return a < b
+
+
+@cute.jit
+def user_greater(a, b):  # a @cute.jit function (control flow) as a comparator
+    r = False
+    if a > b:
+        r = True
+    return r
+
+
 @cute.kernel
-def kernel(x: cute.Tensor, out: cute.Tensor, red: cute.Tensor, agg: cute.Tensor, ranks_in: cute.Tensor,
-           init_in: cute.Tensor, nv: cutlass.Int32, ni: cutlass.Int32, mode: cutlass.Int32):
+def kernel(x: cute.Tensor, out: cute.Tensor, red: cute.Tensor, agg: cute.Tensor, vout: cute.Tensor,
+           ranks_in: cute.Tensor, init_in: cute.Tensor, nv: cutlass.Int32, ni: cutlass.Int32,
+           mode: cutlass.Int32):
     tx, ty, tz = cute.arch.thread_idx()
     bidx, _, _ = cute.arch.block_idx()
     t = tx + {BX} * (ty + {BY} * tz)
@@ -109,9 +131,10 @@ def kernel(x: cute.Tensor, out: cute.Tensor, red: cute.Tensor, agg: cute.Tensor,
 _CUTE_HOST = """
 
 @cute.jit
-def host(x: cute.Tensor, out: cute.Tensor, red: cute.Tensor, agg: cute.Tensor, ranks_in: cute.Tensor,
-         init_in: cute.Tensor, nv: cutlass.Int32, ni: cutlass.Int32, mode: cutlass.Int32):
-    kernel(x, out, red, agg, ranks_in, init_in, nv, ni, mode).launch(
+def host(x: cute.Tensor, out: cute.Tensor, red: cute.Tensor, agg: cute.Tensor, vout: cute.Tensor,
+         ranks_in: cute.Tensor, init_in: cute.Tensor, nv: cutlass.Int32, ni: cutlass.Int32,
+         mode: cutlass.Int32):
+    kernel(x, out, red, agg, vout, ranks_in, init_in, nv, ni, mode).launch(
         grid=({GRID}, 1, 1), block=({BX}, {BY}, {BZ}))
 """
 
@@ -124,6 +147,8 @@ def _body(cases: list[Case], loop: str) -> list[str]:
         if case.out_items:
             lines.append(f"        for j in {loop}:")
             lines.append(f"            out[base + lane * IPT + j] = {case.out_items}[j]")
+            if case.vout:
+                lines.append("            vout[base + lane * IPT + j] = rk[j]")
         if case.red:
             lines.append(f"        red[rbase + lane] = {case.red_value.format(m=m)}")
         if case.agg:

@@ -141,6 +141,27 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
      "algorithm='shuffle' has no mode='scatter_to_striped'"),
     ("warp-exchange-ranks-type", "coop.warp.exchange(items, 'scatter_to_striped', ranks=items)", E,
      "ranks must be a ThreadData of int32, got float32"),
+    ("warp-sort-unknown-comparator", "coop.warp.merge_sort(items, 'max')", V,
+     "unknown op='max'; built-in comparators: 'less', 'greater', or pass a function"),
+    ("warp-sort-comparator-number", "coop.warp.merge_sort(items, 1)", E,
+     "op must be a built-in comparator name ('less', 'greater') or a function"),
+    ("warp-sort-missing-op", "coop.warp.merge_sort(items)", E, "missing a required argument: 'op'"),
+    ("warp-sort-scalar-keys", "coop.warp.merge_sort(s, 'less')", E,
+     "keys must be a coop.ThreadData created in the kernel"),
+    ("warp-sort-values-count", "coop.warp.merge_sort(ints, 'less', values=two)", V,
+     "values has 2 items per thread, keys has 4"),
+    ("warp-sort-values-array", "coop.warp.merge_sort(items, 'less', values=src)", E,
+     "values must be a coop.ThreadData created in the kernel"),
+    ("warp-sort-oob-without-valid", "coop.warp.merge_sort(items, 'less', oob_default=1e9)", V,
+     "oob_default is given without valid_items"),
+    ("warp-sort-oob-out-of-range", "coop.warp.merge_sort(i8, 'less', valid_items=3, oob_default=300)", V,
+     "oob_default=300 is outside the range of int8"),
+    ("warp-sort-valid-float", "coop.warp.merge_sort(items, 'less', valid_items=s)", E,
+     "valid_items must be an integer"),
+    ("warp-sort-width", "coop.warp.merge_sort(items, 'less', threads_in_warp=12)", V,
+     "threads_in_warp=12 is not a logical warp width"),
+    ("warp-sort-tile-too-large", "coop.warp.merge_sort(big, 'less')", V,
+     "the sort stages the block's tiles (65536 B) through shared memory, above the 49152 B static limit"),
 ]  # fmt: skip
 
 _NUMBA = {"F32": "np.float32", "I32": "np.int32", "I8": "np.int8", "U8": "np.uint8", "F16": "np.float16"}
@@ -155,6 +176,7 @@ _PRELUDE = """
     two = coop.ThreadData(2, {I32})
     ranks = coop.ThreadData(4, {I32})
     flags = coop.ThreadData(4, {U8})
+    big = coop.ThreadData(128, {F32})
     s = src[0]
     flag = s > 0
 """
@@ -238,6 +260,8 @@ HOST_ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("reduce-on-the-host", "coop.block.reduce(1.0, 'max')", H, "coop.block.reduce is a kernel-side"),
     ("warp-sum-on-the-host", "coop.warp.sum(1.0)", H, "coop.warp.sum is a kernel-side"),
     ("warp-load-on-the-host", "coop.warp.load(None, None)", H, "coop.warp.load is a kernel-side"),
+    ("warp-sort-on-the-host", "coop.warp.merge_sort(None, 'less')", H,
+     "coop.warp.merge_sort is a kernel-side"),
     ("thread-data-on-the-host", "coop.ThreadData(4)", H, "coop.ThreadData is a kernel-side"),
     ("temp-storage-on-the-host", "coop.TempStorage(1)", H, "coop.TempStorage is a kernel-side"),
     ("compile-output", "numba_coop.compile(k, SIG, block=128, output='sass')", V, "output='sass'"),

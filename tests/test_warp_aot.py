@@ -23,6 +23,8 @@ CONFIGS = [
     Config("compute", "float32", (96, 1, 1), 8, 3),
     Config("tile", "int16", (8, 16, 1), 4, 4),
     Config("compute", "int64", (48, 1, 1), 16, 1),
+    Config("sort", "float16", (64, 1, 1), 8, 3),
+    Config("sort", "uint64", (4, 8, 4), 32, 2),
 ]
 
 
@@ -40,7 +42,8 @@ def _shared(report: Any) -> int:
 
 def _numba_sig(dtype: str) -> tuple[Any, ...]:
     arr = getattr(types, dtype)[::1]
-    return (arr, arr, arr, arr, types.int32[::1], arr, types.int32, types.int32, types.int32)
+    i32 = types.int32[::1]
+    return (arr, arr, arr, arr, i32, i32, arr, types.int32, types.int32, types.int32)
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.id)
@@ -69,6 +72,7 @@ def test_grid_kernel_cute(cfg: Config) -> None:
     compiled = cutlass_coop.compile(
         module.host,
         *(fake(t, n["out"]), fake(t, n["out"]), fake(t, n["red"]), fake(t, n["agg"])),
+        fake(cutlass.Int32, n["vout"]),
         *(fake(cutlass.Int32, n["out"]), fake(t, 1)),
         *(cutlass.Int32(1), cutlass.Int32(1), cutlass.Int32(0)),
     )
@@ -238,3 +242,54 @@ def test_the_block_must_be_whole_logical_warps() -> None:
         dst[0] = coop.warp.sum(src[0], threads_in_warp=16)
 
     _inlined(numba_coop.compile(narrow, "void(float32[::1], float32[::1])", block=48).inspect())
+
+
+def _less(a, b):  # type: ignore[no-untyped-def]
+    return a < b
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_merge_sort_scratch_is_one_slice_per_logical_warp(width: int) -> None:
+    """Keys and int64 values, a user comparator: one TempStorage slice per logical warp of the block
+    (the tile of the wider of keys and values, plus CUB's padding), __syncwarp only."""
+
+    def kernel(src, dst, n):  # type: ignore[no-untyped-def]
+        keys = coop.ThreadData(4, np.int16)
+        vals = coop.ThreadData(4, np.int64)
+        for i in range(4):
+            keys[i] = src[cuda.threadIdx.x * 4 + i]
+            vals[i] = i
+        coop.warp.merge_sort(keys, _less, values=vals, valid_items=n, threads_in_warp=width)
+        for i in range(4):
+            dst[cuda.threadIdx.x * 4 + i] = keys[i] + vals[i]
+
+    compiled = numba_coop.compile(kernel, "void(int16[::1], int64[::1], int32)", block=64)
+    report = _inlined(compiled.inspect())
+    (size,) = [s for s, _ in compiled.temp_storage.values()]
+    warps = 64 // width
+    assert warps * width * 4 * 8 <= size <= warps * (width * 4 + 1) * 8 + 16 * warps
+    # (at width 1 a lane sorts its own keys in registers, and the unused scratch is dropped)
+    assert size <= _shared(report) <= size + 1024 or (width == 1 and _shared(report) == 0)
+    assert "BAR.SYNC" not in report.sass  # __syncwarp, never __syncthreads
+
+
+def test_a_comparator_is_a_bool_functor_apart_from_an_operator() -> None:
+    """The same function as an operator and as a comparator: two extern "C" functions (the one
+    returns T, the other bool), so neither's definition stands in for the other's."""
+    from cuda.coop._catalog import CATALOG
+    from cuda.coop._kinds import Arg, Form
+    from cuda.coop._primitive import Launch
+    from cuda.coop._render import render_bundle
+
+    td = Arg(Form.THREAD_DATA, "td", "float32", "float32", 2)
+    fn = Arg(Form.FUNCTION, "f", function=_less)
+    launch = Launch((64, 1, 1), "")
+    sort = CATALOG["warp.merge_sort"].resolve({"keys": td, "op": fn}, launch)
+    reduce = CATALOG["warp.reduce"].resolve({"x": td, "op": fn}, launch)
+    (cmp,) = sort.operators.values()
+    (op,) = reduce.operators.values()
+    assert cmp.symbol != op.symbol and (cmp.result, op.result) == ("bool", "float32")
+    source = render_bundle([sort.request, reduce.request], ()).source
+    assert "__device__ __forceinline__ bool operator()(const float& a, const float& b)" in source
+    assert f"StableSort(keys, {cmp.symbol}_functor{{}})" in source
+    assert f"Reduce(x, {op.symbol}_functor{{}})" in source

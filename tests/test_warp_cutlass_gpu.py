@@ -8,7 +8,17 @@ import pytest
 
 pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
 
-from ._warp_cases import Config, cases, data, gpu_params, mismatches, poison, reference, sizes  # noqa: E402
+from ._warp_cases import (  # noqa: E402
+    Config,
+    cases,
+    data,
+    gpu_params,
+    mismatches,
+    out_dtype,
+    poison,
+    reference,
+    sizes,
+)
 from ._warp_kernels import cute_source, load  # noqa: E402
 from .test_cutlass_compute_gpu import _device, _host  # noqa: E402
 
@@ -30,15 +40,15 @@ def test_warp_grid(cfg: Config) -> None:
     failures = []
     for m, case in enumerate(cs):
         d = data(rng, cfg)
-        poisons = {k: poison(rng, cfg.dtype, n) for k, n in sizes(cfg).items()}
-        outs = {k: _device(v, cfg.dtype) for k, v in poisons.items()}
-        tensors = [_device(d.x, cfg.dtype), outs["out"], outs["red"], outs["agg"]]
+        poisons = {k: poison(rng, out_dtype(cfg, k), n) for k, n in sizes(cfg).items()}
+        outs = {k: _device(v, out_dtype(cfg, k)) for k, v in poisons.items()}
+        tensors = [_device(d.x, cfg.dtype), outs["out"], outs["red"], outs["agg"], outs["vout"]]
         tensors += [_device(d.ranks, "int32"), _device(d.init, cfg.dtype)]
         a = [from_dlpack(t, assumed_align=16) for t in tensors]
         if compiled is None:
             compiled = cutlass_coop.compile(host, *a, cutlass.Int32(1), cutlass.Int32(0), cutlass.Int32(0))
         compiled(*a, d.nv, d.ni, m)
         torch.cuda.synchronize()
-        got = {k: _host(v, cfg.dtype) for k, v in outs.items()}
+        got = {k: _host(v, out_dtype(cfg, k)) for k, v in outs.items()}
         failures += [f"{case.name}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
     assert not failures, f"seed {seed}:\n" + "\n".join(failures)

@@ -2,7 +2,8 @@
 """GPU correctness of the ``coop.warp`` primitives under the Numba backend, against the NumPy
 references of ``tests/_warp_cases.py``, computed per logical warp (fresh random data, poisoned
 outputs): every logical warp width, twelve dtypes, blocks that are not whole hardware warps, user
-operators, partial lanes and partial tiles. (bfloat16 items are loaded from float32 arrays.)"""
+operators, partial lanes and partial tiles, merge sorts (keys and pairs, built-in and user
+comparators, partial tiles, stability). (bfloat16 items are loaded from float32 arrays.)"""
 
 from __future__ import annotations
 
@@ -10,7 +11,18 @@ import numpy as np
 import pytest
 from cuda import coop
 
-from ._warp_cases import GRID, Config, cases, data, gpu_params, mismatches, poison, reference, sizes
+from ._warp_cases import (
+    GRID,
+    Config,
+    cases,
+    data,
+    gpu_params,
+    mismatches,
+    out_dtype,
+    poison,
+    reference,
+    sizes,
+)
 from ._warp_kernels import load, numba_source
 
 pytestmark = pytest.mark.gpu
@@ -33,13 +45,15 @@ def test_warp_grid(cfg: Config) -> None:
     failures = []
     for m, case in enumerate(cs):
         d = data(rng, cfg)
-        poisons = {k: poison(rng, cfg.dtype, n).astype(io) for k, n in sizes(cfg).items()}
+        poisons = {k: poison(rng, out_dtype(cfg, k), n) for k, n in sizes(cfg).items()}
+        poisons = {k: v.astype(io) if out_dtype(cfg, k) == cfg.dtype else v for k, v in poisons.items()}
         dev = {k: cuda.to_device(v) for k, v in poisons.items()}
         kernel[GRID, cfg.block](
             cuda.to_device(d.x.astype(io)),
             dev["out"],
             dev["red"],
             dev["agg"],
+            dev["vout"],
             cuda.to_device(d.ranks),
             cuda.to_device(d.init.astype(io)),
             np.int32(d.nv),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from cuda.coop._kinds import GlobalArray, Shape
-from cuda.coop._operators import python_function
+from cuda.coop._operators import BOOL, UserFunction, python_function
 from cuda.coop._primitive import Plan
 from cuda.coop._requests import Request
 from cuda.coop._session import TraceSession, current
@@ -119,22 +119,25 @@ def _storage(context: Any, builder: ir.IRBuilder, dtype: str, items: int) -> ir.
     return cgutils.alloca_once(builder, ir.ArrayType(lltype, items), name="coop_result")
 
 
-def define_operator(context: Any, module: ir.Module, symbol: str, function: object, dtype: str) -> None:
-    """Define ``void symbol(T* out, const T* a, const T* b)`` in the kernel's module: the user's
-    function compiled by Numba for ``T``, called through the C ABI the bundle declares."""
-    if symbol in module.globals:
+def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
+    """Define ``void symbol(R* out, const T* a, const T* b)`` in the kernel's module: the user's
+    function (an operator or a comparator) compiled by Numba for ``T``, called through the C ABI the
+    bundle declares (a comparator's bool is stored as one byte, 0 or 1)."""
+    if op.symbol in module.globals:
         return
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [_I8P, _I8P, _I8P]), symbol)
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [_I8P, _I8P, _I8P]), op.symbol)
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
-    ty = numba_type(dtype)
+    ty = numba_type(op.dtype)
+    result_ty = types.boolean if op.result == BOOL else numba_type(op.result)
     ptr = context.get_data_type(ty).as_pointer()
     a = builder.load(builder.bitcast(fn.args[1], ptr))
     b = builder.load(builder.bitcast(fn.args[2], ptr))
-    sig = signature(ty, ty, ty)
+    sig = signature(result_ty, ty, ty)
     # No caching: Numba's cache keys on the code object, and two operators may share one.
-    cres = context.compile_subroutine(builder, python_function(function), sig, caching=False)
+    cres = context.compile_subroutine(builder, python_function(op.function), sig, caching=False)
     _status, result = context.call_internal_no_propagate(builder, cres.fndesc, sig, [a, b])
-    builder.store(result, builder.bitcast(fn.args[0], ptr))
+    out = builder.bitcast(fn.args[0], context.get_data_type(result_ty).as_pointer())
+    builder.store(context.get_value_as_data(builder, result_ty, result), out)
     builder.ret_void()
 
 
@@ -146,8 +149,8 @@ def _lower(key: PlanKey) -> Any:
         names = [p.name for p in prim.params]
         tys, vals = dict(zip(names, sig.args, strict=True)), dict(zip(names, args, strict=True))
         symbol = session_of(context).add(plan.request)
-        for op_symbol, function in plan.operators.items():
-            define_operator(context, builder.module, op_symbol, function, plan.request.dtype)
+        for op in plan.operators.values():
+            define_operator(context, builder.module, op)
         values: dict[str, ir.Value] = {}
         types_: list[ir.Type] = []
         storages: dict[str, ir.Value] = {}

@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from . import TempStorage, ThreadData, WarpExchangeAlgorithm, WarpExchangeMode, WarpLoadAlgorithm, WarpStoreAlgorithm
 
-__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "broadcast"]
+__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "broadcast", "merge_sort"]
 
 def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | WarpLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpLoad)."""
@@ -40,3 +40,6 @@ def exclusive_scan(x: Any, op: str | Callable[[Any, Any], Any], *, initial_value
 
 def broadcast(x: Any, src_lane: int, *, threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Give every lane of the logical warp one lane's value (CUB WarpScan::Broadcast)."""
+
+def merge_sort(keys: ThreadData, op: str | Callable[[Any, Any], bool], *, values: ThreadData | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+    """Sort each logical warp's keys (and values), stably, with a comparator (CUB WarpMergeSort)."""
