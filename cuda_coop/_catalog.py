@@ -28,6 +28,7 @@ from ._kinds import (
     Offset,
     Operator,
     Payload,
+    Predicate,
     PrefixOp,
     Scratch,
 )
@@ -212,6 +213,17 @@ WARP_EXCHANGE_MODES = Choices(
     ),
 )
 
+WARP_BATCHED_ARRANGEMENTS = Choices(
+    "WarpBatchedArrangement",
+    "How ``coop.warp.batched_reduce`` / ``batched_sum`` spread the results of ``B`` batches over a logical "
+    "warp of ``W`` lanes, ``ceil(B / W)`` per lane (``cub::WarpReduceBatched``'s ``...ToStriped`` / "
+    "``...ToBlocked``).",
+    (
+        Option("striped", "ToStriped", "lane ``l``'s item ``j`` is batch ``l + j*W``"),
+        Option("blocked", "ToBlocked", "lane ``l``'s item ``j`` is batch ``l*ceil(B/W) + j``"),
+    ),
+)
+
 #: Every choice table, in the order their enums are exported.
 CHOICES = (
     BLOCK_LOAD_ALGORITHMS,
@@ -223,6 +235,7 @@ CHOICES = (
     WARP_STORE_ALGORITHMS,
     WARP_EXCHANGE_ALGORITHMS,
     WARP_EXCHANGE_MODES,
+    WARP_BATCHED_ARRANGEMENTS,
 )
 
 # --- parameters shared by several rows ------------------------------------------------------------
@@ -825,6 +838,131 @@ WARP_BROADCAST = Primitive(
     returns_annotation="Any",
 )
 
+
+def _segmented(name: str, method: str, flag: str, summary: str, *, op: bool) -> Primitive:
+    head = flag == "head_flag"
+    flag_doc = (
+        "the lane's flag: set (True or nonzero) where a segment starts; lane 0 always starts one."
+        if head
+        else "the lane's flag: set (True or nonzero) where a segment ends; the next lane starts one."
+    )
+    params = [_WX_SCALAR, Param(flag, Predicate("flag"), "bool | int | Any", flag_doc, keyword_only=False)]
+    if op:
+        params.append(_OP)
+    params += [_WIDTH, _WTEMP, _TPB]
+    return Primitive(
+        scope="warp",
+        name=name,
+        cub=_WREDUCE_CUB,
+        params=tuple(params),
+        call=Call(method, ("x", flag, "op") if op else ("x", flag), returns="result"),
+        results=(Result("result", "the segment's aggregate, in the segment's first lane."),),
+        scratch=False,
+        summary=summary,
+        details=_WARP_DETAILS + "The logical warp's lanes are split into segments of consecutive lanes by "
+        f"the {'head' if head else 'tail'} flags; each segment is reduced on its own. Shuffles only.",
+        returns_doc="the aggregate of the lane's segment, a scalar of the element type. It is defined in "
+        "the first lane of each segment only, as in CUB.",
+        returns_annotation="Any",
+    )
+
+
+WARP_HEAD_SEGMENTED_SUM = _segmented(
+    "head_segmented_sum",
+    "HeadSegmentedSum",
+    "head_flag",
+    "Sum each segment of a logical warp, segments given by head flags (CUB WarpReduce).",
+    op=False,
+)
+WARP_TAIL_SEGMENTED_SUM = _segmented(
+    "tail_segmented_sum",
+    "TailSegmentedSum",
+    "tail_flag",
+    "Sum each segment of a logical warp, segments given by tail flags (CUB WarpReduce).",
+    op=False,
+)
+WARP_HEAD_SEGMENTED_REDUCE = _segmented(
+    "head_segmented_reduce",
+    "HeadSegmentedReduce",
+    "head_flag",
+    "Reduce each segment of a logical warp with an operator, segments given by head flags (CUB WarpReduce).",
+    op=True,
+)
+WARP_TAIL_SEGMENTED_REDUCE = _segmented(
+    "tail_segmented_reduce",
+    "TailSegmentedReduce",
+    "tail_flag",
+    "Reduce each segment of a logical warp with an operator, segments given by tail flags (CUB WarpReduce).",
+    op=True,
+)
+
+
+def _batched(name: str, method: str, summary: str, *, op: bool) -> Primitive:
+    params = [
+        Param(
+            "x",
+            Payload(),
+            "ThreadData",
+            "the lane's item of each batch (a ``coop.ThreadData`` of ``B`` items: item ``b`` belongs to "
+            "batch ``b``).",
+            keyword_only=False,
+        )
+    ]
+    if op:
+        params.append(_OP)
+    params += [
+        Param(
+            "arrangement",
+            Choice(WARP_BATCHED_ARRANGEMENTS),
+            "str | WarpBatchedArrangement",
+            "how the results are spread over the lanes, a ``WarpBatchedArrangement`` or its name.",
+            "striped",
+        ),
+        Param(
+            "sync_physical_warp",
+            Flag("syncpw"),
+            "bool",
+            "synchronise the whole hardware warp (faster for logical warps under 32 lanes, but every "
+            "logical warp of the hardware warp must then make the call).",
+            False,
+        ),
+        _WIDTH,
+        _WTEMP,
+        _TPB,
+    ]
+    return Primitive(
+        scope="warp",
+        name=name,
+        cub=Cub(
+            "cub::WarpReduceBatched",
+            "cub/warp/warp_reduce_batched.cuh",
+            ("T", "ITEMS_PER_THREAD", "threads_in_warp", "sync_physical_warp"),
+        ),
+        params=tuple(params),
+        call=Call(method + "{arrangement}", ("x", "out", "op") if op else ("x", "out")),
+        results=(Result("out", "the batches' aggregates, spread over the lanes.", spread="threads_in_warp"),),
+        scratch=False,
+        summary=summary,
+        details=_WARP_DETAILS + "Each of the ``B`` items of ``x`` is one batch; batch ``b`` is reduced over "
+        "the logical warp's lanes, all batches at once. Results past the last batch are undefined. "
+        "Shuffles only.",
+        returns_doc="a ``ThreadData`` of ``ceil(B / threads_in_warp)`` items: the lane's share of the "
+        "batches' aggregates, in the order ``arrangement`` says.",
+        returns_annotation="ThreadData",
+    )
+
+
+WARP_BATCHED_SUM = _batched(
+    "batched_sum", "Sum", "Sum many batches over each logical warp at once (CUB WarpReduceBatched).", op=False
+)
+WARP_BATCHED_REDUCE = _batched(
+    "batched_reduce",
+    "Reduce",
+    "Reduce many batches over each logical warp at once with an operator (CUB WarpReduceBatched).",
+    op=True,
+)
+
+
 WARP_LOAD = Primitive(
     scope="warp",
     name="load",
@@ -1100,6 +1238,12 @@ CATALOG: dict[str, Primitive] = {
         WARP_INCLUSIVE_SCAN,
         WARP_EXCLUSIVE_SCAN,
         WARP_BROADCAST,
+        WARP_HEAD_SEGMENTED_SUM,
+        WARP_TAIL_SEGMENTED_SUM,
+        WARP_HEAD_SEGMENTED_REDUCE,
+        WARP_TAIL_SEGMENTED_REDUCE,
+        WARP_BATCHED_SUM,
+        WARP_BATCHED_REDUCE,
         WARP_MERGE_SORT,
     )
 }

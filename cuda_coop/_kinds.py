@@ -62,6 +62,7 @@ class Arg:
         problem: why an array or ThreadData cannot be used ("" when fine), e.g. "must be 1-D".
         writable: an array can be written.
         function: the Python code of a FUNCTION.
+        truth: a SCALAR that is a truth value (a DSL boolean; it has no element type).
     """
 
     form: Form
@@ -73,6 +74,7 @@ class Arg:
     problem: str = ""
     writable: bool = True
     function: object = None
+    truth: bool = False
 
     @property
     def given(self) -> bool:
@@ -507,8 +509,9 @@ class LogicalWarp:
 
 @dataclass(frozen=True)
 class Predicate:
-    """A per-thread truth value (a runtime integer, nonzero meaning true, or a constant int/bool),
-    passed as an int."""
+    """A per-thread truth value: a runtime boolean (a comparison) or integer (nonzero meaning true),
+    or a constant bool/int; passed as an int (CUB's ``FlagT``). Head and tail flags of segmented
+    reductions; nothing in it is specific to a scope."""
 
     tag: str
 
@@ -516,8 +519,11 @@ class Predicate:
         if not arg.given:
             return
         constant = arg.form is Form.CONSTANT and isinstance(arg.value, int)
-        if not (constant or _integer_scalar(arg)):
-            raise CoopTypeError(f"{r.q}: {name} must be an integer flag (nonzero means set), got {arg.shown}")
+        truth = arg.form is Form.SCALAR and arg.truth
+        if not (constant or truth or _integer_scalar(arg)):
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a flag, a boolean or an integer (nonzero means set), got {arg.shown}"
+            )
         r.mark_present(name, self.tag)
 
     def slot(self, req: Request, name: str) -> Slot | None:

@@ -158,9 +158,8 @@ def arg_of(value: Any) -> Arg:
             problem=problem,
         )
     if isinstance(value, Numeric):
-        return Arg(
-            Form.SCALAR, f"{type(value).__name__} value", dtype_name(type(value)), type(value).__name__
-        )
+        kind = type(value).__name__
+        return Arg(Form.SCALAR, f"{kind} value", dtype_name(type(value)), kind, truth=kind == "Boolean")
     if callable(value):
         return Arg(Form.FUNCTION, getattr(value, "__qualname__", repr(value)), function=value)
     return Arg(Form.OTHER, repr(value))

@@ -44,7 +44,8 @@ class Config:
     """One test kernel: a family of cases for one element type, block shape, logical warp width and
     items per thread."""
 
-    family: str  # "compute" (reductions, scans, broadcast), "tile" (load, store, exchange) or "sort"
+    family: str  # "compute" (reductions, scans, broadcast, segmented reductions), "tile" (load, store,
+    # exchange), "sort" (merge sort) or "batched" (batched reductions: ipt is the number of batches)
     dtype: str
     block: tuple[int, int, int]
     width: int
@@ -95,6 +96,15 @@ def configs() -> list[Config]:
         while block[0] * block[1] * block[2] * ipt * 8 > 48 * 1024:
             ipt //= 2
         out.append(Config("sort", DTYPES[(i * 5) % 12], block, width, max(ipt, 1)))
+    for i in range(6):  # batched reductions: fewer and more batches than lanes
+        width = WIDTHS[i]
+        # (at most 256 threads: the test kernel holds several ThreadData of up to 40 items per thread)
+        blocks = [b for b in _BLOCKS if b[0] * b[1] * b[2] <= 256]
+        blocks += [b for b in _ODD if (b[0] * b[1] * b[2]) % width == 0]
+        batches = [3, 1, 7, 9, 33, 40][i]
+        out.append(
+            Config("batched", DTYPES[(i * 7 + 2) % 12], blocks[(i * 2 + 3) % len(blocks)], width, batches)
+        )
     return out
 
 
@@ -112,6 +122,7 @@ class Case:
     red_value: str = ""
     agg: str | None = None
     vout: bool = False  # the int32 values ``rk`` are written to ``vout``
+    out_count: int | None = None  # items of ``out_items`` written (default: items per thread)
 
 
 def _ops(dtype: str) -> list[str]:
@@ -130,6 +141,23 @@ def _last_key(dtype: str, descending: bool) -> str:
 def cases(cfg: Config) -> list[Case]:
     w = f"threads_in_warp={cfg.width}"
     agg = "warp_aggregate=True"
+    if cfg.family == "batched":
+        ops = _ops(cfg.dtype)
+        op1 = ops[(DTYPES.index(cfg.dtype) + cfg.width) % len(ops)]
+        q1 = op1 if op1.startswith("user_") else repr(op1)
+        spread = -(-cfg.ipt // cfg.width)
+        return [
+            Case("batched_sum-striped", f"o{{m}} = coop.warp.batched_sum(items, {w})", out="batched-striped",
+                 out_items="o{m}", out_count=spread),
+            Case("batched_sum-blocked", f"o{{m}} = coop.warp.batched_sum(items, arrangement='blocked', {w})",
+                 out="batched-blocked", out_items="o{m}", out_count=spread),
+            Case("batched_reduce-max-blocked",
+                 f"o{{m}} = coop.warp.batched_reduce(items, 'max', arrangement='blocked', {w})",
+                 out="batched-blocked", out_items="o{m}", out_count=spread),
+            Case(f"batched_reduce-{op1}-striped-syncpw",
+                 f"o{{m}} = coop.warp.batched_reduce(items, {q1}, sync_physical_warp=True, {w})",
+                 out="batched-striped", out_items="o{m}", out_count=spread),
+        ]  # fmt: skip
     if cfg.family == "sort":
         return [
             Case("sort-less", f"coop.warp.merge_sort(tmp, 'less', {w})", out="sorted", out_items="tmp"),
@@ -188,6 +216,16 @@ def cases(cfg: Config) -> list[Case]:
                  red_value="r{m}"),
             Case("broadcast-runtime", f"r{{m}} = coop.warp.broadcast(s, nv - 1, {w})", red="all",
                  red_value="r{m}"),
+            Case("head_segmented_sum", f"r{{m}} = coop.warp.head_segmented_sum(s, rk[0] % 3 == 0, {w})",
+                 red="heads", red_value="r{m}"),
+            Case("tail_segmented_sum", f"r{{m}} = coop.warp.tail_segmented_sum(s, rk[0] % 2, {w})",
+                 red="heads-tail", red_value="r{m}"),
+            Case(f"head_segmented_reduce-{op2}",
+                 f"r{{m}} = coop.warp.head_segmented_reduce(s, rk[0] % 2, {q(op2)}, {w})",
+                 red="heads", red_value="r{m}"),
+            Case("tail_segmented_reduce-user_max",
+                 f"r{{m}} = coop.warp.tail_segmented_reduce(s, rk[0] % 3 == 0, user_max, {w})",
+                 red="heads-tail", red_value="r{m}"),
         ]  # fmt: skip
     out = []
     for i, alg in enumerate(TILE_ALGS):
@@ -313,6 +351,17 @@ def reference(
         base, rbase = g * tile, g * W
         lanes = list(range(W))
         s = [X[lane * n] for lane in lanes]
+        if cfg.family == "batched":
+            B, spread = n, -(-n // W)
+            op = _op_of(case.name)
+            for lane in lanes:
+                for j in range(spread):
+                    b = lane + j * W if case.out == "batched-striped" else lane * spread + j
+                    if b < B:
+                        want["out"][base + lane * n + j] = _fold(op, dt, [X[k * n + b] for k in lanes])
+                    else:  # no batch: undefined
+                        mask["out"][base + lane * n + j] = False
+            continue
         if cfg.family == "sort":
             kind = str(case.out)
             valid = d.ni if kind.endswith("partial") else tile
@@ -343,6 +392,19 @@ def reference(
                 res = [_fold(op, dt, X)] * W
             elif name.startswith("broadcast"):
                 res = [s[W - 1 if name.endswith("last") else d.nv - 1]] * W
+            elif "segmented" in name:
+                r0 = [int(d.ranks[base + lane * n]) for lane in lanes]
+                mod3 = name in ("head_segmented_sum", "tail_segmented_reduce-user_max")  # as in cases()
+                flags = [v % 3 == 0 if mod3 else v % 2 != 0 for v in r0]
+                if name.startswith("head"):
+                    starts = [lane == 0 or flags[lane] for lane in lanes]
+                else:
+                    starts = [lane == 0 or flags[lane - 1] for lane in lanes]
+                res = [None] * W
+                for lane in lanes:
+                    if starts[lane]:
+                        end = next((e for e in range(lane + 1, W) if starts[e]), W)
+                        res[lane] = _fold(op, dt, s[lane:end])
             else:
                 inclusive = name.startswith("inclusive")
                 seeded = "init" in name
@@ -413,7 +475,7 @@ def mismatches(
     return problems
 
 
-SANITIZER_CONFIGS = {0, 5, 11, 16, 24, 29, 35, 43, 46}  # a diagonal subset run under compute-sanitizer
+SANITIZER_CONFIGS = {0, 5, 11, 16, 24, 29, 35, 43, 46, 57}  # a diagonal subset run under compute-sanitizer
 
 
 def gpu_params() -> list[object]:

@@ -145,8 +145,9 @@ def _body(cases: list[Case], loop: str) -> list[str]:
         lines.append(f"    if mode == {m}:")
         lines.append(f"        {case.statement.format(m=m)}")
         if case.out_items:
-            lines.append(f"        for j in {loop}:")
-            lines.append(f"            out[base + lane * IPT + j] = {case.out_items}[j]")
+            count = loop if case.out_count is None else loop.replace("IPT", str(case.out_count))
+            lines.append(f"        for j in {count}:")
+            lines.append(f"            out[base + lane * IPT + j] = {case.out_items.format(m=m)}[j]")
             if case.vout:
                 lines.append("            vout[base + lane * IPT + j] = rk[j]")
         if case.red:

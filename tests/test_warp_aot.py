@@ -25,6 +25,7 @@ CONFIGS = [
     Config("compute", "int64", (48, 1, 1), 16, 1),
     Config("sort", "float16", (64, 1, 1), 8, 3),
     Config("sort", "uint64", (4, 8, 4), 32, 2),
+    Config("batched", "float32", (64, 1, 1), 8, 9),
 ]
 
 
@@ -293,3 +294,74 @@ def test_a_comparator_is_a_bool_functor_apart_from_an_operator() -> None:
     assert "__device__ __forceinline__ bool operator()(const float& a, const float& b)" in source
     assert f"StableSort(keys, {cmp.symbol}_functor{{}})" in source
     assert f"Reduce(x, {op.symbol}_functor{{}})" in source
+
+
+def _segmented_batched_kernel(width: int) -> Any:
+    def kernel(src, dst, keys):  # type: ignore[no-untyped-def]
+        t = cuda.threadIdx.x
+        v = src[t]
+        dst[t] = coop.warp.head_segmented_sum(v, keys[t] != keys[t - 1], threads_in_warp=width)
+        dst[t + 128] = coop.warp.tail_segmented_reduce(v, keys[t] & 1, "max", threads_in_warp=width)
+        dst[t + 256] = coop.warp.head_segmented_sum(v, True, threads_in_warp=width)
+        items = coop.ThreadData(5, np.float32)
+        for i in range(5):
+            items[i] = src[t * 5 + i]
+        out = coop.warp.batched_sum(items, arrangement="blocked", threads_in_warp=width)
+        for i in range(len(out)):
+            dst[t * 5 + 384 + i] = out[i]
+
+    return kernel
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_segmented_and_batched_reductions_are_shuffles_without_shared_memory(width: int) -> None:
+    """Head flags from a comparison (a boolean), tail flags from an integer; batched reduce returns
+    ceil(5 / width) items per lane."""
+    compiled = numba_coop.compile(
+        _segmented_batched_kernel(width), "void(float32[::1], float32[::1], int32[::1])", block=128
+    )
+    report = _inlined(compiled.inspect())
+    assert _shared(report) == 0, report.summary()
+    assert not compiled.temp_storage
+    assert len(re.findall(r"\bSHFL\.", report.sass)) > 0 or width == 1
+
+
+def test_segmented_and_batched_reductions_cute() -> None:
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    source = """
+import cutlass
+import cutlass.cute as cute
+from cuda import coop
+
+
+@cute.kernel
+def kernel(src: cute.Tensor, dst: cute.Tensor, keys: cute.Tensor):
+    t, _, _ = cute.arch.thread_idx()
+    v = src[t]
+    dst[t] = coop.warp.head_segmented_sum(v, keys[t] != keys[t + 1], threads_in_warp=16)
+    dst[t + 128] = coop.warp.tail_segmented_reduce(v, keys[t] & 1, "max", threads_in_warp=8)
+    dst[t + 256] = coop.warp.tail_segmented_sum(v, True)
+    items = coop.ThreadData(5, cutlass.Float32)
+    for i in cutlass.range_constexpr(5):
+        items[i] = src[t * 5 + i]
+    out = coop.warp.batched_reduce(items, "max", sync_physical_warp=True, threads_in_warp=4)
+    for i in cutlass.range_constexpr(2):
+        dst[t * 2 + 384 + i] = out[i]
+
+
+@cute.jit
+def host(src: cute.Tensor, dst: cute.Tensor, keys: cute.Tensor):
+    kernel(src, dst, keys).launch(grid=(1, 1, 1), block=(128, 1, 1))
+"""
+    module = load("aot_warp_cute_segmented_batched", source)
+    fake = [
+        make_fake_compact_tensor(t, (1024,), assumed_align=16)
+        for t in (cutlass.Float32,) * 2 + (cutlass.Int32,)
+    ]
+    report = _inlined(cutlass_coop.compile(module.host, *fake).inspect())
+    assert _shared(report) == 0, report.summary()
+    assert len(re.findall(r"\bSHFL\.", report.sass)) > 0

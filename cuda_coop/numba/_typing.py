@@ -70,6 +70,8 @@ def arg_of(ty: types.Type) -> Arg:
         return Arg(Form.CONSTANT, shown, value=value)
     if isinstance(ty, types.Number):
         return Arg(Form.SCALAR, shown, dtype_name(ty), shown)
+    if isinstance(ty, types.Boolean):
+        return Arg(Form.SCALAR, shown, None, shown, truth=True)
     if isinstance(ty, TempStorageType):
         return Arg(Form.TEMP_STORAGE, shown)
     if isinstance(ty, PythonFunctionType):

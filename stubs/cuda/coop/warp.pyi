@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy.typing as npt
 
-from . import TempStorage, ThreadData, WarpExchangeAlgorithm, WarpExchangeMode, WarpLoadAlgorithm, WarpStoreAlgorithm
+from . import TempStorage, ThreadData, WarpBatchedArrangement, WarpExchangeAlgorithm, WarpExchangeMode, WarpLoadAlgorithm, WarpStoreAlgorithm
 
-__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "broadcast", "merge_sort"]
+__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "broadcast", "head_segmented_sum", "tail_segmented_sum", "head_segmented_reduce", "tail_segmented_reduce", "batched_sum", "batched_reduce", "merge_sort"]
 
 def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | WarpLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpLoad)."""
@@ -40,6 +40,24 @@ def exclusive_scan(x: Any, op: str | Callable[[Any, Any], Any], *, initial_value
 
 def broadcast(x: Any, src_lane: int, *, threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Give every lane of the logical warp one lane's value (CUB WarpScan::Broadcast)."""
+
+def head_segmented_sum(x: Any, head_flag: bool | int | Any, *, threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+    """Sum each segment of a logical warp, segments given by head flags (CUB WarpReduce)."""
+
+def tail_segmented_sum(x: Any, tail_flag: bool | int | Any, *, threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+    """Sum each segment of a logical warp, segments given by tail flags (CUB WarpReduce)."""
+
+def head_segmented_reduce(x: Any, head_flag: bool | int | Any, op: str | Callable[[Any, Any], Any], *, threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+    """Reduce each segment of a logical warp with an operator, segments given by head flags (CUB WarpReduce)."""
+
+def tail_segmented_reduce(x: Any, tail_flag: bool | int | Any, op: str | Callable[[Any, Any], Any], *, threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+    """Reduce each segment of a logical warp with an operator, segments given by tail flags (CUB WarpReduce)."""
+
+def batched_sum(x: ThreadData, *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
+    """Sum many batches over each logical warp at once (CUB WarpReduceBatched)."""
+
+def batched_reduce(x: ThreadData, op: str | Callable[[Any, Any], Any], *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
+    """Reduce many batches over each logical warp at once with an operator (CUB WarpReduceBatched)."""
 
 def merge_sort(keys: ThreadData, op: str | Callable[[Any, Any], bool], *, values: ThreadData | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Sort each logical warp's keys (and values), stably, with a comparator (CUB WarpMergeSort)."""
