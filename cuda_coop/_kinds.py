@@ -207,6 +207,8 @@ class Count:
 
     tag: str
     scalar_payload_only: bool = False
+    otherwise: str | None = None  # C++ passed in its place when absent, so that later arguments keep
+    # their positions (``{T}`` is the element type): CUB's defaulted ``end_bit = sizeof(T) * 8``
 
     def check(self, r: Resolver, name: str, arg: Arg) -> None:
         if not arg.given:
@@ -219,6 +221,7 @@ class Count:
                 raise CoopValueError(
                     f"{r.q}: {name}={value} does not fit CUB's int; pass at most {INT32_MAX}"
                 )
+            r.constants[name] = value
         elif not _integer_scalar(arg):
             raise CoopTypeError(f"{r.q}: {name} must be an integer, got {arg.shown}")
         if self.scalar_payload_only and not r.scalar:
@@ -280,9 +283,12 @@ class Choice:
 
 @dataclass(frozen=True)
 class Flag:
-    """A compile-time ``True``/``False``; when set, ``tag`` is part of the request."""
+    """A compile-time ``True``/``False``; when set, ``tag`` is part of the request, and ``method``
+    is the text it puts into the call's method name (``"Sort{descending}"`` -> ``SortDescending``;
+    CUB spells some options as methods of their own)."""
 
     tag: str
+    method: str = ""
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
         value = default if arg.form is Form.ABSENT else arg.value
@@ -466,6 +472,25 @@ class LogicalWarp:
 
 
 @dataclass(frozen=True)
+class Constant:
+    """A compile-time int among ``values`` (no slot; a template argument of the CUB class, such as
+    BlockRadixSort's ``RADIX_BITS``)."""
+
+    values: tuple[int, ...]
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
+        value = default if arg.form is Form.ABSENT else arg.value
+        allowed = f"{self.values[0]}..{self.values[-1]}"
+        if arg.form not in (Form.ABSENT, Form.CONSTANT) or not _is_int(value):
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a compile-time constant int ({allowed}), got {arg.shown}"
+            )
+        if value not in self.values:
+            raise CoopValueError(f"{r.q}: {name}={value} is out of range; allowed: {allowed}")
+        r.record(name, str(value))
+
+
+@dataclass(frozen=True)
 class Predicate:
     """A per-thread truth value (a runtime integer, nonzero meaning true, or a constant int/bool),
     passed as an int."""
@@ -499,4 +524,5 @@ Kind = (
     | BlockShape
     | LogicalWarp
     | Predicate
+    | Constant
 )

@@ -66,6 +66,10 @@ class WarpExchangeMode(str, Enum):
     STRIPED_TO_BLOCKED = "striped_to_blocked"
     BLOCKED_TO_STRIPED = "blocked_to_striped"
     SCATTER_TO_STRIPED = "scatter_to_striped"
+
+class BlockRadixSortOutput(str, Enum):
+    BLOCKED = "blocked"
+    STRIPED = "striped"
 # END generated: choices
 
 class ThreadData:
@@ -137,6 +141,7 @@ __all__ = [
     "WarpStoreAlgorithm",
     "WarpExchangeAlgorithm",
     "WarpExchangeMode",
+    "BlockRadixSortOutput",
     "register",
     "registered_backends",
     "compile_stats",

@@ -14,6 +14,7 @@ from cuda.coop import WarpLoadAlgorithm as WarpLoadAlgorithm
 from cuda.coop import WarpStoreAlgorithm as WarpStoreAlgorithm
 from cuda.coop import WarpExchangeAlgorithm as WarpExchangeAlgorithm
 from cuda.coop import WarpExchangeMode as WarpExchangeMode
+from cuda.coop import BlockRadixSortOutput as BlockRadixSortOutput
 # END generated: choices
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
@@ -73,5 +74,6 @@ __all__ = [
     "WarpStoreAlgorithm",
     "WarpExchangeAlgorithm",
     "WarpExchangeMode",
+    "BlockRadixSortOutput",
 ]
 # END generated: all
