@@ -31,6 +31,7 @@ from ._kinds import (
     PrefixOp,
     Scratch,
 )
+from ._operators import ASSOCIATIVE
 from ._primitive import STATIC_SHARED_LIMIT, Call, Cub, Param, Primitive, Resolver, Result
 
 # --- choices ----------------------------------------------------------------------------------------
@@ -790,8 +791,111 @@ RADIX_SORT = Primitive(
     ),
 )
 
+BLOCK_ADJACENT_DIRECTIONS = Choices(
+    "BlockAdjacentDirection",
+    "Which neighbour ``coop.block.adjacent_difference`` pairs each item with "
+    "(``cub::BlockAdjacentDifference``'s ``SubtractLeft`` or ``SubtractRight``).",
+    (
+        Option(
+            "left",
+            "Left",
+            "``out[i] = op(x[i], x[i-1])``; the tile's first item is copied (or paired with "
+            "``tile_predecessor``)",
+        ),
+        Option(
+            "right",
+            "Right",
+            "``out[i] = op(x[i], x[i+1])``; the tile's last item is copied (or paired with "
+            "``tile_successor``)",
+        ),
+    ),
+)
+CHOICES = (*CHOICES, BLOCK_ADJACENT_DIRECTIONS)
+
+
+def _check_neighbours(r: Resolver) -> None:
+    """A tile predecessor pairs with the left neighbour only, a successor with the right one only
+    (and CUB has no partial-tile variant with a successor)."""
+    direction = r.option("direction")
+    if direction == "left" and "tile_successor" in r.present:
+        raise CoopValueError(f"{r.q}: tile_successor is only for direction='right'; pass tile_predecessor")
+    if direction == "right" and "tile_predecessor" in r.present:
+        raise CoopValueError(f"{r.q}: tile_predecessor is only for direction='left'; pass tile_successor")
+
+
+ADJACENT_DIFFERENCE = Primitive(
+    scope="block",
+    name="adjacent_difference",
+    cub=Cub("cub::BlockAdjacentDifference", "cub/block/block_adjacent_difference.cuh", ("T", *_BLOCK_DIMS)),
+    params=(
+        Param(
+            "items",
+            Payload(),
+            "ThreadData",
+            "the thread's items in a blocked arrangement (a ``coop.ThreadData``).",
+            keyword_only=False,
+        ),
+        Param(
+            "op",
+            Operator(builtins=("subtract", *ASSOCIATIVE)),
+            "str | Callable[[Any, Any], Any]",
+            "``op(item, neighbour)``: a built-in (``'subtract'``, ``'sum'``, ``'min'``, ...) or a function "
+            "of two values of the element type returning one.",
+            "subtract",
+        ),
+        Param(
+            "direction",
+            Choice(BLOCK_ADJACENT_DIRECTIONS),
+            "str | BlockAdjacentDirection",
+            "``'left'`` (pair each item with its predecessor) or ``'right'`` (with its successor).",
+            "left",
+        ),
+        Param(
+            "tile_predecessor",
+            Element("pred"),
+            "int | float | None",
+            "the item before the tile (thread 0's is used), for ``direction='left'``; without it the "
+            "tile's first item is copied.",
+            None,
+        ),
+        Param(
+            "tile_successor",
+            Element("succ"),
+            "int | float | None",
+            "the item after the tile (the last thread's is used), for ``direction='right'``; without it "
+            "the tile's last item is copied.",
+            None,
+            excludes=("valid_items",),
+        ),
+        Param(
+            "valid_items",
+            Count("partial"),
+            "int | None",
+            "number of valid items in the tile; items from it on are copied.",
+            None,
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call(
+        "Subtract{direction}",
+        ("items", "out", "op", "valid_items", "tile_predecessor", "tile_successor"),
+        variants=(("valid_items", "Subtract{direction}PartialTile"),),
+    ),
+    results=(Result("out", "each item combined with its neighbour.", like_payload=True),),
+    check=_check_neighbours,
+    summary="Combine each item with its left or right neighbour in the tile (CUB BlockAdjacentDifference).",
+    details=(
+        "All threads of the block must call it. Items are in the blocked arrangement (thread ``t``'s "
+        "items follow thread ``t-1``'s). With ``op='subtract'`` and ``direction='left'``, ``out[1:]`` "
+        "is ``np.diff`` of the tile."
+    ),
+    returns_doc="a fresh ``ThreadData`` like ``items``.",
+    returns_annotation="ThreadData",
+)
+
 #: The rows of this section, in the order they are documented.
-SORTING_ROWS = (RADIX_SORT,)
+SORTING_ROWS = (RADIX_SORT, ADJACENT_DIFFERENCE)
 
 
 # --- warp rows ---------------------------------------------------------------------------------------

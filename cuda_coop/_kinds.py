@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ._choices import Choices
 from ._dtypes import DTYPES, dtype_named, supported_name
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
-from ._operators import BUILTIN_OPERATORS, user_operator_symbol
+from ._operators import ASSOCIATIVE, BUILTIN_OPERATORS, user_operator_symbol
 
 if TYPE_CHECKING:
     from ._primitive import Resolver
@@ -302,16 +302,21 @@ class Flag:
 
 @dataclass(frozen=True)
 class Operator:
-    """A binary operator on the element type: a built-in name or a Python function, which the
-    backend compiles into the kernel under an ``extern "C"`` name."""
+    """A binary operator on the element type: one of the ``builtins`` by name or a Python function,
+    which the backend compiles into the kernel under an ``extern "C"`` name. A parameter with a
+    default (a built-in's name) may be left out."""
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    builtins: tuple[str, ...] = ASSOCIATIVE
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
+        if arg.form is Form.ABSENT and isinstance(default, str):
+            arg = Arg(Form.CONSTANT, repr(default), value=default)
         if arg.form is Form.CONSTANT and isinstance(arg.value, str):
-            op = BUILTIN_OPERATORS.get(arg.value)
+            op = BUILTIN_OPERATORS.get(arg.value) if arg.value in self.builtins else None
             if op is None:
                 raise CoopValueError(
                     f"{r.q}: unknown {name}={arg.value!r}; built-in operators: "
-                    f"{', '.join(map(repr, BUILTIN_OPERATORS))}, or pass a function"
+                    f"{', '.join(map(repr, self.builtins))}, or pass a function"
                 )
             if op.integer_only and dtype_named(r.dtype).kind == "f":
                 raise CoopTypeError(
@@ -325,7 +330,7 @@ class Operator:
             r.record(name, symbol)
         else:
             raise CoopTypeError(
-                f"{r.q}: {name} must be a built-in operator name ({', '.join(map(repr, BUILTIN_OPERATORS))}) "
+                f"{r.q}: {name} must be a built-in operator name ({', '.join(map(repr, self.builtins))}) "
                 f"or a function, got {arg.shown}"
             )
 

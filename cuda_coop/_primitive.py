@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ._choices import Choices
 from ._dtypes import dtype_named
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
-from ._kinds import Arg, Choice, Constant, Flag, Form, Kind, LogicalWarp, Payload, Shape, Slot
+from ._kinds import Arg, Choice, Constant, Flag, Form, Kind, LogicalWarp, Operator, Payload, Shape, Slot
 from ._requests import Request
 
 REQUIRED = inspect.Parameter.empty
@@ -327,7 +327,7 @@ class Primitive:
             if p is payload:
                 continue
             arg = args.get(p.name, absent)
-            if isinstance(p.kind, (Choice, Flag, LogicalWarp, Constant)):
+            if isinstance(p.kind, (Choice, Flag, LogicalWarp, Constant, Operator)):
                 p.kind.check(r, p.name, arg, p.default)
             else:
                 p.kind.check(r, p.name, arg)

@@ -81,6 +81,9 @@ class Params:
 
     begin: int
     end: int
+    nvalid: int = 0  # valid items of a partial tile
+    x0: object = 0  # the key array's first two items (tile predecessor / successor)
+    x1: object = 0
 
 
 Reference = Callable[[np.ndarray, np.ndarray, Params], dict[str, np.ndarray]]
@@ -184,6 +187,44 @@ def max_radix_bits(threads: int) -> int:
     return max(b for b in range(1, 9) if ((1 << (b - 1)) + 1) * threads * 4 <= 48 * 1024)
 
 
+def _neighbour(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        if op == "subtract":
+            return a - b
+        if op == "max":  # ::cuda::maximum: (a < b) ? b : a
+            return np.where(a < b, b, a)
+        return np.where(a > b, a, b)  # user_max: a if a > b else b
+
+
+def _adjacent(id_: str, *, op: str = "subtract", right: bool = False, neighbour: bool = False,
+              partial: bool = False) -> Case:  # fmt: skip
+    args = ["keys"]
+    if op != "subtract":
+        args.append(f"op={op}" if op.startswith("user_") else f"op={op!r}")
+    if right:
+        args.append("direction='right'")
+    if neighbour:
+        args.append("tile_successor=x[0]" if right else "tile_predecessor=x[1]")
+    if partial:
+        args.append("valid_items=nvalid")
+
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        out = keys.copy()
+        n = len(keys) if not partial else min(p.nvalid, len(keys))
+        if right:
+            out[: max(n - 1, 0)] = _neighbour(op, keys[: max(n - 1, 0)], keys[1:n])
+            if neighbour:
+                out[-1] = _neighbour(op, keys[-1:], np.array([p.x0], dtype=keys.dtype))[0]
+        else:
+            out[1:n] = _neighbour(op, keys[1:n], keys[: max(n - 1, 0)])
+            if neighbour and n > 0:
+                out[0] = _neighbour(op, keys[:1], np.array([p.x1], dtype=keys.dtype))[0]
+        return {"ok": out}
+
+    return Case(f"adjacent_difference-{id_}", f"d = coop.block.adjacent_difference({', '.join(args)})",
+                (("d", "ok", "blocked"),), ref)  # fmt: skip
+
+
 def cases(cfg: Config) -> list[Case]:
     """The cases of one kernel."""
     n, most = bits(cfg.key), max_radix_bits(cfg.threads)
@@ -205,6 +246,10 @@ def cases(cfg: Config) -> list[Case]:
             radix_bits=most,
         ),  # fmt: skip
         _radix(cfg, "pairs-1bit-temp", values=True, radix_bits=1, temp=True),
+        _adjacent("left"),
+        _adjacent("right-successor", right=True, neighbour=True),
+        _adjacent("left-user-predecessor-partial", op="user_max", neighbour=True, partial=True),
+        _adjacent("right-max-partial", op="max", right=True, partial=True),
     ]
 
 
@@ -235,10 +280,12 @@ def values_data(cfg: Config) -> np.ndarray:
     return np.tile(np.arange(cfg.tile), GRID * TILES).astype(cfg.value)
 
 
-def params(rng: np.random.Generator, cfg: Config) -> Params:
+def params(rng: np.random.Generator, cfg: Config, keys: np.ndarray) -> Params:
     n = bits(cfg.key)
     begin = int(rng.integers(0, n - 1))
-    return Params(begin, int(rng.integers(begin + 1, n + 1)))
+    return Params(
+        begin, int(rng.integers(begin + 1, n + 1)), int(rng.integers(0, cfg.tile + 1)), keys[0], keys[1]
+    )
 
 
 def expected(case: Case, cfg: Config, keys: np.ndarray, vals: np.ndarray, p: Params,

@@ -13,7 +13,11 @@ from numba import cuda
 from cuda import coop
 
 
-def kernel(x, v, ok, ov, begin, end, mode):
+def user_max(a, b):  # a plain Python function as an operator
+    return a if a > b else b
+
+
+def kernel(x, v, ok, ov, begin, end, nvalid, mode):
     t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
     ts = coop.TempStorage()
     for tile in range({TILES}):
@@ -32,9 +36,17 @@ import cutlass.cute as cute
 from cuda import coop
 
 
+@cute.jit
+def user_max(a, b):  # a @cute.jit function (control flow) as an operator
+    r = b
+    if a > b:
+        r = a
+    return r
+
+
 @cute.kernel
 def kernel(x: cute.Tensor, v: cute.Tensor, ok: cute.Tensor, ov: cute.Tensor, begin: cutlass.Int32,
-           end: cutlass.Int32, mode: cutlass.Int32):
+           end: cutlass.Int32, nvalid: cutlass.Int32, mode: cutlass.Int32):
     tx, ty, tz = cute.arch.thread_idx()
     bidx, _, _ = cute.arch.block_idx()
     t = tx + {BX} * (ty + {BY} * tz)
@@ -53,8 +65,8 @@ _CUTE_HOST = """
 
 @cute.jit
 def host(x: cute.Tensor, v: cute.Tensor, ok: cute.Tensor, ov: cute.Tensor, begin: cutlass.Int32,
-         end: cutlass.Int32, mode: cutlass.Int32):
-    kernel(x, v, ok, ov, begin, end, mode).launch(grid=({GRID}, 1, 1), block=({BX}, {BY}, {BZ}))
+         end: cutlass.Int32, nvalid: cutlass.Int32, mode: cutlass.Int32):
+    kernel(x, v, ok, ov, begin, end, nvalid, mode).launch(grid=({GRID}, 1, 1), block=({BX}, {BY}, {BZ}))
 """
 
 

@@ -164,6 +164,20 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
      "descending must be a compile-time constant True or False"),
     ("radix-sort-output", "coop.block.radix_sort(items, output='warp_striped')", V,
      "unknown output='warp_striped'"),
+    ("adjacent-successor-on-left", "coop.block.adjacent_difference(items, tile_successor=s)", V,
+     "tile_successor is only for direction='right'"),
+    ("adjacent-predecessor-on-right",
+     "coop.block.adjacent_difference(items, direction='right', tile_predecessor=s)", V,
+     "tile_predecessor is only for direction='left'"),
+    ("adjacent-successor-partial",
+     "coop.block.adjacent_difference(items, direction='right', tile_successor=s, valid_items=3)", V,
+     "tile_successor and valid_items cannot be used together"),
+    ("adjacent-unknown-op", "coop.block.adjacent_difference(items, op='divide')", V, "unknown op='divide'"),
+    ("adjacent-unknown-direction", "coop.block.adjacent_difference(items, direction='up')", V,
+     "unknown direction='up'"),
+    ("adjacent-predecessor-out-of-range", "coop.block.adjacent_difference(i8, tile_predecessor=300)", V,
+     "tile_predecessor=300 is outside the range of int8"),
+    ("reduce-subtract-not-associative", "coop.block.reduce(items, 'subtract')", V, "unknown op='subtract'"),
 ]  # fmt: skip
 
 _NUMBA = {"F32": "np.float32", "I32": "np.int32", "I8": "np.int8", "U8": "np.uint8", "F16": "np.float16"}

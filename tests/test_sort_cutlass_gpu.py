@@ -63,7 +63,7 @@ def test_sort_grid(cfg: Config) -> None:
     for m, case in enumerate(cs):
         for variant in VARIANTS:
             keys = keys_data(rng, cfg.key, n, variant)
-            p = params(rng, cfg)
+            p = params(rng, cfg, keys)
             poisons = {"ok": poison(rng, cfg.key, n), "ov": poison(rng, cfg.value, n)}
             outs = {k: _device(v) for k, v in poisons.items()}
             a = [
@@ -74,7 +74,7 @@ def test_sort_grid(cfg: Config) -> None:
                 compiled = cutlass_coop.compile(
                     host, *a, cutlass.Int32(0), cutlass.Int32(1), cutlass.Int32(0)
                 )
-            compiled(*a, p.begin, p.end, m)
+            compiled(*a, p.begin, p.end, p.nvalid, m)
             torch.cuda.synchronize()
             got = {"ok": _host(outs["ok"], cfg.key), "ov": _host(outs["ov"], cfg.value)}
             want = expected(case, cfg, keys, vals, p, poisons)

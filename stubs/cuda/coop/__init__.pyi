@@ -70,6 +70,10 @@ class WarpExchangeMode(str, Enum):
 class BlockRadixSortOutput(str, Enum):
     BLOCKED = "blocked"
     STRIPED = "striped"
+
+class BlockAdjacentDirection(str, Enum):
+    LEFT = "left"
+    RIGHT = "right"
 # END generated: choices
 
 class ThreadData:
@@ -142,6 +146,7 @@ __all__ = [
     "WarpExchangeAlgorithm",
     "WarpExchangeMode",
     "BlockRadixSortOutput",
+    "BlockAdjacentDirection",
     "register",
     "registered_backends",
     "compile_stats",
