@@ -191,8 +191,8 @@ def _neighbour(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         if op == "subtract":
             return a - b
-        if op == "max":  # ::cuda::maximum: (a < b) ? b : a
-            return np.where(a < b, b, a)
+        if op == "max":  # ::cuda::maximum: fmax for floating point (a NaN loses), else (a < b) ? b : a
+            return np.fmax(a, b) if a.dtype.kind == "f" else np.where(a < b, b, a)
         return np.where(a > b, a, b)  # user_max: a if a > b else b
 
 

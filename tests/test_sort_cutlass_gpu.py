@@ -72,7 +72,7 @@ def test_sort_grid(cfg: Config) -> None:
             ]
             if compiled is None:
                 compiled = cutlass_coop.compile(
-                    host, *a, cutlass.Int32(0), cutlass.Int32(1), cutlass.Int32(0)
+                    host, *a, cutlass.Int32(0), cutlass.Int32(1), cutlass.Int32(0), cutlass.Int32(0)
                 )
             compiled(*a, p.begin, p.end, p.nvalid, m)
             torch.cuda.synchronize()
