@@ -119,6 +119,10 @@ def _options(arch: str) -> dict[str, object]:
         "include_path": tc["include_path"],
         "link_time_optimization": True,
         "relocatable_device_code": True,
+        # The bundle is device code only. CCCL 3.6 passes unannotated lambdas to
+        # cuda::static_for (WarpReduceBatched); NVRTC 13.0 takes them for host functions and fails
+        # ("host functions are not allowed in JIT mode"), NVRTC 13.5 does not.
+        "device_as_default_execution_space": True,
     }
 
 

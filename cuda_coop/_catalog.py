@@ -19,6 +19,7 @@ from ._kinds import (
     BlockShape,
     Choice,
     Comparator,
+    Constant,
     Count,
     Element,
     Flag,
@@ -32,6 +33,7 @@ from ._kinds import (
     PrefixOp,
     Scratch,
 )
+from ._operators import ASSOCIATIVE
 from ._primitive import STATIC_SHARED_LIMIT, Call, Cub, Param, Primitive, Resolver, Result
 
 # --- choices ----------------------------------------------------------------------------------------
@@ -641,6 +643,275 @@ EXCLUSIVE_SCAN = _scan(
     note="Without ``initial_value`` (or ``prefix_op``) the first output of thread 0 is undefined, as in CUB.",
 )
 
+# --- sorting and data-dependent block primitives (issue 10) ---------------------------------------
+
+BLOCK_RADIX_SORT_OUTPUTS = Choices(
+    "BlockRadixSortOutput",
+    "How ``coop.block.radix_sort`` leaves the sorted keys among the threads (``cub::BlockRadixSort``'s "
+    "``Sort`` or ``SortBlockedToStriped``).",
+    (
+        Option("blocked", "", "thread ``t`` holds sorted positions ``t*n .. t*n+n-1``"),
+        Option(
+            "striped",
+            "BlockedToStriped",
+            "thread ``t`` holds sorted positions ``t, t+T, ...`` (ready for a striped store)",
+            arrangement="striped",
+        ),
+    ),
+)
+CHOICES = (*CHOICES, BLOCK_RADIX_SORT_OUTPUTS)
+
+_ALL_DTYPES = tuple(DTYPES)
+_RADIX_FIXED = (
+    ("MEMOIZE_OUTER_SCAN", "true"),
+    ("INNER_SCAN_ALGORITHM", "cub::BLOCK_SCAN_WARP_SCANS"),
+    ("SMEM_CONFIG", "cudaSharedMemBankSizeFourByte"),
+)
+
+
+def _check_bit_range(r: Resolver) -> None:
+    """A constant bit range must lie within the key and not be empty (a runtime one is the caller's)."""
+    bits = 8 * dtype_named(r.dtype).itemsize
+    begin, end = r.constants.get("begin_bit"), r.constants.get("end_bit")
+    if begin is not None and begin >= bits:
+        raise CoopValueError(
+            f"{r.q}: begin_bit={begin} is past the key's {bits} bits ({r.dtype}); pass 0..{bits - 1}"
+        )
+    if end is not None and not 1 <= end <= bits:
+        raise CoopValueError(
+            f"{r.q}: end_bit={end} is outside the key's {bits} bits ({r.dtype}); pass 1..{bits}"
+        )
+    if begin is not None and end is not None and begin >= end:
+        raise CoopValueError(f"{r.q}: begin_bit={begin} is not below end_bit={end}; the bit range is empty")
+
+
+def _check_radix_counters(r: Resolver, radix_bits: int) -> None:
+    """BlockRadixRank's digit counters (two bytes per digit and thread, plus a padding lane) live in
+    shared memory, and a tile must fit its 16-bit counters; both checked before any C++ exists."""
+    counters = ((1 << max(radix_bits - 1, 0)) + 1) * r.threads * 4
+    if counters > STATIC_SHARED_LIMIT:
+        raise CoopValueError(
+            f"{r.q}: radix_bits={radix_bits} needs {counters} B of digit counters for {r.threads} threads, "
+            f"above the {STATIC_SHARED_LIMIT} B static limit; use fewer radix_bits or a smaller block"
+        )
+    if r.threads * r.n > 65535:
+        raise CoopValueError(
+            f"{r.q}: a tile of {r.threads * r.n} keys overflows CUB's 16-bit digit counters (at most "
+            "65535); use fewer items per thread"
+        )
+
+
+def _check_radix_sort(r: Resolver) -> None:
+    """The bit range, the digit counters, and the tile (keys or values, whichever is larger) staged
+    in shared memory."""
+    _check_bit_range(r)
+    _check_radix_counters(r, int(str(r.option("radix_bits"))))
+    size = max(dtype_named(r.dtype).itemsize, dtype_named(r.option("values") or r.dtype).itemsize)
+    tile = r.threads * r.n * size
+    if tile > STATIC_SHARED_LIMIT:
+        raise CoopValueError(
+            f"{r.q}: the tile ({r.threads} threads x {r.n} items x {size} B = {tile} B) is exchanged through "
+            f"shared memory, above the {STATIC_SHARED_LIMIT} B static limit; use fewer items per thread or a "
+            "smaller block"
+        )
+
+
+_SORT_ORDER_NOTE = (
+    "Floating-point keys are ordered as CUB orders them: ``-0.0`` and ``+0.0`` are equal (they keep "
+    "their input order), a NaN with its sign bit clear sorts after ``+inf`` (before it when descending) "
+    "and one with its sign bit set before ``-inf``, as NumPy places ``np.nan`` last in an ascending sort."
+)
+
+RADIX_SORT = Primitive(
+    scope="block",
+    name="radix_sort",
+    cub=Cub(
+        "cub::BlockRadixSort",
+        "cub/block/block_radix_sort.cuh",
+        (
+            "T",
+            "BLOCK_DIM_X",
+            "ITEMS_PER_THREAD",
+            "values",
+            "radix_bits",
+            "MEMOIZE_OUTER_SCAN",
+            "INNER_SCAN_ALGORITHM",
+            "SMEM_CONFIG",
+            *_BLOCK_DIMS[1:],
+        ),
+        fixed=_RADIX_FIXED,
+    ),
+    params=(
+        Param(
+            "keys",
+            Payload(),
+            "ThreadData",
+            "the thread's keys in a blocked arrangement (a ``coop.ThreadData``), sorted in place.",
+            keyword_only=False,
+        ),
+        Param(
+            "values",
+            Items(tag="values", dtypes=_ALL_DTYPES),
+            "ThreadData | None",
+            "values moved with their keys (a ``ThreadData`` of any element type with the keys' items per "
+            "thread), sorted in place.",
+            None,
+        ),
+        Param(
+            "descending",
+            Flag("desc", method="Descending"),
+            "bool",
+            "sort from the largest key to the smallest.",
+            False,
+        ),
+        Param(
+            "begin_bit",
+            Count("begin", otherwise="0"),
+            "int",
+            "the least significant key bit that takes part (a runtime int or a constant).",
+            0,
+        ),
+        Param(
+            "end_bit",
+            Count("end", otherwise="int(sizeof({T}) * 8)"),
+            "int | None",
+            "one past the most significant key bit that takes part; by default all of the key's bits.",
+            None,
+        ),
+        Param(
+            "output",
+            Choice(BLOCK_RADIX_SORT_OUTPUTS),
+            "str | BlockRadixSortOutput",
+            "``'blocked'`` or ``'striped'``: the arrangement of the sorted keys among the threads.",
+            "blocked",
+        ),
+        Param(
+            "radix_bits",
+            Constant(tuple(range(1, 9))),
+            "int",
+            "the bits ranked per pass, 1..8 (a compile-time constant; CUB's ``RADIX_BITS``).",
+            4,
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call("Sort{descending}{output}", ("keys", "values", "begin_bit", "end_bit")),
+    check=_check_radix_sort,
+    summary="Sort the block's keys (and values) by their bits, stably (CUB BlockRadixSort).",
+    details=(
+        "All threads of the block must call it. Keys are signed or unsigned integers or floats, ordered "
+        "by value (CUB twiddles the bits); only bits ``begin_bit .. end_bit-1`` take part, and keys equal "
+        "there keep their input order. " + _SORT_ORDER_NOTE
+    ),
+)
+
+BLOCK_ADJACENT_DIRECTIONS = Choices(
+    "BlockAdjacentDirection",
+    "Which neighbour ``coop.block.adjacent_difference`` pairs each item with "
+    "(``cub::BlockAdjacentDifference``'s ``SubtractLeft`` or ``SubtractRight``).",
+    (
+        Option(
+            "left",
+            "Left",
+            "``out[i] = op(x[i], x[i-1])``; the tile's first item is copied (or paired with "
+            "``tile_predecessor``)",
+        ),
+        Option(
+            "right",
+            "Right",
+            "``out[i] = op(x[i], x[i+1])``; the tile's last item is copied (or paired with "
+            "``tile_successor``)",
+        ),
+    ),
+)
+CHOICES = (*CHOICES, BLOCK_ADJACENT_DIRECTIONS)
+
+
+def _check_neighbours(r: Resolver) -> None:
+    """A tile predecessor pairs with the left neighbour only, a successor with the right one only
+    (and CUB has no partial-tile variant with a successor)."""
+    direction = r.option("direction")
+    if direction == "left" and "tile_successor" in r.present:
+        raise CoopValueError(f"{r.q}: tile_successor is only for direction='right'; pass tile_predecessor")
+    if direction == "right" and "tile_predecessor" in r.present:
+        raise CoopValueError(f"{r.q}: tile_predecessor is only for direction='left'; pass tile_successor")
+
+
+ADJACENT_DIFFERENCE = Primitive(
+    scope="block",
+    name="adjacent_difference",
+    cub=Cub("cub::BlockAdjacentDifference", "cub/block/block_adjacent_difference.cuh", ("T", *_BLOCK_DIMS)),
+    params=(
+        Param(
+            "items",
+            Payload(),
+            "ThreadData",
+            "the thread's items in a blocked arrangement (a ``coop.ThreadData``).",
+            keyword_only=False,
+        ),
+        Param(
+            "op",
+            Operator(builtins=("subtract", *ASSOCIATIVE)),
+            "str | Callable[[Any, Any], Any]",
+            "``op(item, neighbour)``: a built-in (``'subtract'``, ``'sum'``, ``'min'``, ...) or a function "
+            "of two values of the element type returning one.",
+            "subtract",
+        ),
+        Param(
+            "direction",
+            Choice(BLOCK_ADJACENT_DIRECTIONS),
+            "str | BlockAdjacentDirection",
+            "``'left'`` (pair each item with its predecessor) or ``'right'`` (with its successor).",
+            "left",
+        ),
+        Param(
+            "tile_predecessor",
+            Element("pred"),
+            "int | float | None",
+            "the item before the tile (thread 0's is used), for ``direction='left'``; without it the "
+            "tile's first item is copied.",
+            None,
+        ),
+        Param(
+            "tile_successor",
+            Element("succ"),
+            "int | float | None",
+            "the item after the tile (the last thread's is used), for ``direction='right'``; without it "
+            "the tile's last item is copied.",
+            None,
+            excludes=("valid_items",),
+        ),
+        Param(
+            "valid_items",
+            Count("partial"),
+            "int | None",
+            "number of valid items in the tile; items from it on are copied.",
+            None,
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call(
+        "Subtract{direction}",
+        ("items", "out", "op", "valid_items", "tile_predecessor", "tile_successor"),
+        variants=(("valid_items", "Subtract{direction}PartialTile"),),
+    ),
+    results=(Result("out", "each item combined with its neighbour.", like_payload=True),),
+    check=_check_neighbours,
+    summary="Combine each item with its left or right neighbour in the tile (CUB BlockAdjacentDifference).",
+    details=(
+        "All threads of the block must call it. Items are in the blocked arrangement (thread ``t``'s "
+        "items follow thread ``t-1``'s). With ``op='subtract'`` and ``direction='left'``, ``out[1:]`` "
+        "is ``np.diff`` of the tile."
+    ),
+    returns_doc="a fresh ``ThreadData`` like ``items``.",
+    returns_annotation="ThreadData",
+)
+
+#: The rows of this section, in the order they are documented.
+SORTING_ROWS = (RADIX_SORT, ADJACENT_DIFFERENCE)
+
+
 # --- warp rows ---------------------------------------------------------------------------------------
 # Each works on the logical warps of ``threads_in_warp`` threads that the block is split into; every
 # lane of a logical warp must call it (other logical warps need not).
@@ -1228,6 +1499,7 @@ CATALOG: dict[str, Primitive] = {
         EXCLUSIVE_SUM,
         INCLUSIVE_SCAN,
         EXCLUSIVE_SCAN,
+        *SORTING_ROWS,
         WARP_LOAD,
         WARP_STORE,
         WARP_EXCHANGE,

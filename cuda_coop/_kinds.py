@@ -18,6 +18,7 @@ from ._choices import Choices
 from ._dtypes import DTYPES, dtype_named, supported_name
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._operators import (
+    ASSOCIATIVE,
     BOOL,
     BUILTIN_COMPARATORS,
     BUILTIN_OPERATORS,
@@ -216,6 +217,8 @@ class Count:
 
     tag: str
     scalar_payload_only: bool = False
+    otherwise: str | None = None  # C++ passed in its place when absent, so that later arguments keep
+    # their positions (``{T}`` is the element type): CUB's defaulted ``end_bit = sizeof(T) * 8``
 
     def check(self, r: Resolver, name: str, arg: Arg) -> None:
         if not arg.given:
@@ -228,6 +231,7 @@ class Count:
                 raise CoopValueError(
                     f"{r.q}: {name}={value} does not fit CUB's int; pass at most {INT32_MAX}"
                 )
+            r.constants[name] = value
         elif not _integer_scalar(arg):
             raise CoopTypeError(f"{r.q}: {name} must be an integer, got {arg.shown}")
         if self.scalar_payload_only and not r.scalar:
@@ -289,9 +293,12 @@ class Choice:
 
 @dataclass(frozen=True)
 class Flag:
-    """A compile-time ``True``/``False``; when set, ``tag`` is part of the request."""
+    """A compile-time ``True``/``False``; when set, ``tag`` is part of the request, and ``method``
+    is the text it puts into the call's method name (``"Sort{descending}"`` -> ``SortDescending``;
+    CUB spells some options as methods of their own)."""
 
     tag: str
+    method: str = ""
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
         value = default if arg.form is Form.ABSENT else arg.value
@@ -307,19 +314,27 @@ class Functor:
     """A binary function of two values of the element type, which becomes a C++ functor: a built-in
     name (a libcu++ functor) or a Python function, which the backend compiles into the kernel under
     an ``extern "C"`` name. Subclasses say which built-ins there are and what the function returns;
-    the backends and the renderer handle every functor kind alike (``result``)."""
+    the backends and the renderer handle every functor kind alike (``result``). A parameter with a
+    default (a built-in's name) may be left out."""
 
-    builtins: ClassVar[dict[str, BuiltinOperator]] = {}
+    table: ClassVar[dict[str, BuiltinOperator]] = {}
     noun: ClassVar[str] = "function"
+
+    def allowed(self) -> tuple[str, ...]:
+        """The built-in names this parameter takes."""
+        return tuple(self.table)
 
     def result(self, dtype: str) -> str:
         """What the function returns, for arguments of ``dtype``: an element type or ``BOOL``."""
         raise NotImplementedError
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
-        names = ", ".join(map(repr, self.builtins))
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
+        if arg.form is Form.ABSENT and isinstance(default, str):
+            arg = Arg(Form.CONSTANT, repr(default), value=default)
+        allowed = self.allowed()
+        names = ", ".join(map(repr, allowed))
         if arg.form is Form.CONSTANT and isinstance(arg.value, str):
-            op = self.builtins.get(arg.value)
+            op = self.table.get(arg.value) if arg.value in allowed else None
             if op is None:
                 raise CoopValueError(
                     f"{r.q}: unknown {name}={arg.value!r}; built-in {self.noun}s: {names}, or pass a function"
@@ -343,11 +358,15 @@ class Functor:
 
 @dataclass(frozen=True)
 class Operator(Functor):
-    """A binary operator on the element type (reductions, scans): a built-in name (``"sum"``,
-    ``"max"``...) or a function of two values returning one of the same type."""
+    """A binary operator on the element type: one of ``builtins`` (default: the associative ones,
+    for reductions and scans) by name, or a function of two values returning one of the same type."""
 
-    builtins = BUILTIN_OPERATORS
+    builtins: tuple[str, ...] = ASSOCIATIVE
+    table = BUILTIN_OPERATORS
     noun = "operator"
+
+    def allowed(self) -> tuple[str, ...]:
+        return self.builtins
 
     def result(self, dtype: str) -> str:
         return dtype
@@ -359,7 +378,7 @@ class Comparator(Functor):
     two values returning True when the first is ordered before the second. Nothing in it is specific
     to a scope: block and warp sorts take the same kind."""
 
-    builtins = BUILTIN_COMPARATORS
+    table = BUILTIN_COMPARATORS
     noun = "comparator"
 
     def result(self, dtype: str) -> str:
@@ -508,6 +527,25 @@ class LogicalWarp:
 
 
 @dataclass(frozen=True)
+class Constant:
+    """A compile-time int among ``values`` (no slot; a template argument of the CUB class, such as
+    BlockRadixSort's ``RADIX_BITS``)."""
+
+    values: tuple[int, ...]
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
+        value = default if arg.form is Form.ABSENT else arg.value
+        allowed = f"{self.values[0]}..{self.values[-1]}"
+        if arg.form not in (Form.ABSENT, Form.CONSTANT) or not _is_int(value):
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a compile-time constant int ({allowed}), got {arg.shown}"
+            )
+        if value not in self.values:
+            raise CoopValueError(f"{r.q}: {name}={value} is out of range; allowed: {allowed}")
+        r.record(name, str(value))
+
+
+@dataclass(frozen=True)
 class Predicate:
     """A per-thread truth value: a runtime boolean (a comparison) or integer (nonzero meaning true),
     or a constant bool/int; passed as an int (CUB's ``FlagT``). Head and tail flags of segmented
@@ -546,4 +584,5 @@ Kind = (
     | BlockShape
     | LogicalWarp
     | Predicate
+    | Constant
 )

@@ -36,8 +36,12 @@ BUILTIN_OPERATORS: dict[str, BuiltinOperator] = {
         BuiltinOperator("bit_and", "::cuda::std::bit_and", integer_only=True),
         BuiltinOperator("bit_or", "::cuda::std::bit_or", integer_only=True),
         BuiltinOperator("bit_xor", "::cuda::std::bit_xor", integer_only=True),
+        BuiltinOperator("subtract", "::cuda::std::minus"),
     )
 }
+
+#: The built-ins of the reducing and scanning primitives (associative operators).
+ASSOCIATIVE = ("sum", "mul", "min", "max", "bit_and", "bit_or", "bit_xor")
 
 #: Built-in comparators (strict weak orderings, for sorts).
 BUILTIN_COMPARATORS: dict[str, BuiltinOperator] = {

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ._choices import Choices
 from ._dtypes import dtype_named
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
-from ._kinds import Arg, Choice, Flag, Form, Kind, LogicalWarp, Payload, Shape, Slot
+from ._kinds import Arg, Choice, Constant, Flag, Form, Functor, Kind, LogicalWarp, Payload, Shape, Slot
 from ._operators import UserFunction
 from ._requests import Request
 
@@ -74,11 +74,14 @@ class Result:
 @dataclass(frozen=True)
 class Cub:
     """The CUB class: its name, header and template parameters in CUB's order, each named:
-    ``T``, ``BLOCK_DIM_X``/``Y``/``Z``, ``ITEMS_PER_THREAD``, or a Choice or Flag parameter."""
+    ``T``, ``BLOCK_DIM_X``/``Y``/``Z``, ``ITEMS_PER_THREAD``, a parameter of a template kind, or a
+    name of ``fixed`` (a template argument that coop does not expose, given as C++ text so that the
+    ones after it can be named)."""
 
     cls: str
     header: str
     template: tuple[str, ...]
+    fixed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,7 @@ class Resolver:
         self.present: set[str] = set()
         self.operators: dict[str, UserFunction] = {}
         self.caller_temp_storage = False
+        self.constants: dict[str, int] = {}  # compile-time values of runtime-capable parameters
 
     def set_payload(self, dtype: str, n: int, *, scalar: bool) -> None:
         """Record the payload's element type and items per thread."""
@@ -324,7 +328,7 @@ class Primitive:
             if p is payload:
                 continue
             arg = args.get(p.name, absent)
-            if isinstance(p.kind, (Choice, Flag, LogicalWarp)):
+            if isinstance(p.kind, (Choice, Flag, LogicalWarp, Constant, Functor)):
                 p.kind.check(r, p.name, arg, p.default)
             else:
                 p.kind.check(r, p.name, arg)
@@ -386,9 +390,13 @@ class Primitive:
 
     def method(self, req: Request) -> str:
         """The C++ method of ``req``'s call (a variant's when its parameter is given; a Choice's
-        option when the method names one)."""
+        option or a set Flag's text when the method names one)."""
         method = next((m for name, m in self.call.variants if self.given(req, name)), self.call.method)
-        return method.format(**{k: c[str(req.option(k))].cxx for k, c in self.choices().items()})
+        names = {k: c[str(req.option(k))].cxx for k, c in self.choices().items()}
+        for p in self.params:
+            if isinstance(p.kind, Flag):
+                names[p.name] = p.kind.method if req.has(p.kind.tag) else ""
+        return method.format(**names)
 
     def given(self, req: Request, name: str) -> bool:
         """Whether parameter or result ``name`` takes part in ``req`` (optional ones by their tag)."""

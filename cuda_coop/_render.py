@@ -23,7 +23,19 @@ from dataclasses import dataclass
 
 from ._catalog import CATALOG
 from ._dtypes import dtype_named
-from ._kinds import Choice, Flag, Functor, Items, LogicalWarp, Payload, PrefixOp, Shape, Slot
+from ._kinds import (
+    Choice,
+    Constant,
+    Count,
+    Flag,
+    Functor,
+    Items,
+    LogicalWarp,
+    Payload,
+    PrefixOp,
+    Shape,
+    Slot,
+)
 from ._operators import BOOL, BUILTIN_COMPARATORS, BUILTIN_OPERATORS, USER_OPERATOR_PREFIX
 from ._primitive import Primitive
 from ._requests import Request
@@ -181,12 +193,14 @@ def _template_arg(prim: Primitive, req: Request, name: str) -> str:
     }
     if name in fixed:
         return fixed[name]
+    if name in dict(prim.cub.fixed):
+        return dict(prim.cub.fixed)[name]
     kind = prim.param(name).kind
     if isinstance(kind, Choice):
         return kind.choices[str(req.option(name))].cxx
     if isinstance(kind, Flag):
         return "true" if req.has(kind.tag) else "false"
-    if isinstance(kind, LogicalWarp):
+    if isinstance(kind, (LogicalWarp, Constant)):
         return str(req.option(name))
     if isinstance(kind, Items):  # a further payload's element type (CUB's ValueT), or none
         return _cxx(str(req.option(name) or req.dtype)) if prim.given(req, name) else "cub::NullType"
@@ -257,9 +271,11 @@ def _wrapper(req: Request) -> str:
     body = "".join(_unpack(s) for s in slots)
     args = []
     for name in prim.call.args:
-        if not prim.given(req, name):
-            continue
         kind = prim.param(name).kind if name not in {r.name for r in prim.results} else None
+        if not prim.given(req, name):
+            if isinstance(kind, Count) and kind.otherwise is not None:  # keeps later arguments in place
+                args.append(kind.otherwise.format(T=t))
+            continue
         if isinstance(kind, Functor):
             args.append(_functor(str(req.option(name)), req.dtype))
         elif isinstance(kind, PrefixOp):

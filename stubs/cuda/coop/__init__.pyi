@@ -70,6 +70,14 @@ class WarpExchangeMode(str, Enum):
 class WarpBatchedArrangement(str, Enum):
     STRIPED = "striped"
     BLOCKED = "blocked"
+
+class BlockRadixSortOutput(str, Enum):
+    BLOCKED = "blocked"
+    STRIPED = "striped"
+
+class BlockAdjacentDirection(str, Enum):
+    LEFT = "left"
+    RIGHT = "right"
 # END generated: choices
 
 class ThreadData:
@@ -142,6 +150,8 @@ __all__ = [
     "WarpExchangeAlgorithm",
     "WarpExchangeMode",
     "WarpBatchedArrangement",
+    "BlockRadixSortOutput",
+    "BlockAdjacentDirection",
     "register",
     "registered_backends",
     "compile_stats",

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy.typing as npt
 
-from . import BlockExchangeMode, BlockLoadAlgorithm, BlockReduceAlgorithm, BlockScanAlgorithm, BlockStoreAlgorithm, TempStorage, ThreadData
+from . import BlockAdjacentDirection, BlockExchangeMode, BlockLoadAlgorithm, BlockRadixSortOutput, BlockReduceAlgorithm, BlockScanAlgorithm, BlockStoreAlgorithm, TempStorage, ThreadData
 
-__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan"]
+__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "adjacent_difference"]
 
 def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad)."""
@@ -37,3 +37,9 @@ def inclusive_scan(x: ThreadData | Any, op: str | Callable[[Any, Any], Any], *, 
 
 def exclusive_scan(x: ThreadData | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Exclusive prefix scan with an operator over the block (CUB BlockScan)."""
+
+def radix_sort(keys: ThreadData, *, values: ThreadData | None = ..., descending: bool = ..., begin_bit: int = ..., end_bit: int | None = ..., output: str | BlockRadixSortOutput = ..., radix_bits: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+    """Sort the block's keys (and values) by their bits, stably (CUB BlockRadixSort)."""
+
+def adjacent_difference(items: ThreadData, *, op: str | Callable[[Any, Any], Any] = ..., direction: str | BlockAdjacentDirection = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
+    """Combine each item with its left or right neighbour in the tile (CUB BlockAdjacentDifference)."""

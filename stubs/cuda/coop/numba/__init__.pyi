@@ -15,6 +15,8 @@ from cuda.coop import WarpStoreAlgorithm as WarpStoreAlgorithm
 from cuda.coop import WarpExchangeAlgorithm as WarpExchangeAlgorithm
 from cuda.coop import WarpExchangeMode as WarpExchangeMode
 from cuda.coop import WarpBatchedArrangement as WarpBatchedArrangement
+from cuda.coop import BlockRadixSortOutput as BlockRadixSortOutput
+from cuda.coop import BlockAdjacentDirection as BlockAdjacentDirection
 # END generated: choices
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
@@ -89,5 +91,7 @@ __all__ = [
     "WarpExchangeAlgorithm",
     "WarpExchangeMode",
     "WarpBatchedArrangement",
+    "BlockRadixSortOutput",
+    "BlockAdjacentDirection",
 ]
 # END generated: all

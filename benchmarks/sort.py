@@ -1,0 +1,404 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The sorting primitives (issue 10) next to CUB C++ and torch, same run, both backends.
+
+Tables (medians of interleaved batches, as benchmarks/copy.py):
+  radix sort   per-tile block radix sort, load (warp_transpose) -> radix_sort (output="striped") ->
+               store (striped), 256 threads x 8 int32 keys, keys only and key/value pairs (int32
+               values); the same kernel in CUB C++ (BlockLoad + BlockRadixSort::SortBlockedToStriped
+               + BlockStore, one TempStorage union); GB/s counts bytes read + written
+  row sort     each row of a (65536 x 2048) float32 tensor sorted by one block (256 x 8), keys only
+               and with the column index as the value (what torch.sort returns); torch.sort(dim=-1)
+
+Not measured yet (their primitives are not in the catalog yet): merge sort with a user comparator
+vs the built-in one; the 256-bin uint8 histogram vs torch.bincount.
+
+    python benchmarks/sort.py [--rows R] [--reps R] [--json PATH] [--aot]
+
+``--aot`` compiles every kernel ahead of time for sm_90a and prints each one's SASS facts (one
+function, CALL, LDL/STL, registers, shared bytes); no GPU needed.
+"""
+
+# No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
+import os
+import sys
+
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+THREADS, ITEMS = 256, 8
+TILE = THREADS * ITEMS
+ROW = 2048  # one block per row: 256 x 8
+TILES = 1 << 15  # radix sort table: 2^15 tiles of 2048 int32 (256 MiB in, 256 MiB out)
+
+CUB_SOURCE = r"""
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_store.cuh>
+#include <cub/block/block_radix_sort.cuh>
+
+template <int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_sort_keys(const int* src, int* dst)
+{
+  using Load = cub::BlockLoad<int, Threads, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Sort = cub::BlockRadixSort<int, Threads, Items>;
+  using Store = cub::BlockStore<int, Threads, Items, cub::BLOCK_STORE_STRIPED>;
+  __shared__ union { typename Load::TempStorage load; typename Sort::TempStorage sort; } ts;
+  const size_t base = size_t(blockIdx.x) * Threads * Items;
+  int keys[Items];
+  Load(ts.load).Load(src + base, keys);
+  __syncthreads();
+  Sort(ts.sort).SortBlockedToStriped(keys);
+  Store().Store(dst + base, keys);
+}
+
+template <int Threads, int Items>
+__global__ void __launch_bounds__(Threads)
+cub_sort_pairs(const int* src, const int* vsrc, int* dst, int* vdst)
+{
+  using Load = cub::BlockLoad<int, Threads, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Sort = cub::BlockRadixSort<int, Threads, Items, int>;
+  using Store = cub::BlockStore<int, Threads, Items, cub::BLOCK_STORE_STRIPED>;
+  __shared__ union { typename Load::TempStorage load; typename Sort::TempStorage sort; } ts;
+  const size_t base = size_t(blockIdx.x) * Threads * Items;
+  int keys[Items];
+  int values[Items];
+  Load(ts.load).Load(src + base, keys);
+  __syncthreads();
+  Load(ts.load).Load(vsrc + base, values);
+  __syncthreads();
+  Sort(ts.sort).SortBlockedToStriped(keys, values);
+  Store().Store(dst + base, keys);
+  Store().Store(vdst + base, values);
+}
+"""
+
+
+def _copy_bench() -> Any:
+    """benchmarks/copy.py as a module (its name shadows the stdlib's): the timing loop and device
+    setup are shared."""
+    spec = importlib.util.spec_from_file_location("coop_copy_bench", Path(__file__).with_name("copy.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cub_kernels(arch: str, load: bool = True) -> dict[str, Any]:
+    """The CUB C++ reference kernels, compiled (and, with ``load``, loaded) for ``arch``."""
+    from cuda.cccl import get_include_paths
+    from cuda.core import Program, ProgramOptions
+
+    paths = get_include_paths()
+    incs = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
+    names = {
+        "keys": f"cub_sort_keys<{THREADS}, {ITEMS}>",
+        "pairs": f"cub_sort_pairs<{THREADS}, {ITEMS}>",
+    }
+    program = Program(CUB_SOURCE, "c++", ProgramOptions(arch=arch, std="c++17", include_path=incs))
+    module = program.compile("cubin", name_expressions=tuple(names.values()))
+    return {k: module.get_kernel(v) if load else module for k, v in names.items()}
+
+
+# --- Numba kernels ---------------------------------------------------------------------------------
+
+
+def numba_sort(pairs: bool, dtype: str = "int32") -> Any:
+    """load -> radix_sort -> store, one tile per block; with ``pairs`` the values are int32 (loaded
+    from an array, or for ``dtype='float32'`` each key's position in its row)."""
+    import cuda.coop.numba as numba_coop
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    if not pairs:
+
+        def keys(src, dst):  # type: ignore[no-untyped-def]
+            base = cuda.blockIdx.x * TILE
+            k = coop.ThreadData(ITEMS, dtype)
+            coop.block.load(src, k, offset=base, algorithm="warp_transpose")
+            coop.block.radix_sort(k, output="striped")
+            coop.block.store(dst, k, offset=base, algorithm="striped")
+
+        return numba_coop.jit(keys)
+
+    if dtype == "float32":
+
+        def rows(src, dst, idx):  # type: ignore[no-untyped-def]
+            base = cuda.blockIdx.x * TILE
+            k = coop.ThreadData(ITEMS, np.float32)
+            v = coop.ThreadData(ITEMS, np.int32)
+            coop.block.load(src, k, offset=base, algorithm="warp_transpose")
+            for i in range(ITEMS):
+                v[i] = cuda.threadIdx.x * ITEMS + i
+            coop.block.radix_sort(k, values=v, output="striped")
+            coop.block.store(dst, k, offset=base, algorithm="striped")
+            coop.block.store(idx, v, offset=base, algorithm="striped")
+
+        return numba_coop.jit(rows)
+
+    def kv(src, vsrc, dst, vdst):  # type: ignore[no-untyped-def]
+        base = cuda.blockIdx.x * TILE
+        k = coop.ThreadData(ITEMS, np.int32)
+        v = coop.ThreadData(ITEMS, np.int32)
+        coop.block.load(src, k, offset=base, algorithm="warp_transpose")
+        coop.block.load(vsrc, v, offset=base, algorithm="warp_transpose")
+        coop.block.radix_sort(k, values=v, output="striped")
+        coop.block.store(dst, k, offset=base, algorithm="striped")
+        coop.block.store(vdst, v, offset=base, algorithm="striped")
+
+    return numba_coop.jit(kv)
+
+
+# --- CuTe kernels ----------------------------------------------------------------------------------
+
+
+def cute_sort(pairs: bool, row_index: bool = False) -> Any:
+    """The CuTe twin of :func:`numba_sort` (int32 keys, or float32 rows with their positions)."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    key_t = cutlass.Float32 if row_index else cutlass.Int32
+
+    if not pairs:
+
+        @cute.kernel
+        def keys_kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+            bidx, _, _ = cute.arch.block_idx()
+            k = coop.ThreadData(ITEMS, key_t)
+            coop.block.load(src, k, offset=bidx * TILE, algorithm="warp_transpose")
+            coop.block.radix_sort(k, output="striped")
+            coop.block.store(dst, k, offset=bidx * TILE, algorithm="striped")
+
+        @cute.jit
+        def keys_host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+            keys_kernel(src, dst).launch(grid=(cute.size(src) // TILE, 1, 1), block=(THREADS, 1, 1))
+
+        return keys_host
+
+    if row_index:
+
+        @cute.kernel
+        def rows_kernel(src: cute.Tensor, dst: cute.Tensor, idx: cute.Tensor):  # type: ignore[no-untyped-def]
+            bidx, _, _ = cute.arch.block_idx()
+            tidx, _, _ = cute.arch.thread_idx()
+            k = coop.ThreadData(ITEMS, cutlass.Float32)
+            v = coop.ThreadData(ITEMS, cutlass.Int32)
+            coop.block.load(src, k, offset=bidx * TILE, algorithm="warp_transpose")
+            for i in cutlass.range_constexpr(ITEMS):
+                v[i] = tidx * ITEMS + i
+            coop.block.radix_sort(k, values=v, output="striped")
+            coop.block.store(dst, k, offset=bidx * TILE, algorithm="striped")
+            coop.block.store(idx, v, offset=bidx * TILE, algorithm="striped")
+
+        @cute.jit
+        def rows_host(src: cute.Tensor, dst: cute.Tensor, idx: cute.Tensor):  # type: ignore[no-untyped-def]
+            rows_kernel(src, dst, idx).launch(grid=(cute.size(src) // TILE, 1, 1), block=(THREADS, 1, 1))
+
+        return rows_host
+
+    @cute.kernel
+    def kv_kernel(src: cute.Tensor, vsrc: cute.Tensor, dst: cute.Tensor, vdst: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        k = coop.ThreadData(ITEMS, cutlass.Int32)
+        v = coop.ThreadData(ITEMS, cutlass.Int32)
+        coop.block.load(src, k, offset=bidx * TILE, algorithm="warp_transpose")
+        coop.block.load(vsrc, v, offset=bidx * TILE, algorithm="warp_transpose")
+        coop.block.radix_sort(k, values=v, output="striped")
+        coop.block.store(dst, k, offset=bidx * TILE, algorithm="striped")
+        coop.block.store(vdst, v, offset=bidx * TILE, algorithm="striped")
+
+    @cute.jit
+    def kv_host(src: cute.Tensor, vsrc: cute.Tensor, dst: cute.Tensor, vdst: cute.Tensor):  # type: ignore[no-untyped-def]
+        kv_kernel(src, vsrc, dst, vdst).launch(grid=(cute.size(src) // TILE, 1, 1), block=(THREADS, 1, 1))
+
+    return kv_host
+
+
+# --- ahead of time ---------------------------------------------------------------------------------
+
+
+def aot() -> None:
+    """Compile every benchmark kernel for sm_90a without a GPU; print each one's SASS facts."""
+    os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
+    import cuda.coop.cutlass as cutlass_coop
+    import cuda.coop.numba as numba_coop
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    def fake(dtype: Any, n: int = 64 * TILE) -> Any:
+        return make_fake_compact_tensor(dtype, (n,), assumed_align=16)
+
+    _cub_kernels("sm_90a", load=False)
+    print("CUB C++ kernels: compiled")
+    i32, f32 = cutlass.Int32, cutlass.Float32
+    rows = [
+        ("numba keys", numba_coop.compile(numba_sort(False), "void(int32[::1], int32[::1])", block=THREADS)),
+        (
+            "numba pairs",
+            numba_coop.compile(
+                numba_sort(True), "void(int32[::1], int32[::1], int32[::1], int32[::1])", block=THREADS
+            ),
+        ),
+        (
+            "numba rows float32 keys",
+            numba_coop.compile(
+                numba_sort(False, "float32"), "void(float32[::1], float32[::1])", block=THREADS
+            ),
+        ),
+        (
+            "numba rows float32 + index",
+            numba_coop.compile(
+                numba_sort(True, "float32"), "void(float32[::1], float32[::1], int32[::1])", block=THREADS
+            ),
+        ),
+        ("cute keys", cutlass_coop.compile(cute_sort(False), fake(i32), fake(i32))),
+        ("cute pairs", cutlass_coop.compile(cute_sort(True), fake(i32), fake(i32), fake(i32), fake(i32))),
+        (
+            "cute rows float32 + index",
+            cutlass_coop.compile(cute_sort(True, True), fake(f32), fake(f32), fake(i32)),
+        ),
+    ]
+    for name, compiled in rows:
+        r = compiled.inspect()
+        print(
+            f"{name}: {len(r.functions)} function(s), {r.calls} CALL, {r.local_loads} LDL, "
+            f"{r.local_stores} STL, {max(r.registers.values())} registers, "
+            f"{max(r.shared_bytes.values())} B shared, leftover {r.leftover_symbols or 'none'}"
+        )
+
+
+# --- on the GPU ------------------------------------------------------------------------------------
+
+
+def _table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    print(f"\n{title}")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=65536, help="rows of 2048 float32 in the row-sort table")
+    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--aot", action="store_true", help="compile for sm_90a only (no GPU)")
+    args = ap.parse_args()
+    if args.aot:
+        aot()
+        return
+    os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp(prefix="coop-bench-cache-"))
+
+    import cuda.coop.cutlass as cutlass_coop
+    import torch
+    from cuda.core import LaunchConfig, launch
+    from cutlass.cute.runtime import from_dlpack
+    from numba import cuda
+
+    bench = _copy_bench()
+    n = TILES * TILE
+    dev, arch, src, dst, stream = bench._device_and_data(n)
+    cub = _cub_kernels(arch)
+    vsrc = torch.arange(n, dtype=torch.int32, device="cuda") % TILE
+    vdst = torch.empty_like(vsrc)
+    nb = {k: cuda.as_cuda_array(v) for k, v in dict(src=src, dst=dst, vsrc=vsrc, vdst=vdst).items()}
+    ct = {
+        k: from_dlpack(v, assumed_align=16) for k, v in dict(src=src, dst=dst, vsrc=vsrc, vdst=vdst).items()
+    }
+    result: dict[str, Any] = {"device": dev.name, "tiles": TILES, "tile": TILE}
+
+    # -- block radix sort vs CUB C++ ---------------------------------------------------------------
+    want_keys = torch.sort(src.view(TILES, TILE), dim=-1, stable=True)
+    cfg = LaunchConfig(grid=TILES, block=THREADS)
+    nk, np_ = numba_sort(False)[TILES, THREADS], numba_sort(True)[TILES, THREADS]
+    ck = cutlass_coop.compile(cute_sort(False), ct["src"], ct["dst"])
+    cp = cutlass_coop.compile(cute_sort(True), ct["src"], ct["vsrc"], ct["dst"], ct["vdst"])
+    keys = {
+        "numba": lambda: nk(nb["src"], nb["dst"]),
+        "cute": lambda: ck(ct["src"], ct["dst"]),
+        "cub": lambda: launch(stream, cfg, cub["keys"], src.data_ptr(), dst.data_ptr()),
+    }
+    pairs = {
+        "numba": lambda: np_(nb["src"], nb["vsrc"], nb["dst"], nb["vdst"]),
+        "cute": lambda: cp(ct["src"], ct["vsrc"], ct["dst"], ct["vdst"]),
+        "cub": lambda: launch(
+            stream, cfg, cub["pairs"], src.data_ptr(), vsrc.data_ptr(), dst.data_ptr(), vdst.data_ptr()
+        ),
+    }
+    for table in (keys, pairs):
+        for name, fn in table.items():
+            dst.fill_(-1)
+            vdst.fill_(-1)
+            fn()
+            torch.cuda.synchronize()
+            assert torch.equal(dst.view(TILES, TILE), want_keys.values), name
+            if table is pairs:
+                assert torch.equal(vdst.view(TILES, TILE), want_keys.indices.int()), name
+    radix_rows = []
+    for label, table, moved in (("keys", keys, 8), ("pairs", pairs, 16)):
+        ts = bench._interleaved(table, args.reps, torch)
+        gbs = {k: n * moved / v / 1e9 for k, v in ts.items()}
+        radix_rows.append({"what": label, **gbs})
+    result["radix_sort"] = radix_rows
+    _table(
+        f"block radix sort, {THREADS} x {ITEMS} int32, {TILES} tiles (GB/s, read + written)",
+        ["what", "numba", "cute", "CUB C++", "numba / CUB", "cute / CUB"],
+        [
+            [r["what"], f"{r['numba']:.0f}", f"{r['cute']:.0f}", f"{r['cub']:.0f}",
+             f"{r['numba'] / r['cub']:.3f}", f"{r['cute'] / r['cub']:.3f}"]
+            for r in radix_rows
+        ],
+    )  # fmt: skip
+    del want_keys
+    print("radix sort: done", file=sys.stderr, flush=True)
+
+    # -- row-wise sort vs torch.sort ---------------------------------------------------------------
+    rows_n = args.rows
+    x = torch.randn(rows_n, ROW, device="cuda")
+    xs, xi = torch.empty_like(x), torch.empty(rows_n, ROW, dtype=torch.int32, device="cuda")
+    flat = {k: v.view(-1) for k, v in dict(x=x, xs=xs, xi=xi).items()}
+    nbr = {k: cuda.as_cuda_array(v) for k, v in flat.items()}
+    ctr = {k: from_dlpack(v, assumed_align=16) for k, v in flat.items()}
+    nrk, nrp = numba_sort(False, "float32")[rows_n, THREADS], numba_sort(True, "float32")[rows_n, THREADS]
+    crk = cutlass_coop.compile(cute_sort(False, True), ctr["x"], ctr["xs"])
+    crp = cutlass_coop.compile(cute_sort(True, True), ctr["x"], ctr["xs"], ctr["xi"])
+    want = torch.sort(x, dim=-1)
+    checks = {
+        "numba keys": lambda: nrk(nbr["x"], nbr["xs"]),
+        "cute keys": lambda: crk(ctr["x"], ctr["xs"]),
+        "numba keys + index": lambda: nrp(nbr["x"], nbr["xs"], nbr["xi"]),
+        "cute keys + index": lambda: crp(ctr["x"], ctr["xs"], ctr["xi"]),
+    }
+    for name, fn in checks.items():
+        xs.zero_()
+        xi.fill_(-1)
+        fn()
+        torch.cuda.synchronize()
+        assert torch.equal(xs, want.values), name
+        if "index" in name:
+            assert torch.equal(torch.gather(x, 1, xi.long()), want.values), name
+    del want
+    timed = {**checks, "torch.sort": lambda: torch.sort(x, dim=-1)}
+    ts = bench._interleaved(timed, args.reps, torch)
+    result["row_sort"] = {k: v * 1e3 for k, v in ts.items()}
+    _table(
+        f"row-wise sort, ({rows_n} x {ROW}) float32, one block per row (ms; speed-up over torch.sort, which "
+        "also returns the indices)",
+        ["what", "ms", "torch.sort / this"],
+        [[k, f"{v * 1e3:.3f}", f"{ts['torch.sort'] / v:.2f}"] for k, v in ts.items()],
+    )
+    print("\nnot measured: merge sort (user vs built-in comparator) and histogram are not in the catalog yet")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,334 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The sorting and data-dependent primitives' test cases (issue 10), shared by both backends: each
+case is one coop call, written the same way in a Numba and in a CuTe kernel, with an independent
+NumPy reference (``np.argsort(kind="stable")`` and friends).
+
+A test kernel holds many cases (one is chosen at run time by ``mode``) and runs each over ``GRID``
+blocks x ``TILES`` tiles per block, in a loop, so that implicit scratch is reused. The kernel's
+names:
+
+``keys``    ThreadData(IPT, K) loaded with the tile in the blocked arrangement
+``vals``    ThreadData(IPT, V) loaded with the values (each item's position in the tile, as V)
+``begin``, ``end``   a runtime bit range (one per launch)
+Outputs, stored blocked or striped as the case says: ``ok`` (K), ``ov`` (V).
+
+Every case runs on three data sets per launch: random keys over the whole range (floats with
+``-0.0``, ``+0.0``, NaN and infinities sprinkled in), few distinct keys (many duplicates), and all
+keys equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+GRID = 3
+TILES = 2
+KEY_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+              "float64"]  # fmt: skip
+VALUE_DTYPES = ["int32", "float64", "uint16", "int64", "float32"]  # hold every position of a tile exactly
+BLOCKS: list[tuple[int, int, int]] = [
+    (256, 1, 1), (128, 1, 1), (96, 1, 1), (8, 16, 1), (4, 8, 4), (1024, 1, 1), (5, 7, 2), (32, 1, 1),
+    (64, 1, 1),
+]  # fmt: skip
+IPTS = [8, 4, 3, 5, 2, 2, 7, 16, 1]
+VARIANTS = ("random", "dups", "equal")
+
+
+def is_float(dtype: str) -> bool:
+    return dtype.startswith("float")
+
+
+def bits(dtype: str) -> int:
+    return np.dtype(dtype).itemsize * 8
+
+
+@dataclass(frozen=True)
+class Config:
+    """One test kernel: key and value types, block shape and items per thread."""
+
+    key: str
+    value: str
+    block: tuple[int, int, int]
+    ipt: int
+
+    @property
+    def threads(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def tile(self) -> int:
+        return self.threads * self.ipt
+
+    @property
+    def id(self) -> str:
+        return f"sort-{self.key}-{self.value}-{'x'.join(map(str, self.block))}-{self.ipt}"
+
+
+def configs() -> list[Config]:
+    """Every key type, with a rotation of value types, block shapes and items per thread."""
+    return [
+        Config(k, VALUE_DTYPES[i % len(VALUE_DTYPES)], BLOCKS[i % len(BLOCKS)], IPTS[i % len(IPTS)])
+        for i, k in enumerate(KEY_DTYPES)
+    ]
+
+
+@dataclass(frozen=True)
+class Params:
+    """Per-launch runtime values."""
+
+    begin: int
+    end: int
+    nvalid: int = 0  # valid items of a partial tile
+    x0: object = 0  # the key array's first two items (tile predecessor / successor)
+    x1: object = 0
+
+
+Reference = Callable[[np.ndarray, np.ndarray, Params], dict[str, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One coop call of a test kernel, what it stores, and its reference on one tile.
+
+    Attributes:
+        id: a readable name.
+        call: the statement, identical in both DSLs.
+        stores: (ThreadData name, output array, ``"blocked"`` or ``"striped"``) after the call.
+        ref: (tile keys, tile values, params) -> the expected tile of each output array.
+    """
+
+    id: str
+    call: str
+    stores: tuple[tuple[str, str, str], ...]
+    ref: Reference = field(compare=False)
+
+
+# --- references ------------------------------------------------------------------------------------
+
+
+def ordered_bits(keys: np.ndarray) -> np.ndarray:
+    """CUB's bit-ordered keys as uint64 (unsigned as is, signed with the sign bit flipped, floats
+    twiddled: negative ones complemented, others with the sign bit flipped; -0.0 as +0.0)."""
+    n = bits(keys.dtype.name)
+    u = keys.view(f"u{keys.dtype.itemsize}").astype(np.uint64)
+    sign, ones = np.uint64(1 << (n - 1)), np.uint64((1 << n) - 1)
+    if keys.dtype.kind == "i":
+        return u ^ sign
+    if keys.dtype.kind == "f":
+        u = np.where((u & sign) != 0, u ^ ones, u ^ sign)
+        return np.where(u == (sign ^ ones), sign, u)  # twiddled -0.0 -> twiddled +0.0
+    return u
+
+
+def sort_order(
+    keys: np.ndarray, *, descending: bool = False, begin: int = 0, end: int | None = None
+) -> np.ndarray:
+    """The stable order of ``keys`` by their bits ``begin .. end-1``. Over all bits the order is
+    NumPy's own (independent of CUB's bit twiddling): ``np.argsort(kind="stable")`` ascending (NaN
+    last, -0.0 equal to +0.0); descending, NaN first and ``~key`` for integers."""
+    n = bits(keys.dtype.name)
+    end = n if end is None else end
+    if begin == 0 and end == n:
+        if not descending:
+            return np.argsort(keys, kind="stable")
+        if keys.dtype.kind == "f":
+            wide = keys.astype(np.float64)
+            return np.lexsort((-np.nan_to_num(wide, nan=0.0), ~np.isnan(wide)))
+        return np.argsort(~keys, kind="stable")
+    mask = np.uint64((1 << (end - begin)) - 1)
+    digits = (ordered_bits(keys) >> np.uint64(begin)) & mask
+    return np.argsort(mask - digits if descending else digits, kind="stable")
+
+
+def _radix_ref(*, values: bool, descending: bool, bit_range: str | tuple[int, int] | None) -> Reference:
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        begin, end = (p.begin, p.end) if bit_range == "runtime" else (bit_range or (0, None))
+        order = sort_order(keys, descending=descending, begin=begin, end=end)
+        out = {"ok": keys[order]}
+        if values:
+            out["ov"] = vals[order]
+        return out
+
+    return ref
+
+
+def _radix(cfg: Config, id_: str, *, values: bool = False, descending: bool = False,
+           bit_range: str | tuple[int, int] | None = None, output: str = "blocked", radix_bits: int = 4,
+           temp: bool = False) -> Case:  # fmt: skip
+    args = ["keys"]
+    if values:
+        args.append("values=vals")
+    if descending:
+        args.append("descending=True")
+    if bit_range == "runtime":
+        args += ["begin_bit=begin", "end_bit=end"]
+    elif bit_range is not None:
+        args += [f"begin_bit={bit_range[0]}", f"end_bit={bit_range[1]}"]
+    if output != "blocked":
+        args.append(f"output={output!r}")
+    if radix_bits != 4:
+        args.append(f"radix_bits={radix_bits}")
+    if temp:
+        args.append("temp_storage=ts")
+    stores = (("keys", "ok", output),) + ((("vals", "ov", output),) if values else ())
+    return Case(
+        f"radix_sort-{id_}",
+        f"coop.block.radix_sort({', '.join(args)})",
+        stores,
+        _radix_ref(values=values, descending=descending, bit_range=bit_range),
+    )
+
+
+def max_radix_bits(threads: int) -> int:
+    """The most radix bits whose digit counters fit the static shared-memory limit."""
+    return max(b for b in range(1, 9) if ((1 << (b - 1)) + 1) * threads * 4 <= 48 * 1024)
+
+
+def _neighbour(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        if op == "subtract":
+            return a - b
+        if op == "max":  # ::cuda::maximum: fmax for floating point (a NaN loses), else (a < b) ? b : a
+            return np.fmax(a, b) if a.dtype.kind == "f" else np.where(a < b, b, a)
+        return np.where(a > b, a, b)  # user_max: a if a > b else b
+
+
+def _adjacent(id_: str, *, op: str = "subtract", right: bool = False, neighbour: bool = False,
+              partial: bool = False) -> Case:  # fmt: skip
+    args = ["keys"]
+    if op != "subtract":
+        args.append(f"op={op}" if op.startswith("user_") else f"op={op!r}")
+    if right:
+        args.append("direction='right'")
+    if neighbour:
+        args.append("tile_successor=x[0]" if right else "tile_predecessor=x[1]")
+    if partial:
+        args.append("valid_items=nvalid")
+
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        out = keys.copy()
+        n = len(keys) if not partial else min(p.nvalid, len(keys))
+        if right:
+            out[: max(n - 1, 0)] = _neighbour(op, keys[: max(n - 1, 0)], keys[1:n])
+            if neighbour:
+                out[-1] = _neighbour(op, keys[-1:], np.array([p.x0], dtype=keys.dtype))[0]
+        else:
+            out[1:n] = _neighbour(op, keys[1:n], keys[: max(n - 1, 0)])
+            if neighbour and n > 0:
+                out[0] = _neighbour(op, keys[:1], np.array([p.x1], dtype=keys.dtype))[0]
+        return {"ok": out}
+
+    return Case(f"adjacent_difference-{id_}", f"d = coop.block.adjacent_difference({', '.join(args)})",
+                (("d", "ok", "blocked"),), ref)  # fmt: skip
+
+
+def cases(cfg: Config) -> list[Case]:
+    """The cases of one kernel."""
+    n, most = bits(cfg.key), max_radix_bits(cfg.threads)
+    return [
+        _radix(cfg, "keys"),
+        _radix(cfg, "pairs", values=True),
+        _radix(cfg, "desc", descending=True),
+        _radix(cfg, "pairs-desc-striped", values=True, descending=True, output="striped"),
+        _radix(cfg, "striped-6bits", output="striped", radix_bits=min(6, most)),
+        _radix(cfg, "pairs-runtime-range", values=True, bit_range="runtime"),
+        _radix(cfg, "const-range-3bits", bit_range=(1, n - 1), radix_bits=3),
+        _radix(
+            cfg,
+            "pairs-desc-range-striped-most-bits",
+            values=True,
+            descending=True,
+            bit_range="runtime",
+            output="striped",
+            radix_bits=most,
+        ),  # fmt: skip
+        _radix(cfg, "pairs-1bit-temp", values=True, radix_bits=1, temp=True),
+        _adjacent("left"),
+        _adjacent("right-successor", right=True, neighbour=True),
+        _adjacent("left-user-predecessor-partial", op="user_max", neighbour=True, partial=True),
+        _adjacent("right-max-partial", op="max", right=True, partial=True),
+    ]
+
+
+# --- data ----------------------------------------------------------------------------------------------
+
+
+def keys_data(rng: np.random.Generator, dtype: str, size: int, variant: str) -> np.ndarray:
+    """Keys of one launch: ``random`` over the whole range (floats: normal values with specials
+    sprinkled in), ``dups`` (a few distinct keys), ``equal`` (one key)."""
+    dt = np.dtype(dtype)
+    if is_float(dtype):
+        pool = rng.normal(scale=100.0, size=size).astype(dt)
+        specials = np.array([-0.0, 0.0, np.nan, np.inf, -np.inf], dtype=dt)
+        pick = rng.random(size) < 0.1
+        pool[pick] = rng.choice(specials, size=int(pick.sum()))
+    else:
+        info = np.iinfo(dt)
+        pool = rng.integers(info.min, info.max, size=size, endpoint=True, dtype=dt)
+    if variant == "random":
+        return pool
+    if variant == "dups":
+        return rng.choice(pool[:5], size=size)
+    return np.full(size, pool[0], dtype=dt)
+
+
+def values_data(cfg: Config) -> np.ndarray:
+    """Each item's position in its tile, as the value type (so a stable order shows in them)."""
+    return np.tile(np.arange(cfg.tile), GRID * TILES).astype(cfg.value)
+
+
+def params(rng: np.random.Generator, cfg: Config, keys: np.ndarray) -> Params:
+    n = bits(cfg.key)
+    begin = int(rng.integers(0, n - 1))
+    return Params(
+        begin, int(rng.integers(begin + 1, n + 1)), int(rng.integers(0, cfg.tile + 1)), keys[0], keys[1]
+    )
+
+
+def expected(case: Case, cfg: Config, keys: np.ndarray, vals: np.ndarray, p: Params,
+             poisons: dict[str, np.ndarray]) -> dict[str, np.ndarray]:  # fmt: skip
+    """The expected output arrays (poison where the case stores nothing)."""
+    want = {k: v.copy() for k, v in poisons.items()}
+    for tile in range(GRID * TILES):
+        s = slice(tile * cfg.tile, (tile + 1) * cfg.tile)
+        for name, value in case.ref(keys[s], vals[s], p).items():
+            want[name][s] = value
+    return want
+
+
+def mismatches(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> list[str]:
+    """Bitwise differences per output (NaN equal to NaN, -0.0 different from +0.0 where a key is
+    moved: a sort moves bits, it does not compute)."""
+    out = []
+    for name, w in want.items():
+        g = got[name]
+        if w.dtype.kind == "f":
+            same = (g.view(f"u{w.itemsize}") == w.view(f"u{w.itemsize}")) | (np.isnan(g) & np.isnan(w))
+        else:
+            same = g == w
+        if not same.all():
+            bad = np.flatnonzero(~same)
+            out.append(f"{name}: {bad.size} differ, first at {bad[0]}: got {g[bad[0]]!r}, want {w[bad[0]]!r}")
+    return out
+
+
+def poison(rng: np.random.Generator, dtype: str, n: int) -> np.ndarray:
+    if is_float(dtype):
+        return (8.0 * rng.integers(125, 250, size=n)).astype(dtype)
+    info = np.iinfo(np.dtype(dtype))
+    return rng.integers(info.min, info.max, size=n, endpoint=True, dtype=np.dtype(dtype))
+
+
+SANITIZER_CONFIGS = {0, 4, 8}  # a diagonal subset run under compute-sanitizer
+
+
+def gpu_params() -> list[object]:
+    import pytest
+
+    return [
+        pytest.param(c, id=c.id, marks=[pytest.mark.sanitizer] if i in SANITIZER_CONFIGS else [])
+        for i, c in enumerate(configs())
+    ]

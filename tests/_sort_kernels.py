@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Source of the sorting test kernels for each DSL, generated from ``tests/_sort_cases.py``: the coop
+calls are the same text in both; the scaffolding (indices, loops, types) is each DSL's own."""
+
+from __future__ import annotations
+
+from ._compute_kernels import _CUTE_TYPES
+from ._sort_cases import GRID, TILES, Case, Config
+
+_NUMBA = """
+import numpy as np
+from numba import cuda
+from cuda import coop
+
+
+def user_max(a, b):  # a plain Python function as an operator
+    return a if a > b else b
+
+
+def kernel(x, v, ok, ov, begin, end, nvalid, mode):
+    t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+    ts = coop.TempStorage()
+    for tile in range({TILES}):
+        base = (cuda.blockIdx.x * {TILES} + tile) * {TILE}
+        keys = coop.ThreadData({IPT}, "{K}")
+        vals = coop.ThreadData({IPT}, "{V}")
+        for j in range({IPT}):
+            keys[j] = x[base + t * {IPT} + j]
+            vals[j] = v[base + t * {IPT} + j]
+        cuda.syncthreads()
+"""
+
+_CUTE = """
+import cutlass
+import cutlass.cute as cute
+from cuda import coop
+
+
+@cute.jit
+def user_max(a, b):  # a @cute.jit function (control flow) as an operator
+    r = b
+    if a > b:
+        r = a
+    return r
+
+
+@cute.kernel
+def kernel(x: cute.Tensor, v: cute.Tensor, ok: cute.Tensor, ov: cute.Tensor, begin: cutlass.Int32,
+           end: cutlass.Int32, nvalid: cutlass.Int32, mode: cutlass.Int32):
+    tx, ty, tz = cute.arch.thread_idx()
+    bidx, _, _ = cute.arch.block_idx()
+    t = tx + {BX} * (ty + {BY} * tz)
+    ts = coop.TempStorage()
+    for tile in cutlass.range_constexpr({TILES}):
+        base = (bidx * {TILES} + tile) * {TILE}
+        keys = coop.ThreadData({IPT}, cutlass.{CK})
+        vals = coop.ThreadData({IPT}, cutlass.{CV})
+        for j in cutlass.range_constexpr({IPT}):
+            keys[j] = x[base + t * {IPT} + j]
+            vals[j] = v[base + t * {IPT} + j]
+        cute.arch.barrier()
+"""
+
+_CUTE_HOST = """
+
+@cute.jit
+def host(x: cute.Tensor, v: cute.Tensor, ok: cute.Tensor, ov: cute.Tensor, begin: cutlass.Int32,
+         end: cutlass.Int32, nvalid: cutlass.Int32, mode: cutlass.Int32):
+    kernel(x, v, ok, ov, begin, end, nvalid, mode).launch(grid=({GRID}, 1, 1), block=({BX}, {BY}, {BZ}))
+"""
+
+
+def _body(cases: list[Case], loop: str) -> list[str]:
+    lines = []
+    for m, case in enumerate(cases):
+        lines.append(f"        if mode == {m}:")
+        lines.append(f"            {case.call}")
+        for items, array, layout in case.stores:
+            index = "base + t * {IPT} + j" if layout == "blocked" else "base + j * {THREADS} + t"
+            lines.append(f"            for j in {loop}:")
+            lines.append(f"                {array}[{index}] = {items}[j]")
+    return lines
+
+
+def _fill(text: str, cfg: Config) -> str:
+    bx, by, bz = cfg.block
+    subst = {
+        "{K}": cfg.key, "{V}": cfg.value, "{CK}": _CUTE_TYPES[cfg.key], "{CV}": _CUTE_TYPES[cfg.value],
+        "{TILES}": str(TILES), "{TILE}": str(cfg.tile), "{THREADS}": str(cfg.threads), "{IPT}": str(cfg.ipt),
+        "{BX}": str(bx), "{BY}": str(by), "{BZ}": str(bz), "{GRID}": str(GRID),
+    }  # fmt: skip
+    for k, v in subst.items():
+        text = text.replace(k, v)
+    return text
+
+
+def numba_source(cfg: Config, cases: list[Case]) -> str:
+    """A module defining ``kernel`` (to be compiled with ``cuda.coop.numba.jit``)."""
+    return _fill(_NUMBA + "\n".join(_body(cases, "range({IPT})")) + "\n", cfg)
+
+
+def cute_source(cfg: Config, cases: list[Case]) -> str:
+    """A module defining the ``@cute.kernel`` and its ``@cute.jit`` launcher ``host``."""
+    return _fill(_CUTE + "\n".join(_body(cases, "cutlass.range_constexpr({IPT})")) + _CUTE_HOST, cfg)

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The sorting and data-dependent primitives (issue 10) ahead of time, on a machine without a GPU,
+on both backends: the GPU grid's kernels (every case of one kernel) compile to one sm_90a function
+with no CALL, no local memory and no provider symbol, from one NVRTC call per kernel. Also: the
+NumPy references agree with each other where they overlap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cuda.coop.numba as numba_coop
+import numpy as np
+import pytest
+from cuda import coop
+from numba.cuda import types
+
+from ._compute_kernels import load
+from ._sort_cases import GRID, TILES, Config, cases, configs, keys_data, ordered_bits, sort_order
+from ._sort_kernels import cute_source, numba_source
+
+# Two of the GPU grid's kernels: float keys with int64 values in a 3-D block, and the benchmark's
+# 256 x 8 int32 configuration.
+AOT_CONFIGS = [c for c in configs() if c.key in ("float32", "int32")]
+
+
+def _inlined(report: Any, functions: int = 1) -> Any:
+    assert len(report.functions) == functions, report.functions
+    assert report.calls == 0, report.sass
+    assert report.local_loads == 0 and report.local_stores == 0, report.sass
+    assert not report.leftover_symbols, report.leftover_symbols
+    return report
+
+
+def _one_bundle(before: coop.CompileStats) -> None:
+    after = coop.compile_stats()
+    nvrtc, hits = after.nvrtc_compiles - before.nvrtc_compiles, after.cache_hits - before.cache_hits
+    assert nvrtc + hits == 1 and nvrtc <= 1, (nvrtc, hits)
+
+
+@pytest.mark.parametrize("cfg", AOT_CONFIGS, ids=lambda c: c.id)
+def test_grid_kernel_numba(cfg: Config) -> None:
+    cs = cases(cfg)
+    module = load(f"aot_numba_{cfg.id.replace('-', '_')}", numba_source(cfg, cs))
+    k, v = getattr(types, cfg.key)[::1], getattr(types, cfg.value)[::1]
+    before = coop.compile_stats()
+    compiled = numba_coop.compile(
+        module.kernel, (k, v, k, v, types.int32, types.int32, types.int32, types.int32), block=cfg.block
+    )
+    _one_bundle(before)
+    _inlined(compiled.inspect())
+    assert len(compiled.temp_storage) == len(cs)  # each case its own request, all in the one bundle
+
+
+@pytest.mark.parametrize("cfg", AOT_CONFIGS, ids=lambda c: c.id)
+def test_grid_kernel_cute(cfg: Config) -> None:
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    from ._compute_kernels import _CUTE_TYPES
+
+    module = load(f"aot_cute_{cfg.id.replace('-', '_')}", cute_source(cfg, cases(cfg)))
+    k, v = getattr(cutlass, _CUTE_TYPES[cfg.key]), getattr(cutlass, _CUTE_TYPES[cfg.value])
+    n = GRID * TILES * cfg.tile
+
+    def fake(dtype: Any) -> Any:
+        return make_fake_compact_tensor(dtype, (n,), assumed_align=16)
+
+    before = coop.compile_stats()
+    compiled = cutlass_coop.compile(
+        module.host,
+        fake(k),
+        fake(v),
+        fake(k),
+        fake(v),
+        cutlass.Int32(0),
+        cutlass.Int32(8),
+        cutlass.Int32(5),
+        cutlass.Int32(0),
+    )
+    _one_bundle(before)
+    _inlined(compiled.inspect())
+    assert len(compiled.symbols) == len(cases(cfg))
+
+
+def test_radix_sort_half_and_bfloat16_keys() -> None:
+    """CUB's traits twiddle half-precision keys too (no GPU grid for bfloat16: numba-cuda takes no
+    bfloat16 arrays)."""
+
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        h = coop.ThreadData(4, np.float16)
+        coop.block.load(src, h)
+        coop.block.radix_sort(h, descending=True)
+        coop.block.store(dst, h)
+        bf = coop.ThreadData(2, "bfloat16")
+        bf[0] = 1.5
+        bf[1] = -2.5
+        idx = coop.ThreadData(2, np.int32)
+        idx[0] = 0
+        idx[1] = 1
+        coop.block.radix_sort(bf, values=idx, output="striped")
+        dst[0] = np.float16(idx[0])
+
+    _inlined(numba_coop.compile(kernel, "void(float16[::1], float16[::1])", block=64).inspect())
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "uint64", "float16", "float32", "float64"])
+def test_references_agree(dtype: str) -> None:
+    """Over all bits, the bit-twiddled order (CUB's rule) and NumPy's stable order are the same
+    permutation, ascending and descending, on data with duplicates and float specials."""
+    rng = np.random.default_rng(3)
+    for variant in ("random", "dups", "equal"):
+        keys = keys_data(rng, dtype, 2000, variant)
+        n = keys.dtype.itemsize * 8
+        twiddled = ordered_bits(keys)
+        np.testing.assert_array_equal(sort_order(keys), np.argsort(twiddled, kind="stable"))
+        mask = np.uint64((1 << n) - 1)
+        np.testing.assert_array_equal(
+            sort_order(keys, descending=True), np.argsort(mask - twiddled, kind="stable")
+        )

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: Apache-2.0
+"""GPU correctness of the sorting and data-dependent primitives (issue 10) in CuTe DSL kernels,
+against the NumPy references of ``tests/_sort_cases.py``: the same cases, written the same way, as
+the Numba suite."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+
+from ._compute_kernels import load  # noqa: E402
+from ._sort_cases import (  # noqa: E402
+    GRID,
+    TILES,
+    VARIANTS,
+    Config,
+    cases,
+    expected,
+    gpu_params,
+    keys_data,
+    mismatches,
+    params,
+    poison,
+    values_data,
+)
+from ._sort_kernels import cute_source  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+_SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _device(values: np.ndarray):  # type: ignore[no-untyped-def]
+    """A CUDA torch tensor holding ``values`` (bits moved exactly)."""
+    import torch
+
+    a = np.ascontiguousarray(values)
+    return torch.from_numpy(a.view(_SIGNED[a.itemsize])).to("cuda").view(getattr(torch, a.dtype.name))
+
+
+def _host(tensor, dtype: str) -> np.ndarray:  # type: ignore[no-untyped-def]
+    import torch
+
+    signed = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[tensor.element_size()]
+    return tensor.view(signed).cpu().numpy().view(np.dtype(dtype))
+
+
+@pytest.mark.parametrize("cfg", gpu_params())
+def test_sort_grid(cfg: Config) -> None:
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+    import torch
+    from cutlass.cute.runtime import from_dlpack
+
+    cs = cases(cfg)
+    host = load(f"cute_{cfg.id.replace('-', '_')}", cute_source(cfg, cs)).host
+    seed = int(np.random.SeedSequence().entropy) % 2**63  # fresh data each run; reported on failure
+    rng = np.random.default_rng(seed)
+    n = GRID * TILES * cfg.tile
+    vals = values_data(cfg)
+    compiled = None
+    failures = []
+    for m, case in enumerate(cs):
+        for variant in VARIANTS:
+            keys = keys_data(rng, cfg.key, n, variant)
+            p = params(rng, cfg, keys)
+            poisons = {"ok": poison(rng, cfg.key, n), "ov": poison(rng, cfg.value, n)}
+            outs = {k: _device(v) for k, v in poisons.items()}
+            a = [
+                from_dlpack(t, assumed_align=16)
+                for t in (_device(keys), _device(vals), outs["ok"], outs["ov"])
+            ]
+            if compiled is None:
+                compiled = cutlass_coop.compile(
+                    host, *a, cutlass.Int32(0), cutlass.Int32(1), cutlass.Int32(0), cutlass.Int32(0)
+                )
+            compiled(*a, p.begin, p.end, p.nvalid, m)
+            torch.cuda.synchronize()
+            got = {"ok": _host(outs["ok"], cfg.key), "ov": _host(outs["ov"], cfg.value)}
+            want = expected(case, cfg, keys, vals, p, poisons)
+            failures += [f"{case.id} ({variant}, {p}): {e}" for e in mismatches(got, want)]
+    assert not failures, f"seed {seed}:\n" + "\n".join(failures)
