@@ -10,6 +10,7 @@ catalog row built from these kinds; only a new kind touches the backends and the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -17,7 +18,13 @@ from typing import TYPE_CHECKING
 from ._choices import Choices
 from ._dtypes import DTYPES, dtype_named, supported_name
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
-from ._operators import ASSOCIATIVE, BUILTIN_OPERATORS, user_operator_symbol
+from ._operators import (
+    ASSOCIATIVE,
+    BUILTIN_OPERATORS,
+    PREDICATE_RESULT,
+    UserOperator,
+    user_operator_symbol,
+)
 
 if TYPE_CHECKING:
     from ._primitive import Resolver
@@ -54,6 +61,8 @@ class Arg:
         value: a compile-time value (``...`` when only known at run time).
         problem: why an array or ThreadData cannot be used ("" when fine), e.g. "must be 1-D".
         writable: an array can be written.
+        memory: where an array lives when the DSL says: ``"global"``, ``"shared"``, or ``""``
+            (a generic pointer: Numba's arrays).
         function: the Python code of a FUNCTION.
     """
 
@@ -65,6 +74,7 @@ class Arg:
     value: object = ...
     problem: str = ""
     writable: bool = True
+    memory: str = ""
     function: object = None
 
     @property
@@ -169,6 +179,8 @@ class GlobalArray:
             raise CoopTypeError(f"{r.q}: {name} must be {r.array_noun}, got {arg.shown}")
         if arg.problem:
             raise CoopTypeError(f"{r.q}: {name} {arg.problem}")
+        if arg.memory == "shared":
+            raise CoopTypeError(f"{r.q}: {name} must be in global memory, got {arg.shown}")
         dtype = arg.dtype if arg.dtype in DTYPES else None
         if dtype is None:
             _supported(r, name, arg)
@@ -183,6 +195,36 @@ class GlobalArray:
 
     def slot(self, req: Request, name: str) -> Slot:
         return Slot(name, Shape.ARRAY, req.dtype)
+
+
+@dataclass(frozen=True)
+class Counters:
+    """A 1-D contiguous array of counters that the call updates, in shared or global memory, of an
+    integer type of ``dtypes`` (CUB's ``CounterT``, recorded), at its ``offset`` parameter."""
+
+    dtypes: tuple[str, ...]
+    offset: str = "offset"
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        allowed = " or ".join(self.dtypes)
+        if arg.form is not Form.ARRAY:
+            raise CoopTypeError(
+                f"{r.q}: {name} must be an array of {allowed} counters in shared or global memory, got "
+                f"{arg.shown}"
+            )
+        if arg.problem:
+            raise CoopTypeError(f"{r.q}: {name} {arg.problem}")
+        if arg.dtype not in self.dtypes:
+            raise CoopTypeError(
+                f"{r.q}: {name} must hold {allowed} counters, got {arg.dtype or arg.dtype_shown}"
+            )
+        if not arg.writable:
+            raise CoopTypeError(f"{r.q}: {name} is read-only ({arg.shown})")
+        r.record(name, arg.dtype)
+        r.mark_present(name)
+
+    def slot(self, req: Request, name: str) -> Slot:
+        return Slot(name, Shape.ARRAY, str(req.option(name)))
 
 
 @dataclass(frozen=True)
@@ -209,15 +251,16 @@ class Count:
     scalar_payload_only: bool = False
     otherwise: str | None = None  # C++ passed in its place when absent, so that later arguments keep
     # their positions (``{T}`` is the element type): CUB's defaulted ``end_bit = sizeof(T) * 8``
+    negative: bool = False  # a signed int (a distance), not a count
 
     def check(self, r: Resolver, name: str, arg: Arg) -> None:
         if not arg.given:
             return
         if arg.form is Form.CONSTANT and _is_int(arg.value):
             value = int(arg.value)  # type: ignore[call-overload]
-            if value < 0:
+            if value < 0 and not self.negative:
                 raise CoopValueError(f"{r.q}: {name}={value} is negative; pass a count of 0 or more")
-            if value > INT32_MAX:
+            if abs(value) > INT32_MAX:
                 raise CoopValueError(
                     f"{r.q}: {name}={value} does not fit CUB's int; pass at most {INT32_MAX}"
                 )
@@ -304,9 +347,11 @@ class Flag:
 class Operator:
     """A binary operator on the element type: one of the ``builtins`` by name or a Python function,
     which the backend compiles into the kernel under an ``extern "C"`` name. A parameter with a
-    default (a built-in's name) may be left out."""
+    default (a built-in's name) may be left out. A ``predicate`` is a flag operator: it returns a
+    truth value, not an element."""
 
     builtins: tuple[str, ...] = ASSOCIATIVE
+    predicate: bool = False
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if arg.form is Form.ABSENT and isinstance(default, str):
@@ -325,12 +370,14 @@ class Operator:
                 )
             r.record(name, op.name)
         elif arg.form is Form.FUNCTION:
-            symbol = user_operator_symbol(arg.function, r.dtype)  # type: ignore[arg-type]
-            r.operators[symbol] = arg.function
+            symbol = user_operator_symbol(arg.function, r.dtype, predicate=self.predicate)  # type: ignore[arg-type]
+            result = PREDICATE_RESULT if self.predicate else r.dtype
+            r.operators[symbol] = UserOperator(arg.function, r.dtype, result)
             r.record(name, symbol)
         else:
+            what = "flag operator" if self.predicate else "operator"
             raise CoopTypeError(
-                f"{r.q}: {name} must be a built-in operator name ({', '.join(map(repr, self.builtins))}) "
+                f"{r.q}: {name} must be a built-in {what} name ({', '.join(map(repr, self.builtins))}) "
                 f"or a function, got {arg.shown}"
             )
 
@@ -481,7 +528,7 @@ class Constant:
     """A compile-time int among ``values`` (no slot; a template argument of the CUB class, such as
     BlockRadixSort's ``RADIX_BITS``)."""
 
-    values: tuple[int, ...]
+    values: Sequence[int]
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
         value = default if arg.form is Form.ABSENT else arg.value
@@ -520,6 +567,7 @@ Kind = (
     | Offset
     | Count
     | Element
+    | Counters
     | Choice
     | Flag
     | Operator

@@ -21,6 +21,7 @@ class BuiltinOperator:
     name: str
     functor: str  # a libcu++ class template, instantiated with the element type
     integer_only: bool = False
+    predicate: bool = False  # returns bool (a flag operator), not the element type
 
 
 BUILTIN_OPERATORS: dict[str, BuiltinOperator] = {
@@ -34,11 +35,38 @@ BUILTIN_OPERATORS: dict[str, BuiltinOperator] = {
         BuiltinOperator("bit_or", "::cuda::std::bit_or", integer_only=True),
         BuiltinOperator("bit_xor", "::cuda::std::bit_xor", integer_only=True),
         BuiltinOperator("subtract", "::cuda::std::minus"),
+        BuiltinOperator("not_equal", "::cuda::std::not_equal_to", predicate=True),
+        BuiltinOperator("equal", "::cuda::std::equal_to", predicate=True),
+        BuiltinOperator("less", "::cuda::std::less", predicate=True),
+        BuiltinOperator("greater", "::cuda::std::greater", predicate=True),
     )
 }
 
 #: The built-ins of the reducing and scanning primitives (associative operators).
 ASSOCIATIVE = ("sum", "mul", "min", "max", "bit_and", "bit_or", "bit_xor")
+
+#: The built-in flag operators (``op(a, b)`` -> bool).
+PREDICATES = ("not_equal", "equal", "less", "greater")
+
+#: The type through which a user flag operator's truth value reaches C++ (nonzero means true).
+PREDICATE_RESULT = "int32"
+
+
+@dataclass(frozen=True)
+class UserOperator:
+    """A user function to define in the kernel under its ``extern "C"`` symbol, as
+    ``void symbol(R* out, const T* a, const T* b)``.
+
+    Attributes:
+        function: the Python code.
+        dtype: ``T``, the operands' element type.
+        result: ``R``, the element type for an operator, ``PREDICATE_RESULT`` for a flag operator.
+    """
+
+    function: object
+    dtype: str
+    result: str
+
 
 USER_OPERATOR_PREFIX = "coop_op_"
 
@@ -77,9 +105,10 @@ def _digest_value(value: object) -> str:
     return f"{type(value).__qualname__}@{id(value):x}"
 
 
-def user_operator_symbol(function: Callable[..., object], dtype: str) -> str:
-    """The extern "C" name under which the backend defines ``function`` for ``dtype``: a digest of
-    its module, name, bytecode, constants and closure values."""
+def user_operator_symbol(function: Callable[..., object], dtype: str, *, predicate: bool = False) -> str:
+    """The extern "C" name under which the backend defines ``function`` for ``dtype`` (as a flag
+    operator with ``predicate``): a digest of its module, name, bytecode, constants and closure
+    values."""
     fn = python_function(function)
     assert fn is not None
     h = hashlib.sha256(f"{fn.__module__}.{fn.__qualname__}".encode())
@@ -89,4 +118,4 @@ def user_operator_symbol(function: Callable[..., object], dtype: str) -> str:
             h.update(_digest_value(cell.cell_contents).encode())
         except ValueError:  # an empty cell
             h.update(b"<empty>")
-    return f"{USER_OPERATOR_PREFIX}{h.hexdigest()[:16]}_{dtype}"
+    return f"{USER_OPERATOR_PREFIX}{h.hexdigest()[:16]}_{dtype}{'_pred' if predicate else ''}"

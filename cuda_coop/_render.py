@@ -35,7 +35,7 @@ from ._kinds import (
     Shape,
     Slot,
 )
-from ._operators import BUILTIN_OPERATORS, USER_OPERATOR_PREFIX
+from ._operators import BUILTIN_OPERATORS, PREDICATE_RESULT, USER_OPERATOR_PREFIX
 from ._primitive import Primitive
 from ._requests import Request
 
@@ -217,29 +217,31 @@ def _functor(op: str, dtype: str) -> str:
     return f"{BUILTIN_OPERATORS[op].functor}<{_cxx(dtype)}>{{}}"
 
 
-def _user_operators(requests: Sequence[Request]) -> dict[str, str]:
-    """User operator symbol -> element type, over all requests."""
-    found: dict[str, str] = {}
+def _user_operators(requests: Sequence[Request]) -> dict[str, tuple[str, bool]]:
+    """User operator symbol -> (element type, flag operator), over all requests."""
+    found: dict[str, tuple[str, bool]] = {}
     for req in requests:
         for p in _row(req).params:
             if isinstance(p.kind, Operator):
                 op = str(req.option(p.name))
                 if op.startswith(USER_OPERATOR_PREFIX):
-                    found[op] = req.dtype
+                    found[op] = (req.dtype, p.kind.predicate)
     return found
 
 
-def _user_operator(symbol: str, dtype: str) -> str:
+def _user_operator(symbol: str, dtype: str, predicate: bool) -> str:
     t = _cxx(dtype)
+    r = _cxx(PREDICATE_RESULT) if predicate else t  # a flag operator's truth value, nonzero = true
+    returns = "bool" if predicate else t
     return (
         f'extern "C" __device__ void {symbol}(void* out, const void* a, const void* b);\n'
         f"struct {symbol}_functor\n"
         "{\n"
-        f"  __device__ __forceinline__ {t} operator()(const {t}& a, const {t}& b) const\n"
+        f"  __device__ __forceinline__ {returns} operator()(const {t}& a, const {t}& b) const\n"
         "  {\n"
-        f"    {t} out;\n"
+        f"    {r} out;\n"
         f"    {symbol}(&out, &a, &b);\n"
-        "    return out;\n"
+        f"    return {'out != 0' if predicate else 'out'};\n"
         "  }\n"
         "};\n"
     )
@@ -266,8 +268,15 @@ def _wrapper(req: Request) -> str:
     t, n = _cxx(req.dtype), req.items_per_thread
     abi = ", ".join(f"{'int' if s.shape is Shape.INT else 'void*'} {s.name}_" for s in slots)
     body = "".join(_unpack(s) for s in slots)
+    for res in prim.results:
+        if res.init is not None and prim.given(req, res.name):
+            src = next(s for s in slots if s.name == res.init)
+            if src.shape is Shape.ITEMS:
+                body += f"  for (int i = 0; i < {src.items}; ++i) {res.name}[i] = {res.init}[i];\n"
+            else:
+                body += f"  {res.name} = {res.init};\n"
     args = []
-    for name in prim.call.args:
+    for name in prim.call_args(req):
         kind = prim.param(name).kind if name not in {r.name for r in prim.results} else None
         if not prim.given(req, name):
             if isinstance(kind, Count) and kind.otherwise is not None:  # keeps later arguments in place
@@ -346,7 +355,7 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[int]) -> R
     parts.append(_PREAMBLE)
     if any(_row(r).scope == "warp" for r in requests):
         parts.append(_WARP_PREAMBLE)
-    parts += [_user_operator(symbol, dtype) for symbol, dtype in operators.items()]
+    parts += [_user_operator(symbol, dtype, pred) for symbol, (dtype, pred) in operators.items()]
     probes: dict[str, str] = {}
     scratch = [r for r in requests if _row(r).needs_scratch(dict(r.options))]
     for req in requests:

@@ -279,10 +279,11 @@ def _enclosing_module(op: Any) -> Any:
     return op
 
 
-def define_operator(symbol: str, element_type: Any, function: Any) -> None:
-    """Define ``void symbol(T* out, const T* a, const T* b)`` in the device module being traced:
-    ``function`` traced on two values of ``element_type`` (a CuTe numeric type). The bundle
-    declares it ``extern "C"`` and full LTO inlines it. Defined once per module."""
+def define_operator(symbol: str, element_type: Any, result_type: Any, function: Any) -> None:
+    """Define ``void symbol(R* out, const T* a, const T* b)`` in the device module being traced:
+    ``function`` traced on two values of ``element_type`` (``T``, a CuTe numeric type), its result
+    converted to ``result_type`` (``R``). The bundle declares it ``extern "C"`` and full LTO
+    inlines it. Defined once per module."""
     from cutlass._mlir import ir
     from cutlass._mlir.dialects import func, llvm
 
@@ -297,7 +298,7 @@ def define_operator(symbol: str, element_type: Any, function: Any) -> None:
         out, a, b = entry.arguments
         lhs = element_type(llvm.load(element_type.mlir_type, a))
         rhs = element_type(llvm.load(element_type.mlir_type, b))
-        result = element_type(function(lhs, rhs))
+        result = result_type(function(lhs, rhs))
         llvm.store(result.ir_value(), out)
         func.ReturnOp([])
 
@@ -305,6 +306,17 @@ def define_operator(symbol: str, element_type: Any, function: Any) -> None:
 def llvm_pointer(pointer: Any) -> Any:
     """A CuTe pointer as an LLVM pointer of its address space."""
     return pointer.to_llvm_ptr()
+
+
+def generic_pointer(pointer: Any) -> Any:
+    """A CuTe pointer to global or shared memory as a generic LLVM pointer (the C ABI's ``void*``)."""
+    from cutlass._mlir.dialects import llvm
+    from cutlass.base_dsl.enums import AddressSpace
+
+    value = pointer.to_llvm_ptr()
+    if pointer.memspace == AddressSpace.smem:
+        value = llvm.addrspacecast(llvm.PointerType.get(), value)
+    return value
 
 
 # --- launching --------------------------------------------------------------------------------

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cuda.coop._kinds import GlobalArray, Shape
-from cuda.coop._operators import python_function
+from cuda.coop._kinds import Shape
+from cuda.coop._operators import UserOperator, python_function
 from cuda.coop._primitive import Plan
 from cuda.coop._requests import Request
 from cuda.coop._session import TraceSession, current
@@ -119,22 +119,23 @@ def _storage(context: Any, builder: ir.IRBuilder, dtype: str, items: int) -> ir.
     return cgutils.alloca_once(builder, ir.ArrayType(lltype, items), name="coop_result")
 
 
-def define_operator(context: Any, module: ir.Module, symbol: str, function: object, dtype: str) -> None:
-    """Define ``void symbol(T* out, const T* a, const T* b)`` in the kernel's module: the user's
-    function compiled by Numba for ``T``, called through the C ABI the bundle declares."""
+def define_operator(context: Any, module: ir.Module, symbol: str, op: UserOperator) -> None:
+    """Define ``void symbol(R* out, const T* a, const T* b)`` in the kernel's module: the user's
+    function compiled by Numba for ``T`` returning ``R``, called through the C ABI the bundle
+    declares."""
     if symbol in module.globals:
         return
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [_I8P, _I8P, _I8P]), symbol)
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
-    ty = numba_type(dtype)
+    ty, rty = numba_type(op.dtype), numba_type(op.result)
     ptr = context.get_data_type(ty).as_pointer()
     a = builder.load(builder.bitcast(fn.args[1], ptr))
     b = builder.load(builder.bitcast(fn.args[2], ptr))
-    sig = signature(ty, ty, ty)
+    sig = signature(rty, ty, ty)
     # No caching: Numba's cache keys on the code object, and two operators may share one.
-    cres = context.compile_subroutine(builder, python_function(function), sig, caching=False)
+    cres = context.compile_subroutine(builder, python_function(op.function), sig, caching=False)
     _status, result = context.call_internal_no_propagate(builder, cres.fndesc, sig, [a, b])
-    builder.store(result, builder.bitcast(fn.args[0], ptr))
+    builder.store(result, builder.bitcast(fn.args[0], context.get_data_type(rty).as_pointer()))
     builder.ret_void()
 
 
@@ -146,8 +147,8 @@ def _lower(key: PlanKey) -> Any:
         names = [p.name for p in prim.params]
         tys, vals = dict(zip(names, sig.args, strict=True)), dict(zip(names, args, strict=True))
         symbol = session_of(context).add(plan.request)
-        for op_symbol, function in plan.operators.items():
-            define_operator(context, builder.module, op_symbol, function, plan.request.dtype)
+        for op_symbol, op in plan.operators.items():
+            define_operator(context, builder.module, op_symbol, op)
         values: dict[str, ir.Value] = {}
         types_: list[ir.Type] = []
         storages: dict[str, ir.Value] = {}
@@ -157,10 +158,9 @@ def _lower(key: PlanKey) -> Any:
                 storages[slot.name] = _storage(context, builder, slot.dtype, slot.items)
                 value = builder.bitcast(storages[slot.name], _I8P)
             elif slot.shape is Shape.ARRAY:
-                kind = prim.param(slot.name).kind
-                assert isinstance(kind, GlobalArray)
+                offset_name = prim.param(slot.name).kind.offset  # type: ignore[union-attr]
                 array = context.make_array(ty)(context, builder, val)
-                off_ty, off = tys[kind.offset], vals[kind.offset]
+                off_ty, off = tys[offset_name], vals[offset_name]
                 offset = (
                     context.get_constant(types.intp, off_ty.value)
                     if isinstance(off_ty, types.Omitted)

@@ -16,6 +16,9 @@ from cuda.coop import WarpExchangeAlgorithm as WarpExchangeAlgorithm
 from cuda.coop import WarpExchangeMode as WarpExchangeMode
 from cuda.coop import BlockRadixSortOutput as BlockRadixSortOutput
 from cuda.coop import BlockAdjacentDirection as BlockAdjacentDirection
+from cuda.coop import BlockDiscontinuityFlags as BlockDiscontinuityFlags
+from cuda.coop import BlockShuffleMode as BlockShuffleMode
+from cuda.coop import BlockHistogramAlgorithm as BlockHistogramAlgorithm
 # END generated: choices
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
@@ -77,5 +80,8 @@ __all__ = [
     "WarpExchangeMode",
     "BlockRadixSortOutput",
     "BlockAdjacentDirection",
+    "BlockDiscontinuityFlags",
+    "BlockShuffleMode",
+    "BlockHistogramAlgorithm",
 ]
 # END generated: all
