@@ -8,9 +8,14 @@ Tables (medians of interleaved batches, as benchmarks/copy.py):
                + BlockStore, one TempStorage union); GB/s counts bytes read + written
   row sort     each row of a (65536 x 2048) float32 tensor sorted by one block (256 x 8), keys only
                and with the column index as the value (what torch.sort returns); torch.sort(dim=-1)
+  histogram    256-bin histogram of 2^28 uint8 samples: each block counts 16 tiles of 256 x 16
+               samples (vectorized load) into int32 counters in shared memory (BlockHistogram,
+               atomic; init on the first tile, composite on the others), then adds them to the
+               global histogram with one atomic per bin; the same kernel in CUB C++, and
+               torch.bincount(minlength=256); GB/s counts the samples read
 
-Not measured yet (their primitives are not in the catalog yet): merge sort with a user comparator
-vs the built-in one; the 256-bin uint8 histogram vs torch.bincount.
+Not measured yet (its primitive is not in the catalog yet): merge sort with a user comparator vs the
+built-in one.
 
     python benchmarks/sort.py [--rows R] [--reps R] [--json PATH] [--aot]
 
@@ -35,11 +40,15 @@ THREADS, ITEMS = 256, 8
 TILE = THREADS * ITEMS
 ROW = 2048  # one block per row: 256 x 8
 TILES = 1 << 15  # radix sort table: 2^15 tiles of 2048 int32 (256 MiB in, 256 MiB out)
+BINS, HITEMS, HTILES = 256, 16, 16  # histogram table: 256 bins; a block counts 16 tiles of 256 x 16
+HTILE = THREADS * HITEMS
+SAMPLES = 1 << 28  # uint8 samples (256 MiB)
 
 CUB_SOURCE = r"""
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_store.cuh>
 #include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_histogram.cuh>
 
 template <int Threads, int Items>
 __global__ void __launch_bounds__(Threads) cub_sort_keys(const int* src, int* dst)
@@ -75,6 +84,28 @@ cub_sort_pairs(const int* src, const int* vsrc, int* dst, int* vdst)
   Store().Store(dst + base, keys);
   Store().Store(vdst + base, values);
 }
+
+template <int Threads, int Items, int Bins, int Tiles>
+__global__ void __launch_bounds__(Threads) cub_histogram(const unsigned char* src, int* out)
+{
+  using Load = cub::BlockLoad<unsigned char, Threads, Items, cub::BLOCK_LOAD_VECTORIZE>;
+  using Histogram = cub::BlockHistogram<unsigned char, Threads, Items, Bins, cub::BLOCK_HISTO_ATOMIC>;
+  __shared__ int counts[Bins];
+  const size_t base = size_t(blockIdx.x) * Threads * Items * Tiles;
+  unsigned char samples[Items];
+  Load().Load(src + base, samples);
+  Histogram().Histogram(samples, counts);
+  for (int tile = 1; tile < Tiles; ++tile)
+  {
+    Load().Load(src + base + size_t(tile) * Threads * Items, samples);
+    Histogram().Composite(samples, counts);
+  }
+  __syncthreads();
+  for (int bin = threadIdx.x; bin < Bins; bin += Threads)
+  {
+    atomicAdd(out + bin, counts[bin]);
+  }
+}
 """
 
 
@@ -98,6 +129,7 @@ def _cub_kernels(arch: str, load: bool = True) -> dict[str, Any]:
     names = {
         "keys": f"cub_sort_keys<{THREADS}, {ITEMS}>",
         "pairs": f"cub_sort_pairs<{THREADS}, {ITEMS}>",
+        "histogram": f"cub_histogram<{THREADS}, {HITEMS}, {BINS}, {HTILES}>",
     }
     program = Program(CUB_SOURCE, "c++", ProgramOptions(arch=arch, std="c++17", include_path=incs))
     module = program.compile("cubin", name_expressions=tuple(names.values()))
@@ -154,7 +186,60 @@ def numba_sort(pairs: bool, dtype: str = "int32") -> Any:
     return numba_coop.jit(kv)
 
 
+def numba_histogram() -> Any:
+    """Each block: HTILES tiles of uint8 samples counted into shared counters, then added to ``out``
+    (THREADS == BINS: one bin per thread)."""
+    import cuda.coop.numba as numba_coop
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    def histogram(src, out):  # type: ignore[no-untyped-def]
+        counts = cuda.shared.array(BINS, np.int32)
+        base = cuda.blockIdx.x * (HTILE * HTILES)
+        s = coop.ThreadData(HITEMS, np.uint8)
+        coop.block.load(src, s, offset=base, algorithm="vectorize")
+        coop.block.histogram(s, counts, bins=BINS)
+        for tile in range(1, HTILES):
+            coop.block.load(src, s, offset=base + tile * HTILE, algorithm="vectorize")
+            coop.block.histogram(s, counts, bins=BINS, init=False)
+        cuda.syncthreads()
+        cuda.atomic.add(out, cuda.threadIdx.x, counts[cuda.threadIdx.x])
+
+    return numba_coop.jit(histogram)
+
+
 # --- CuTe kernels ----------------------------------------------------------------------------------
+
+
+def cute_histogram() -> Any:
+    """The CuTe twin of :func:`numba_histogram`."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+    from cutlass.memory import SmemAllocator
+
+    @cute.kernel
+    def histogram_kernel(src: cute.Tensor, out: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        tidx, _, _ = cute.arch.thread_idx()
+        counts = SmemAllocator().allocate_tensor(cutlass.Int32, cute.make_layout(BINS), 16)
+        base = bidx * (HTILE * HTILES)
+        s = coop.ThreadData(HITEMS, cutlass.Uint8)
+        coop.block.load(src, s, offset=base, algorithm="vectorize")
+        coop.block.histogram(s, counts, bins=BINS)
+        for tile in cutlass.range_constexpr(1, HTILES):
+            coop.block.load(src, s, offset=base + tile * HTILE, algorithm="vectorize")
+            coop.block.histogram(s, counts, bins=BINS, init=False)
+        cute.arch.barrier()
+        cute.arch.atomic_add(out.iterator + tidx, counts[tidx])
+
+    @cute.jit
+    def histogram_host(src: cute.Tensor, out: cute.Tensor):  # type: ignore[no-untyped-def]
+        blocks = cute.size(src) // (HTILE * HTILES)
+        histogram_kernel(src, out).launch(grid=(blocks, 1, 1), block=(THREADS, 1, 1))
+
+    return histogram_host
 
 
 def cute_sort(pairs: bool, row_index: bool = False) -> Any:
@@ -262,6 +347,14 @@ def aot() -> None:
         (
             "cute rows float32 + index",
             cutlass_coop.compile(cute_sort(True, True), fake(f32), fake(f32), fake(i32)),
+        ),
+        (
+            "numba histogram",
+            numba_coop.compile(numba_histogram(), "void(uint8[::1], int32[::1])", block=THREADS),
+        ),
+        (
+            "cute histogram",
+            cutlass_coop.compile(cute_histogram(), fake(cutlass.Uint8, 64 * HTILE * HTILES), fake(i32, BINS)),
         ),
     ]
     for name, compiled in rows:
@@ -394,7 +487,45 @@ def main() -> None:
         ["what", "ms", "torch.sort / this"],
         [[k, f"{v * 1e3:.3f}", f"{ts['torch.sort'] / v:.2f}"] for k, v in ts.items()],
     )
-    print("\nnot measured: merge sort (user vs built-in comparator) and histogram are not in the catalog yet")
+    print("row sort: done", file=sys.stderr, flush=True)
+
+    # -- 256-bin histogram vs CUB C++ and torch.bincount ------------------------------------------
+    samples = torch.randint(0, 256, (SAMPLES,), dtype=torch.uint8, device="cuda")
+    samples[::3] = 17  # a peak: contended bins
+    counts = torch.zeros(BINS, dtype=torch.int32, device="cuda")
+    blocks = SAMPLES // (HTILE * HTILES)
+    nh = numba_histogram()[blocks, THREADS]
+    sa, ca = cuda.as_cuda_array(samples), cuda.as_cuda_array(counts)
+    cs, cc = from_dlpack(samples, assumed_align=16), from_dlpack(counts, assumed_align=16)
+    chist = cutlass_coop.compile(cute_histogram(), cs, cc)
+    hcfg = LaunchConfig(grid=blocks, block=THREADS)
+    want_hist = torch.bincount(samples, minlength=BINS).int()
+    histo = {
+        "numba": lambda: (counts.zero_(), nh(sa, ca)),
+        "cute": lambda: (counts.zero_(), chist(cs, cc)),
+        "cub": lambda: (
+            counts.zero_(),
+            launch(stream, hcfg, cub["histogram"], samples.data_ptr(), counts.data_ptr()),
+        ),
+        "torch.bincount": lambda: torch.bincount(samples, minlength=BINS),
+    }
+    for name, fn in histo.items():
+        if name == "torch.bincount":
+            continue
+        counts.fill_(-1)
+        fn()
+        torch.cuda.synchronize()
+        assert torch.equal(counts, want_hist), name
+    ts = bench._interleaved(histo, args.reps, torch)
+    result["histogram"] = {k: SAMPLES / v / 1e9 for k, v in ts.items()}
+    _table(
+        f"histogram, {BINS} bins of 2^{SAMPLES.bit_length() - 1} uint8 samples (GB/s of samples; the "
+        "coop kernels and CUB also zero the 1 KiB histogram each time)",
+        ["what", "GB/s", "CUB / this", "this / torch.bincount"],
+        [[k, f"{SAMPLES / v / 1e9:.0f}", f"{ts['cub'] / v:.3f}", f"{ts['torch.bincount'] / v:.2f}"]
+         for k, v in ts.items()],
+    )  # fmt: skip
+    print("\nnot measured: merge sort (user vs built-in comparator) is not in the catalog yet")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)

@@ -14,13 +14,14 @@ from typing import Any
 
 from ._choices import Choices, Option
 from ._dtypes import DTYPES, dtype_named
-from ._errors import CoopValueError
+from ._errors import CoopTypeError, CoopValueError
 from ._kinds import (
     BlockShape,
     Choice,
     Comparator,
     Constant,
     Count,
+    Counters,
     Element,
     Flag,
     GlobalArray,
@@ -33,7 +34,7 @@ from ._kinds import (
     PrefixOp,
     Scratch,
 )
-from ._operators import ASSOCIATIVE
+from ._operators import ASSOCIATIVE, PREDICATES
 from ._primitive import STATIC_SHARED_LIMIT, Call, Cub, Param, Primitive, Resolver, Result
 
 # --- choices ----------------------------------------------------------------------------------------
@@ -908,8 +909,361 @@ ADJACENT_DIFFERENCE = Primitive(
     returns_annotation="ThreadData",
 )
 
+BLOCK_DISCONTINUITY_FLAGS = Choices(
+    "BlockDiscontinuityFlags",
+    "Which flags ``coop.block.discontinuity`` sets (``cub::BlockDiscontinuity``'s ``FlagHeads``, "
+    "``FlagTails`` or ``FlagHeadsAndTails``).",
+    (
+        Option(
+            "heads",
+            "Heads",
+            "``head_flags[i] = op(x[i-1], x[i])``; the tile's first item is flagged (or compared with "
+            "``tile_predecessor``)",
+            allows=("tile_predecessor",),
+        ),
+        Option(
+            "tails",
+            "Tails",
+            "``tail_flags[i] = op(x[i], x[i+1])``; the tile's last item is flagged (or compared with "
+            "``tile_successor``)",
+            allows=("tile_successor",),
+        ),
+        Option(
+            "heads_and_tails",
+            "HeadsAndTails",
+            "both, returned as ``(head_flags, tail_flags)``",
+            allows=("tile_predecessor", "tile_successor"),
+        ),
+    ),
+)
+CHOICES = (*CHOICES, BLOCK_DISCONTINUITY_FLAGS)
+
+_HEADS = ("heads", "heads_and_tails")
+_TAILS = ("tails", "heads_and_tails")
+
+DISCONTINUITY = Primitive(
+    scope="block",
+    name="discontinuity",
+    cub=Cub("cub::BlockDiscontinuity", "cub/block/block_discontinuity.cuh", ("T", *_BLOCK_DIMS)),
+    params=(
+        Param(
+            "items",
+            Payload(),
+            "ThreadData",
+            "the thread's items in a blocked arrangement (a ``coop.ThreadData``).",
+            keyword_only=False,
+        ),
+        Param(
+            "flags",
+            Choice(BLOCK_DISCONTINUITY_FLAGS),
+            "str | BlockDiscontinuityFlags",
+            "``'heads'`` (flag items that differ from their predecessor), ``'tails'`` (from their "
+            "successor) or ``'heads_and_tails'``.",
+            "heads",
+        ),
+        Param(
+            "op",
+            Comparator(builtins=PREDICATES),
+            "str | Callable[[Any, Any], Any]",
+            "``op(a, b)`` for two neighbouring items (``a`` first in the tile), true where they are "
+            "discontinuous: a built-in (``'not_equal'``, ``'equal'``, ``'less'``, ``'greater'``) or a "
+            "function of two values of the element type returning a truth value.",
+            "not_equal",
+        ),
+        Param(
+            "tile_predecessor",
+            Element("pred"),
+            "int | float | None",
+            "the item before the tile (thread 0's is used), for head flags; without it the tile's first "
+            "item is flagged.",
+            None,
+        ),
+        Param(
+            "tile_successor",
+            Element("succ"),
+            "int | float | None",
+            "the item after the tile (the last thread's is used), for tail flags; without it the tile's "
+            "last item is flagged.",
+            None,
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call(
+        "Flag{flags}",
+        ("head_flags", "items", "op", "tile_predecessor"),
+        orders=(
+            ("flags=tails", ("tail_flags", "items", "op", "tile_successor")),
+            (
+                "flags=heads_and_tails",
+                ("head_flags", "tile_predecessor", "tail_flags", "tile_successor", "items", "op"),
+            ),
+        ),
+    ),
+    results=(
+        Result(
+            "head_flags",
+            "1 where an item starts a run, else 0.",
+            like_payload=True,
+            when="flags",
+            options=_HEADS,
+            dtype="int32",
+        ),
+        Result(
+            "tail_flags",
+            "1 where an item ends a run, else 0.",
+            like_payload=True,
+            when="flags",
+            options=_TAILS,
+            dtype="int32",
+        ),
+    ),  # fmt: skip
+    summary="Flag the items where the tile's runs start or end (CUB BlockDiscontinuity).",
+    details=(
+        "All threads of the block must call it. Items are in the blocked arrangement (thread ``t``'s "
+        "items follow thread ``t-1``'s); an item is flagged where ``op`` of it and its neighbour is true "
+        "(by default where they differ, so a NaN is always flagged and ``-0.0`` equals ``+0.0``)."
+    ),
+    returns_doc="an int32 ``ThreadData`` of flags (1 or 0) like ``items``; with "
+    "``flags='heads_and_tails'``, the tuple ``(head_flags, tail_flags)``.",
+    returns_annotation="Any",
+)
+
+BLOCK_SHUFFLE_MODES = Choices(
+    "BlockShuffleMode",
+    "How ``coop.block.shuffle`` moves values among the block's threads (a ``cub::BlockShuffle`` method).",
+    (
+        Option(
+            "offset",
+            "Offset",
+            "thread ``t`` gets thread ``t+distance``'s value (``distance`` may be negative); threads "
+            "whose source is outside the block keep their own",
+            allows=("distance",),
+        ),
+        Option(
+            "rotate",
+            "Rotate",
+            "thread ``t`` gets thread ``(t+distance) % threads``'s value (``distance`` >= 0)",
+            allows=("distance",),
+        ),
+        Option(
+            "up",
+            "Up",
+            "each item moves one tile position up: ``out[i] = x[i-1]``; the tile's first item keeps its "
+            "value",
+            allows=("block_suffix",),
+        ),
+        Option(
+            "down",
+            "Down",
+            "each item moves one tile position down: ``out[i] = x[i+1]``; the tile's last item keeps its "
+            "value",
+            allows=("block_prefix",),
+        ),
+    ),
+)
+CHOICES = (*CHOICES, BLOCK_SHUFFLE_MODES)
+
+
+def _check_shuffle(r: Resolver) -> None:
+    """CUB shuffles one value per thread by a distance, or a blocked tile by one position."""
+    mode = r.option("mode")
+    if mode in ("offset", "rotate") and not r.scalar:
+        raise CoopTypeError(
+            f"{r.q}: mode={mode!r} moves one value per thread; x must be a typed scalar (pass an item, "
+            "e.g. items[0], or shuffle each item)"
+        )
+    if mode in ("up", "down") and r.scalar:
+        raise CoopTypeError(
+            f"{r.q}: mode={mode!r} moves the items of a blocked tile; x must be a coop.ThreadData (one of "
+            "1 item holds a scalar)"
+        )
+    distance = r.constants.get("distance")
+    if distance is not None and mode == "rotate" and not 0 <= distance < r.threads:
+        raise CoopValueError(
+            f"{r.q}: distance={distance} is outside 0..{r.threads - 1}; mode='rotate' takes a distance below "
+            f"the block's {r.threads} threads"
+        )
+
+
+SHUFFLE = Primitive(
+    scope="block",
+    name="shuffle",
+    cub=Cub("cub::BlockShuffle", "cub/block/block_shuffle.cuh", ("T", *_BLOCK_DIMS)),
+    params=(
+        Param(
+            "x",
+            Payload(scalar=True, scalar_form=True),
+            "ThreadData | Any",
+            "the thread's value (a typed scalar) for ``'offset'``/``'rotate'``; its items in a blocked "
+            "arrangement (a ``coop.ThreadData``) for ``'up'``/``'down'``.",
+            keyword_only=False,
+        ),
+        Param(
+            "mode",
+            Choice(BLOCK_SHUFFLE_MODES),
+            "str | BlockShuffleMode",
+            "``'offset'``, ``'rotate'``, ``'up'`` or ``'down'``.",
+            "offset",
+        ),
+        Param(
+            "distance",
+            Count("dist", negative=True),
+            "int",
+            "how many threads away the value comes from (a runtime int or a constant), for "
+            "``'offset'`` (may be negative) and ``'rotate'`` (0 or more, below the block's threads).",
+            1,
+        ),
+        Param(
+            "block_suffix",
+            Flag("suffix"),
+            "bool",
+            "for ``'up'``: also return the tile's last item (the one shifted out), as ``(out, suffix)``.",
+            False,
+        ),
+        Param(
+            "block_prefix",
+            Flag("prefix"),
+            "bool",
+            "for ``'down'``: also return the tile's first item (the one shifted out), as ``(out, prefix)``.",
+            False,
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call(
+        "{mode}",
+        ("x", "out", "distance"),
+        orders=(("mode=up", ("x", "out", "suffix")), ("mode=down", ("x", "out", "prefix"))),
+    ),
+    results=(
+        Result("out", "the values moved in.", like_payload=True, init="x"),
+        Result("suffix", "the tile's last item, in every thread.", when="block_suffix"),
+        Result("prefix", "the tile's first item, in every thread.", when="block_prefix"),
+    ),
+    check=_check_shuffle,
+    summary="Move values among the block's threads by an offset, a rotation or one tile position "
+    "(CUB BlockShuffle).",
+    details=(
+        "All threads of the block must call it. Threads are numbered in row-major order. A thread that "
+        "gets no value (``'offset'`` past the block's edge, the tile's first item for ``'up'``, its last "
+        "for ``'down'``) keeps its own, where CUB leaves it undefined."
+    ),
+    returns_doc="a scalar (``'offset'``/``'rotate'``) or a fresh ``ThreadData`` like ``x``; with "
+    "``block_suffix``/``block_prefix``, the tuple ``(out, item)``.",
+    returns_annotation="Any",
+)
+
+BLOCK_HISTOGRAM_ALGORITHMS = Choices(
+    "BlockHistogramAlgorithm",
+    "How ``coop.block.histogram`` counts the block's samples (``cub::BlockHistogramAlgorithm``).",
+    (
+        Option(
+            "atomic",
+            "cub::BLOCK_HISTO_ATOMIC",
+            "each sample adds one to its bin with a block-scope atomic; no shared scratch, the samples are "
+            "left as they are",
+        ),
+        Option(
+            "sort",
+            "cub::BLOCK_HISTO_SORT",
+            "the samples are radix-sorted (in place) and each bin's run length is added to it by one "
+            "thread; shared scratch, no atomics",
+            scratch=True,
+            stages_tile=True,
+        ),
+    ),
+)
+CHOICES = (*CHOICES, BLOCK_HISTOGRAM_ALGORITHMS)
+
+#: The most bins a histogram takes (CUB's ``BINS``, a template argument).
+MAX_BINS = 65536
+_INTEGER_DTYPES = tuple(n for n, d in DTYPES.items() if d.kind in "iu")
+
+
+def _check_histogram(r: Resolver) -> None:
+    """Samples are bin numbers; the sort algorithm ranks them with BlockRadixSort and keeps two
+    run bounds per bin in shared memory."""
+    if r.dtype not in _INTEGER_DTYPES:
+        raise CoopTypeError(
+            f"{r.q}: samples must be a ThreadData of an integer type (bin numbers), got {r.dtype}; convert "
+            "each sample to its bin first"
+        )
+    if r.option("algorithm") == "sort":
+        _check_radix_counters(r, 4)
+        bins = int(str(r.option("bins")))
+        if 8 * bins > STATIC_SHARED_LIMIT:
+            raise CoopValueError(
+                f"{r.q}: algorithm='sort' keeps {8 * bins} B of run bounds for bins={bins} in shared memory, "
+                f"above the {STATIC_SHARED_LIMIT} B static limit; use algorithm='atomic'"
+            )
+
+
+HISTOGRAM = Primitive(
+    scope="block",
+    name="histogram",
+    cub=Cub(
+        "cub::BlockHistogram",
+        "cub/block/block_histogram.cuh",
+        ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "bins", "algorithm", *_BLOCK_DIMS[1:]),
+    ),
+    params=(
+        Param(
+            "samples",
+            Payload(),
+            "ThreadData",
+            "the thread's samples (a ``coop.ThreadData`` of an integer type), each a bin number "
+            "``0 .. bins-1``; sorted in place by ``algorithm='sort'``.",
+            keyword_only=False,
+        ),
+        Param(
+            "counters",
+            Counters(("int32", "uint32", "uint64")),
+            "Any",
+            "the block's ``bins`` counters (int32, uint32 or uint64), in shared memory (Numba: "
+            "``cuda.shared.array``; CuTe: a shared-memory tensor) or global memory, at ``offset``; each "
+            "sample adds one to its bin.",
+            keyword_only=False,
+        ),
+        Param(
+            "bins",
+            Constant(range(1, MAX_BINS + 1)),
+            "int",
+            f"the number of bins, 1..{MAX_BINS} (a compile-time constant; CUB's ``BINS``).",
+        ),
+        Param("offset", Offset(), "int", "element index of the block's first counter in ``counters``.", 0),
+        Param(
+            "algorithm",
+            Choice(BLOCK_HISTOGRAM_ALGORITHMS),
+            "str | BlockHistogramAlgorithm",
+            "``'atomic'`` or ``'sort'``.",
+            "atomic",
+        ),
+        Param(
+            "init",
+            Flag("init"),
+            "bool",
+            "set the counters to zero first (CUB's ``Histogram``); ``False`` adds to them (``Composite``).",
+            True,
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call("Composite", ("samples", "counters"), variants=(("init", "Histogram"),)),
+    scratch="algorithm",
+    check=_check_histogram,
+    summary="Count the block's samples into bins (CUB BlockHistogram).",
+    details=(
+        "All threads of the block must call it, with the same counters. The counters are the block's "
+        "own: the updates are block-scope (atomic: block-scope atomics; sort: one thread per bin, not "
+        "atomic), so blocks must not share counters. A sample outside ``0 .. bins-1`` writes outside "
+        "them. The counts are complete once every thread is past the call: synchronize the block "
+        "(``cuda.syncthreads()``, ``cute.arch.barrier()``) before reading them or updating them again."
+    ),
+)
+
 #: The rows of this section, in the order they are documented.
-SORTING_ROWS = (RADIX_SORT, ADJACENT_DIFFERENCE)
+SORTING_ROWS = (RADIX_SORT, ADJACENT_DIFFERENCE, DISCONTINUITY, SHUFFLE, HISTOGRAM)
 
 
 # --- warp rows ---------------------------------------------------------------------------------------

@@ -26,6 +26,8 @@ class Option:
         stages_tile: the whole tile passes through shared memory (its size is checked against the
             static limit before any C++ is compiled).
         uses: optional parameters that this option needs (present iff chosen: exchange's ranks).
+        allows: optional parameters that may be given only with this option (or another option that
+            allows them): discontinuity's ``tile_successor`` with tail flags.
         arrangement: how the items end up (or are expected) per thread: ``"blocked"``,
             ``"striped"`` or ``"warp_striped"`` (load and store algorithms, for the docs).
     """
@@ -37,6 +39,7 @@ class Option:
     whole_warps: bool = False
     stages_tile: bool = False
     uses: tuple[str, ...] = ()
+    allows: tuple[str, ...] = ()
     arrangement: str = "blocked"
 
 

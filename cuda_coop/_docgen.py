@@ -27,6 +27,7 @@ def _notes(option: Option) -> str:
     if option.whole_warps:
         notes.append("a block of 32*k threads")
     notes += [f"needs ``{name}=``" for name in option.uses]
+    notes += [f"takes ``{name}=``" for name in option.allows]
     return "; ".join(notes) or "—"
 
 

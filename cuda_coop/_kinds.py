@@ -10,6 +10,7 @@ catalog row built from these kinds; only a new kind touches the backends and the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, ClassVar
@@ -62,6 +63,8 @@ class Arg:
         value: a compile-time value (``...`` when only known at run time).
         problem: why an array or ThreadData cannot be used ("" when fine), e.g. "must be 1-D".
         writable: an array can be written.
+        memory: where an array lives when the DSL says: ``"global"``, ``"shared"``, or ``""``
+            (a generic pointer: Numba's arrays).
         function: the Python code of a FUNCTION.
         truth: a SCALAR that is a truth value (a DSL boolean; it has no element type).
     """
@@ -74,6 +77,7 @@ class Arg:
     value: object = ...
     problem: str = ""
     writable: bool = True
+    memory: str = ""
     function: object = None
     truth: bool = False
 
@@ -179,6 +183,8 @@ class GlobalArray:
             raise CoopTypeError(f"{r.q}: {name} must be {r.array_noun}, got {arg.shown}")
         if arg.problem:
             raise CoopTypeError(f"{r.q}: {name} {arg.problem}")
+        if arg.memory == "shared":
+            raise CoopTypeError(f"{r.q}: {name} must be in global memory, got {arg.shown}")
         dtype = arg.dtype if arg.dtype in DTYPES else None
         if dtype is None:
             _supported(r, name, arg)
@@ -193,6 +199,36 @@ class GlobalArray:
 
     def slot(self, req: Request, name: str) -> Slot:
         return Slot(name, Shape.ARRAY, req.dtype)
+
+
+@dataclass(frozen=True)
+class Counters:
+    """A 1-D contiguous array of counters that the call updates, in shared or global memory, of an
+    integer type of ``dtypes`` (CUB's ``CounterT``, recorded), at its ``offset`` parameter."""
+
+    dtypes: tuple[str, ...]
+    offset: str = "offset"
+
+    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+        allowed = " or ".join(self.dtypes)
+        if arg.form is not Form.ARRAY:
+            raise CoopTypeError(
+                f"{r.q}: {name} must be an array of {allowed} counters in shared or global memory, got "
+                f"{arg.shown}"
+            )
+        if arg.problem:
+            raise CoopTypeError(f"{r.q}: {name} {arg.problem}")
+        if arg.dtype not in self.dtypes:
+            raise CoopTypeError(
+                f"{r.q}: {name} must hold {allowed} counters, got {arg.dtype or arg.dtype_shown}"
+            )
+        if not arg.writable:
+            raise CoopTypeError(f"{r.q}: {name} is read-only ({arg.shown})")
+        r.record(name, arg.dtype)
+        r.mark_present(name)
+
+    def slot(self, req: Request, name: str) -> Slot:
+        return Slot(name, Shape.ARRAY, str(req.option(name)))
 
 
 @dataclass(frozen=True)
@@ -219,15 +255,16 @@ class Count:
     scalar_payload_only: bool = False
     otherwise: str | None = None  # C++ passed in its place when absent, so that later arguments keep
     # their positions (``{T}`` is the element type): CUB's defaulted ``end_bit = sizeof(T) * 8``
+    negative: bool = False  # a signed int (a distance), not a count
 
     def check(self, r: Resolver, name: str, arg: Arg) -> None:
         if not arg.given:
             return
         if arg.form is Form.CONSTANT and _is_int(arg.value):
             value = int(arg.value)  # type: ignore[call-overload]
-            if value < 0:
+            if value < 0 and not self.negative:
                 raise CoopValueError(f"{r.q}: {name}={value} is negative; pass a count of 0 or more")
-            if value > INT32_MAX:
+            if abs(value) > INT32_MAX:
                 raise CoopValueError(
                     f"{r.q}: {name}={value} does not fit CUB's int; pass at most {INT32_MAX}"
                 )
@@ -374,12 +411,17 @@ class Operator(Functor):
 
 @dataclass(frozen=True)
 class Comparator(Functor):
-    """A strict weak ordering of the element type (sorts): ``"less"``, ``"greater"`` or a function of
-    two values returning True when the first is ordered before the second. Nothing in it is specific
-    to a scope: block and warp sorts take the same kind."""
+    """A binary predicate of the element type: one of ``builtins`` by name (default ``"less"`` and
+    ``"greater"``: strict weak orderings, for sorts; flag operators also take ``"equal"`` and
+    ``"not_equal"``) or a function of two values returning a truth value (for a sort: True when the
+    first is ordered before the second). Nothing in it is specific to a scope or a primitive."""
 
+    builtins: tuple[str, ...] = ("less", "greater")
     table = BUILTIN_COMPARATORS
     noun = "comparator"
+
+    def allowed(self) -> tuple[str, ...]:
+        return self.builtins
 
     def result(self, dtype: str) -> str:
         return BOOL
@@ -531,7 +573,7 @@ class Constant:
     """A compile-time int among ``values`` (no slot; a template argument of the CUB class, such as
     BlockRadixSort's ``RADIX_BITS``)."""
 
-    values: tuple[int, ...]
+    values: Sequence[int]
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
         value = default if arg.form is Form.ABSENT else arg.value
@@ -574,6 +616,7 @@ Kind = (
     | Offset
     | Count
     | Element
+    | Counters
     | Choice
     | Flag
     | Operator

@@ -43,14 +43,20 @@ BUILTIN_OPERATORS: dict[str, BuiltinOperator] = {
 #: The built-ins of the reducing and scanning primitives (associative operators).
 ASSOCIATIVE = ("sum", "mul", "min", "max", "bit_and", "bit_or", "bit_xor")
 
-#: Built-in comparators (strict weak orderings, for sorts).
+#: Built-in comparators: binary predicates (``"less"`` and ``"greater"`` are the strict weak
+#: orderings sorts take; flag operators also take ``"equal"`` and ``"not_equal"``).
 BUILTIN_COMPARATORS: dict[str, BuiltinOperator] = {
     op.name: op
     for op in (
         BuiltinOperator("less", "::cuda::std::less"),
         BuiltinOperator("greater", "::cuda::std::greater"),
+        BuiltinOperator("equal", "::cuda::std::equal_to"),
+        BuiltinOperator("not_equal", "::cuda::std::not_equal_to"),
     )
 }
+
+#: The built-in flag operators (``op(a, b)`` -> bool), e.g. for ``coop.block.discontinuity``.
+PREDICATES = ("not_equal", "equal", "less", "greater")
 
 USER_OPERATOR_PREFIX = "coop_op_"
 

@@ -57,7 +57,12 @@ class Result:
         doc: one line for the docstring.
         like_payload: the payload's shape (a ThreadData, or a scalar for a scalar payload);
             otherwise one value of the element type.
-        when: a Flag parameter that asks for it (always returned when None).
+        when: a Flag parameter that asks for it, or a Choice parameter one of whose ``options``
+            does (always returned when None).
+        options: with ``when`` naming a Choice, the options that return it.
+        dtype: its element type when it is not the payload's (``"int32"`` flags).
+        init: a parameter whose value the result starts as (CUB leaves some items of the result
+            unwritten: those keep it instead of being undefined).
         broadcast: a Flag parameter that gives it to every thread (CUB defines it in thread 0).
         spread: a LogicalWarp parameter: the result is a ThreadData of the payload's items spread
             over the logical warp's lanes (``ceil(items / width)`` items per thread).
@@ -69,6 +74,9 @@ class Result:
     when: str | None = None
     broadcast: str | None = None
     spread: str | None = None
+    options: tuple[str, ...] = ()
+    dtype: str | None = None
+    init: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,12 +98,15 @@ class Call:
     arguments by parameter or result name (absent optional ones are left out: that selects CUB's
     overload), and the result that receives the method's return value. ``variants`` name another
     method for when an optional parameter is given (``(("valid_items", "InclusiveScanPartial"),)``:
-    CUB spells some overloads as methods of their own); the first given one wins."""
+    CUB spells some overloads as methods of their own); the first given one wins. ``orders`` give
+    the arguments for a Choice's option where its method takes them in another order
+    (``(("flags=tails", ("tail_flags", "items", "op")),)``); ``args`` holds for the others."""
 
     method: str
     args: tuple[str, ...]
     returns: str | None = None
     variants: tuple[tuple[str, str], ...] = ()
+    orders: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -224,8 +235,12 @@ class Primitive:
         payloads = [p for p in self.params if isinstance(p.kind, Payload)]
         assert len(payloads) == 1, f"{self.qualname}: one Payload parameter, got {len(payloads)}"
         known = set(self._by_name) | {r.name for r in self.results}
-        unknown = [n for n in (*self.call.args, self.call.returns) if n is not None and n not in known]
+        named = (*self.call.args, *(n for _o, args in self.call.orders for n in args), self.call.returns)
+        unknown = [n for n in named if n is not None and n not in known]
         assert not unknown, f"{self.qualname}: the call names no parameter or result {unknown}"
+        for key, _args in self.call.orders:
+            choice, _, option = key.partition("=")
+            assert option in {o.value for o in self.choices()[choice].options}, f"{self.qualname}: {key}"
 
     @property
     def key(self) -> str:
@@ -374,6 +389,12 @@ class Primitive:
                 if needed not in chosen.uses and needed in r.present:
                     users = ", ".join(repr(o.value) for o in choices.options if needed in o.uses)
                     raise CoopValueError(f"{r.q}: {needed} is only for {name} {users}, not {chosen.value!r}")
+            for allowed in sorted({a for o in choices.options for a in o.allows}):
+                if allowed not in chosen.allows and allowed in r.present:
+                    users = " or ".join(repr(o.value) for o in choices.options if allowed in o.allows)
+                    raise CoopValueError(
+                        f"{r.q}: {allowed} is only for {name}={users}, not {name}={chosen.value!r}"
+                    )
 
     def _check_options(self, r: Resolver) -> None:
         for name, choices in self.choices().items():
@@ -398,11 +419,24 @@ class Primitive:
                 names[p.name] = p.kind.method if req.has(p.kind.tag) else ""
         return method.format(**names)
 
+    def call_args(self, req: Request) -> tuple[str, ...]:
+        """The call's arguments by name, in the order of ``req``'s method (before leaving out the
+        absent ones)."""
+        for key, args in self.call.orders:
+            choice, _, option = key.partition("=")
+            if req.option(choice) == option:
+                return args
+        return self.call.args
+
     def given(self, req: Request, name: str) -> bool:
         """Whether parameter or result ``name`` takes part in ``req`` (optional ones by their tag)."""
         for res in self.results:
             if res.name == name:
-                return res.when is None or req.has(self._tag(res.when))
+                if res.when is None:
+                    return True
+                if res.options:
+                    return req.option(res.when) in res.options
+                return req.has(self._tag(res.when))  # type: ignore[arg-type]
         tag = self._tag(name)
         return tag is None or req.has(tag)
 
@@ -423,18 +457,17 @@ class Primitive:
         for res in self.results:
             if not self.given(req, res.name):
                 continue
+            dtype = res.dtype or req.dtype
             if res.spread is not None:
                 width = int(req.option(res.spread))  # type: ignore[arg-type]
                 items = -(-req.items_per_thread // width)
-                slot = Slot(res.name, Shape.ITEMS, req.dtype, items, result=True)
+                slot = Slot(res.name, Shape.ITEMS, dtype, items, result=True)
             elif res.like_payload and scalar_form:  # CUB returns one value through a T&
-                slot = Slot(res.name, Shape.VALUE, req.dtype, 1, result=True, scalar=True)
+                slot = Slot(res.name, Shape.VALUE, dtype, 1, result=True, scalar=True)
             elif res.like_payload:
-                slot = Slot(
-                    res.name, Shape.ITEMS, req.dtype, req.items_per_thread, result=True, scalar=scalar
-                )
+                slot = Slot(res.name, Shape.ITEMS, dtype, req.items_per_thread, result=True, scalar=scalar)
             else:
-                slot = Slot(res.name, Shape.VALUE, req.dtype, 1, result=True, scalar=True)
+                slot = Slot(res.name, Shape.VALUE, dtype, 1, result=True, scalar=True)
             slots.append(slot)
             returns.append(slot)
         return tuple(slots), tuple(returns)

@@ -269,8 +269,15 @@ def _wrapper(req: Request) -> str:
     t, n = _cxx(req.dtype), req.items_per_thread
     abi = ", ".join(f"{'int' if s.shape is Shape.INT else 'void*'} {s.name}_" for s in slots)
     body = "".join(_unpack(s) for s in slots)
+    for res in prim.results:
+        if res.init is not None and prim.given(req, res.name):
+            src = next(s for s in slots if s.name == res.init)
+            if src.shape is Shape.ITEMS:
+                body += f"  for (int i = 0; i < {src.items}; ++i) {res.name}[i] = {res.init}[i];\n"
+            else:
+                body += f"  {res.name} = {res.init};\n"
     args = []
-    for name in prim.call.args:
+    for name in prim.call_args(req):
         kind = prim.param(name).kind if name not in {r.name for r in prim.results} else None
         if not prim.given(req, name):
             if isinstance(kind, Count) and kind.otherwise is not None:  # keeps later arguments in place

@@ -14,7 +14,7 @@ from typing import Any
 from cuda.coop._catalog import CATALOG
 from cuda.coop._dtypes import DTYPES, supported_name
 from cuda.coop._errors import CoopBackendError, CoopTypeError
-from cuda.coop._kinds import Arg, Form, GlobalArray, Shape
+from cuda.coop._kinds import Arg, Form, Shape
 from cuda.coop._operators import BOOL
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
 from cuda.coop._session import TraceSession, current
@@ -110,6 +110,7 @@ def _tensor_arg(value: Any) -> Arg:
     from cutlass.base_dsl.enums import AddressSpace
 
     dtype, shown = dtype_name(value.element_type), str(value.element_type)
+    memory = {AddressSpace.gmem: "global", AddressSpace.smem: "shared"}.get(value.memspace, "")
     if value.memspace == AddressSpace.rmem:
         size = cute.size(value)
         compact = value.stride in (1, (1,)) or size == 1  # a 1-item layout is 1:0
@@ -121,11 +122,11 @@ def _tensor_arg(value: Any) -> Arg:
             Form.THREAD_DATA, f"a tensor in rmem ({value.layout})", dtype, shown, items, problem=problem
         )
     problem = ""
-    if value.memspace != AddressSpace.gmem:
-        problem = f"must be a global-memory tensor, got one in {value.memspace.name}"
+    if not memory:
+        problem = f"must be a tensor in global or shared memory, got one in {value.memspace.name}"
     elif cute.rank(value) != 1 or value.stride not in (1, (1,)):
         problem = f"must be 1-D with unit stride, got layout {value.layout}"
-    return Arg(Form.ARRAY, f"a tensor in {value.memspace.name}", dtype, shown, problem=problem)
+    return Arg(Form.ARRAY, f"a tensor in {value.memspace.name}", dtype, shown, problem=problem, memory=memory)
 
 
 def arg_of(value: Any) -> Arg:
@@ -145,17 +146,15 @@ def arg_of(value: Any) -> Arg:
     if isinstance(value, cute.Tensor):
         return _tensor_arg(value)
     if isinstance(value, cute.Pointer):
-        problem = (
-            ""
-            if value.memspace == AddressSpace.gmem
-            else f"must point to global memory, got {value.memspace.name}"
-        )
+        memory = {AddressSpace.gmem: "global", AddressSpace.smem: "shared"}.get(value.memspace, "")
+        problem = "" if memory else f"must point to global or shared memory, got {value.memspace.name}"
         return Arg(
             Form.ARRAY,
             f"a pointer to {value.memspace.name}",
             dtype_name(value.dtype),
             str(value.dtype),
             problem=problem,
+            memory=memory,
         )
     if isinstance(value, Numeric):
         kind = type(value).__name__
@@ -207,11 +206,9 @@ def call(
             results[slot.name] = cute.make_rmem_tensor(cute.make_layout(slot.items), cutlass_type(slot.dtype))
             values[slot.name] = _cute_hooks.llvm_pointer(results[slot.name].iterator)
         elif slot.shape is Shape.ARRAY:
-            kind = prim.param(slot.name).kind
-            assert isinstance(kind, GlobalArray)
             base = value.iterator if isinstance(value, cute.Tensor) else value
-            offset = bound.get(kind.offset, 0)
-            values[slot.name] = _cute_hooks.llvm_pointer(
+            offset = bound.get(prim.param(slot.name).kind.offset, 0)  # type: ignore[union-attr]
+            values[slot.name] = _cute_hooks.generic_pointer(
                 base if isinstance(offset, int) and offset == 0 else base + offset
             )
         elif slot.shape is Shape.INT:

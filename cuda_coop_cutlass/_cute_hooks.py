@@ -314,6 +314,17 @@ def llvm_pointer(pointer: Any) -> Any:
     return pointer.to_llvm_ptr()
 
 
+def generic_pointer(pointer: Any) -> Any:
+    """A CuTe pointer to global or shared memory as a generic LLVM pointer (the C ABI's ``void*``)."""
+    from cutlass._mlir.dialects import llvm
+    from cutlass.base_dsl.enums import AddressSpace
+
+    value = pointer.to_llvm_ptr()
+    if pointer.memspace == AddressSpace.smem:
+        value = llvm.addrspacecast(llvm.PointerType.get(), value)
+    return value
+
+
 # --- launching --------------------------------------------------------------------------------
 
 

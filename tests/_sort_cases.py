@@ -10,7 +10,12 @@ names:
 ``keys``    ThreadData(IPT, K) loaded with the tile in the blocked arrangement
 ``vals``    ThreadData(IPT, V) loaded with the values (each item's position in the tile, as V)
 ``begin``, ``end``   a runtime bit range (one per launch)
-Outputs, stored blocked or striped as the case says: ``ok`` (K), ``ov`` (V).
+``t``       the thread's row-major index
+Outputs, stored blocked or striped as the case says: ``ok`` (K), ``ov`` (V), ``oi`` (int32 flags).
+
+A case's call may be several statements (one a line); ``{LOOP}`` stands for each DSL's loop over the
+thread's items (``for j in ...:``), ``{SYNC}`` for its block barrier. Histogram kernels also have
+``sh``, ``bins`` int32 counters in shared memory, and their keys are samples ``0 .. bins-1``.
 
 Every case runs on three data sets per launch: random keys over the whole range (floats with
 ``-0.0``, ``+0.0``, NaN and infinities sprinkled in), few distinct keys (many duplicates), and all
@@ -45,14 +50,22 @@ def bits(dtype: str) -> int:
     return np.dtype(dtype).itemsize * 8
 
 
+#: The kernels' families of cases (one kernel each, so that no kernel grows past its registers).
+GROUPS = ("sort", "neighbours", "histogram")
+#: Histogram bins per sample type (at most a tile: the counters are stored in the tile's place).
+HISTOGRAM_BINS = {"int8": 100, "int16": 500, "int32": 37, "int64": 300, "uint8": 256, "uint16": 2048,
+                  "uint32": 333, "uint64": 7}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Config:
-    """One test kernel: key and value types, block shape and items per thread."""
+    """One test kernel: key and value types, block shape, items per thread and family of cases."""
 
     key: str
     value: str
     block: tuple[int, int, int]
     ipt: int
+    group: str = "sort"
 
     @property
     def threads(self) -> int:
@@ -63,15 +76,23 @@ class Config:
         return self.threads * self.ipt
 
     @property
+    def bins(self) -> int | None:
+        """The histogram family's bins (its samples are ``0 .. bins-1``); None for the others."""
+        return min(HISTOGRAM_BINS[self.key], self.tile) if self.group == "histogram" else None
+
+    @property
     def id(self) -> str:
-        return f"sort-{self.key}-{self.value}-{'x'.join(map(str, self.block))}-{self.ipt}"
+        return f"{self.group}-{self.key}-{self.value}-{'x'.join(map(str, self.block))}-{self.ipt}"
 
 
 def configs() -> list[Config]:
-    """Every key type, with a rotation of value types, block shapes and items per thread."""
+    """Every family of cases with every key type, with a rotation of value types, block shapes and
+    items per thread."""
     return [
-        Config(k, VALUE_DTYPES[i % len(VALUE_DTYPES)], BLOCKS[i % len(BLOCKS)], IPTS[i % len(IPTS)])
+        Config(k, VALUE_DTYPES[i % len(VALUE_DTYPES)], BLOCKS[i % len(BLOCKS)], IPTS[i % len(IPTS)], g)
+        for g in GROUPS
         for i, k in enumerate(KEY_DTYPES)
+        if g != "histogram" or k in HISTOGRAM_BINS  # samples are bin numbers
     ]
 
 
@@ -95,7 +116,7 @@ class Case:
 
     Attributes:
         id: a readable name.
-        call: the statement, identical in both DSLs.
+        call: the statements, identical in both DSLs (``{LOOP}``: the loop over the thread's items).
         stores: (ThreadData name, output array, ``"blocked"`` or ``"striped"``) after the call.
         ref: (tile keys, tile values, params) -> the expected tile of each output array.
     """
@@ -225,10 +246,126 @@ def _adjacent(id_: str, *, op: str = "subtract", right: bool = False, neighbour:
                 (("d", "ok", "blocked"),), ref)  # fmt: skip
 
 
+def _discontinuity(id_: str, *, flags: str = "heads", op: str = "not_equal", predecessor: bool = False,
+                   successor: bool = False) -> Case:  # fmt: skip
+    args = ["keys"]
+    if flags != "heads":
+        args.append(f"flags={flags!r}")
+    if op != "not_equal":
+        args.append(f"op={op}" if op.startswith("user_") else f"op={op!r}")
+    if predecessor:
+        args.append("tile_predecessor=x[1]")
+    if successor:
+        args.append("tile_successor=x[0]")
+    compare = {
+        "not_equal": np.not_equal, "equal": np.equal, "less": np.less, "greater": np.greater,
+        "user_less": np.less,
+    }[op]  # fmt: skip
+
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        with np.errstate(invalid="ignore"):
+            before = np.concatenate([np.array([p.x1], dtype=keys.dtype), keys[:-1]])
+            after = np.concatenate([keys[1:], np.array([p.x0], dtype=keys.dtype)])
+            heads = compare(before, keys).astype(np.int32)
+            tails = compare(keys, after).astype(np.int32)
+        if not predecessor:
+            heads[0] = 1
+        if not successor:
+            tails[-1] = 1
+        out = {"heads": heads, "tails": tails, "heads_and_tails": heads + 2 * tails}[flags]
+        return {"oi": out}
+
+    if flags == "heads_and_tails":
+        call = f"hf, tf = coop.block.discontinuity({', '.join(args)})\n"
+        call += "{LOOP}\n    hf[j] = hf[j] + 2 * tf[j]"
+    else:
+        call = f"hf = coop.block.discontinuity({', '.join(args)})"
+    return Case(f"discontinuity-{id_}", call, (("hf", "oi", "blocked"),), ref)
+
+
+def _shuffled(keys: np.ndarray, threads: int, source: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Each thread's items (rows of the blocked tile) taken from thread ``source(t)``'s, or kept where
+    the source is outside the block."""
+    rows = keys.reshape(threads, -1)
+    src = source(np.arange(threads))
+    inside = (src >= 0) & (src < threads)
+    return np.where(inside[:, None], rows[np.clip(src, 0, threads - 1)], rows).reshape(-1)
+
+
+def _shuffle(cfg: Config, id_: str, mode: str) -> Case:
+    threads = cfg.threads
+    if mode == "offset":  # a runtime distance, negative at times
+        call = "{LOOP}\n    keys[j] = coop.block.shuffle(keys[j], distance=begin - 3)"
+        stores: tuple[tuple[str, str, str], ...] = (("keys", "ok", "blocked"),)
+    elif mode == "rotate":
+        call = f"{{LOOP}}\n    keys[j] = coop.block.shuffle(keys[j], mode='rotate', distance={threads} - 2)"
+        stores = (("keys", "ok", "blocked"),)
+    elif mode == "up-suffix":  # thread 0's first item (kept by 'up') replaced by the suffix
+        call = "u, edge = coop.block.shuffle(keys, mode='up', block_suffix=True)\nif t == 0:\n    u[0] = edge"
+        stores = (("u", "ok", "blocked"),)
+    elif mode == "down":
+        call = "u = coop.block.shuffle(keys, mode='down')"
+        stores = (("u", "ok", "blocked"),)
+    else:  # down-prefix: the last thread's last item (kept by 'down') replaced by the prefix
+        call = (f"u, edge = coop.block.shuffle(keys, mode='down', block_prefix=True)\n"
+                f"if t == {threads - 1}:\n    u[{cfg.ipt - 1}] = edge")  # fmt: skip
+        stores = (("u", "ok", "blocked"),)
+
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        if mode == "offset":
+            return {"ok": _shuffled(keys, threads, lambda t: t + (p.begin - 3))}
+        if mode == "rotate":
+            return {"ok": _shuffled(keys, threads, lambda t: (t + threads - 2) % threads)}
+        out = keys.copy()
+        if mode == "up-suffix":
+            out[1:] = keys[:-1]
+            out[0] = keys[-1]
+        else:
+            out[:-1] = keys[1:]
+            if mode == "down-prefix":
+                out[-1] = keys[0]
+        return {"ok": out}
+
+    return Case(f"shuffle-{id_}", call, stores, ref)
+
+
+def _histogram(cfg: Config, id_: str, *, shared: bool = False, algorithm: str = "atomic",
+               twice: str | None = None, temp: bool = False) -> Case:  # fmt: skip
+    """Counts of the tile's samples into ``oi`` (at the tile's place, or copied there from ``sh``);
+    ``twice``: a second call with that algorithm and ``init=False`` adds them again."""
+    bins = cfg.bins
+    assert bins is not None
+    where = "sh" if shared else "oi, offset=base"
+    args = [f"keys, {where}, bins={bins}"]
+    if algorithm != "atomic":
+        args.append(f"algorithm={algorithm!r}")
+    if temp:
+        args.append("temp_storage=ts")
+    lines = [f"coop.block.histogram({', '.join(args)})"]
+    if twice is not None:
+        again = f", algorithm={twice!r}" if twice != "atomic" else ""
+        # the sort algorithm's updates are not atomic: the block synchronizes between two updates
+        lines += ["{SYNC}", f"coop.block.histogram(keys, {where}, bins={bins}, init=False{again})"]
+    if shared:
+        lines += ["{SYNC}", "{LOOP}", f"    if t * {cfg.ipt} + j < {bins}:",
+                  f"        oi[base + t * {cfg.ipt} + j] = sh[t * {cfg.ipt} + j]", "{SYNC}"]  # fmt: skip
+    sorted_ = "sort" in (algorithm, twice)
+    stores = (("keys", "ok", "blocked"),) if sorted_ else ()
+
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        counts = np.bincount(keys.astype(np.int64), minlength=bins).astype(np.int32)
+        out = {"oi": counts * (2 if twice else 1)}
+        if sorted_:  # the sort algorithm sorts the samples in place
+            out["ok"] = np.sort(keys, kind="stable")
+        return out
+
+    return Case(f"histogram-{id_}", "\n".join(lines), stores, ref)
+
+
 def cases(cfg: Config) -> list[Case]:
-    """The cases of one kernel."""
+    """The cases of one kernel (its family's)."""
     n, most = bits(cfg.key), max_radix_bits(cfg.threads)
-    return [
+    sort = [
         _radix(cfg, "keys"),
         _radix(cfg, "pairs", values=True),
         _radix(cfg, "desc", descending=True),
@@ -246,21 +383,54 @@ def cases(cfg: Config) -> list[Case]:
             radix_bits=most,
         ),  # fmt: skip
         _radix(cfg, "pairs-1bit-temp", values=True, radix_bits=1, temp=True),
+    ]
+    neighbours = [
         _adjacent("left"),
         _adjacent("right-successor", right=True, neighbour=True),
         _adjacent("left-user-predecessor-partial", op="user_max", neighbour=True, partial=True),
         _adjacent("right-max-partial", op="max", right=True, partial=True),
+        _discontinuity("heads"),
+        _discontinuity("tails-successor", flags="tails", successor=True),
+        _discontinuity("both-user-predecessor", flags="heads_and_tails", op="user_less", predecessor=True),
+        _discontinuity(
+            "both-greater-neighbours", flags="heads_and_tails", op="greater", predecessor=True, successor=True
+        ),  # fmt: skip
+        _discontinuity("heads-equal-predecessor", op="equal", predecessor=True),
+        _shuffle(cfg, "offset-runtime", "offset"),
+        _shuffle(cfg, "rotate", "rotate"),
+        _shuffle(cfg, "up-suffix", "up-suffix"),
+        _shuffle(cfg, "down", "down"),
+        _shuffle(cfg, "down-prefix", "down-prefix"),
+    ]
+    if cfg.group != "histogram":
+        return {"sort": sort, "neighbours": neighbours}[cfg.group]
+    return [
+        _histogram(cfg, "atomic-global"),
+        _histogram(cfg, "atomic-shared", shared=True),
+        _histogram(cfg, "sort-shared", shared=True, algorithm="sort"),
+        _histogram(cfg, "atomic-then-sort-composite-global", twice="sort"),
+        _histogram(
+            cfg,
+            "sort-temp-then-atomic-composite-shared",
+            shared=True,
+            algorithm="sort",
+            twice="atomic",
+            temp=True,
+        ),  # fmt: skip
     ]
 
 
 # --- data ----------------------------------------------------------------------------------------------
 
 
-def keys_data(rng: np.random.Generator, dtype: str, size: int, variant: str) -> np.ndarray:
+def keys_data(rng: np.random.Generator, dtype: str, size: int, variant: str, high: int | None = None
+              ) -> np.ndarray:  # fmt: skip
     """Keys of one launch: ``random`` over the whole range (floats: normal values with specials
-    sprinkled in), ``dups`` (a few distinct keys), ``equal`` (one key)."""
+    sprinkled in; with ``high``, ``0 .. high-1``), ``dups`` (a few distinct keys), ``equal`` (one key)."""
     dt = np.dtype(dtype)
-    if is_float(dtype):
+    if high is not None:
+        pool = rng.integers(0, high, size=size).astype(dt)
+    elif is_float(dtype):
         pool = rng.normal(scale=100.0, size=size).astype(dt)
         specials = np.array([-0.0, 0.0, np.nan, np.inf, -np.inf], dtype=dt)
         pick = rng.random(size) < 0.1
@@ -295,7 +465,7 @@ def expected(case: Case, cfg: Config, keys: np.ndarray, vals: np.ndarray, p: Par
     for tile in range(GRID * TILES):
         s = slice(tile * cfg.tile, (tile + 1) * cfg.tile)
         for name, value in case.ref(keys[s], vals[s], p).items():
-            want[name][s] = value
+            want[name][s.start : s.start + len(value)] = value  # the tile, or its first items
     return want
 
 
@@ -322,7 +492,7 @@ def poison(rng: np.random.Generator, dtype: str, n: int) -> np.ndarray:
     return rng.integers(info.min, info.max, size=n, endpoint=True, dtype=np.dtype(dtype))
 
 
-SANITIZER_CONFIGS = {0, 4, 8}  # a diagonal subset run under compute-sanitizer
+SANITIZER_CONFIGS = {0, 4, 8, 13, 17, 21, 22, 26}  # a diagonal subset run under compute-sanitizer
 
 
 def gpu_params() -> list[object]:

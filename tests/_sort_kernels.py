@@ -17,10 +17,14 @@ def user_max(a, b):  # a plain Python function as an operator
     return a if a > b else b
 
 
-def kernel(x, v, ok, ov, begin, end, nvalid, mode):
+def user_less(a, b):  # a plain Python function as a flag operator
+    return a < b
+
+
+def kernel(x, v, ok, ov, oi, begin, end, nvalid, mode):
     t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
     ts = coop.TempStorage()
-    for tile in range({TILES}):
+{SHARED_NUMBA}    for tile in range({TILES}):
         base = (cuda.blockIdx.x * {TILES} + tile) * {TILE}
         keys = coop.ThreadData({IPT}, "{K}")
         vals = coop.ThreadData({IPT}, "{V}")
@@ -33,6 +37,7 @@ def kernel(x, v, ok, ov, begin, end, nvalid, mode):
 _CUTE = """
 import cutlass
 import cutlass.cute as cute
+from cutlass.memory import SmemAllocator
 from cuda import coop
 
 
@@ -44,14 +49,18 @@ def user_max(a, b):  # a @cute.jit function (control flow) as an operator
     return r
 
 
+def user_less(a, b):  # a plain Python function as a flag operator
+    return a < b
+
+
 @cute.kernel
-def kernel(x: cute.Tensor, v: cute.Tensor, ok: cute.Tensor, ov: cute.Tensor, begin: cutlass.Int32,
-           end: cutlass.Int32, nvalid: cutlass.Int32, mode: cutlass.Int32):
+def kernel(x: cute.Tensor, v: cute.Tensor, ok: cute.Tensor, ov: cute.Tensor, oi: cute.Tensor,
+           begin: cutlass.Int32, end: cutlass.Int32, nvalid: cutlass.Int32, mode: cutlass.Int32):
     tx, ty, tz = cute.arch.thread_idx()
     bidx, _, _ = cute.arch.block_idx()
     t = tx + {BX} * (ty + {BY} * tz)
     ts = coop.TempStorage()
-    for tile in cutlass.range_constexpr({TILES}):
+{SHARED_CUTE}    for tile in cutlass.range_constexpr({TILES}):
         base = (bidx * {TILES} + tile) * {TILE}
         keys = coop.ThreadData({IPT}, cutlass.{CK})
         vals = coop.ThreadData({IPT}, cutlass.{CV})
@@ -64,17 +73,18 @@ def kernel(x: cute.Tensor, v: cute.Tensor, ok: cute.Tensor, ov: cute.Tensor, beg
 _CUTE_HOST = """
 
 @cute.jit
-def host(x: cute.Tensor, v: cute.Tensor, ok: cute.Tensor, ov: cute.Tensor, begin: cutlass.Int32,
-         end: cutlass.Int32, nvalid: cutlass.Int32, mode: cutlass.Int32):
-    kernel(x, v, ok, ov, begin, end, nvalid, mode).launch(grid=({GRID}, 1, 1), block=({BX}, {BY}, {BZ}))
+def host(x: cute.Tensor, v: cute.Tensor, ok: cute.Tensor, ov: cute.Tensor, oi: cute.Tensor,
+         begin: cutlass.Int32, end: cutlass.Int32, nvalid: cutlass.Int32, mode: cutlass.Int32):
+    kernel(x, v, ok, ov, oi, begin, end, nvalid, mode).launch(grid=({GRID}, 1, 1), block=({BX}, {BY}, {BZ}))
 """
 
 
-def _body(cases: list[Case], loop: str) -> list[str]:
+def _body(cases: list[Case], loop: str, sync: str) -> list[str]:
     lines = []
     for m, case in enumerate(cases):
         lines.append(f"        if mode == {m}:")
-        lines.append(f"            {case.call}")
+        call = case.call.replace("{LOOP}", f"for j in {loop}:").replace("{SYNC}", sync)
+        lines += [f"            {line}" for line in call.split("\n")]
         for items, array, layout in case.stores:
             index = "base + t * {IPT} + j" if layout == "blocked" else "base + j * {THREADS} + t"
             lines.append(f"            for j in {loop}:")
@@ -88,6 +98,9 @@ def _fill(text: str, cfg: Config) -> str:
         "{K}": cfg.key, "{V}": cfg.value, "{CK}": _CUTE_TYPES[cfg.key], "{CV}": _CUTE_TYPES[cfg.value],
         "{TILES}": str(TILES), "{TILE}": str(cfg.tile), "{THREADS}": str(cfg.threads), "{IPT}": str(cfg.ipt),
         "{BX}": str(bx), "{BY}": str(by), "{BZ}": str(bz), "{GRID}": str(GRID),
+        "{SHARED_NUMBA}": f"    sh = cuda.shared.array({cfg.bins}, np.int32)\n" if cfg.bins else "",
+        "{SHARED_CUTE}": "    sh = SmemAllocator().allocate_tensor(cutlass.Int32, cute.make_layout("
+        f"{cfg.bins}), 16)\n" if cfg.bins else "",
     }  # fmt: skip
     for k, v in subst.items():
         text = text.replace(k, v)
@@ -96,9 +109,10 @@ def _fill(text: str, cfg: Config) -> str:
 
 def numba_source(cfg: Config, cases: list[Case]) -> str:
     """A module defining ``kernel`` (to be compiled with ``cuda.coop.numba.jit``)."""
-    return _fill(_NUMBA + "\n".join(_body(cases, "range({IPT})")) + "\n", cfg)
+    return _fill(_NUMBA + "\n".join(_body(cases, "range({IPT})", "cuda.syncthreads()")) + "\n", cfg)
 
 
 def cute_source(cfg: Config, cases: list[Case]) -> str:
     """A module defining the ``@cute.kernel`` and its ``@cute.jit`` launcher ``host``."""
-    return _fill(_CUTE + "\n".join(_body(cases, "cutlass.range_constexpr({IPT})")) + _CUTE_HOST, cfg)
+    body = _body(cases, "cutlass.range_constexpr({IPT})", "cute.arch.barrier()")
+    return _fill(_CUTE + "\n".join(body) + _CUTE_HOST, cfg)

@@ -62,13 +62,15 @@ def test_sort_grid(cfg: Config) -> None:
     failures = []
     for m, case in enumerate(cs):
         for variant in VARIANTS:
-            keys = keys_data(rng, cfg.key, n, variant)
+            keys = keys_data(rng, cfg.key, n, variant, cfg.bins)
             p = params(rng, cfg, keys)
-            poisons = {"ok": poison(rng, cfg.key, n), "ov": poison(rng, cfg.value, n)}
+            poisons = {
+                "ok": poison(rng, cfg.key, n), "ov": poison(rng, cfg.value, n), "oi": poison(rng, "int32", n)
+            }  # fmt: skip
             outs = {k: _device(v) for k, v in poisons.items()}
             a = [
                 from_dlpack(t, assumed_align=16)
-                for t in (_device(keys), _device(vals), outs["ok"], outs["ov"])
+                for t in (_device(keys), _device(vals), outs["ok"], outs["ov"], outs["oi"])
             ]
             if compiled is None:
                 compiled = cutlass_coop.compile(
@@ -76,7 +78,7 @@ def test_sort_grid(cfg: Config) -> None:
                 )
             compiled(*a, p.begin, p.end, p.nvalid, m)
             torch.cuda.synchronize()
-            got = {"ok": _host(outs["ok"], cfg.key), "ov": _host(outs["ov"], cfg.value)}
+            got = {k: _host(outs[k], d) for k, d in (("ok", cfg.key), ("ov", cfg.value), ("oi", "int32"))}
             want = expected(case, cfg, keys, vals, p, poisons)
             failures += [f"{case.id} ({variant}, {p}): {e}" for e in mismatches(got, want)]
     assert not failures, f"seed {seed}:\n" + "\n".join(failures)

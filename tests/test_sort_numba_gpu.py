@@ -46,13 +46,15 @@ def test_sort_grid(cfg: Config) -> None:
     failures = []
     for m, case in enumerate(cs):
         for variant in VARIANTS:
-            keys = keys_data(rng, cfg.key, n, variant)
+            keys = keys_data(rng, cfg.key, n, variant, cfg.bins)
             p = params(rng, cfg, keys)
-            poisons = {"ok": poison(rng, cfg.key, n), "ov": poison(rng, cfg.value, n)}
+            poisons = {
+                "ok": poison(rng, cfg.key, n), "ov": poison(rng, cfg.value, n), "oi": poison(rng, "int32", n)
+            }  # fmt: skip
             dev = {k: cuda.to_device(v) for k, v in poisons.items()}
             kernel[GRID, cfg.block](
-                cuda.to_device(keys), cuda.to_device(vals), dev["ok"], dev["ov"], np.int32(p.begin),
-                np.int32(p.end), np.int32(p.nvalid), np.int32(m),
+                cuda.to_device(keys), cuda.to_device(vals), dev["ok"], dev["ov"], dev["oi"],
+                np.int32(p.begin), np.int32(p.end), np.int32(p.nvalid), np.int32(m),
             )  # fmt: skip
             got = {k: v.copy_to_host() for k, v in dev.items()}
             want = expected(case, cfg, keys, vals, p, poisons)

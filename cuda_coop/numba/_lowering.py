@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cuda.coop._kinds import GlobalArray, Shape
+from cuda.coop._kinds import Shape
 from cuda.coop._operators import BOOL, UserFunction, python_function
 from cuda.coop._primitive import Plan
 from cuda.coop._requests import Request
@@ -160,10 +160,9 @@ def _lower(key: PlanKey) -> Any:
                 storages[slot.name] = _storage(context, builder, slot.dtype, slot.items)
                 value = builder.bitcast(storages[slot.name], _I8P)
             elif slot.shape is Shape.ARRAY:
-                kind = prim.param(slot.name).kind
-                assert isinstance(kind, GlobalArray)
+                offset_name = prim.param(slot.name).kind.offset  # type: ignore[union-attr]
                 array = context.make_array(ty)(context, builder, val)
-                off_ty, off = tys[kind.offset], vals[kind.offset]
+                off_ty, off = tys[offset_name], vals[offset_name]
                 offset = (
                     context.get_constant(types.intp, off_ty.value)
                     if isinstance(off_ty, types.Omitted)

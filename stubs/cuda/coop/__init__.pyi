@@ -78,6 +78,21 @@ class BlockRadixSortOutput(str, Enum):
 class BlockAdjacentDirection(str, Enum):
     LEFT = "left"
     RIGHT = "right"
+
+class BlockDiscontinuityFlags(str, Enum):
+    HEADS = "heads"
+    TAILS = "tails"
+    HEADS_AND_TAILS = "heads_and_tails"
+
+class BlockShuffleMode(str, Enum):
+    OFFSET = "offset"
+    ROTATE = "rotate"
+    UP = "up"
+    DOWN = "down"
+
+class BlockHistogramAlgorithm(str, Enum):
+    ATOMIC = "atomic"
+    SORT = "sort"
 # END generated: choices
 
 class ThreadData:
@@ -152,6 +167,9 @@ __all__ = [
     "WarpBatchedArrangement",
     "BlockRadixSortOutput",
     "BlockAdjacentDirection",
+    "BlockDiscontinuityFlags",
+    "BlockShuffleMode",
+    "BlockHistogramAlgorithm",
     "register",
     "registered_backends",
     "compile_stats",

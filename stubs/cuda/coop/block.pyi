@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy.typing as npt
 
-from . import BlockAdjacentDirection, BlockExchangeMode, BlockLoadAlgorithm, BlockRadixSortOutput, BlockReduceAlgorithm, BlockScanAlgorithm, BlockStoreAlgorithm, TempStorage, ThreadData
+from . import BlockAdjacentDirection, BlockDiscontinuityFlags, BlockExchangeMode, BlockHistogramAlgorithm, BlockLoadAlgorithm, BlockRadixSortOutput, BlockReduceAlgorithm, BlockScanAlgorithm, BlockShuffleMode, BlockStoreAlgorithm, TempStorage, ThreadData
 
-__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "adjacent_difference"]
+__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram"]
 
 def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad)."""
@@ -43,3 +43,12 @@ def radix_sort(keys: ThreadData, *, values: ThreadData | None = ..., descending:
 
 def adjacent_difference(items: ThreadData, *, op: str | Callable[[Any, Any], Any] = ..., direction: str | BlockAdjacentDirection = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
     """Combine each item with its left or right neighbour in the tile (CUB BlockAdjacentDifference)."""
+
+def discontinuity(items: ThreadData, *, flags: str | BlockDiscontinuityFlags = ..., op: str | Callable[[Any, Any], Any] = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+    """Flag the items where the tile's runs start or end (CUB BlockDiscontinuity)."""
+
+def shuffle(x: ThreadData | Any, *, mode: str | BlockShuffleMode = ..., distance: int = ..., block_suffix: bool = ..., block_prefix: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+    """Move values among the block's threads by an offset, a rotation or one tile position (CUB BlockShuffle)."""
+
+def histogram(samples: ThreadData, counters: Any, *, bins: int, offset: int = ..., algorithm: str | BlockHistogramAlgorithm = ..., init: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+    """Count the block's samples into bins (CUB BlockHistogram)."""

@@ -17,6 +17,9 @@ from cuda.coop import WarpExchangeMode as WarpExchangeMode
 from cuda.coop import WarpBatchedArrangement as WarpBatchedArrangement
 from cuda.coop import BlockRadixSortOutput as BlockRadixSortOutput
 from cuda.coop import BlockAdjacentDirection as BlockAdjacentDirection
+from cuda.coop import BlockDiscontinuityFlags as BlockDiscontinuityFlags
+from cuda.coop import BlockShuffleMode as BlockShuffleMode
+from cuda.coop import BlockHistogramAlgorithm as BlockHistogramAlgorithm
 # END generated: choices
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
@@ -93,5 +96,8 @@ __all__ = [
     "WarpBatchedArrangement",
     "BlockRadixSortOutput",
     "BlockAdjacentDirection",
+    "BlockDiscontinuityFlags",
+    "BlockShuffleMode",
+    "BlockHistogramAlgorithm",
 ]
 # END generated: all
