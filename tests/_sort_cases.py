@@ -213,7 +213,12 @@ def _neighbour(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if op == "subtract":
             return a - b
         if op == "max":  # ::cuda::maximum: fmax for floating point (a NaN loses), else (a < b) ? b : a
-            return np.fmax(a, b) if a.dtype.kind == "f" else np.where(a < b, b, a)
+            if a.dtype.kind != "f":
+                return np.where(a < b, b, a)
+            # CUDA's fmax orders -0.0 below +0.0 (NumPy's returns its first argument for equal zeros)
+            both_negative_zero = (a == 0) & (b == 0) & np.signbit(a) & np.signbit(b)
+            zeros = np.where(both_negative_zero, -0.0, 0.0).astype(a.dtype)
+            return np.where((a == 0) & (b == 0), zeros, np.fmax(a, b))
         return np.where(a > b, a, b)  # user_max: a if a > b else b
 
 
