@@ -446,22 +446,6 @@ def _numba_warm_split(threads: int, items: int, alg: str) -> dict[str, float]:
     return {"numba + NVVM": compile_s, "nvjitlink": time.perf_counter() - t0}
 
 
-def _table(title: str, header: list[str], rows: list[list[str]]) -> None:
-    print(f"\n{title}")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-
-
-def _gbs(row: dict[str, Any], *keys: str) -> list[str]:
-    return [f"{row[k]:.0f}" for k in keys]
-
-
-def _ratio(row: dict[str, Any], *pairs: tuple[str, str]) -> list[str]:
-    return [f"{row[a] / row[b]:.3f}" for a, b in pairs]
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--elements", type=int, default=1 << 28)
@@ -662,45 +646,46 @@ def main() -> None:
         f"batches of {bench.BATCH} launches; grid-stride kernels use {GRID_PER_SM} blocks per SM"
     )
     best = max(max(r["numba"], r["cute"]) for r in sum_rows)
-    _table(
+    bench._table(
         "Device-wide sum (float32; GB/s read)",
         ["threads x items", "numba", "cute", "CUB C++", "CUB C++ 64-bit index", "torch.sum", "numba/CUB",
          "cute/CUB", "numba/CUB 64-bit", "best coop/torch"],
         [
-            [r["config"], *_gbs(r, "numba", "cute", "cub", "cub64", "torch"),
-             *_ratio(r, ("numba", "cub"), ("cute", "cub"), ("numba", "cub64")), f"{best / r['torch']:.3f}"]
+            [r["config"], *bench._gbs(r, "numba", "cute", "cub", "cub64", "torch"),
+             *bench._ratio(r, ("numba", "cub"), ("cute", "cub"), ("numba", "cub64")),
+             f"{best / r['torch']:.3f}"]
             for r in sum_rows
         ],
     )  # fmt: skip
-    _table(
+    bench._table(
         "Device-wide max (int32; GB/s read): user-defined max vs built-in",
         ["threads x items", "numba max", "numba user max", "cute max", "cute user max", "CUB C++",
          "numba user/built-in", "cute user/built-in"],
         [
-            [r["config"], *_gbs(r, "numba max", "numba user max", "cute max", "cute user max", "cub"),
-             *_ratio(r, ("numba user max", "numba max"), ("cute user max", "cute max"))]
+            [r["config"], *bench._gbs(r, "numba max", "numba user max", "cute max", "cute user max", "cub"),
+             *bench._ratio(r, ("numba user max", "numba max"), ("cute user max", "cute max"))]
             for r in max_rows
         ],
     )  # fmt: skip
-    _table(
+    bench._table(
         "Per-tile scan: load -> inclusive_sum -> store (int32; GB/s read + written)",
         ["threads x items, algorithm", "numba", "cute", "CUB C++", "torch copy_", "numba/CUB", "cute/CUB"],
         [
-            [r["config"], *_gbs(r, "numba", "cute", "cub", "torch copy_"),
-             *_ratio(r, ("numba", "cub"), ("cute", "cub"))]
+            [r["config"], *bench._gbs(r, "numba", "cute", "cub", "torch copy_"),
+             *bench._ratio(r, ("numba", "cub"), ("cute", "cub"))]
             for r in scan_rows
         ],
     )  # fmt: skip
-    _table(
+    bench._table(
         f"Row-wise cumsum, {nrows} rows of {ROW} float32, prefix_op across tiles (GB/s read + written)",
         ["threads x items", "numba", "cute", "torch.cumsum(dim=-1)", "numba/torch", "cute/torch"],
         [
-            [r["config"], *_gbs(r, "numba", "cute", "torch.cumsum"),
-             *_ratio(r, ("numba", "torch.cumsum"), ("cute", "torch.cumsum"))]
+            [r["config"], *bench._gbs(r, "numba", "cute", "torch.cumsum"),
+             *bench._ratio(r, ("numba", "torch.cumsum"), ("cute", "torch.cumsum"))]
             for r in row_rows
         ],
     )  # fmt: skip
-    _table(
+    bench._table(
         "Compile time of a load + inclusive_sum + store kernel (s): the DSL's own compile of a plain "
         "kernel, cold (empty cache) and warm (bundle on disk)",
         ["config", "backend", "plain DSL", "cold", "warm", "cold - plain", "warm - plain",

@@ -76,6 +76,25 @@ def _interleaved(fns: dict[str, Callable[[], object]], rounds: int, torch: Any) 
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
+def _table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    """Print a Markdown table of ``rows`` under ``title`` (the benchmarks' result tables)."""
+    print(f"\n{title}")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+def _gbs(row: dict[str, Any], *keys: str) -> list[str]:
+    """Table cells: ``row``'s GB/s figures under ``keys``, rounded."""
+    return [f"{row[k]:.0f}" for k in keys]
+
+
+def _ratio(row: dict[str, Any], *pairs: tuple[str, str]) -> list[str]:
+    """Table cells: ``row[a] / row[b]`` for each pair."""
+    return [f"{row[a] / row[b]:.3f}" for a, b in pairs]
+
+
 def _device_and_data(n: int) -> tuple[Any, str, Any, Any, Any]:
     """The current device, its arch (``sm_XY``), ``n`` random int32 on it as the source, an empty
     destination, and torch's current stream as a cuda.core Stream."""

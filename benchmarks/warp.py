@@ -211,14 +211,6 @@ def aot() -> None:
         print(f"  CUB C++ {_facts(cub, cub_fn)}")
 
 
-def _table(title: str, header: list[str], rows: list[list[str]]) -> None:
-    print(f"\n{title}")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=1 << 20)
@@ -274,13 +266,11 @@ def main() -> None:
         row = {"config": f"{t} x w{w} x {i} {alg}", **{k: nbytes / v / 1e9 for k, v in ts.items()}}
         result["row_sum"].append(row)
         table.append(
-            [row["config"]]
-            + [f"{row[k]:.0f}" for k in ("numba", "cute", "cub", "torch")]
-            + [f"{row[a] / row[b]:.3f}" for a, b in (("numba", "cub"), ("cute", "cub"))]
-            + [f"{row[a] / row['torch']:.3f}" for a in ("numba", "cute")]
+            [row["config"], *bench._gbs(row, "numba", "cute", "cub", "torch")]
+            + bench._ratio(row, ("numba", "cub"), ("cute", "cub"), ("numba", "torch"), ("cute", "torch"))
         )
         print(f"row sum {row['config']}: done", file=sys.stderr, flush=True)
-    _table(
+    bench._table(
         f"warp-per-row sum, {rows} x {COLS} float32 ({dev.name}; GB/s read + written)",
         ["config (threads x width x items)", "numba", "cute", "CUB C++", "torch.sum(-1)",
          "numba/CUB", "cute/CUB", "numba/torch", "cute/torch"],

@@ -14,10 +14,12 @@ import shutil
 import tempfile
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from ._compute_cases import TILES, Case, Config
 
-_NUMBA_HEADER = """
+#: The imports and user operators at the top of every generated Numba kernel module.
+NUMBA_PRELUDE = """
 import numpy as np
 from numba import cuda
 from cuda import coop
@@ -34,7 +36,11 @@ def user_min(a, b):  # a Numba device function as an operator
 
 def user_add(a, b):
     return a + b
+"""
 
+_NUMBA_HEADER = (
+    NUMBA_PRELUDE
+    + """
 
 def kernel(x, out, red, agg, ranks_in, granks_in, flags_in, init_in, nvalid, mode):
     t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
@@ -57,8 +63,10 @@ def kernel(x, out, red, agg, ranks_in, granks_in, flags_in, init_in, nvalid, mod
             fl[j] = flags_in[base + t * {IPT} + j]
         s = items[0]
 """
+)
 
-_CUTE_HEADER = """
+#: The imports, the element type ``T`` and user operators at the top of every generated CuTe module.
+CUTE_PRELUDE = """
 import cutlass
 import cutlass.cute as cute
 from cuda import coop
@@ -84,7 +92,11 @@ def user_min(a, b):
 
 def user_add(a, b):  # a plain Python function (straight-line) as an operator
     return a + b
+"""
 
+_CUTE_HEADER = (
+    CUTE_PRELUDE
+    + """
 
 @cute.kernel
 def kernel(x: cute.Tensor, out: cute.Tensor, red: cute.Tensor, agg: cute.Tensor, ranks_in: cute.Tensor,
@@ -112,6 +124,7 @@ def kernel(x: cute.Tensor, out: cute.Tensor, red: cute.Tensor, agg: cute.Tensor,
             fl[j] = flags_in[base + t * {IPT} + j]
         s = items[0]
 """
+)
 
 _CUTE_HOST = """
 
@@ -146,19 +159,25 @@ def _body(cases: list[Case], loop: str) -> list[str]:
     return lines
 
 
-def _fill(text: str, cfg: Config) -> str:
-    from ._compute_cases import GRID
-
+def fill(text: str, cfg: Any, grid: int, extra: dict[str, object]) -> str:
+    """A kernel template with its placeholders replaced: ``extra``'s (the module's own), then those
+    every test kernel has (``cfg``'s element type, items per thread and block shape; the grid)."""
     bx, by, bz = cfg.block
     subst = {
-        "{T}": cfg.dtype, "{CT}": _CUTE_TYPES[cfg.dtype], "{TILES}": str(TILES), "{TILE}": str(cfg.tile),
-        "{THREADS}": str(cfg.threads), "{IPT}": str(cfg.ipt),
-        "{BX}": str(bx), "{BY}": str(by), "{BZ}": str(bz),
-        "{GRID}": str(GRID), "IPT": str(cfg.ipt),
+        **{k: str(v) for k, v in extra.items()},
+        "{T}": cfg.dtype, "{CT}": _CUTE_TYPES[cfg.dtype], "{IPT}": str(cfg.ipt),
+        "{BX}": str(bx), "{BY}": str(by), "{BZ}": str(bz), "{GRID}": str(grid),
+        "IPT": str(cfg.ipt),  # last: also in ``{IPT}``
     }  # fmt: skip
     for k, v in subst.items():
         text = text.replace(k, v)
     return text
+
+
+def _fill(text: str, cfg: Config) -> str:
+    from ._compute_cases import GRID
+
+    return fill(text, cfg, GRID, {"{TILES}": TILES, "{TILE}": cfg.tile, "{THREADS}": cfg.threads})
 
 
 def numba_source(cfg: Config, cases: list[Case]) -> str:

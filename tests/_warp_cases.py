@@ -321,6 +321,11 @@ def out_dtype(cfg: Config, name: str) -> str:
     return "int32" if name == "vout" else cfg.dtype
 
 
+def poisoned_outputs(rng: np.random.Generator, cfg: Config) -> dict[str, np.ndarray]:
+    """Fresh poison for each output array, of its element type and length."""
+    return {k: poison(rng, out_dtype(cfg, k), n) for k, n in sizes(cfg).items()}
+
+
 def _fold(op: str, dtype: str, vals: list[object]) -> object:
     acc = vals[0]
     for v in vals[1:]:

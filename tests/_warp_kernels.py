@@ -4,29 +4,14 @@
 
 from __future__ import annotations
 
-from ._compute_kernels import _CUTE_TYPES, load
+from ._compute_kernels import CUTE_PRELUDE, NUMBA_PRELUDE, fill, load
 from ._warp_cases import GRID, Case, Config
 
 __all__ = ["load", "numba_source", "cute_source"]
 
-_NUMBA = """
-import numpy as np
-from numba import cuda
-from cuda import coop
-
-
-def user_max(a, b):  # a plain Python function as an operator
-    return a if a > b else b
-
-
-@cuda.jit(device=True)
-def user_min(a, b):  # a Numba device function as an operator
-    return b if b < a else a
-
-
-def user_add(a, b):
-    return a + b
-
+_NUMBA = (
+    NUMBA_PRELUDE
+    + """
 
 def user_less(a, b):  # a plain Python function as a comparator
     return a < b
@@ -59,34 +44,11 @@ def kernel(x, out, red, agg, vout, ranks_in, init_in, nv, ni, mode):
         dst[j] = items[j]
     s = items[0]
 """
+)
 
-_CUTE = """
-import cutlass
-import cutlass.cute as cute
-from cuda import coop
-
-T = cutlass.{CT}
-
-
-@cute.jit
-def user_max(a, b):  # a @cute.jit function (control flow) as an operator
-    r = a
-    if b > a:
-        r = b
-    return r
-
-
-@cute.jit
-def user_min(a, b):
-    r = a
-    if b < a:
-        r = b
-    return r
-
-
-def user_add(a, b):  # a plain Python function (straight-line) as an operator
-    return a + b
-
+_CUTE = (
+    CUTE_PRELUDE
+    + """
 
 def user_less(a, b):  # a plain Python function as a comparator
     return a < b
@@ -127,6 +89,7 @@ def kernel(x: cute.Tensor, out: cute.Tensor, red: cute.Tensor, agg: cute.Tensor,
         dst[j] = items[j]
     s = items[0]
 """
+)
 
 _CUTE_HOST = """
 
@@ -158,15 +121,12 @@ def _body(cases: list[Case], loop: str) -> list[str]:
 
 
 def _fill(text: str, cfg: Config) -> str:
-    bx, by, bz = cfg.block
-    subst = {
-        "{T}": cfg.dtype, "{CT}": _CUTE_TYPES[cfg.dtype], "{W}": str(cfg.width),
-        "{WARPS}": str(cfg.threads // cfg.width), "{TILE}": str(cfg.width * cfg.ipt), "{IPT}": str(cfg.ipt),
-        "{BX}": str(bx), "{BY}": str(by), "{BZ}": str(bz), "{GRID}": str(GRID), "IPT": str(cfg.ipt),
-    }  # fmt: skip
-    for k, v in subst.items():
-        text = text.replace(k, v)
-    return text
+    return fill(
+        text,
+        cfg,
+        GRID,
+        {"{W}": cfg.width, "{WARPS}": cfg.threads // cfg.width, "{TILE}": cfg.width * cfg.ipt},
+    )
 
 
 def numba_source(cfg: Config, cases: list[Case]) -> str:

@@ -9,8 +9,9 @@ import pytest
 
 pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
 
-from ._compute_cases import Config, cases, data, gpu_params, mismatches, poison, reference, sizes  # noqa: E402
+from ._compute_cases import Case, Config, cases, data, gpu_params, mismatches, poison, reference, sizes  # noqa: E402
 from ._compute_kernels import cute_source, load  # noqa: E402
+from ._reference import check_cases  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -45,8 +46,6 @@ def test_compute_grid(cfg: Config) -> None:
 
     cs = cases(cfg)
     host = load(f"cute_{cfg.id.replace('-', '_')}", cute_source(cfg, cs)).host
-    seed = int(np.random.SeedSequence().entropy) % 2**63  # fresh data each run; reported on failure
-    rng = np.random.default_rng(seed)
 
     def args(d, outs):  # type: ignore[no-untyped-def]
         tensors = [
@@ -62,8 +61,9 @@ def test_compute_grid(cfg: Config) -> None:
         return [from_dlpack(t, assumed_align=16) for t in tensors]
 
     compiled = None
-    failures = []
-    for m, case in enumerate(cs):
+
+    def run(m: int, case: Case, rng: np.random.Generator) -> list[str]:
+        nonlocal compiled
         d = data(rng, cfg)
         poisons = {k: poison(rng, cfg.dtype, n) for k, n in sizes(cfg).items()}
         outs = {k: _device(v, cfg.dtype) for k, v in poisons.items()}
@@ -73,8 +73,9 @@ def test_compute_grid(cfg: Config) -> None:
         compiled(*a, d.nvalid, m)
         torch.cuda.synchronize()
         got = {k: _host(v, cfg.dtype) for k, v in outs.items()}
-        failures += [f"{case.id}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
-    assert not failures, f"seed {seed}:\n" + "\n".join(failures)
+        return [f"{case.id}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
+
+    check_cases(cs, run)
 
 
 def test_one_temp_storage_serves_load_scan_exchange_and_store() -> None:

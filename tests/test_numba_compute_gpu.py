@@ -16,24 +16,11 @@ import numpy as np
 import pytest
 from cuda import coop
 
-from ._compute_cases import (
-    GRID,
-    Config,
-    cases,
-    data,
-    gpu_params,
-    mismatches,
-    poison,
-    reference,
-    sizes,
-)
+from ._compute_cases import GRID, Case, Config, cases, data, gpu_params, mismatches, poison, reference, sizes
 from ._compute_kernels import load, numba_source
+from ._reference import check_cases, io_dtype
 
 pytestmark = pytest.mark.gpu
-
-
-def _io(dtype: str) -> str:
-    return "float32" if dtype == "bfloat16" else dtype
 
 
 @pytest.mark.parametrize("cfg", gpu_params())
@@ -43,11 +30,9 @@ def test_compute_grid(cfg: Config) -> None:
 
     cs = cases(cfg)
     kernel = numba_coop.jit(load(f"numba_{cfg.id.replace('-', '_')}", numba_source(cfg, cs)).kernel)
-    seed = int(np.random.SeedSequence().entropy) % 2**63  # fresh data each run; reported on failure
-    rng = np.random.default_rng(seed)
-    io = _io(cfg.dtype)
-    failures = []
-    for m, case in enumerate(cs):
+    io = io_dtype(cfg.dtype)
+
+    def run(m: int, case: Case, rng: np.random.Generator) -> list[str]:
         d = data(rng, cfg)
         poisons = {k: poison(rng, cfg.dtype, n).astype(io) for k, n in sizes(cfg).items()}
         dev = {k: cuda.to_device(v) for k, v in poisons.items()}
@@ -64,8 +49,9 @@ def test_compute_grid(cfg: Config) -> None:
             np.int32(m),
         )
         got = {k: v.copy_to_host() for k, v in dev.items()}
-        failures += [f"{case.id}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
-    assert not failures, f"seed {seed}:\n" + "\n".join(failures)
+        return [f"{case.id}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
+
+    check_cases(cs, run)
 
 
 @pytest.mark.sanitizer

@@ -8,16 +8,17 @@ import pytest
 
 pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
 
+from ._reference import check_cases  # noqa: E402
 from ._warp_cases import (  # noqa: E402
+    Case,
     Config,
     cases,
     data,
     gpu_params,
     mismatches,
     out_dtype,
-    poison,
+    poisoned_outputs,
     reference,
-    sizes,
 )
 from ._warp_kernels import cute_source, load  # noqa: E402
 from .test_cutlass_compute_gpu import _device, _host  # noqa: E402
@@ -34,13 +35,12 @@ def test_warp_grid(cfg: Config) -> None:
 
     cs = cases(cfg)
     host = load(f"cute_{cfg.id.replace('-', '_')}", cute_source(cfg, cs)).host
-    seed = int(np.random.SeedSequence().entropy) % 2**63  # fresh data each run; reported on failure
-    rng = np.random.default_rng(seed)
     compiled = None
-    failures = []
-    for m, case in enumerate(cs):
+
+    def run(m: int, case: Case, rng: np.random.Generator) -> list[str]:
+        nonlocal compiled
         d = data(rng, cfg)
-        poisons = {k: poison(rng, out_dtype(cfg, k), n) for k, n in sizes(cfg).items()}
+        poisons = poisoned_outputs(rng, cfg)
         outs = {k: _device(v, out_dtype(cfg, k)) for k, v in poisons.items()}
         tensors = [_device(d.x, cfg.dtype), outs["out"], outs["red"], outs["agg"], outs["vout"]]
         tensors += [_device(d.ranks, "int32"), _device(d.init, cfg.dtype)]
@@ -50,5 +50,6 @@ def test_warp_grid(cfg: Config) -> None:
         compiled(*a, d.nv, d.ni, m)
         torch.cuda.synchronize()
         got = {k: _host(v, out_dtype(cfg, k)) for k, v in outs.items()}
-        failures += [f"{case.name}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
-    assert not failures, f"seed {seed}:\n" + "\n".join(failures)
+        return [f"{case.name}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
+
+    check_cases(cs, run)

@@ -11,25 +11,22 @@ import numpy as np
 import pytest
 from cuda import coop
 
+from ._reference import check_cases, io_dtype
 from ._warp_cases import (
     GRID,
+    Case,
     Config,
     cases,
     data,
     gpu_params,
     mismatches,
     out_dtype,
-    poison,
+    poisoned_outputs,
     reference,
-    sizes,
 )
 from ._warp_kernels import load, numba_source
 
 pytestmark = pytest.mark.gpu
-
-
-def _io(dtype: str) -> str:
-    return "float32" if dtype == "bfloat16" else dtype
 
 
 @pytest.mark.parametrize("cfg", gpu_params())
@@ -39,13 +36,11 @@ def test_warp_grid(cfg: Config) -> None:
 
     cs = cases(cfg)
     kernel = numba_coop.jit(load(f"numba_{cfg.id.replace('-', '_')}", numba_source(cfg, cs)).kernel)
-    seed = int(np.random.SeedSequence().entropy) % 2**63  # fresh data each run; reported on failure
-    rng = np.random.default_rng(seed)
-    io = _io(cfg.dtype)
-    failures = []
-    for m, case in enumerate(cs):
+    io = io_dtype(cfg.dtype)
+
+    def run(m: int, case: Case, rng: np.random.Generator) -> list[str]:
         d = data(rng, cfg)
-        poisons = {k: poison(rng, out_dtype(cfg, k), n) for k, n in sizes(cfg).items()}
+        poisons = poisoned_outputs(rng, cfg)
         poisons = {k: v.astype(io) if out_dtype(cfg, k) == cfg.dtype else v for k, v in poisons.items()}
         dev = {k: cuda.to_device(v) for k, v in poisons.items()}
         kernel[GRID, cfg.block](
@@ -61,8 +56,9 @@ def test_warp_grid(cfg: Config) -> None:
             np.int32(m),
         )
         got = {k: v.copy_to_host() for k, v in dev.items()}
-        failures += [f"{case.name}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
-    assert not failures, f"seed {seed}:\n" + "\n".join(failures)
+        return [f"{case.name}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
+
+    check_cases(cs, run)
 
 
 @pytest.mark.sanitizer
