@@ -51,7 +51,7 @@ def bits(dtype: str) -> int:
 
 
 #: The kernels' families of cases (one kernel each, so that no kernel grows past its registers).
-GROUPS = ("sort", "neighbours", "histogram")
+GROUPS = ("sort", "neighbours", "histogram", "merge")
 #: Histogram bins per sample type (at most a tile: the counters are stored in the tile's place).
 HISTOGRAM_BINS = {"int8": 100, "int16": 500, "int32": 37, "int64": 300, "uint8": 256, "uint16": 2048,
                   "uint32": 333, "uint64": 7}  # fmt: skip
@@ -85,12 +85,17 @@ class Config:
         return f"{self.group}-{self.key}-{self.value}-{'x'.join(map(str, self.block))}-{self.ipt}"
 
 
+#: The block shapes of a power-of-two number of threads (CUB's block merge sort needs one).
+POW2_BLOCKS = [b for b in BLOCKS if not (b[0] * b[1] * b[2]) & (b[0] * b[1] * b[2] - 1)]
+
+
 def configs() -> list[Config]:
     """Every family of cases with every key type, with a rotation of value types, block shapes and
-    items per thread."""
+    items per thread (the merge family's blocks are those of a power-of-two thread count)."""
     return [
-        Config(k, VALUE_DTYPES[i % len(VALUE_DTYPES)], BLOCKS[i % len(BLOCKS)], IPTS[i % len(IPTS)], g)
+        Config(k, VALUE_DTYPES[i % len(VALUE_DTYPES)], blocks[i % len(blocks)], IPTS[i % len(IPTS)], g)
         for g in GROUPS
+        for blocks in [POW2_BLOCKS if g == "merge" else BLOCKS]
         for i, k in enumerate(KEY_DTYPES)
         if g != "histogram" or k in HISTOGRAM_BINS  # samples are bin numbers
     ]
@@ -119,12 +124,15 @@ class Case:
         call: the statements, identical in both DSLs (``{LOOP}``: the loop over the thread's items).
         stores: (ThreadData name, output array, ``"blocked"`` or ``"striped"``) after the call.
         ref: (tile keys, tile values, params) -> the expected tile of each output array.
+        ordered: its keys have no NaN or infinity (``'less'`` on floats is a strict weak ordering
+            only without NaN; a partial sort's ``oob_default`` must be ordered after every key).
     """
 
     id: str
     call: str
     stores: tuple[tuple[str, str, str], ...]
     ref: Reference = field(compare=False)
+    ordered: bool = False
 
 
 # --- references ------------------------------------------------------------------------------------
@@ -206,6 +214,51 @@ def _radix(cfg: Config, id_: str, *, values: bool = False, descending: bool = Fa
 def max_radix_bits(threads: int) -> int:
     """The most radix bits whose digit counters fit the static shared-memory limit."""
     return max(b for b in range(1, 9) if ((1 << (b - 1)) + 1) * threads * 4 <= 48 * 1024)
+
+
+def last_key(dtype: str, descending: bool) -> str:
+    """A key ordered after every key of ordered data (a partial sort's ``oob_default``), as kernel
+    text: ordered float keys are normal values of scale 100 (and zeros), far inside +-60000."""
+    if is_float(dtype):
+        return "-60000.0" if descending else "60000.0"
+    info = np.iinfo(np.dtype(dtype))
+    return str(info.min if descending else info.max)
+
+
+def _merge(cfg: Config, id_: str, *, op: str = "less", values: bool = False, partial: bool = False,
+           oob: bool = False, stable: bool = False, temp: bool = False) -> Case:  # fmt: skip
+    """A block merge sort; a partial tile's keys (and values) past ``nvalid`` are unspecified after
+    CUB's sort, so the case puts the input back there (the reference keeps them)."""
+    descending = op == "greater"
+    args = ["keys", op if op.startswith("user_") else repr(op)]
+    if values:
+        args.append("values=vals")
+    if partial:
+        args.append("valid_items=nvalid")
+    if oob:
+        args.append(f"oob_default={last_key(cfg.key, descending)}")
+    if stable:
+        args.append("stable=True")
+    if temp:
+        args.append("temp_storage=ts")
+    lines = [f"coop.block.merge_sort({', '.join(args)})"]
+    if partial:
+        lines += ["{LOOP}", "    if t * {IPT} + j >= nvalid:", "        keys[j] = x[base + t * {IPT} + j]"]
+        if values:
+            lines.append("        vals[j] = v[base + t * {IPT} + j]")
+    stores = (("keys", "ok", "blocked"),) + ((("vals", "ov", "blocked"),) if values else ())
+
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        # CUB's Sort is the same merge of runs as StableSort (which calls it): the stable order is
+        # the reference of both, and keys alone are the same either way but for -0.0 and +0.0
+        n = min(p.nvalid, len(keys)) if partial else len(keys)
+        order = np.concatenate([sort_order(keys[:n], descending=descending), np.arange(n, len(keys))])
+        out = {"ok": keys[order]}
+        if values:
+            out["ov"] = vals[order]
+        return out
+
+    return Case(f"merge_sort-{id_}", "\n".join(lines), stores, ref, ordered=True)
 
 
 def _neighbour(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -407,8 +460,17 @@ def cases(cfg: Config) -> list[Case]:
         _shuffle(cfg, "down", "down"),
         _shuffle(cfg, "down-prefix", "down-prefix"),
     ]
+    merge = [
+        _merge(cfg, "less"),
+        _merge(cfg, "greater-pairs-stable", op="greater", values=True, stable=True),
+        _merge(cfg, "user-pairs-stable-temp", op="user_less", values=True, stable=True, temp=True),
+        _merge(cfg, "less-partial", partial=True),
+        _merge(cfg, "greater-pairs-partial-oob-stable", op="greater", values=True, partial=True, oob=True,
+               stable=True),
+        _merge(cfg, "user-partial-oob", op="user_less", partial=True, oob=True),
+    ]  # fmt: skip
     if cfg.group != "histogram":
-        return {"sort": sort, "neighbours": neighbours}[cfg.group]
+        return {"sort": sort, "neighbours": neighbours, "merge": merge}[cfg.group]
     return [
         _histogram(cfg, "atomic-global"),
         _histogram(cfg, "atomic-shared", shared=True),
@@ -428,16 +490,17 @@ def cases(cfg: Config) -> list[Case]:
 # --- data ----------------------------------------------------------------------------------------------
 
 
-def keys_data(rng: np.random.Generator, dtype: str, size: int, variant: str, high: int | None = None
-              ) -> np.ndarray:  # fmt: skip
+def keys_data(rng: np.random.Generator, dtype: str, size: int, variant: str, high: int | None = None,
+              ordered: bool = False) -> np.ndarray:  # fmt: skip
     """Keys of one launch: ``random`` over the whole range (floats: normal values with specials
-    sprinkled in; with ``high``, ``0 .. high-1``), ``dups`` (a few distinct keys), ``equal`` (one key)."""
+    sprinkled in, only -0.0 and +0.0 when ``ordered``; with ``high``, ``0 .. high-1``), ``dups`` (a
+    few distinct keys), ``equal`` (one key)."""
     dt = np.dtype(dtype)
     if high is not None:
         pool = rng.integers(0, high, size=size).astype(dt)
     elif is_float(dtype):
         pool = rng.normal(scale=100.0, size=size).astype(dt)
-        specials = np.array([-0.0, 0.0, np.nan, np.inf, -np.inf], dtype=dt)
+        specials = np.array([-0.0, 0.0] if ordered else [-0.0, 0.0, np.nan, np.inf, -np.inf], dtype=dt)
         pick = rng.random(size) < 0.1
         pool[pick] = rng.choice(specials, size=int(pick.sum()))
     else:
@@ -497,7 +560,7 @@ def poison(rng: np.random.Generator, dtype: str, n: int) -> np.ndarray:
     return rng.integers(info.min, info.max, size=n, endpoint=True, dtype=np.dtype(dtype))
 
 
-SANITIZER_CONFIGS = {0, 4, 8, 13, 17, 21, 22, 26}  # a diagonal subset run under compute-sanitizer
+SANITIZER_CONFIGS = {0, 4, 8, 13, 17, 21, 22, 26, 31, 36}  # a diagonal subset run under compute-sanitizer
 
 
 def gpu_params() -> list[object]:

@@ -123,3 +123,16 @@ def test_references_agree(dtype: str) -> None:
         np.testing.assert_array_equal(
             sort_order(keys, descending=True), np.argsort(mask - twiddled, kind="stable")
         )
+
+
+def test_merge_sort_needs_power_of_two_threads() -> None:
+    """CUB's block merge sort static_asserts a power-of-two thread count: checked before any C++."""
+
+    def kernel(src):  # type: ignore[no-untyped-def]
+        k = coop.ThreadData(2, np.int32)
+        coop.block.load(src, k)
+        coop.block.merge_sort(k, "less")
+        coop.block.store(src, k)
+
+    with pytest.raises(coop.CoopLaunchConfigError, match=r"merge_sort: needs a block of a power-of-two"):
+        numba_coop.compile(kernel, "void(int32[::1])", block=(96, 1, 1))
