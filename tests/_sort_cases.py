@@ -51,7 +51,7 @@ def bits(dtype: str) -> int:
 
 
 #: The kernels' families of cases (one kernel each, so that no kernel grows past its registers).
-GROUPS = ("sort", "neighbours", "histogram", "merge")
+GROUPS = ("sort", "neighbours", "histogram", "merge", "decode")
 #: Histogram bins per sample type (at most a tile: the counters are stored in the tile's place).
 HISTOGRAM_BINS = {"int8": 100, "int16": 500, "int32": 37, "int64": 300, "uint8": 256, "uint16": 2048,
                   "uint32": 333, "uint64": 7}  # fmt: skip
@@ -259,6 +259,75 @@ def _merge(cfg: Config, id_: str, *, op: str = "less", values: bool = False, par
         return out
 
     return Case(f"merge_sort-{id_}", "\n".join(lines), stores, ref, ordered=True)
+
+
+def run_lengths(cfg: Config, begin: int, nvalid: int | None = None) -> np.ndarray:
+    """The decode cases' run lengths, as their kernels compute them: 1..3 for run ``p = t*n + j``
+    (``1 + (7t + 5j + begin) % 3``), and 0 from run ``nvalid`` on (trailing zero-length runs)."""
+    t, j = np.divmod(np.arange(cfg.tile), cfg.ipt)
+    lengths = 1 + (t * 7 + j * 5 + begin) % 3
+    if nvalid is not None:
+        lengths[nvalid:] = 0
+    return lengths
+
+
+def _decode(cfg: Config, id_: str, *, runs: str = "lengths", window: bool = False, trailing: bool = False,
+            relative: bool = False, temp: bool = False) -> Case:  # fmt: skip
+    """A block run-length decode of the tile's keys (the runs' values) with lengths computed in the
+    kernel, one window of ``threads * ipt`` items from 0 or (``window``) from ``begin``. Items past the
+    decoded size are unspecified: the case sets them to the tile's first key (offsets to -1). The
+    decoded size goes to ``oi`` (with lengths; with offsets, the scan's aggregate is the size)."""
+    start = "begin" if window else "0"
+    lines = [
+        "rl = coop.ThreadData({IPT}, {I32})",
+        "o = coop.ThreadData({IPT}, {I32})",
+        "{LOOP}",
+        "    rl[j] = 1 + (t * 7 + j * 5 + begin) % 3",
+    ]
+    if trailing:
+        lines += ["    if t * {IPT} + j >= nvalid:", "        rl[j] = 0"]
+    args = ["keys", "decoded_items_per_thread={IPT}"]
+    args.append("run_lengths=rl" if runs == "lengths" else "run_offsets=ro")
+    if window:
+        args.append("from_decoded_offset=begin")
+    if relative:
+        args.append("relative_offsets=True")
+    if temp:
+        args.append("temp_storage=ts")
+    outs = "d" + (", off" if relative else "") + (", total" if runs == "lengths" else "")
+    if runs == "offsets":
+        lines.append("ro, total = coop.block.exclusive_sum(rl, block_aggregate=True)")
+    lines += [
+        f"{outs} = coop.block.run_length_decode({', '.join(args)})",
+        "{LOOP}",
+        "    o[j] = total",
+        f"    if {start} + t * {{IPT}} + j >= total:",
+        "        d[j] = x[base]",
+    ]
+    if relative:
+        lines.append("        off[j] = -1")
+        lines += ["{LOOP}", "    o[j] = o[j] + 1000000 * off[j]"]  # the size and the offsets in one
+    stores = (("d", "ok", "blocked"), ("o", "oi", "blocked"))
+
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        lengths = run_lengths(cfg, p.begin, p.nvalid if trailing else None)
+        total = int(lengths.sum())
+        first = p.begin if window else 0
+        pos = first + np.arange(len(keys))
+        inside = pos < total
+        decoded = np.repeat(keys, lengths)
+        out = np.full(len(keys), keys[0])
+        out[inside] = decoded[pos[inside]]
+        o = np.full(len(keys), total, dtype=np.int64)
+        if relative:
+            starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+            run = np.repeat(np.arange(len(keys)), lengths)
+            offsets = np.full(len(keys), -1)
+            offsets[inside] = pos[inside] - starts[run[pos[inside]]]
+            o = o + 1000000 * offsets
+        return {"ok": out, "oi": o.astype(np.int32)}
+
+    return Case(f"run_length_decode-{id_}", "\n".join(lines), stores, ref)
 
 
 def _neighbour(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -469,8 +538,14 @@ def cases(cfg: Config) -> list[Case]:
                stable=True),
         _merge(cfg, "user-partial-oob", op="user_less", partial=True, oob=True),
     ]  # fmt: skip
+    decode = [
+        _decode(cfg, "lengths"),
+        _decode(cfg, "lengths-trailing-zeros-relative", trailing=True, relative=True),
+        _decode(cfg, "lengths-window-temp", window=True, temp=True),
+        _decode(cfg, "offsets-window-relative", runs="offsets", window=True, relative=True),
+    ]
     if cfg.group != "histogram":
-        return {"sort": sort, "neighbours": neighbours, "merge": merge}[cfg.group]
+        return {"sort": sort, "neighbours": neighbours, "merge": merge, "decode": decode}[cfg.group]
     return [
         _histogram(cfg, "atomic-global"),
         _histogram(cfg, "atomic-shared", shared=True),

@@ -199,6 +199,42 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
      "stable must be a compile-time constant True or False"),
     ("merge-sort-tile-too-large", "coop.block.merge_sort(big, 'less')", V,
      "the sort stages the block's tiles (65536 B) through shared memory, above the 49152 B static limit"),
+    ("rld-no-runs", "coop.block.run_length_decode(items, decoded_items_per_thread=4)", V,
+     "pass run_lengths (each run's length) or run_offsets (each run's start)"),
+    ("rld-lengths-and-offsets",
+     "coop.block.run_length_decode(items, "
+     "decoded_items_per_thread=4, run_lengths=ints, run_offsets=ranks)", V,
+     "run_lengths and run_offsets cannot be used together"),
+    ("rld-lengths-float", "coop.block.run_length_decode(ints, "
+     "decoded_items_per_thread=4, run_lengths=items)", E,
+     "run_lengths must be a ThreadData of int32 or uint32"),
+    ("rld-lengths-count", "coop.block.run_length_decode(items, "
+     "decoded_items_per_thread=2, run_lengths=two)", V,
+     "run_lengths has 2 items per thread, run_values has 4"),
+    ("rld-missing-window", "coop.block.run_length_decode(items, run_lengths=ints)", E,
+     "missing a required argument: 'decoded_items_per_thread'"),
+    ("rld-window-runtime", "coop.block.run_length_decode(items, "
+     "decoded_items_per_thread=ints[0], run_lengths=ints)",
+     E, "decoded_items_per_thread must be a compile-time constant int"),
+    ("rld-window-zero", "coop.block.run_length_decode(items, "
+     "decoded_items_per_thread=0, run_lengths=ints)", V,
+     "decoded_items_per_thread=0 is out of range"),
+    ("rld-from-negative",
+     "coop.block.run_length_decode(items, "
+     "decoded_items_per_thread=4, run_lengths=ints, from_decoded_offset=-2)",
+     V, "from_decoded_offset=-2 is negative"),
+    ("rld-from-float",
+     "coop.block.run_length_decode(items, "
+     "decoded_items_per_thread=4, run_lengths=ints, from_decoded_offset=s)",
+     E, "from_decoded_offset must be an integer"),
+    ("rld-relative-runtime",
+     "coop.block.run_length_decode(items, "
+     "decoded_items_per_thread=4, run_lengths=ints, relative_offsets=flag)",
+     E, "relative_offsets must be a compile-time constant True or False"),
+    ("rld-values-scalar", "coop.block.run_length_decode(s, decoded_items_per_thread=4, run_lengths=ints)", E,
+     "run_values must be a coop.ThreadData created in the kernel"),
+    ("rld-offsets-float", "coop.block.run_length_decode(big, decoded_items_per_thread=4, run_offsets=big)", E,
+     "run_offsets must be a ThreadData of int32"),
     ("radix-sort-values-count", "coop.block.radix_sort(items, values=two)", V,
      "values has 2 items per thread, keys has 4"),
     ("radix-sort-values-array", "coop.block.radix_sort(items, values=src)", E,
