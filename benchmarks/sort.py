@@ -14,8 +14,10 @@ Tables (medians of interleaved batches, as benchmarks/copy.py):
                global histogram with one atomic per bin; the same kernel in CUB C++, and
                torch.bincount(minlength=256); GB/s counts the samples read
 
-Not measured yet (its primitive is not in the catalog yet): merge sort with a user comparator vs the
-built-in one.
+  merge sort   the radix sort table's kernel config (256 threads x 8 int32 keys, one tile per block,
+               load warp_transpose -> merge_sort -> store warp_transpose) with the built-in comparator
+               ``'less'`` and with a user function ``a < b``, keys only; the issue's target for the
+               user comparator is >= 0.98x of the built-in one
 
     python benchmarks/sort.py [--rows R] [--reps R] [--json PATH] [--aot]
 
@@ -186,6 +188,28 @@ def numba_sort(pairs: bool, dtype: str = "int32") -> Any:
     return numba_coop.jit(kv)
 
 
+def numba_merge_sort(user: bool) -> Any:
+    """load -> merge_sort (the built-in ``'less'``, or with ``user`` a Python function) -> store."""
+    import cuda.coop.numba as numba_coop
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    def less(a, b):  # type: ignore[no-untyped-def]
+        return a < b
+
+    op = less if user else "less"
+
+    def merge(src, dst):  # type: ignore[no-untyped-def]
+        base = cuda.blockIdx.x * TILE
+        k = coop.ThreadData(ITEMS, np.int32)
+        coop.block.load(src, k, offset=base, algorithm="warp_transpose")
+        coop.block.merge_sort(k, op)
+        coop.block.store(dst, k, offset=base, algorithm="warp_transpose")
+
+    return numba_coop.jit(merge)
+
+
 def numba_histogram() -> Any:
     """Each block: HTILES tiles of uint8 samples counted into shared counters, then added to ``out``
     (THREADS == BINS: one bin per thread)."""
@@ -240,6 +264,32 @@ def cute_histogram() -> Any:
         histogram_kernel(src, out).launch(grid=(blocks, 1, 1), block=(THREADS, 1, 1))
 
     return histogram_host
+
+
+def cute_merge_sort(user: bool) -> Any:
+    """The CuTe twin of :func:`numba_merge_sort`."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    def less(a, b):  # type: ignore[no-untyped-def]
+        return a < b
+
+    op = less if user else "less"
+
+    @cute.kernel
+    def merge_kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        k = coop.ThreadData(ITEMS, cutlass.Int32)
+        coop.block.load(src, k, offset=bidx * TILE, algorithm="warp_transpose")
+        coop.block.merge_sort(k, op)
+        coop.block.store(dst, k, offset=bidx * TILE, algorithm="warp_transpose")
+
+    @cute.jit
+    def merge_host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        merge_kernel(src, dst).launch(grid=(cute.size(src) // TILE, 1, 1), block=(THREADS, 1, 1))
+
+    return merge_host
 
 
 def cute_sort(pairs: bool, row_index: bool = False) -> Any:
@@ -347,6 +397,16 @@ def aot() -> None:
         (
             "cute rows float32 + index",
             cutlass_coop.compile(cute_sort(True, True), fake(f32), fake(f32), fake(i32)),
+        ),
+        *(
+            (
+                f"{dsl} merge sort, {which} comparator",
+                numba_coop.compile(numba_merge_sort(user), "void(int32[::1], int32[::1])", block=THREADS)
+                if dsl == "numba"
+                else cutlass_coop.compile(cute_merge_sort(user), fake(i32), fake(i32)),
+            )
+            for dsl in ("numba", "cute")
+            for which, user in (("built-in", False), ("user", True))
         ),
         (
             "numba histogram",
@@ -525,7 +585,37 @@ def main() -> None:
         [[k, f"{SAMPLES / v / 1e9:.0f}", f"{ts['cub'] / v:.3f}", f"{ts['torch.bincount'] / v:.2f}"]
          for k, v in ts.items()],
     )  # fmt: skip
-    print("\nnot measured: merge sort (user vs built-in comparator) is not in the catalog yet")
+
+    # -- merge sort: a user comparator vs the built-in one -----------------------------------------
+    merge = {
+        "numba built-in": numba_merge_sort(False)[TILES, THREADS],
+        "numba user": numba_merge_sort(True)[TILES, THREADS],
+        "cute built-in": cutlass_coop.compile(cute_merge_sort(False), ct["src"], ct["dst"]),
+        "cute user": cutlass_coop.compile(cute_merge_sort(True), ct["src"], ct["dst"]),
+    }
+    merge_fns = {
+        k: (lambda f=f: f(nb["src"], nb["dst"]))
+        if k.startswith("numba")
+        else (lambda f=f: f(ct["src"], ct["dst"]))
+        for k, f in merge.items()
+    }
+    want_keys = torch.sort(src.view(TILES, TILE), dim=-1).values
+    for name, fn in merge_fns.items():
+        dst.fill_(-1)
+        fn()
+        torch.cuda.synchronize()
+        assert torch.equal(dst.view(TILES, TILE), want_keys), name
+    del want_keys
+    ts = bench._interleaved(merge_fns, args.reps, torch)
+    result["merge_sort"] = {k: n * 8 / v / 1e9 for k, v in ts.items()}
+    _table(
+        f"block merge sort, {THREADS} x {ITEMS} int32 keys, {TILES} tiles (GB/s, read + written; user / "
+        "built-in: the issue's target is >= 0.98)",
+        ["what", "built-in GB/s", "user GB/s", "user / built-in"],
+        [[dsl, f"{n * 8 / ts[f'{dsl} built-in'] / 1e9:.0f}", f"{n * 8 / ts[f'{dsl} user'] / 1e9:.0f}",
+          f"{ts[f'{dsl} built-in'] / ts[f'{dsl} user']:.3f}"] for dsl in ("numba", "cute")],
+    )  # fmt: skip
+    print("merge sort: done", file=sys.stderr, flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)

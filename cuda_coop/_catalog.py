@@ -14,7 +14,7 @@ from typing import Any
 
 from ._choices import Choices, Option
 from ._dtypes import DTYPES, dtype_named
-from ._errors import CoopTypeError, CoopValueError
+from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._kinds import (
     BlockShape,
     Choice,
@@ -806,6 +806,102 @@ RADIX_SORT = Primitive(
     ),
 )
 
+_CMP = Param(
+    "op",
+    Comparator(),
+    "str | Callable[[Any, Any], bool]",
+    "a built-in comparator (``'less'``: ascending, ``'greater'``: descending) or a function of two keys "
+    "returning True when the first is ordered before the second (a strict weak ordering).",
+    keyword_only=False,
+)
+
+
+def _check_sort_fits(r: Resolver) -> None:
+    """CUB's merge sort stages the whole tile (keys, then values) in shared memory."""
+    values = r.option("values")
+    itemsize = max(dtype_named(r.dtype).itemsize, dtype_named(values).itemsize if values else 0)
+    tile_bytes = r.threads * r.n * itemsize
+    if tile_bytes > STATIC_SHARED_LIMIT:
+        raise CoopValueError(
+            f"{r.q}: the sort stages the block's tiles ({tile_bytes} B) through shared memory, above the "
+            f"{STATIC_SHARED_LIMIT} B static limit; use fewer items per thread or a smaller block"
+        )
+
+
+def _check_merge_sort(r: Resolver) -> None:
+    """CUB's block merge sort pairs runs of threads: the block's thread count must be a power of two
+    (a ``static_assert`` in CUB, checked here first); the tile is staged in shared memory."""
+    if r.threads & (r.threads - 1):
+        raise CoopLaunchConfigError(
+            f"{r.q}: needs a block of a power-of-two number of threads, the block has {r.threads} "
+            f"{r.block_dims}; use 32, 64, 128, 256, 512 or 1024 threads, or coop.block.radix_sort"
+        )
+    _check_sort_fits(r)
+
+
+MERGE_SORT = Primitive(
+    scope="block",
+    name="merge_sort",
+    cub=Cub(
+        "cub::BlockMergeSort",
+        "cub/block/block_merge_sort.cuh",
+        ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "values", *_BLOCK_DIMS[1:]),
+    ),
+    params=(
+        Param(
+            "keys",
+            Payload(),
+            "ThreadData",
+            "the thread's keys in a blocked arrangement (a ``coop.ThreadData``), sorted in place.",
+            keyword_only=False,
+        ),
+        _CMP,
+        Param(
+            "values",
+            Items(tag="values", dtypes=_ALL_DTYPES),
+            "ThreadData | None",
+            "values moved with their keys (a ``ThreadData`` of any element type with the keys' items per "
+            "thread), sorted in place; by default keys only.",
+            None,
+        ),
+        Param(
+            "valid_items",
+            Count("partial"),
+            "int | None",
+            "number of valid keys in the tile (the first ones, blocked); only those are sorted, the others "
+            "are unspecified afterwards.",
+            None,
+        ),
+        Param(
+            "oob_default",
+            Element("oob"),
+            "int | float | None",
+            "a key ordered after every valid key, which CUB pads a partial tile with (optional).",
+            None,
+            requires=("valid_items",),
+        ),
+        Param(
+            "stable",
+            Flag("stable", method="Stable"),
+            "bool",
+            "keys that compare equal keep their input order (CUB's ``StableSort``).",
+            False,
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call("{stable}Sort", ("keys", "values", "op", "valid_items", "oob_default")),
+    check=_check_merge_sort,
+    summary="Sort the block's keys (and values) with a comparator (CUB BlockMergeSort).",
+    details=(
+        "All threads of the block must call it; the block's thread count must be a power of two. Keys "
+        "of any element type are in the blocked arrangement before and after (thread ``t`` holds tile "
+        "positions ``t*n .. t*n+n-1``), ordered by ``op`` (which must be a strict weak ordering of the "
+        "keys: with floats, ``'less'`` is one only without NaN). With ``stable=True`` keys that compare "
+        "equal keep their input order. It goes through shared memory (the tile of keys, then values)."
+    ),
+)
+
 BLOCK_ADJACENT_DIRECTIONS = Choices(
     "BlockAdjacentDirection",
     "Which neighbour ``coop.block.adjacent_difference`` pairs each item with "
@@ -1262,8 +1358,136 @@ HISTOGRAM = Primitive(
     ),
 )
 
+#: Run lengths and offsets: unsigned or signed integers (CUB converts them to its uint32 offsets).
+_RUN_DTYPES = ("int32", "uint32", "int16", "uint16", "int64", "uint64")
+
+
+def _check_run_length_decode(r: Resolver) -> None:
+    """The runs come as lengths or as offsets (one of them); the block's runs (values and uint32
+    offsets) are kept in shared memory."""
+    if not {"run_lengths", "run_offsets"} & r.present:
+        raise CoopValueError(f"{r.q}: pass run_lengths (each run's length) or run_offsets (each run's start)")
+    size = r.threads * r.n * (dtype_named(r.dtype).itemsize + 4)
+    if size > STATIC_SHARED_LIMIT:
+        raise CoopValueError(
+            f"{r.q}: the block's {r.threads * r.n} runs take {size} B of shared memory (value and offset "
+            f"each), above the {STATIC_SHARED_LIMIT} B static limit; use fewer runs per thread or a smaller "
+            "block"
+        )
+
+
+RUN_LENGTH_DECODE = Primitive(
+    scope="block",
+    name="run_length_decode",
+    cub=Cub(
+        "cub::BlockRunLengthDecode",
+        "cub/block/block_run_length_decode.cuh",
+        (
+            "T",
+            "BLOCK_DIM_X",
+            "ITEMS_PER_THREAD",
+            "decoded_items_per_thread",
+            "DECODED_OFFSET_T",
+            *_BLOCK_DIMS[1:],
+        ),
+        fixed=(("DECODED_OFFSET_T", "uint32_t"),),
+    ),
+    params=(
+        Param(
+            "run_values",
+            Payload(),
+            "ThreadData",
+            "the thread's runs' values (a ``coop.ThreadData``; thread ``t`` holds runs ``t*n .. t*n+n-1``).",
+            keyword_only=False,
+        ),
+        Param(
+            "decoded_items_per_thread",
+            Constant(range(1, 257)),
+            "int",
+            "decoded items each thread gets: the window is ``threads * decoded_items_per_thread`` items "
+            "(a compile-time constant).",
+        ),
+        Param(
+            "run_lengths",
+            Items(tag="lengths", dtypes=_RUN_DTYPES),
+            "ThreadData | None",
+            "each run's length (an integer ``ThreadData`` with the values' items per thread); zero-length "
+            "runs only at the end. The call then also returns the decoded size.",
+            None,
+            excludes=("run_offsets",),
+        ),
+        Param(
+            "run_offsets",
+            Items(tag="runoffsets", dtypes=_RUN_DTYPES),
+            "ThreadData | None",
+            "instead of lengths, each run's first position in the decoded sequence (ascending, the first "
+            "run's 0); the last run extends past the window.",
+            None,
+        ),
+        Param(
+            "from_decoded_offset",
+            Count("from"),
+            "int",
+            "the window's first position in the decoded sequence (a runtime int or a constant), at most the "
+            "decoded size.",
+            0,
+        ),
+        Param(
+            "relative_offsets",
+            Flag("relative"),
+            "bool",
+            "also return each decoded item's position within its run (an int32 ``ThreadData``).",
+            False,
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call(
+        "RunLengthDecode",
+        ("decoded_items", "item_offsets", "from_decoded_offset"),
+        ctor=("run_values", "run_lengths", "run_offsets", "total_decoded_size"),
+    ),
+    results=(
+        Result(
+            "decoded_items",
+            "the window's decoded items, blocked.",
+            items="decoded_items_per_thread",
+        ),
+        Result(
+            "item_offsets",
+            "each decoded item's position within its run.",
+            items="decoded_items_per_thread",
+            when="relative_offsets",
+            dtype="int32",
+        ),
+        Result("total_decoded_size", "the decoded sequence's length.", when="run_lengths", dtype="int32"),
+    ),
+    check=_check_run_length_decode,
+    summary="Decode a window of the block's run-length encoded sequence (CUB BlockRunLengthDecode).",
+    details=(
+        "All threads of the block must call it, with the same runs and window. The block's runs (thread "
+        "``t`` holds runs ``t*n .. t*n+n-1``) define a sequence in which each run's value repeats its "
+        "length times; the call returns its window of ``threads * decoded_items_per_thread`` items from "
+        "``from_decoded_offset`` on, in the blocked arrangement. Items past the end of the sequence are "
+        "unspecified. Each call hands the runs to CUB anew (CUB's constructor), so decoding a long "
+        "sequence is a loop of calls with a growing ``from_decoded_offset``."
+    ),
+    returns_doc="the decoded items (a fresh ``ThreadData`` of the values' type with "
+    "``decoded_items_per_thread`` items); with ``relative_offsets``, ``(decoded_items, item_offsets)``; "
+    "with ``run_lengths``, the decoded size (int32) last: ``(decoded_items, [item_offsets,] total)``.",
+    returns_annotation="Any",
+)
+
 #: The rows of this section, in the order they are documented.
-SORTING_ROWS = (RADIX_SORT, ADJACENT_DIFFERENCE, DISCONTINUITY, SHUFFLE, HISTOGRAM)
+SORTING_ROWS = (
+    RADIX_SORT,
+    MERGE_SORT,
+    ADJACENT_DIFFERENCE,
+    DISCONTINUITY,
+    SHUFFLE,
+    HISTOGRAM,
+    RUN_LENGTH_DECODE,
+)
 
 
 # --- warp rows ---------------------------------------------------------------------------------------
@@ -1763,28 +1987,6 @@ WARP_EXCHANGE = Primitive(
     details=_WARP_DETAILS + "In ``'scatter_to_striped'``, ranks must address each tile position of the "
     "logical warp at most once.",
 )
-
-_CMP = Param(
-    "op",
-    Comparator(),
-    "str | Callable[[Any, Any], bool]",
-    "a built-in comparator (``'less'``: ascending, ``'greater'``: descending) or a function of two keys "
-    "returning True when the first is ordered before the second (a strict weak ordering).",
-    keyword_only=False,
-)
-
-
-def _check_sort_fits(r: Resolver) -> None:
-    """CUB's merge sort stages the whole tile (keys, then values) in shared memory."""
-    values = r.option("values")
-    itemsize = max(dtype_named(r.dtype).itemsize, dtype_named(values).itemsize if values else 0)
-    tile_bytes = r.threads * r.n * itemsize
-    if tile_bytes > STATIC_SHARED_LIMIT:
-        raise CoopValueError(
-            f"{r.q}: the sort stages the block's tiles ({tile_bytes} B) through shared memory, above the "
-            f"{STATIC_SHARED_LIMIT} B static limit; use fewer items per thread or a smaller block"
-        )
-
 
 WARP_MERGE_SORT = Primitive(
     scope="warp",

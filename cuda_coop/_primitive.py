@@ -66,6 +66,8 @@ class Result:
         broadcast: a Flag parameter that gives it to every thread (CUB defines it in thread 0).
         spread: a LogicalWarp parameter: the result is a ThreadData of the payload's items spread
             over the logical warp's lanes (``ceil(items / width)`` items per thread).
+        items: a Constant parameter: the result is a ThreadData of that many items per thread (not
+            the payload's; a run-length decode's window).
     """
 
     name: str
@@ -77,6 +79,7 @@ class Result:
     options: tuple[str, ...] = ()
     dtype: str | None = None
     init: str | None = None
+    items: str | None = None
 
 
 @dataclass(frozen=True)
@@ -100,13 +103,18 @@ class Call:
     method for when an optional parameter is given (``(("valid_items", "InclusiveScanPartial"),)``:
     CUB spells some overloads as methods of their own); the first given one wins. ``orders`` give
     the arguments for a Choice's option where its method takes them in another order
-    (``(("flags=tails", ("tail_flags", "items", "op")),)``); ``args`` holds for the others."""
+    (``(("flags=tails", ("tail_flags", "items", "op")),)``); ``args`` holds for the others.
+    ``ctor`` names the arguments passed to the class's constructor after its ``TempStorage`` (absent
+    optional ones left out, which chooses CUB's constructor overload; a result there is an output
+    reference the constructor fills), for classes that take their input when constructed
+    (``cub::BlockRunLengthDecode`` takes the runs)."""
 
     method: str
     args: tuple[str, ...]
     returns: str | None = None
     variants: tuple[tuple[str, str], ...] = ()
     orders: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    ctor: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -235,7 +243,12 @@ class Primitive:
         payloads = [p for p in self.params if isinstance(p.kind, Payload)]
         assert len(payloads) == 1, f"{self.qualname}: one Payload parameter, got {len(payloads)}"
         known = set(self._by_name) | {r.name for r in self.results}
-        named = (*self.call.args, *(n for _o, args in self.call.orders for n in args), self.call.returns)
+        named = (
+            *self.call.args,
+            *self.call.ctor,
+            *(n for _o, args in self.call.orders for n in args),
+            self.call.returns,
+        )
         unknown = [n for n in named if n is not None and n not in known]
         assert not unknown, f"{self.qualname}: the call names no parameter or result {unknown}"
         for key, _args in self.call.orders:
@@ -458,7 +471,9 @@ class Primitive:
             if not self.given(req, res.name):
                 continue
             dtype = res.dtype or req.dtype
-            if res.spread is not None:
+            if res.items is not None:
+                slot = Slot(res.name, Shape.ITEMS, dtype, int(str(req.option(res.items))), result=True)
+            elif res.spread is not None:
                 width = int(req.option(res.spread))  # type: ignore[arg-type]
                 items = -(-req.items_per_thread // width)
                 slot = Slot(res.name, Shape.ITEMS, dtype, items, result=True)

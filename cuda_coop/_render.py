@@ -276,39 +276,50 @@ def _wrapper(req: Request) -> str:
                 body += f"  for (int i = 0; i < {src.items}; ++i) {res.name}[i] = {res.init}[i];\n"
             else:
                 body += f"  {res.name} = {res.init};\n"
-    args = []
-    for name in prim.call_args(req):
-        kind = prim.param(name).kind if name not in {r.name for r in prim.results} else None
-        if not prim.given(req, name):
-            if isinstance(kind, Count) and kind.otherwise is not None:  # keeps later arguments in place
-                args.append(kind.otherwise.format(T=t))
-            continue
-        if isinstance(kind, Functor):
-            args.append(_functor(str(req.option(name)), req.dtype))
-        elif isinstance(kind, PrefixOp):
-            op = str(req.option(kind.op) or kind.op)
-            functor = _functor(op, req.dtype)
-            body += (
-                f"  coop_running_prefix<{t}, decltype({functor})> {name}_callback{{{name}[0], {functor}}};\n"
-            )
-            args.append(f"{name}_callback")
-        else:
-            args.append(name)  # a slot's local; for an absent argument with a fallback, the backend
-            # passed the fallback's value in the slot
+    results = {r.name for r in prim.results}
+
+    def arguments(names: Sequence[str]) -> list[str]:
+        nonlocal body
+        args = []
+        for name in names:
+            kind = prim.param(name).kind if name not in results else None
+            if not prim.given(req, name):
+                if isinstance(kind, Count) and kind.otherwise is not None:  # keeps later arguments in place
+                    args.append(kind.otherwise.format(T=t))
+                continue
+            if isinstance(kind, Functor):
+                args.append(_functor(str(req.option(name)), req.dtype))
+            elif isinstance(kind, PrefixOp):
+                op = str(req.option(kind.op) or kind.op)
+                functor = _functor(op, req.dtype)
+                body += (
+                    f"  coop_running_prefix<{t}, decltype({functor})> "
+                    f"{name}_callback{{{name}[0], {functor}}};\n"
+                )
+                args.append(f"{name}_callback")
+            else:
+                args.append(name)  # a slot's local; for an absent argument with a fallback, the backend
+                # passed the fallback's value in the slot
+        return args
+
+    args = arguments(prim.call_args(req))
+    ctor_args = "".join(f", {a}" for a in arguments(prim.call.ctor))
     scope = _scope(req)
     storage = f"{req.symbol}_storage"
     scratch = prim.needs_scratch(dict(req.options))
     if req.caller_temp_storage:
-        ctor = f"{req.symbol}_t({scope.slice(f'*reinterpret_cast<{storage}*>(temp_storage_)')})"
+        ctor = f"{req.symbol}_t({scope.slice(f'*reinterpret_cast<{storage}*>(temp_storage_)')}{ctor_args})"
     elif scratch:
         # All implicit scratch of a kernel's scope is one buffer: wait until every thread of the group
         # is done with its previous use (CUB requires a barrier before a TempStorage is reused).
         buffer = _scratch_name(prim.scope, req.scratch_group)
-        ctor = f"{req.symbol}_t({scope.slice(f'*reinterpret_cast<{storage}*>(&{buffer})')})"
+        ctor = f"{req.symbol}_t({scope.slice(f'*reinterpret_cast<{storage}*>(&{buffer})')}{ctor_args})"
         body += f"  {scope.barrier()}\n"
     else:
         setup, ctor = scope.no_scratch(req.symbol)
         body += setup
+        if ctor_args:  # the constructor's arguments follow its storage, if it takes any
+            ctor = ctor[:-1] + (ctor_args if not ctor.endswith("()") else ctor_args[2:]) + ")"
     method = prim.method(req)
     call = f"{ctor}.{method}({', '.join(args)});\n"
     call = f"  {prim.call.returns} = {call}" if prim.call.returns else f"  {call}"

@@ -51,7 +51,7 @@ def bits(dtype: str) -> int:
 
 
 #: The kernels' families of cases (one kernel each, so that no kernel grows past its registers).
-GROUPS = ("sort", "neighbours", "histogram")
+GROUPS = ("sort", "neighbours", "histogram", "merge", "decode")
 #: Histogram bins per sample type (at most a tile: the counters are stored in the tile's place).
 HISTOGRAM_BINS = {"int8": 100, "int16": 500, "int32": 37, "int64": 300, "uint8": 256, "uint16": 2048,
                   "uint32": 333, "uint64": 7}  # fmt: skip
@@ -85,12 +85,17 @@ class Config:
         return f"{self.group}-{self.key}-{self.value}-{'x'.join(map(str, self.block))}-{self.ipt}"
 
 
+#: The block shapes of a power-of-two number of threads (CUB's block merge sort needs one).
+POW2_BLOCKS = [b for b in BLOCKS if not (b[0] * b[1] * b[2]) & (b[0] * b[1] * b[2] - 1)]
+
+
 def configs() -> list[Config]:
     """Every family of cases with every key type, with a rotation of value types, block shapes and
-    items per thread."""
+    items per thread (the merge family's blocks are those of a power-of-two thread count)."""
     return [
-        Config(k, VALUE_DTYPES[i % len(VALUE_DTYPES)], BLOCKS[i % len(BLOCKS)], IPTS[i % len(IPTS)], g)
+        Config(k, VALUE_DTYPES[i % len(VALUE_DTYPES)], blocks[i % len(blocks)], IPTS[i % len(IPTS)], g)
         for g in GROUPS
+        for blocks in [POW2_BLOCKS if g == "merge" else BLOCKS]
         for i, k in enumerate(KEY_DTYPES)
         if g != "histogram" or k in HISTOGRAM_BINS  # samples are bin numbers
     ]
@@ -119,12 +124,15 @@ class Case:
         call: the statements, identical in both DSLs (``{LOOP}``: the loop over the thread's items).
         stores: (ThreadData name, output array, ``"blocked"`` or ``"striped"``) after the call.
         ref: (tile keys, tile values, params) -> the expected tile of each output array.
+        ordered: its keys have no NaN or infinity (``'less'`` on floats is a strict weak ordering
+            only without NaN; a partial sort's ``oob_default`` must be ordered after every key).
     """
 
     id: str
     call: str
     stores: tuple[tuple[str, str, str], ...]
     ref: Reference = field(compare=False)
+    ordered: bool = False
 
 
 # --- references ------------------------------------------------------------------------------------
@@ -206,6 +214,120 @@ def _radix(cfg: Config, id_: str, *, values: bool = False, descending: bool = Fa
 def max_radix_bits(threads: int) -> int:
     """The most radix bits whose digit counters fit the static shared-memory limit."""
     return max(b for b in range(1, 9) if ((1 << (b - 1)) + 1) * threads * 4 <= 48 * 1024)
+
+
+def last_key(dtype: str, descending: bool) -> str:
+    """A key ordered after every key of ordered data (a partial sort's ``oob_default``), as kernel
+    text: ordered float keys are normal values of scale 100 (and zeros), far inside +-60000."""
+    if is_float(dtype):
+        return "-60000.0" if descending else "60000.0"
+    info = np.iinfo(np.dtype(dtype))
+    return str(info.min if descending else info.max)
+
+
+def _merge(cfg: Config, id_: str, *, op: str = "less", values: bool = False, partial: bool = False,
+           oob: bool = False, stable: bool = False, temp: bool = False) -> Case:  # fmt: skip
+    """A block merge sort; a partial tile's keys (and values) past ``nvalid`` are unspecified after
+    CUB's sort, so the case puts the input back there (the reference keeps them)."""
+    descending = op == "greater"
+    args = ["keys", op if op.startswith("user_") else repr(op)]
+    if values:
+        args.append("values=vals")
+    if partial:
+        args.append("valid_items=nvalid")
+    if oob:
+        args.append(f"oob_default={last_key(cfg.key, descending)}")
+    if stable:
+        args.append("stable=True")
+    if temp:
+        args.append("temp_storage=ts")
+    lines = [f"coop.block.merge_sort({', '.join(args)})"]
+    if partial:
+        lines += ["{LOOP}", "    if t * {IPT} + j >= nvalid:", "        keys[j] = x[base + t * {IPT} + j]"]
+        if values:
+            lines.append("        vals[j] = v[base + t * {IPT} + j]")
+    stores = (("keys", "ok", "blocked"),) + ((("vals", "ov", "blocked"),) if values else ())
+
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        # CUB's Sort is the same merge of runs as StableSort (which calls it): the stable order is
+        # the reference of both, and keys alone are the same either way but for -0.0 and +0.0
+        n = min(p.nvalid, len(keys)) if partial else len(keys)
+        order = np.concatenate([sort_order(keys[:n], descending=descending), np.arange(n, len(keys))])
+        out = {"ok": keys[order]}
+        if values:
+            out["ov"] = vals[order]
+        return out
+
+    return Case(f"merge_sort-{id_}", "\n".join(lines), stores, ref, ordered=True)
+
+
+def run_lengths(cfg: Config, begin: int, nvalid: int | None = None) -> np.ndarray:
+    """The decode cases' run lengths, as their kernels compute them: 1..3 for run ``p = t*n + j``
+    (``1 + (7t + 5j + begin) % 3``), and 0 from run ``nvalid`` on (trailing zero-length runs)."""
+    t, j = np.divmod(np.arange(cfg.tile), cfg.ipt)
+    lengths = 1 + (t * 7 + j * 5 + begin) % 3
+    if nvalid is not None:
+        lengths[nvalid:] = 0
+    return lengths
+
+
+def _decode(cfg: Config, id_: str, *, runs: str = "lengths", window: bool = False, trailing: bool = False,
+            relative: bool = False, temp: bool = False) -> Case:  # fmt: skip
+    """A block run-length decode of the tile's keys (the runs' values) with lengths computed in the
+    kernel, one window of ``threads * ipt`` items from 0 or (``window``) from ``begin``. Items past the
+    decoded size are unspecified: the case sets them to the tile's first key (offsets to -1). The
+    decoded size goes to ``oi`` (with lengths; with offsets, the scan's aggregate is the size)."""
+    start = "begin" if window else "0"
+    lines = [
+        "rl = coop.ThreadData({IPT}, {I32})",
+        "o = coop.ThreadData({IPT}, {I32})",
+        "{LOOP}",
+        "    rl[j] = 1 + (t * 7 + j * 5 + begin) % 3",
+    ]
+    if trailing:
+        lines += ["    if t * {IPT} + j >= nvalid:", "        rl[j] = 0"]
+    args = ["keys", "decoded_items_per_thread={IPT}"]
+    args.append("run_lengths=rl" if runs == "lengths" else "run_offsets=ro")
+    if window:
+        args.append("from_decoded_offset=begin")
+    if relative:
+        args.append("relative_offsets=True")
+    if temp:
+        args.append("temp_storage=ts")
+    outs = "d" + (", off" if relative else "") + (", total" if runs == "lengths" else "")
+    if runs == "offsets":
+        lines.append("ro, total = coop.block.exclusive_sum(rl, block_aggregate=True)")
+    lines += [
+        f"{outs} = coop.block.run_length_decode({', '.join(args)})",
+        "{LOOP}",
+        "    o[j] = total",
+        f"    if {start} + t * {{IPT}} + j >= total:",
+        "        d[j] = x[base]",
+    ]
+    if relative:
+        lines.append("        off[j] = -1")
+        lines += ["{LOOP}", "    o[j] = o[j] + 1000000 * off[j]"]  # the size and the offsets in one
+    stores = (("d", "ok", "blocked"), ("o", "oi", "blocked"))
+
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        lengths = run_lengths(cfg, p.begin, p.nvalid if trailing else None)
+        total = int(lengths.sum())
+        first = p.begin if window else 0
+        pos = first + np.arange(len(keys))
+        inside = pos < total
+        decoded = np.repeat(keys, lengths)
+        out = np.full(len(keys), keys[0])
+        out[inside] = decoded[pos[inside]]
+        o = np.full(len(keys), total, dtype=np.int64)
+        if relative:
+            starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+            run = np.repeat(np.arange(len(keys)), lengths)
+            offsets = np.full(len(keys), -1)
+            offsets[inside] = pos[inside] - starts[run[pos[inside]]]
+            o = o + 1000000 * offsets
+        return {"ok": out, "oi": o.astype(np.int32)}
+
+    return Case(f"run_length_decode-{id_}", "\n".join(lines), stores, ref)
 
 
 def _neighbour(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -407,8 +529,23 @@ def cases(cfg: Config) -> list[Case]:
         _shuffle(cfg, "down", "down"),
         _shuffle(cfg, "down-prefix", "down-prefix"),
     ]
+    merge = [
+        _merge(cfg, "less"),
+        _merge(cfg, "greater-pairs-stable", op="greater", values=True, stable=True),
+        _merge(cfg, "user-pairs-stable-temp", op="user_less", values=True, stable=True, temp=True),
+        _merge(cfg, "less-partial", partial=True),
+        _merge(cfg, "greater-pairs-partial-oob-stable", op="greater", values=True, partial=True, oob=True,
+               stable=True),
+        _merge(cfg, "user-partial-oob", op="user_less", partial=True, oob=True),
+    ]  # fmt: skip
+    decode = [
+        _decode(cfg, "lengths"),
+        _decode(cfg, "lengths-trailing-zeros-relative", trailing=True, relative=True),
+        _decode(cfg, "lengths-window-temp", window=True, temp=True),
+        _decode(cfg, "offsets-window-relative", runs="offsets", window=True, relative=True),
+    ]
     if cfg.group != "histogram":
-        return {"sort": sort, "neighbours": neighbours}[cfg.group]
+        return {"sort": sort, "neighbours": neighbours, "merge": merge, "decode": decode}[cfg.group]
     return [
         _histogram(cfg, "atomic-global"),
         _histogram(cfg, "atomic-shared", shared=True),
@@ -428,16 +565,17 @@ def cases(cfg: Config) -> list[Case]:
 # --- data ----------------------------------------------------------------------------------------------
 
 
-def keys_data(rng: np.random.Generator, dtype: str, size: int, variant: str, high: int | None = None
-              ) -> np.ndarray:  # fmt: skip
+def keys_data(rng: np.random.Generator, dtype: str, size: int, variant: str, high: int | None = None,
+              ordered: bool = False) -> np.ndarray:  # fmt: skip
     """Keys of one launch: ``random`` over the whole range (floats: normal values with specials
-    sprinkled in; with ``high``, ``0 .. high-1``), ``dups`` (a few distinct keys), ``equal`` (one key)."""
+    sprinkled in, only -0.0 and +0.0 when ``ordered``; with ``high``, ``0 .. high-1``), ``dups`` (a
+    few distinct keys), ``equal`` (one key)."""
     dt = np.dtype(dtype)
     if high is not None:
         pool = rng.integers(0, high, size=size).astype(dt)
     elif is_float(dtype):
         pool = rng.normal(scale=100.0, size=size).astype(dt)
-        specials = np.array([-0.0, 0.0, np.nan, np.inf, -np.inf], dtype=dt)
+        specials = np.array([-0.0, 0.0] if ordered else [-0.0, 0.0, np.nan, np.inf, -np.inf], dtype=dt)
         pick = rng.random(size) < 0.1
         pool[pick] = rng.choice(specials, size=int(pick.sum()))
     else:
@@ -497,7 +635,7 @@ def poison(rng: np.random.Generator, dtype: str, n: int) -> np.ndarray:
     return rng.integers(info.min, info.max, size=n, endpoint=True, dtype=np.dtype(dtype))
 
 
-SANITIZER_CONFIGS = {0, 4, 8, 13, 17, 21, 22, 26}  # a diagonal subset run under compute-sanitizer
+SANITIZER_CONFIGS = {0, 4, 8, 13, 17, 21, 22, 26, 31, 36}  # a diagonal subset run under compute-sanitizer
 
 
 def gpu_params() -> list[object]:

@@ -92,11 +92,12 @@ def _body(cases: list[Case], loop: str, sync: str) -> list[str]:
     return lines
 
 
-def _fill(text: str, cfg: Config) -> str:
+def _fill(text: str, cfg: Config, *, cute: bool) -> str:
     bx, by, bz = cfg.block
     subst = {
         "{K}": cfg.key, "{V}": cfg.value, "{CK}": _CUTE_TYPES[cfg.key], "{CV}": _CUTE_TYPES[cfg.value],
         "{TILES}": str(TILES), "{TILE}": str(cfg.tile), "{THREADS}": str(cfg.threads), "{IPT}": str(cfg.ipt),
+        "{I32}": "cutlass.Int32" if cute else '"int32"',
         "{BX}": str(bx), "{BY}": str(by), "{BZ}": str(bz), "{GRID}": str(GRID),
         "{SHARED_NUMBA}": f"    sh = cuda.shared.array({cfg.bins}, np.int32)\n" if cfg.bins else "",
         "{SHARED_CUTE}": "    sh = SmemAllocator().allocate_tensor(cutlass.Int32, cute.make_layout("
@@ -109,10 +110,12 @@ def _fill(text: str, cfg: Config) -> str:
 
 def numba_source(cfg: Config, cases: list[Case]) -> str:
     """A module defining ``kernel`` (to be compiled with ``cuda.coop.numba.jit``)."""
-    return _fill(_NUMBA + "\n".join(_body(cases, "range({IPT})", "cuda.syncthreads()")) + "\n", cfg)
+    return _fill(
+        _NUMBA + "\n".join(_body(cases, "range({IPT})", "cuda.syncthreads()")) + "\n", cfg, cute=False
+    )
 
 
 def cute_source(cfg: Config, cases: list[Case]) -> str:
     """A module defining the ``@cute.kernel`` and its ``@cute.jit`` launcher ``host``."""
     body = _body(cases, "cutlass.range_constexpr({IPT})", "cute.arch.barrier()")
-    return _fill(_CUTE + "\n".join(body) + _CUTE_HOST, cfg)
+    return _fill(_CUTE + "\n".join(body) + _CUTE_HOST, cfg, cute=True)

@@ -30,6 +30,11 @@ def _inlined(report: Any, functions: int = 1) -> Any:
     return report
 
 
+def _requests(cfg: Config) -> int:
+    """The kernel's requests: one per case (the decode family's offsets case adds its scan's)."""
+    return len(cases(cfg)) + (cfg.group == "decode")
+
+
 def _one_bundle(before: coop.CompileStats) -> None:
     after = coop.compile_stats()
     nvrtc, hits = after.nvrtc_compiles - before.nvrtc_compiles, after.cache_hits - before.cache_hits
@@ -51,7 +56,7 @@ def test_grid_kernel_numba(cfg: Config) -> None:
     _inlined(compiled.inspect())
     # each case its own request, all in the one bundle; the histogram family's atomic requests need
     # no scratch, its three sorting ones do
-    assert len(compiled.temp_storage) == (3 if cfg.group == "histogram" else len(cs))
+    assert len(compiled.temp_storage) == (3 if cfg.group == "histogram" else _requests(cfg))
 
 
 @pytest.mark.parametrize("cfg", AOT_CONFIGS, ids=lambda c: c.id)
@@ -85,7 +90,7 @@ def test_grid_kernel_cute(cfg: Config) -> None:
     )
     _one_bundle(before)
     _inlined(compiled.inspect())
-    assert len(compiled.symbols) == len(cases(cfg))
+    assert len(compiled.symbols) == _requests(cfg)
 
 
 def test_radix_sort_half_and_bfloat16_keys() -> None:
@@ -123,3 +128,32 @@ def test_references_agree(dtype: str) -> None:
         np.testing.assert_array_equal(
             sort_order(keys, descending=True), np.argsort(mask - twiddled, kind="stable")
         )
+
+
+def test_merge_sort_needs_power_of_two_threads() -> None:
+    """CUB's block merge sort static_asserts a power-of-two thread count: checked before any C++."""
+
+    def kernel(src):  # type: ignore[no-untyped-def]
+        k = coop.ThreadData(2, np.int32)
+        coop.block.load(src, k)
+        coop.block.merge_sort(k, "less")
+        coop.block.store(src, k)
+
+    with pytest.raises(coop.CoopLaunchConfigError, match=r"merge_sort: needs a block of a power-of-two"):
+        numba_coop.compile(kernel, "void(int32[::1])", block=(96, 1, 1))
+
+
+def test_run_length_decode_shared_limit() -> None:
+    """The block's runs (value and uint32 offset each) are kept in shared memory: checked before C++."""
+
+    def kernel(src):  # type: ignore[no-untyped-def]
+        v = coop.ThreadData(64, np.float64)
+        n = coop.ThreadData(64, np.int32)
+        for i in range(64):
+            v[i] = src[i]
+            n[i] = 1
+        d, total = coop.block.run_length_decode(v, decoded_items_per_thread=1, run_lengths=n)
+        src[0] = d[0] + total
+
+    with pytest.raises(coop.CoopValueError, match=r"run_length_decode: the block's 8192 runs take 98304 B"):
+        numba_coop.compile(kernel, "void(float64[::1])", block=128)

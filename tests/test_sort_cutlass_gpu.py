@@ -62,7 +62,7 @@ def test_sort_grid(cfg: Config) -> None:
     failures = []
     for m, case in enumerate(cs):
         for variant in VARIANTS:
-            keys = keys_data(rng, cfg.key, n, variant, cfg.bins)
+            keys = keys_data(rng, cfg.key, n, variant, cfg.bins, case.ordered)
             p = params(rng, cfg, keys)
             poisons = {
                 "ok": poison(rng, cfg.key, n), "ov": poison(rng, cfg.value, n), "oi": poison(rng, "int32", n)

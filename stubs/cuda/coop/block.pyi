@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from . import BlockAdjacentDirection, BlockDiscontinuityFlags, BlockExchangeMode, BlockHistogramAlgorithm, BlockLoadAlgorithm, BlockRadixSortOutput, BlockReduceAlgorithm, BlockScanAlgorithm, BlockShuffleMode, BlockStoreAlgorithm, TempStorage, ThreadData
 
-__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram"]
+__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "merge_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram", "run_length_decode"]
 
 def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad)."""
@@ -41,6 +41,9 @@ def exclusive_scan(x: ThreadData | Any, op: str | Callable[[Any, Any], Any], *, 
 def radix_sort(keys: ThreadData, *, values: ThreadData | None = ..., descending: bool = ..., begin_bit: int = ..., end_bit: int | None = ..., output: str | BlockRadixSortOutput = ..., radix_bits: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Sort the block's keys (and values) by their bits, stably (CUB BlockRadixSort)."""
 
+def merge_sort(keys: ThreadData, op: str | Callable[[Any, Any], bool], *, values: ThreadData | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., stable: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+    """Sort the block's keys (and values) with a comparator (CUB BlockMergeSort)."""
+
 def adjacent_difference(items: ThreadData, *, op: str | Callable[[Any, Any], Any] = ..., direction: str | BlockAdjacentDirection = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
     """Combine each item with its left or right neighbour in the tile (CUB BlockAdjacentDifference)."""
 
@@ -52,3 +55,6 @@ def shuffle(x: ThreadData | Any, *, mode: str | BlockShuffleMode = ..., distance
 
 def histogram(samples: ThreadData, counters: Any, *, bins: int, offset: int = ..., algorithm: str | BlockHistogramAlgorithm = ..., init: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Count the block's samples into bins (CUB BlockHistogram)."""
+
+def run_length_decode(run_values: ThreadData, *, decoded_items_per_thread: int, run_lengths: ThreadData | None = ..., run_offsets: ThreadData | None = ..., from_decoded_offset: int = ..., relative_offsets: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+    """Decode a window of the block's run-length encoded sequence (CUB BlockRunLengthDecode)."""
