@@ -686,14 +686,14 @@ def _check_bit_range(r: Resolver) -> None:
         raise CoopValueError(f"{r.q}: begin_bit={begin} is not below end_bit={end}; the bit range is empty")
 
 
-def _check_radix_counters(r: Resolver, radix_bits: int) -> None:
+def _check_radix_counters(r: Resolver, radix_bits: int, name: str = "radix_bits") -> None:
     """BlockRadixRank's digit counters (two bytes per digit and thread, plus a padding lane) live in
     shared memory, and a tile must fit its 16-bit counters; both checked before any C++ exists."""
     counters = ((1 << max(radix_bits - 1, 0)) + 1) * r.threads * 4
     if counters > STATIC_SHARED_LIMIT:
         raise CoopValueError(
-            f"{r.q}: radix_bits={radix_bits} needs {counters} B of digit counters for {r.threads} threads, "
-            f"above the {STATIC_SHARED_LIMIT} B static limit; use fewer radix_bits or a smaller block"
+            f"{r.q}: {name}={radix_bits} needs {counters} B of digit counters for {r.threads} threads, "
+            f"above the {STATIC_SHARED_LIMIT} B static limit; use fewer {name} or a smaller block"
         )
     if r.threads * r.n > 65535:
         raise CoopValueError(
@@ -1478,6 +1478,145 @@ RUN_LENGTH_DECODE = Primitive(
     returns_annotation="Any",
 )
 
+BLOCK_RADIX_RANK_ALGORITHMS = Choices(
+    "BlockRadixRankAlgorithm",
+    "How ``coop.block.radix_rank`` ranks the keys' digits (``cub::BlockRadixRank`` or "
+    "``cub::BlockRadixRankMatch``, chosen by the option).",
+    (
+        Option(
+            "basic",
+            "false",
+            "``cub::BlockRadixRank``: per-thread digit counters in shared memory, scanned block-wide",
+        ),
+        Option(
+            "memoize",
+            "true",
+            "``cub::BlockRadixRank`` keeping the counters' outer scan in registers (``MEMOIZE_OUTER_SCAN``)",
+        ),
+        Option(
+            "match",
+            "",
+            "``cub::BlockRadixRankMatch``: the lanes of a warp with the same digit found by a warp match, "
+            "one counter per digit and warp; equal digits keep the warp-striped order",
+        ),
+    ),
+)
+CHOICES = (*CHOICES, BLOCK_RADIX_RANK_ALGORITHMS)
+
+_UNSIGNED_DTYPES = tuple(n for n, d in DTYPES.items() if d.kind == "u")
+_RANK_FIXED = (
+    ("INNER_SCAN_ALGORITHM", "cub::BLOCK_SCAN_WARP_SCANS"),
+    ("SMEM_CONFIG", "cudaSharedMemBankSizeFourByte"),
+)
+
+
+def _check_radix_rank(r: Resolver) -> None:
+    """Keys are unsigned bits; the digit lies within them; the basic algorithms' digit counters fit."""
+    if r.dtype not in _UNSIGNED_DTYPES:
+        raise CoopTypeError(
+            f"{r.q}: keys must be a ThreadData of an unsigned integer type (the keys' bits), got {r.dtype}; "
+            "rank the bits of other keys (coop.block.radix_sort orders signed and float keys by value)"
+        )
+    bits = 8 * dtype_named(r.dtype).itemsize
+    num = int(str(r.option("num_bits")))
+    begin = r.constants.get("begin_bit")
+    if num > bits:
+        raise CoopValueError(f"{r.q}: num_bits={num} is more than the key's {bits} bits ({r.dtype})")
+    if begin is not None and begin + num > bits:
+        raise CoopValueError(
+            f"{r.q}: begin_bit={begin} with num_bits={num} reaches past the key's {bits} bits ({r.dtype}); "
+            f"pass begin_bit <= {bits - num}"
+        )
+    if r.option("algorithm") != "match":
+        _check_radix_counters(r, num, "num_bits")
+
+
+RADIX_RANK = Primitive(
+    scope="block",
+    name="radix_rank",
+    cub=Cub(
+        "cub::BlockRadixRank",
+        "cub/block/block_radix_rank.cuh",
+        (
+            "BLOCK_DIM_X",
+            "num_bits",
+            "descending",
+            "algorithm",
+            "INNER_SCAN_ALGORITHM",
+            "SMEM_CONFIG",
+            *_BLOCK_DIMS[1:],
+        ),
+        fixed=_RANK_FIXED,
+        classes=(
+            (
+                "algorithm=match",
+                Cub(
+                    "cub::BlockRadixRankMatch",
+                    "cub/block/block_radix_rank.cuh",
+                    ("BLOCK_DIM_X", "num_bits", "descending", "INNER_SCAN_ALGORITHM", *_BLOCK_DIMS[1:]),
+                    fixed=_RANK_FIXED,
+                ),
+            ),
+        ),
+    ),
+    params=(
+        Param(
+            "keys",
+            Payload(),
+            "ThreadData",
+            "the thread's keys in a blocked arrangement (a ``coop.ThreadData`` of an unsigned integer type: "
+            "the keys' bits).",
+            keyword_only=False,
+        ),
+        Param(
+            "begin_bit",
+            Count("begin"),
+            "int",
+            "the digit's least significant bit (a runtime int or a constant); ``begin_bit + num_bits`` must "
+            "not pass the key's bits.",
+        ),
+        Param(
+            "num_bits",
+            Constant(tuple(range(1, 9))),
+            "int",
+            "the digit's bits, 1..8 (a compile-time constant; CUB's ``RADIX_BITS``).",
+        ),
+        Param(
+            "descending",
+            Flag("desc"),
+            "bool",
+            "rank from the largest digit to the smallest.",
+            False,
+        ),
+        Param(
+            "algorithm",
+            Choice(BLOCK_RADIX_RANK_ALGORITHMS),
+            "str | BlockRadixRankAlgorithm",
+            "``'basic'``, ``'memoize'`` or ``'match'``.",
+            "basic",
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call(
+        "RankKeys",
+        ("keys", "ranks", "digits"),
+        exprs=(("digits", "cub::BFEDigitExtractor<{T}>({begin_bit}, {num_bits})"),),
+    ),
+    results=(Result("ranks", "each key's rank.", like_payload=True, dtype="int32"),),
+    check=_check_radix_rank,
+    summary="Rank the block's keys by one digit of their bits, stably (CUB BlockRadixRank).",
+    details=(
+        "All threads of the block must call it. The digit of a key is its bits ``begin_bit .. "
+        "begin_bit+num_bits-1``; a key's rank is its position in the tile ordered by digit (ascending, or "
+        "descending), keys of equal digits in their blocked order (thread, then item), or with "
+        "``algorithm='match'`` in the warp-striped order (warp, then item, then lane): one pass of a radix "
+        "sort (``coop.block.exchange(keys, 'scatter_to_blocked', ranks=ranks)`` moves the keys there)."
+    ),
+    returns_doc="an int32 ``ThreadData`` of ranks (``0 .. threads*n-1``) like ``keys``.",
+    returns_annotation="ThreadData",
+)
+
 #: The rows of this section, in the order they are documented.
 SORTING_ROWS = (
     RADIX_SORT,
@@ -1487,6 +1626,7 @@ SORTING_ROWS = (
     SHUFFLE,
     HISTOGRAM,
     RUN_LENGTH_DECODE,
+    RADIX_RANK,
 )
 
 

@@ -87,12 +87,15 @@ class Cub:
     """The CUB class: its name, header and template parameters in CUB's order, each named:
     ``T``, ``BLOCK_DIM_X``/``Y``/``Z``, ``ITEMS_PER_THREAD``, a parameter of a template kind, or a
     name of ``fixed`` (a template argument that coop does not expose, given as C++ text so that the
-    ones after it can be named)."""
+    ones after it can be named). ``classes`` give another class for a Choice's option
+    (``(("algorithm=match", Cub("cub::BlockRadixRankMatch", ...)),)``), where CUB spells an
+    algorithm as a class of its own with its own template parameters."""
 
     cls: str
     header: str
     template: tuple[str, ...]
     fixed: tuple[tuple[str, str], ...] = ()
+    classes: tuple[tuple[str, Cub], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,9 @@ class Call:
     CUB spells some overloads as methods of their own); the first given one wins. ``orders`` give
     the arguments for a Choice's option where its method takes them in another order
     (``(("flags=tails", ("tail_flags", "items", "op")),)``); ``args`` holds for the others.
+    ``exprs`` are C++ expressions the call passes as arguments of their own names, built from the
+    call's parameters (``{T}`` the element type, ``{name}`` a parameter's local, or a compile-time
+    ``Constant``'s value): ``(("digits", "cub::BFEDigitExtractor<{T}>({begin_bit}, {num_bits})"),)``.
     ``ctor`` names the arguments passed to the class's constructor after its ``TempStorage`` (absent
     optional ones left out, which chooses CUB's constructor overload; a result there is an output
     reference the constructor fills), for classes that take their input when constructed
@@ -115,6 +121,7 @@ class Call:
     variants: tuple[tuple[str, str], ...] = ()
     orders: tuple[tuple[str, tuple[str, ...]], ...] = ()
     ctor: tuple[str, ...] = ()
+    exprs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -242,7 +249,7 @@ class Primitive:
         object.__setattr__(self, "_by_name", {p.name: p for p in self.params})
         payloads = [p for p in self.params if isinstance(p.kind, Payload)]
         assert len(payloads) == 1, f"{self.qualname}: one Payload parameter, got {len(payloads)}"
-        known = set(self._by_name) | {r.name for r in self.results}
+        known = set(self._by_name) | {r.name for r in self.results} | {n for n, _e in self.call.exprs}
         named = (
             *self.call.args,
             *self.call.ctor,
@@ -251,7 +258,7 @@ class Primitive:
         )
         unknown = [n for n in named if n is not None and n not in known]
         assert not unknown, f"{self.qualname}: the call names no parameter or result {unknown}"
-        for key, _args in self.call.orders:
+        for key in (*(k for k, _a in self.call.orders), *(k for k, _c in self.cub.classes)):
             choice, _, option = key.partition("=")
             assert option in {o.value for o in self.choices()[choice].options}, f"{self.qualname}: {key}"
 
@@ -333,6 +340,14 @@ class Primitive:
         return "\n".join(lines)
 
     # --- resolution -----------------------------------------------------------------------------
+
+    def cub_class(self, req: Request) -> Cub:
+        """The CUB class of ``req``: the row's, or another for the Choice option that names one."""
+        for key, cub in self.cub.classes:
+            choice, _, option = key.partition("=")
+            if req.option(choice) == option:
+                return cub
+        return self.cub
 
     def needs_scratch(self, options: Mapping[str, str]) -> bool:
         """Whether the CUB class needs shared ``TempStorage`` for these choices."""
@@ -443,6 +458,8 @@ class Primitive:
 
     def given(self, req: Request, name: str) -> bool:
         """Whether parameter or result ``name`` takes part in ``req`` (optional ones by their tag)."""
+        if name in dict(self.call.exprs):
+            return True
         for res in self.results:
             if res.name == name:
                 if res.when is None:

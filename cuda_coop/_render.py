@@ -193,8 +193,9 @@ def _template_arg(prim: Primitive, req: Request, name: str) -> str:
     }
     if name in fixed:
         return fixed[name]
-    if name in dict(prim.cub.fixed):
-        return dict(prim.cub.fixed)[name]
+    fixed_here = dict(prim.cub_class(req).fixed)
+    if name in fixed_here:
+        return fixed_here[name]
     kind = prim.param(name).kind
     if isinstance(kind, Choice):
         return kind.choices[str(req.option(name))].cxx
@@ -209,7 +210,8 @@ def _template_arg(prim: Primitive, req: Request, name: str) -> str:
 
 def _cub_type(req: Request) -> str:
     prim = _row(req)
-    return f"{prim.cub.cls}<{', '.join(_template_arg(prim, req, n) for n in prim.cub.template)}>"
+    cub = prim.cub_class(req)
+    return f"{cub.cls}<{', '.join(_template_arg(prim, req, n) for n in cub.template)}>"
 
 
 def _functor(op: str, dtype: str) -> str:
@@ -263,6 +265,15 @@ def _unpack(slot: Slot) -> str:
     return ""  # SCRATCH: used as is
 
 
+def _expression(prim: Primitive, req: Request, text: str) -> str:
+    """A row's C++ expression with its fields filled: ``{T}``, a compile-time Constant's value, or a
+    parameter's local."""
+    fields = {"T": _cxx(req.dtype)}
+    for p in prim.params:
+        fields[p.name] = str(req.option(p.name)) if isinstance(p.kind, Constant) else p.name
+    return text.format(**fields)
+
+
 def _wrapper(req: Request) -> str:
     prim = _row(req)
     slots, _ = prim.slots(req)
@@ -277,11 +288,15 @@ def _wrapper(req: Request) -> str:
             else:
                 body += f"  {res.name} = {res.init};\n"
     results = {r.name for r in prim.results}
+    exprs = dict(prim.call.exprs)
 
     def arguments(names: Sequence[str]) -> list[str]:
         nonlocal body
         args = []
         for name in names:
+            if name in exprs:
+                args.append(_expression(prim, req, exprs[name]))
+                continue
             kind = prim.param(name).kind if name not in results else None
             if not prim.given(req, name):
                 if isinstance(kind, Count) and kind.otherwise is not None:  # keeps later arguments in place
@@ -354,7 +369,7 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[int]) -> R
     ``temp_storage`` gives, for each caller-owned ``coop.TempStorage`` (by slot number), the
     scratch group (kernel) it belongs to.
     """
-    headers = dict.fromkeys(_row(r).cub.header for r in requests)
+    headers = dict.fromkeys(_row(r).cub_class(r).header for r in requests)
     dtypes = {r.dtype for r in requests} | {v for r in requests for _k, v in r.options}
     if "float16" in dtypes:
         headers["cuda_fp16.h"] = None

@@ -51,7 +51,7 @@ def bits(dtype: str) -> int:
 
 
 #: The kernels' families of cases (one kernel each, so that no kernel grows past its registers).
-GROUPS = ("sort", "neighbours", "histogram", "merge", "decode")
+GROUPS = ("sort", "neighbours", "histogram", "merge", "decode", "rank")
 #: Histogram bins per sample type (at most a tile: the counters are stored in the tile's place).
 HISTOGRAM_BINS = {"int8": 100, "int16": 500, "int32": 37, "int64": 300, "uint8": 256, "uint16": 2048,
                   "uint32": 333, "uint64": 7}  # fmt: skip
@@ -98,6 +98,7 @@ def configs() -> list[Config]:
         for blocks in [POW2_BLOCKS if g == "merge" else BLOCKS]
         for i, k in enumerate(KEY_DTYPES)
         if g != "histogram" or k in HISTOGRAM_BINS  # samples are bin numbers
+        if g != "rank" or k.startswith("uint")  # ranked keys are unsigned bits
     ]
 
 
@@ -330,6 +331,38 @@ def _decode(cfg: Config, id_: str, *, runs: str = "lengths", window: bool = Fals
     return Case(f"run_length_decode-{id_}", "\n".join(lines), stores, ref)
 
 
+def _rank(cfg: Config, id_: str, *, algorithm: str = "basic", num_bits: int = 4, descending: bool = False,
+          begin: int | None = None, temp: bool = False) -> Case:  # fmt: skip
+    """A block radix rank by bits ``begin .. begin+num_bits-1``: a constant ``begin``, or (None) the
+    runtime ``begin`` folded into the key (``begin % (bits - num_bits + 1)``). The reference is the
+    inverse of the stable order of the digits."""
+    room = bits(cfg.key) - num_bits + 1
+    args = ["keys", f"begin_bit={begin}" if begin is not None else f"begin_bit=begin % {room}",
+            f"num_bits={num_bits}"]  # fmt: skip
+    if descending:
+        args.append("descending=True")
+    if algorithm != "basic":
+        args.append(f"algorithm={algorithm!r}")
+    if temp:
+        args.append("temp_storage=ts")
+
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        first = begin if begin is not None else p.begin % room
+        mask = np.uint64((1 << num_bits) - 1)
+        digits = (keys.astype(np.uint64) >> np.uint64(first)) & mask
+        # equal digits keep their order: blocked (thread, item), or for 'match' warp-striped (warp,
+        # item, lane): CUB's match ranks a warp's lanes item by item
+        t, i = np.divmod(np.arange(len(keys)), cfg.ipt)
+        seq = (t // 32) * (32 * cfg.ipt) + i * 32 + t % 32 if algorithm == "match" else t * cfg.ipt + i
+        order = np.lexsort((seq, mask - digits if descending else digits))
+        ranks = np.empty(len(keys), dtype=np.int32)
+        ranks[order] = np.arange(len(keys), dtype=np.int32)
+        return {"oi": ranks}
+
+    call = f"rk = coop.block.radix_rank({', '.join(args)})"
+    return Case(f"radix_rank-{id_}", call, (("rk", "oi", "blocked"),), ref)
+
+
 def _neighbour(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         if op == "subtract":
@@ -544,8 +577,18 @@ def cases(cfg: Config) -> list[Case]:
         _decode(cfg, "lengths-window-temp", window=True, temp=True),
         _decode(cfg, "offsets-window-relative", runs="offsets", window=True, relative=True),
     ]
+    rank = [
+        _rank(cfg, "basic-runtime-begin", num_bits=min(4, most)),
+        _rank(
+            cfg, "memoize-desc-most-bits-temp", algorithm="memoize", num_bits=most, descending=True, temp=True
+        ),
+        _rank(cfg, "match-5bits", algorithm="match", num_bits=5),
+        _rank(cfg, "match-desc-top-bit", algorithm="match", num_bits=1, descending=True, begin=n - 1),
+        _rank(cfg, "basic-desc-low-3bits", num_bits=3, descending=True, begin=0),
+    ]
     if cfg.group != "histogram":
-        return {"sort": sort, "neighbours": neighbours, "merge": merge, "decode": decode}[cfg.group]
+        groups = {"sort": sort, "neighbours": neighbours, "merge": merge, "decode": decode, "rank": rank}
+        return groups[cfg.group]
     return [
         _histogram(cfg, "atomic-global"),
         _histogram(cfg, "atomic-shared", shared=True),

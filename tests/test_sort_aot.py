@@ -19,7 +19,7 @@ from ._sort_cases import GRID, TILES, Config, cases, configs, keys_data, ordered
 from ._sort_kernels import cute_source, numba_source
 
 # Each family's float32-key kernel (int64 values, a 3-D block) and int32-key kernel (96 threads, 3 items).
-AOT_CONFIGS = [c for c in configs() if c.key in ("float32", "int32")]
+AOT_CONFIGS = [c for c in configs() if c.key in ("float32", "int32") or c.id.startswith("rank-uint32")]
 
 
 def _inlined(report: Any, functions: int = 1) -> Any:
@@ -157,3 +157,24 @@ def test_run_length_decode_shared_limit() -> None:
 
     with pytest.raises(coop.CoopValueError, match=r"run_length_decode: the block's 8192 runs take 98304 B"):
         numba_coop.compile(kernel, "void(float64[::1])", block=128)
+
+
+def test_radix_rank_match_takes_eight_bits() -> None:
+    """BlockRadixRankMatch keeps one counter per digit and warp (not per thread): eight bits fit a block
+    whose per-thread counters (algorithm='basic') would not."""
+
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        k = coop.ThreadData(4, np.uint16)
+        coop.block.load(src, k)
+        r = coop.block.radix_rank(k, begin_bit=8, num_bits=8, algorithm="match")
+        coop.block.store(dst, r)
+
+    _inlined(numba_coop.compile(kernel, "void(uint16[::1], int32[::1])", block=256).inspect())
+
+    def basic(src, dst):  # type: ignore[no-untyped-def]
+        k = coop.ThreadData(4, np.uint16)
+        coop.block.load(src, k)
+        coop.block.store(dst, coop.block.radix_rank(k, begin_bit=8, num_bits=8))
+
+    with pytest.raises(coop.CoopValueError, match=r"num_bits=8 needs 132096 B of digit counters"):
+        numba_coop.compile(basic, "void(uint16[::1], int32[::1])", block=256)

@@ -93,6 +93,11 @@ class BlockShuffleMode(str, Enum):
 class BlockHistogramAlgorithm(str, Enum):
     ATOMIC = "atomic"
     SORT = "sort"
+
+class BlockRadixRankAlgorithm(str, Enum):
+    BASIC = "basic"
+    MEMOIZE = "memoize"
+    MATCH = "match"
 # END generated: choices
 
 class ThreadData:
@@ -170,6 +175,7 @@ __all__ = [
     "BlockDiscontinuityFlags",
     "BlockShuffleMode",
     "BlockHistogramAlgorithm",
+    "BlockRadixRankAlgorithm",
     "register",
     "registered_backends",
     "compile_stats",

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy.typing as npt
 
-from . import BlockAdjacentDirection, BlockDiscontinuityFlags, BlockExchangeMode, BlockHistogramAlgorithm, BlockLoadAlgorithm, BlockRadixSortOutput, BlockReduceAlgorithm, BlockScanAlgorithm, BlockShuffleMode, BlockStoreAlgorithm, TempStorage, ThreadData
+from . import BlockAdjacentDirection, BlockDiscontinuityFlags, BlockExchangeMode, BlockHistogramAlgorithm, BlockLoadAlgorithm, BlockRadixRankAlgorithm, BlockRadixSortOutput, BlockReduceAlgorithm, BlockScanAlgorithm, BlockShuffleMode, BlockStoreAlgorithm, TempStorage, ThreadData
 
-__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "merge_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram", "run_length_decode"]
+__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "merge_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram", "run_length_decode", "radix_rank"]
 
 def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad)."""
@@ -58,3 +58,6 @@ def histogram(samples: ThreadData, counters: Any, *, bins: int, offset: int = ..
 
 def run_length_decode(run_values: ThreadData, *, decoded_items_per_thread: int, run_lengths: ThreadData | None = ..., run_offsets: ThreadData | None = ..., from_decoded_offset: int = ..., relative_offsets: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Decode a window of the block's run-length encoded sequence (CUB BlockRunLengthDecode)."""
+
+def radix_rank(keys: ThreadData, *, begin_bit: int, num_bits: int, descending: bool = ..., algorithm: str | BlockRadixRankAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
+    """Rank the block's keys by one digit of their bits, stably (CUB BlockRadixRank)."""

@@ -20,6 +20,7 @@ from cuda.coop import BlockAdjacentDirection as BlockAdjacentDirection
 from cuda.coop import BlockDiscontinuityFlags as BlockDiscontinuityFlags
 from cuda.coop import BlockShuffleMode as BlockShuffleMode
 from cuda.coop import BlockHistogramAlgorithm as BlockHistogramAlgorithm
+from cuda.coop import BlockRadixRankAlgorithm as BlockRadixRankAlgorithm
 # END generated: choices
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
@@ -85,5 +86,6 @@ __all__ = [
     "BlockDiscontinuityFlags",
     "BlockShuffleMode",
     "BlockHistogramAlgorithm",
+    "BlockRadixRankAlgorithm",
 ]
 # END generated: all
