@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import cuda.coop
+from cuda.coop._catalog import CHOICES
 from cuda.coop._docgen import write as write_generated
 
 # The choice tables and the enums' API entries are generated from the catalog.
@@ -32,3 +33,16 @@ autodoc_typehints = "signature"
 exclude_patterns = ["_build", "_generated"]
 html_theme = "alabaster"
 html_theme_options = {"description": "CUB block primitives inside Python GPU kernels"}
+
+
+#: The choice enums are documented once, by the generated "Choice enums" section; ``automodule``
+#: of ``cuda.coop`` skips them (read from the catalog, so a new enum needs no edit here).
+_CHOICE_ENUMS = {c.enum_name for c in CHOICES}
+
+
+def _skip_choice_enums(app: object, what: str, name: str, obj: object, skip: bool, options: object) -> bool:
+    return skip or (what == "module" and name in _CHOICE_ENUMS)
+
+
+def setup(app: object) -> None:
+    app.connect("autodoc-skip-member", _skip_choice_enums)  # type: ignore[attr-defined]
