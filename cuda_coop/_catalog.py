@@ -258,6 +258,39 @@ _TPB = Param(
     "block dimensions, only for kernels compiled outside the backend; a compile-time constant.",
     None,
 )
+_SRC = Param(
+    "src",
+    GlobalArray(),
+    "npt.NDArray[Any]",
+    "global-memory array to read (1-D, contiguous).",
+    keyword_only=False,
+)
+_DST = Param(
+    "dst",
+    GlobalArray(write=True),
+    "npt.NDArray[Any]",
+    "global-memory array to write (1-D, contiguous).",
+    keyword_only=False,
+)
+_OOB_DEFAULT = Param(
+    "oob_default",
+    Element("oob"),
+    "int | float | None",
+    "value given to items past ``valid_items``; without it they keep their values.",
+    None,
+    requires=("valid_items",),
+)
+_STORE_VALID = Param(
+    "valid_items", Count("partial"), "int | None", "number of valid items; only those are written.", None
+)
+_SORT_OOB_DEFAULT = Param(
+    "oob_default",
+    Element("oob"),
+    "int | float | None",
+    "a key ordered after every valid key, which CUB pads a partial tile with (optional).",
+    None,
+    requires=("valid_items",),
+)
 _BLOCK_DIMS = ("BLOCK_DIM_X", "BLOCK_DIM_Y", "BLOCK_DIM_Z")
 _X = Param(
     "x",
@@ -333,13 +366,7 @@ LOAD = Primitive(
         ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "algorithm", *_BLOCK_DIMS[1:]),
     ),
     params=(
-        Param(
-            "src",
-            GlobalArray(),
-            "npt.NDArray[Any]",
-            "global-memory array to read (1-D, contiguous).",
-            keyword_only=False,
-        ),
+        _SRC,
         Param(
             "items",
             Payload(keep_past=("valid_items", "oob_default")),
@@ -362,14 +389,7 @@ LOAD = Primitive(
             "number of valid items in the tile; items past it are not read.",
             None,
         ),
-        Param(
-            "oob_default",
-            Element("oob"),
-            "int | float | None",
-            "value given to items past ``valid_items``; without it they keep their values.",
-            None,
-            requires=("valid_items",),
-        ),
+        _OOB_DEFAULT,
         _TEMP,
         _TPB,
     ),
@@ -391,13 +411,7 @@ STORE = Primitive(
         ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "algorithm", *_BLOCK_DIMS[1:]),
     ),
     params=(
-        Param(
-            "dst",
-            GlobalArray(write=True),
-            "npt.NDArray[Any]",
-            "global-memory array to write (1-D, contiguous).",
-            keyword_only=False,
-        ),
+        _DST,
         Param(
             "items",
             Payload(),
@@ -413,13 +427,7 @@ STORE = Primitive(
             "a ``BlockStoreAlgorithm`` or its name.",
             "direct",
         ),
-        Param(
-            "valid_items",
-            Count("partial"),
-            "int | None",
-            "number of valid items; only those are written.",
-            None,
-        ),
+        _STORE_VALID,
         _TEMP,
         _TPB,
     ),
@@ -872,14 +880,7 @@ MERGE_SORT = Primitive(
             "are unspecified afterwards.",
             None,
         ),
-        Param(
-            "oob_default",
-            Element("oob"),
-            "int | float | None",
-            "a key ordered after every valid key, which CUB pads a partial tile with (optional).",
-            None,
-            requires=("valid_items",),
-        ),
+        _SORT_OOB_DEFAULT,
         Param(
             "stable",
             Flag("stable", method="Stable"),
@@ -1959,13 +1960,7 @@ WARP_LOAD = Primitive(
         "cub::WarpLoad", "cub/warp/warp_load.cuh", ("T", "ITEMS_PER_THREAD", "algorithm", "threads_in_warp")
     ),
     params=(
-        Param(
-            "src",
-            GlobalArray(),
-            "npt.NDArray[Any]",
-            "global-memory array to read (1-D, contiguous).",
-            keyword_only=False,
-        ),
+        _SRC,
         Param(
             "items",
             Payload(keep_past=("valid_items", "oob_default")),
@@ -1988,14 +1983,7 @@ WARP_LOAD = Primitive(
             "number of valid items in the logical warp's tile; items past it are not read.",
             None,
         ),
-        Param(
-            "oob_default",
-            Element("oob"),
-            "int | float | None",
-            "value given to items past ``valid_items``; without it they keep their values.",
-            None,
-            requires=("valid_items",),
-        ),
+        _OOB_DEFAULT,
         _WIDTH,
         _WTEMP,
         _TPB,
@@ -2014,13 +2002,7 @@ WARP_STORE = Primitive(
         "cub::WarpStore", "cub/warp/warp_store.cuh", ("T", "ITEMS_PER_THREAD", "algorithm", "threads_in_warp")
     ),
     params=(
-        Param(
-            "dst",
-            GlobalArray(write=True),
-            "npt.NDArray[Any]",
-            "global-memory array to write (1-D, contiguous).",
-            keyword_only=False,
-        ),
+        _DST,
         Param(
             "items",
             Payload(),
@@ -2036,13 +2018,7 @@ WARP_STORE = Primitive(
             "a ``WarpStoreAlgorithm`` or its name.",
             "direct",
         ),
-        Param(
-            "valid_items",
-            Count("partial"),
-            "int | None",
-            "number of valid items; only those are written.",
-            None,
-        ),
+        _STORE_VALID,
         _WIDTH,
         _WTEMP,
         _TPB,
@@ -2161,14 +2137,7 @@ WARP_MERGE_SORT = Primitive(
             "sorted, the others are unspecified afterwards.",
             None,
         ),
-        Param(
-            "oob_default",
-            Element("oob"),
-            "int | float | None",
-            "a key ordered after every valid key, which CUB pads a partial tile with (optional).",
-            None,
-            requires=("valid_items",),
-        ),
+        _SORT_OOB_DEFAULT,
         _WIDTH,
         _WTEMP,
         _TPB,
