@@ -71,12 +71,6 @@ def _array_key(value: Any) -> tuple[Any, ...] | None:
     return None if fast is None else (type(value), *fast[0](value))
 
 
-def _array_address(value: Any) -> int:
-    fast = _fast(type(value))
-    assert fast is not None
-    return fast[1](value)
-
-
 class PreparedLaunch:
     """A CuTe compiled function bound to its arguments: :meth:`launch` rewrites them and launches.
 
@@ -229,12 +223,8 @@ class PreparedLaunch:
                             f"got one to {info[0].__name__}"
                         )
                     value = info[1]
-                elif _array_key(new) is not None:
-                    value = _array_address(new)
-                else:
-                    raise CoopTypeError(
-                        f"argument {name!r} is a pointer: pass an int address, a CuTe pointer or an array"
-                    )
+                else:  # a GPU array (its data), as a call takes it
+                    value = _args.address_of(new, name)
             if value & mask:
                 raise CoopValueError(
                     f"argument {name!r}: address {value:#x} is not aligned to {align} B as compiled"
