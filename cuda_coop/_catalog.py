@@ -414,9 +414,9 @@ STORE = Primitive(
         _DST,
         Param(
             "items",
-            Payload(),
+            Payload(read_only=True),
             "ThreadData",
-            "the calling thread's items (a ``coop.ThreadData``).",
+            "the calling thread's items (a ``coop.ThreadData``; left as they are).",
             keyword_only=False,
         ),
         _OFFSET,
@@ -1498,7 +1498,9 @@ BLOCK_RADIX_RANK_ALGORITHMS = Choices(
             "match",
             "",
             "``cub::BlockRadixRankMatch``: the lanes of a warp with the same digit found by a warp match, "
-            "one counter per digit and warp; equal digits keep the warp-striped order",
+            "one counter per digit and warp; equal digits keep the warp-striped order; whole warps only "
+            "(it synchronizes all 32 lanes of each warp: a block with a partial warp hung on the H200)",
+            whole_warps=True,
         ),
     ),
 )
@@ -2005,9 +2007,9 @@ WARP_STORE = Primitive(
         _DST,
         Param(
             "items",
-            Payload(),
+            Payload(read_only=True),
             "ThreadData",
-            "the calling lane's items (a ``coop.ThreadData``).",
+            "the calling lane's items (a ``coop.ThreadData``; left as they are).",
             keyword_only=False,
         ),
         _WOFFSET,

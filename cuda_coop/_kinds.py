@@ -113,6 +113,8 @@ class Slot:
         result: fresh storage for a result, filled by the call.
         fallback: the parameter whose value is passed instead, the own one being absent.
         scalar: a result that the kernel sees as a scalar (item 0), not as a ThreadData.
+        copy: ITEMS the call only reads but CUB's method rearranges in place (a transposing store
+            exchanges them through shared memory first): the wrapper hands CUB a copy.
     """
 
     name: str
@@ -122,6 +124,7 @@ class Slot:
     result: bool = False
     fallback: str | None = None
     scalar: bool = False
+    copy: bool = False
 
 
 def _integer_scalar(arg: Arg) -> bool:
@@ -145,6 +148,9 @@ class Payload:
     thread_data: bool = True  # a ThreadData is accepted (False: CUB takes one value per thread only)
     keep_past: tuple[str, str] | None = None  # (count, value): items past the count keep their
     # previous values unless the value parameter is given (a partial load's contract)
+    read_only: bool = False  # the call only reads the items, though CUB's method may rearrange them
+    # in place (BlockStore / WarpStore transposing algorithms): CUB gets a copy, the kernel's
+    # ThreadData keeps its values
 
     def check(self, r: Resolver, name: str, arg: Arg) -> None:
         if self.thread_data and arg.form is Form.THREAD_DATA and not arg.problem:
@@ -167,7 +173,8 @@ class Payload:
 
     def slot(self, req: Request, name: str) -> Slot:
         shape = Shape.VALUE if req.has("scalar") and self.scalar_form else Shape.ITEMS
-        return Slot(name, shape, req.dtype, req.items_per_thread)
+        copy = self.read_only and shape is Shape.ITEMS
+        return Slot(name, shape, req.dtype, req.items_per_thread, copy=copy)
 
 
 @dataclass(frozen=True)

@@ -254,6 +254,12 @@ def _unpack(slot: Slot) -> str:
     """The C++ local that a slot becomes (named after its parameter or result)."""
     t = _cxx(slot.dtype) if slot.dtype else ""
     n, local = slot.items, slot.name
+    if slot.shape is Shape.ITEMS and slot.copy:  # CUB may rearrange them: it gets a copy
+        return (
+            f"  const {t} (&{local}_in)[{n}] = *static_cast<const {t} (*)[{n}]>({local}_);\n"
+            f"  {t} {local}[{n}];\n"
+            f"  for (int i = 0; i < {n}; ++i) {local}[i] = {local}_in[i];\n"
+        )
     if slot.shape is Shape.ITEMS:
         return f"  {t} (&{local})[{n}] = *static_cast<{t} (*)[{n}]>({local}_);\n"
     if slot.shape is Shape.VALUE:

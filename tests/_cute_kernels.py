@@ -19,7 +19,8 @@ GRID = 3
 
 def grid_host(dtype: str, block: tuple[int, int, int], ipt: int, modes: list[tuple[str, str]]) -> Any:
     """A @cute.jit host launching one kernel that runs ``modes[mode]`` (all traced, one chosen at
-    run time): loads write the thread's items back thread-major; stores write through coop."""
+    run time): loads write the thread's items back thread-major; stores write through coop, then the
+    thread's items (which a store leaves as they are) into ``src``."""
     dt = cutlass_type(dtype)
     bx, by, bz = block
     tile = bx * by * bz * ipt
@@ -51,6 +52,9 @@ def grid_host(dtype: str, block: tuple[int, int, int], ipt: int, modes: list[tup
                 if cutlass.const_expr(kind.startswith("load")):
                     for j in cutlass.range_constexpr(ipt):
                         out[base + t * ipt + j] = items[j]
+                else:  # a store leaves the items as they are: written into src
+                    for j in cutlass.range_constexpr(ipt):
+                        src[base + t * ipt + j] = items[j]
 
     @cute.jit
     def host(src: cute.Tensor, init: cute.Tensor, out: cute.Tensor, oob: cute.Tensor,

@@ -251,6 +251,12 @@ def cases(cfg: Config) -> list[Case]:
                  out="store-partial"),
         ]  # fmt: skip
     out += [
+        # CUB's transposing WarpStore rearranges its array in place; coop's store leaves the items:
+        # the direct store after it writes the same tile
+        Case("store-transpose-then-direct",
+             f"coop.warp.store(out, items, offset=base, algorithm='transpose', {w}); "
+             f"coop.warp.store(out, items, offset=base, algorithm='direct', {w})",
+             out="store"),
         Case("exchange-blocked_to_striped", f"coop.warp.exchange(items, 'blocked_to_striped', {w})",
              out="striped", out_items="items"),
         Case("exchange-striped_to_blocked-out",

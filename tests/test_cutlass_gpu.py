@@ -4,7 +4,8 @@
 Pairwise covering of 10 dtypes x 8 block shapes x 7 items per thread (80 kernels); each kernel
 traces every algorithm x {load, partial load, partial load + oob_default, store, partial store}
 and runs each with an aligned and a misaligned tile over three blocks, on fresh random bits with
-poisoned outputs. Comparisons are bitwise (copies move bits).
+poisoned outputs; after a store the kernel writes its items again, which the store must leave as
+they are. Comparisons are bitwise (copies move bits).
 """
 
 import numpy as np
@@ -22,6 +23,15 @@ IPTS = [1, 2, 3, 4, 7, 8, 16]
 WIDTH = {"int8": 1, "int16": 2, "int32": 4, "int64": 8, "uint32": 4, "uint64": 8, "float16": 2, "bfloat16": 2,
          "float32": 4, "float64": 8}  # fmt: skip
 BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _bits(t, dtype: str) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """A GPU tensor of ``dtype`` back on the host as its unsigned bits."""
+    import torch
+
+    width = WIDTH[dtype]
+    signed = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[width]
+    return t.view(signed).cpu().numpy().view(BITS[width])
 
 
 def _configs() -> list[object]:
@@ -79,11 +89,14 @@ def test_cute_load_store_grid(dtype: str, block: tuple[int, int, int], ipt: int)
         for shift in (0, 1):
             src, init, poison, oob = rand(n), rand(n), rand(n), rand(1)
             valid = int(rng.integers(0, tile))
-            t_out = _torch(poison, dtype)
-            compiled(dev(src), dev(init), from_dlpack(t_out, assumed_align=16), dev(oob), m, shift, valid)
+            t_src, t_out = _torch(src, dtype), _torch(poison, dtype)
+            compiled(from_dlpack(t_src, assumed_align=16), dev(init), from_dlpack(t_out, assumed_align=16),
+                     dev(oob), m, shift, valid)  # fmt: skip
             torch.cuda.synchronize()
-            got = t_out.view({1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[WIDTH[dtype]])
-            got = got.cpu().numpy().view(ubits)
+            got, kept = (_bits(t, dtype) for t in (t_out, t_src))
+            if kind.startswith("store") and not np.array_equal(kept[: GRID * tile], init[: GRID * tile]):
+                bad = np.count_nonzero(kept[: GRID * tile] != init[: GRID * tile])
+                failures.append(f"{alg}/{kind}/shift={shift}: the store changed {bad} of the items")
             pos = tile_positions(threads, ipt, alg)
             want = poison.copy()
             for b in range(GRID):

@@ -4,7 +4,9 @@
 The grid: every pair of (dtype, block shape, items per thread) occurs (a pairwise covering of
 9 x 8 x 7 values in 72 kernels); each kernel holds every algorithm x {load, partial load, partial
 load with oob_default, store, partial store}, and runs each with an aligned and a misaligned
-(offset + 1) tile over three blocks, on fresh random data with poisoned outputs.
+(offset + 1) tile over three blocks, on fresh random data with poisoned outputs. After a store the
+kernel writes its items out again: a store leaves them as they are (CUB's transposing stores
+rearrange their array in place; coop hands them a copy).
 """
 
 from __future__ import annotations
@@ -72,10 +74,10 @@ def _build_kernel(dtype: str, ipt: int, modes: list[tuple[str, str]]):  # type: 
         extra += ", oob_default=oob" if kind == "load_oob" else ""
         body.append(f"    {'if' if m == 0 else 'elif'} mode == {m}:")
         body.append(f"        coop.block.{prim}, items, offset=base + shift, algorithm='{alg}'{extra})")
-    body += [
-        "    if IS_LOAD[mode]:",
-        f"        for j in range({ipt}):",
-        f"            out[base + t * {ipt} + j] = items[j]",
+    body += [  # a load's items, or after a store (which leaves them as they are) into src
+        "    dst = out if IS_LOAD[mode] else src",
+        f"    for j in range({ipt}):",
+        f"        dst[base + t * {ipt} + j] = items[j]",
     ]
     is_load = np.array([kind.startswith("load") for _, kind in modes])
     scope = {"coop": coop, "cuda": cuda, "np": np, "IS_LOAD": is_load}
@@ -116,13 +118,17 @@ def test_load_store_grid(dtype: str, block: object, ipt: int) -> None:
             src, init, poison = (random_array(rng, dtype, n) for _ in range(3))
             valid = int(rng.integers(0, tile))
             oob = random_array(rng, dtype, 1)[0]
-            d_out = cuda.to_device(poison)
-            kernel[GRID, block](cuda.to_device(src), cuda.to_device(init), d_out, m, shift, valid, oob)
+            d_src, d_out = cuda.to_device(src), cuda.to_device(poison)
+            kernel[GRID, block](d_src, cuda.to_device(init), d_out, m, shift, valid, oob)
             got = d_out.copy_to_host()
             want = _expected(kind, alg, src, init, poison, block, ipt, shift, valid, oob)
             if not np.array_equal(got, want, equal_nan=True):
                 bad = int(np.count_nonzero(got != want))
                 failures.append(f"{alg}/{kind}/shift={shift}/valid={valid}: {bad} wrong of {n}")
+            kept = d_src.copy_to_host()[: GRID * tile]
+            if kind.startswith("store") and not np.array_equal(kept, init[: GRID * tile], equal_nan=True):
+                bad = int(np.count_nonzero(kept != init[: GRID * tile]))
+                failures.append(f"{alg}/{kind}/shift={shift}: the store changed {bad} of the items")
     assert not failures, "\n".join(failures)
 
 

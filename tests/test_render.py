@@ -90,6 +90,18 @@ def test_partial_transposing_load_restores_unloaded_items() -> None:
     assert "previous" not in src  # oob_default defines those items already
 
 
+def test_stores_hand_cub_a_copy_of_the_items() -> None:
+    """CUB's transposing stores rearrange their items array in place; a store's wrapper gives CUB a
+    copy (the kernel's ThreadData keeps its values); a load writes the kernel's items directly."""
+    for prim in ("block.store", "warp.store"):
+        opts = (("algorithm", "transpose"),) + ((("threads_in_warp", 32),) if prim == "warp.store" else ())
+        req = _req(prim, options=opts)
+        body = _body(render_bundle([req], []).source, req.symbol)
+        assert "const int (&items_in)[4]" in body and "items[i] = items_in[i]" in body, body
+    req = _req(algorithm="transpose")
+    assert "items_in" not in _body(render_bundle([req], []).source, req.symbol)
+
+
 def test_caller_temp_storage_slots() -> None:
     reqs = [
         _req(algorithm="transpose", caller_temp_storage=True),

@@ -15,7 +15,7 @@ from cuda import coop
 from numba.cuda import types
 
 from ._compute_kernels import load
-from ._sort_cases import GRID, TILES, Config, cases, configs, keys_data, ordered_bits, sort_order
+from ._sort_cases import GRID, TILES, Config, cases, configs, keys_data, mismatches, ordered_bits, sort_order
 from ._sort_kernels import cute_source, numba_source
 
 # Each family's float32-key kernel (int64 values, a 3-D block) and int32-key kernel (96 threads, 3 items).
@@ -130,6 +130,17 @@ def test_references_agree(dtype: str) -> None:
         )
 
 
+def test_mismatches_zero_sign() -> None:
+    """The GPU grid's comparison: bitwise (a moved -0.0 must stay -0.0), but with ``any_zero_sign``
+    (a computed fmax of -0.0 and +0.0) zeros of either sign agree; other values stay bitwise."""
+    want = {"ok": np.array([0.0, -0.0, 1.0, np.nan], dtype=np.float32)}
+    got = {"ok": np.array([-0.0, 0.0, 1.0, np.nan], dtype=np.float32)}
+    assert mismatches(got, want) == ["ok: 2 differ, first at 0: got np.float32(-0.0), want np.float32(0.0)"]
+    assert mismatches(got, want, any_zero_sign=True) == []
+    got["ok"][2] = np.float32(np.nextafter(np.float32(1), np.float32(2)))
+    assert len(mismatches(got, want, any_zero_sign=True)) == 1
+
+
 def test_merge_sort_needs_power_of_two_threads() -> None:
     """CUB's block merge sort static_asserts a power-of-two thread count: checked before any C++."""
 
@@ -141,6 +152,19 @@ def test_merge_sort_needs_power_of_two_threads() -> None:
 
     with pytest.raises(coop.CoopLaunchConfigError, match=r"merge_sort: needs a block of a power-of-two"):
         numba_coop.compile(kernel, "void(int32[::1])", block=(96, 1, 1))
+
+
+def test_radix_rank_match_needs_whole_warps() -> None:
+    """BlockRadixRankMatch synchronizes every lane of a warp (``__syncwarp(0xffffffff)``): with a
+    partial warp the H200 run hung, so 'match' asks for a block of 32*k threads before any C++."""
+
+    def kernel(src):  # type: ignore[no-untyped-def]
+        k = coop.ThreadData(2, np.uint32)
+        coop.block.load(src, k)
+        coop.block.store(src, coop.block.radix_rank(k, begin_bit=0, num_bits=4, algorithm="match"))
+
+    with pytest.raises(coop.CoopLaunchConfigError, match=r"algorithm='match' needs a block of a multiple of 32"):
+        numba_coop.compile(kernel, "void(uint32[::1])", block=(5, 7, 2))
 
 
 def test_run_length_decode_shared_limit() -> None:
