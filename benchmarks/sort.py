@@ -12,7 +12,9 @@ Tables (medians of interleaved batches, as benchmarks/copy.py):
                samples (vectorized load) into int32 counters in shared memory (BlockHistogram,
                atomic; init on the first tile, composite on the others), then adds them to the
                global histogram with one atomic per bin; the same kernel in CUB C++, and
-               torch.bincount(minlength=256); GB/s counts the samples read
+               torch.bincount(minlength=256); GB/s counts the samples read. The tiles are a loop
+               (Numba, CuTe ``cutlass.range``, CUB ``#pragma unroll 1``) or unrolled (CuTe
+               ``range_constexpr``, CUB ``#pragma unroll``): each compared with CUB of its form
 
   merge sort   the radix sort table's kernel config (256 threads x 8 int32 keys, one tile per block,
                load warp_transpose -> merge_sort -> store warp_transpose) with the built-in comparator
@@ -87,7 +89,7 @@ cub_sort_pairs(const int* src, const int* vsrc, int* dst, int* vdst)
   Store().Store(vdst + base, values);
 }
 
-template <int Threads, int Items, int Bins, int Tiles>
+template <int Threads, int Items, int Bins, int Tiles, bool Unroll>
 __global__ void __launch_bounds__(Threads) cub_histogram(const unsigned char* src, int* out)
 {
   using Load = cub::BlockLoad<unsigned char, Threads, Items, cub::BLOCK_LOAD_VECTORIZE>;
@@ -97,10 +99,23 @@ __global__ void __launch_bounds__(Threads) cub_histogram(const unsigned char* sr
   unsigned char samples[Items];
   Load().Load(src + base, samples);
   Histogram().Histogram(samples, counts);
-  for (int tile = 1; tile < Tiles; ++tile)
+  if constexpr (Unroll)
   {
-    Load().Load(src + base + size_t(tile) * Threads * Items, samples);
-    Histogram().Composite(samples, counts);
+#pragma unroll
+    for (int tile = 1; tile < Tiles; ++tile)
+    {
+      Load().Load(src + base + size_t(tile) * Threads * Items, samples);
+      Histogram().Composite(samples, counts);
+    }
+  }
+  else
+  {
+#pragma unroll 1
+    for (int tile = 1; tile < Tiles; ++tile)
+    {
+      Load().Load(src + base + size_t(tile) * Threads * Items, samples);
+      Histogram().Composite(samples, counts);
+    }
   }
   __syncthreads();
   for (int bin = threadIdx.x; bin < Bins; bin += Threads)
@@ -131,7 +146,8 @@ def _cub_kernels(arch: str, load: bool = True) -> dict[str, Any]:
     names = {
         "keys": f"cub_sort_keys<{THREADS}, {ITEMS}>",
         "pairs": f"cub_sort_pairs<{THREADS}, {ITEMS}>",
-        "histogram": f"cub_histogram<{THREADS}, {HITEMS}, {BINS}, {HTILES}>",
+        "histogram": f"cub_histogram<{THREADS}, {HITEMS}, {BINS}, {HTILES}, false>",
+        "histogram unrolled": f"cub_histogram<{THREADS}, {HITEMS}, {BINS}, {HTILES}, true>",
     }
     program = Program(CUB_SOURCE, "c++", ProgramOptions(arch=arch, std="c++17", include_path=incs))
     module = program.compile("cubin", name_expressions=tuple(names.values()))
@@ -236,8 +252,9 @@ def numba_histogram() -> Any:
 # --- CuTe kernels ----------------------------------------------------------------------------------
 
 
-def cute_histogram() -> Any:
-    """The CuTe twin of :func:`numba_histogram`."""
+def cute_histogram(unrolled: bool = False) -> Any:
+    """The CuTe twin of :func:`numba_histogram`: a loop over the tiles (``cutlass.range``), or with
+    ``unrolled`` the tiles unrolled at trace time (``cutlass.range_constexpr``)."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
@@ -252,9 +269,14 @@ def cute_histogram() -> Any:
         s = coop.ThreadData(HITEMS, cutlass.Uint8)
         coop.block.load(src, s, offset=base, algorithm="vectorize")
         coop.block.histogram(s, counts, bins=BINS)
-        for tile in cutlass.range_constexpr(1, HTILES):
-            coop.block.load(src, s, offset=base + tile * HTILE, algorithm="vectorize")
-            coop.block.histogram(s, counts, bins=BINS, init=False)
+        if cutlass.const_expr(unrolled):
+            for tile in cutlass.range_constexpr(1, HTILES):
+                coop.block.load(src, s, offset=base + tile * HTILE, algorithm="vectorize")
+                coop.block.histogram(s, counts, bins=BINS, init=False)
+        else:
+            for tile in cutlass.range(1, HTILES, 1, unroll=1):
+                coop.block.load(src, s, offset=base + tile * HTILE, algorithm="vectorize")
+                coop.block.histogram(s, counts, bins=BINS, init=False)
         cute.arch.barrier()
         cute.arch.atomic_add(out.iterator + tidx, counts[tidx])
 
@@ -412,9 +434,14 @@ def aot() -> None:
             "numba histogram",
             numba_coop.compile(numba_histogram(), "void(uint8[::1], int32[::1])", block=THREADS),
         ),
-        (
-            "cute histogram",
-            cutlass_coop.compile(cute_histogram(), fake(cutlass.Uint8, 64 * HTILE * HTILES), fake(i32, BINS)),
+        *(
+            (
+                f"cute histogram ({'unrolled' if unrolled else 'loop'})",
+                cutlass_coop.compile(
+                    cute_histogram(unrolled), fake(cutlass.Uint8, 64 * HTILE * HTILES), fake(i32, BINS)
+                ),
+            )
+            for unrolled in (False, True)
         ),
     ]
     for name, compiled in rows:
@@ -558,15 +585,19 @@ def main() -> None:
     sa, ca = cuda.as_cuda_array(samples), cuda.as_cuda_array(counts)
     cs, cc = from_dlpack(samples, assumed_align=16), from_dlpack(counts, assumed_align=16)
     chist = cutlass_coop.compile(cute_histogram(), cs, cc)
+    chist_unrolled = cutlass_coop.compile(cute_histogram(unrolled=True), cs, cc)
     hcfg = LaunchConfig(grid=blocks, block=THREADS)
     want_hist = torch.bincount(samples, minlength=BINS).int()
+
+    def cub_histogram(kernel: Any) -> Any:
+        return lambda: (counts.zero_(), launch(stream, hcfg, kernel, samples.data_ptr(), counts.data_ptr()))
+
     histo = {
-        "numba": lambda: (counts.zero_(), nh(sa, ca)),
-        "cute": lambda: (counts.zero_(), chist(cs, cc)),
-        "cub": lambda: (
-            counts.zero_(),
-            launch(stream, hcfg, cub["histogram"], samples.data_ptr(), counts.data_ptr()),
-        ),
+        "numba (loop)": lambda: (counts.zero_(), nh(sa, ca)),
+        "cute (loop)": lambda: (counts.zero_(), chist(cs, cc)),
+        "cute (unrolled)": lambda: (counts.zero_(), chist_unrolled(cs, cc)),
+        "CUB C++ (loop)": cub_histogram(cub["histogram"]),
+        "CUB C++ (unrolled)": cub_histogram(cub["histogram unrolled"]),
         "torch.bincount": lambda: torch.bincount(samples, minlength=BINS),
     }
     for name, fn in histo.items():
@@ -578,11 +609,17 @@ def main() -> None:
         assert torch.equal(counts, want_hist), name
     ts = bench._interleaved(histo, args.reps, torch)
     result["histogram"] = {k: SAMPLES / v / 1e9 for k, v in ts.items()}
+
+    def same_cub(name: str) -> str:  # speed over the CUB C++ kernel of the same loop form
+        form = "(unrolled)" if "unrolled" in name else "(loop)"
+        return "" if name.startswith("torch") else f"{ts[f'CUB C++ {form}'] / ts[name]:.3f}"
+
     _table(
         f"histogram, {BINS} bins of 2^{SAMPLES.bit_length() - 1} uint8 samples (GB/s of samples; the "
-        "coop kernels and CUB also zero the 1 KiB histogram each time)",
-        ["what", "GB/s", "CUB / this", "this / torch.bincount"],
-        [[k, f"{SAMPLES / v / 1e9:.0f}", f"{ts['cub'] / v:.3f}", f"{ts['torch.bincount'] / v:.2f}"]
+        f"coop kernels and CUB also zero the 1 KiB histogram each time; a block's {HTILES} tiles in a "
+        "loop, or unrolled)",
+        ["what", "GB/s", "this / CUB C++ of the same form", "this / torch.bincount"],
+        [[k, f"{SAMPLES / v / 1e9:.0f}", same_cub(k), f"{ts['torch.bincount'] / v:.2f}"]
          for k, v in ts.items()],
     )  # fmt: skip
 

@@ -9,7 +9,11 @@ Table (medians of interleaved batches, as benchmarks/copy.py; GB/s counts bytes 
              kernel of the same configuration (cub::WarpLoad + cub::WarpReduce) and
              torch.sum(dim=-1).
 
-    python benchmarks/warp.py [--rows N] [--reps R] [--json PATH] [--aot]
+    python benchmarks/warp.py [--rows N] [--reps R] [--json PATH] [--aot] [--profile N]
+
+``--profile N`` times nothing: it checks each kernel, then launches each N times, for a profiler
+(``ncu --clock-control none --metrics gpu__time_duration.sum``) to give kernel times without the
+host's launch path.
 
 ``--aot`` compiles every kernel ahead of time for sm_90a and prints the SASS facts of each coop kernel
 and of the CUB C++ kernel of its configuration (instructions before the first global load, i.e. the
@@ -217,6 +221,13 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--json", default=None)
     ap.add_argument("--aot", action="store_true", help="compile for sm_90a only (no GPU)")
+    ap.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="no timing: launch each kernel N times after checking it (for `ncu --clock-control none`)",
+    )
     args = ap.parse_args()
     if args.aot:
         aot()
@@ -262,6 +273,12 @@ def main() -> None:
             assert bool((err <= bound).all()), (
                 f"{name} row sum {t} x w{w} x {i}: max error {float(err.max())}"
             )
+        if args.profile:
+            for name in ("numba", "cute", "cub"):
+                for _ in range(args.profile):
+                    fns[name]()
+            torch.cuda.synchronize()
+            continue
         ts = bench._interleaved(fns, args.reps, torch)
         row = {"config": f"{t} x w{w} x {i} {alg}", **{k: nbytes / v / 1e9 for k, v in ts.items()}}
         result["row_sum"].append(row)
@@ -270,6 +287,8 @@ def main() -> None:
             + bench._ratio(row, ("numba", "cub"), ("cute", "cub"), ("numba", "torch"), ("cute", "torch"))
         )
         print(f"row sum {row['config']}: done", file=sys.stderr, flush=True)
+    if args.profile:
+        return
     bench._table(
         f"warp-per-row sum, {rows} x {COLS} float32 ({dev.name}; GB/s read + written)",
         ["config (threads x width x items)", "numba", "cute", "CUB C++", "torch.sum(-1)",
