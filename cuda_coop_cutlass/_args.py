@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cuda.coop._errors import CoopTypeError, CoopValueError
+from cuda.coop._streams import stream_handle
 
 from . import _cute_hooks
 
@@ -121,36 +122,13 @@ class StreamSpec:
     name: str
 
 
-def stream_handle(value: Any, name: str) -> int:
-    """The ``CUstream`` handle of an int, a ``cuda.bindings`` ``CUstream``, a torch or CuPy stream, or
-    any object with ``__cuda_stream__``.
-
-    Raises:
-        CoopTypeError: anything else.
-    """
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    handle = getattr(value, "cuda_stream", None)  # torch.cuda.Stream
-    if handle is None and hasattr(value, "__cuda_stream__"):
-        handle = value.__cuda_stream__()[1]
-    if handle is None and type(value).__module__.startswith("cupy"):
-        handle = value.ptr
-    if handle is None:
-        try:
-            handle = int(value)  # cuda.bindings CUstream
-        except (TypeError, ValueError):
-            kind = type(value).__name__
-            raise CoopTypeError(f"argument {name!r} must be a CUDA stream, got {kind}") from None
-    return int(handle)
-
-
 def to_stream(value: Any, spec: StreamSpec) -> Any:
-    """``value`` (see :func:`stream_handle`) as a ``CUstream``."""
+    """``value`` (see :func:`cuda.coop._streams.stream_handle`) as a ``CUstream``."""
     from cuda.bindings import driver
 
     if isinstance(value, driver.CUstream):
         return value
-    return driver.CUstream(stream_handle(value, spec.name))
+    return driver.CUstream(stream_handle(value, what=f"argument {spec.name!r}"))
 
 
 Spec = TensorSpec | PointerSpec | StreamSpec

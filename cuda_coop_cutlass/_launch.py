@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cuda.coop._errors import CoopBackendError, CoopTypeError, CoopValueError
+from cuda.coop._streams import stream_handle
 
 from . import _args, _cute_hooks
 
@@ -120,10 +121,10 @@ class PreparedLaunch:
         if numeric is not None:
             return self._scalar_setter(at, name, numeric, value)
         if _cute_hooks.is_stream_parameter(annotation, value):
-            slot = ctypes.c_void_p(_args.stream_handle(value, name))
+            slot = ctypes.c_void_p(stream_handle(value, what=f"argument {name!r}"))
 
             def set_stream(new: Any) -> None:
-                slot.value = new if type(new) is int else _args.stream_handle(new, name)
+                slot.value = new if type(new) is int else stream_handle(new, what=f"argument {name!r}")
 
             return self._own(at, slot, set_stream)
 

@@ -208,6 +208,7 @@ def test_numba_stream_handle() -> None:
     from numba.cuda.cudadrv.driver import Stream
 
     assert L.stream_handle(Stream(driver.CUstream(0x55))) == 0x55
+    assert L.stream_handle(driver.CUstream(0x66)) == 0x66  # the CuTe front door's stream slots take these
 
 
 @pytest.mark.parametrize(

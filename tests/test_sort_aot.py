@@ -163,7 +163,8 @@ def test_radix_rank_match_needs_whole_warps() -> None:
         coop.block.load(src, k)
         coop.block.store(src, coop.block.radix_rank(k, begin_bit=0, num_bits=4, algorithm="match"))
 
-    with pytest.raises(coop.CoopLaunchConfigError, match=r"algorithm='match' needs a block of a multiple of 32"):
+    needs = r"algorithm='match' needs a block of a multiple of 32"
+    with pytest.raises(coop.CoopLaunchConfigError, match=needs):
         numba_coop.compile(kernel, "void(uint32[::1])", block=(5, 7, 2))
 
 

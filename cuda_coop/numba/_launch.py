@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cuda.coop._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
+from cuda.coop._streams import stream_handle
 
 from ._marshal import (
     HOST,
@@ -34,36 +35,6 @@ from ._marshal import (
 from ._numba_hooks import fast_path_blocker, kernel_function, launch_error, resolve_kernel
 
 # --- streams and the current context ---------------------------------------------------------------
-
-
-def stream_handle(stream: Any, *, what: str = "stream") -> int:
-    """The ``CUstream`` handle of ``stream`` as an int.
-
-    Accepts None or 0 (the default stream), an int handle, any object with ``__cuda_stream__``
-    (Numba, cuda.core), a torch ``cuda.Stream`` (``cuda_stream``), a CuPy stream (``ptr``) or an
-    object with an int ``handle``.
-    """
-    if stream is None:
-        return 0
-    if isinstance(stream, int) and not isinstance(stream, bool):
-        if stream < 0:
-            raise CoopValueError(f"{what}: a stream handle is not negative, got {stream}")
-        return stream
-    proto = getattr(stream, "__cuda_stream__", None)
-    if proto is not None:
-        value = proto() if callable(proto) else proto
-        return int(value[1])
-    for attr in ("cuda_stream", "ptr", "handle"):
-        value = getattr(stream, attr, None)
-        if value is not None and not isinstance(value, bool):
-            try:
-                return int(value)
-            except TypeError:
-                pass
-    raise CoopTypeError(
-        f"{what}: expected a stream (None, an int handle, an object with __cuda_stream__, a torch or "
-        f"CuPy stream), got {type(stream).__name__}"
-    )
 
 
 def numba_stream(stream: Any, handle: int) -> Any:

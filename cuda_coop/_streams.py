@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The ``CUstream`` handle of the stream objects users pass at launch, for both front doors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._errors import CoopTypeError, CoopValueError
+
+
+def stream_handle(stream: Any, *, what: str = "stream") -> int:
+    """The ``CUstream`` handle of ``stream`` as an int.
+
+    Accepts None or 0 (the default stream), an int handle, any object with ``__cuda_stream__``
+    (Numba, cuda.core), a torch ``cuda.Stream`` (``cuda_stream``), a CuPy stream (``ptr``), an
+    object with an int ``handle``, or a ``cuda.bindings`` ``CUstream``.
+
+    Raises:
+        CoopValueError: a negative int.
+        CoopTypeError: anything else; the message starts with ``what``.
+    """
+    if stream is None:
+        return 0
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        if stream < 0:
+            raise CoopValueError(f"{what}: a stream handle is not negative, got {stream}")
+        return stream
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:
+        value = proto() if callable(proto) else proto
+        return int(value[1])
+    for attr in ("cuda_stream", "ptr", "handle"):
+        value = getattr(stream, attr, None)
+        if value is not None and not isinstance(value, bool):
+            try:
+                return int(value)
+            except TypeError:
+                pass
+    if type(stream).__module__.startswith("cuda.bindings"):  # a driver CUstream
+        return int(stream)
+    raise CoopTypeError(
+        f"{what}: expected a stream (None, an int handle, an object with __cuda_stream__, a torch or "
+        f"CuPy stream, a cuda.bindings CUstream), got {type(stream).__name__}"
+    )
