@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 
-from cuda.coop._errors import CoopTypeError, CoopValueError
+from cuda.coop._bundle import normalize_arch
+from cuda.coop._errors import CoopValueError
 
 ENV = "CUTE_DSL_ARCH"
 _HOW = (
@@ -28,21 +29,15 @@ def known() -> list[str]:
 
 
 def check(value: object, what: str) -> str:
-    """``value`` as a CuTe architecture name (``"90a"`` and ``"compute_90a"`` read as ``"sm_90a"``).
+    """``value`` as a CuTe architecture name (``"90a"`` and ``"compute_90a"`` read as ``"sm_90a"``):
+    read as every coop compile reads an architecture (``normalize_arch``), then checked against the
+    targets this CuTe DSL knows.
 
     Raises:
         CoopTypeError: not a string.
-        CoopValueError: not an architecture CuTe DSL knows.
+        CoopValueError: not an architecture, or not one CuTe DSL compiles for.
     """
-    if not isinstance(value, str):
-        hint = (
-            f" (did you mean 'sm_{value}a'?)"
-            if isinstance(value, int) and not isinstance(value, bool)
-            else ""
-        )
-        raise CoopTypeError(f"{what} must be a string such as 'sm_90a', got {value!r}{hint}")
-    text = value.strip()
-    name = "sm_" + text.split("_", 1)[1] if text.startswith(("sm_", "compute_")) else f"sm_{text}"
+    name = normalize_arch(value, what=what)
     names = known()
     if name not in names:
         raise CoopValueError(

@@ -83,16 +83,16 @@ def test_no_arch_and_no_gpu_is_a_typed_error_that_says_how(
 @pytest.mark.parametrize(
     ("arch", "error", "match"),
     [
+        ("sm_9", coop.CoopValueError, "arch='sm_9' is not a CUDA architecture: write 'sm_'"),
         (
-            "sm_9",
+            "sm_75",
             coop.CoopValueError,
-            "arch='sm_9' is not an architecture CuTe DSL compiles for; use one of sm_80",
+            "arch='sm_75' is not an architecture CuTe DSL compiles for; use one of sm_80",
         ),
-        ("sm_75", coop.CoopValueError, "arch='sm_75' is not an architecture"),
         (
             90,
             coop.CoopTypeError,
-            r"arch must be a string such as 'sm_90a', got 90 \(did you mean 'sm_90a'\?\)",
+            r"arch must be a string such as 'sm_90a', got 90 \(did you mean arch='sm_90a' or 'sm_90'\?\)",
         ),
         (9.0, coop.CoopTypeError, "arch must be a string"),
     ],
@@ -104,7 +104,7 @@ def test_bad_arch_names_the_argument(host: Any, arch: Any, error: type, match: s
 
 def test_bad_cute_dsl_arch_names_the_variable(host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(_arch.ENV, "sm_9x")
-    with pytest.raises(coop.CoopValueError, match="CUTE_DSL_ARCH='sm_9x' is not an architecture"):
+    with pytest.raises(coop.CoopValueError, match="CUTE_DSL_ARCH='sm_9x' is not a CUDA architecture"):
         _compile(host)
 
 
