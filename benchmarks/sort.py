@@ -456,14 +456,6 @@ def aot() -> None:
 # --- on the GPU ------------------------------------------------------------------------------------
 
 
-def _table(title: str, header: list[str], rows: list[list[str]]) -> None:
-    print(f"\n{title}")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=65536, help="rows of 2048 float32 in the row-sort table")
@@ -527,7 +519,7 @@ def main() -> None:
         gbs = {k: n * moved / v / 1e9 for k, v in ts.items()}
         radix_rows.append({"what": label, **gbs})
     result["radix_sort"] = radix_rows
-    _table(
+    bench._table(
         f"block radix sort, {THREADS} x {ITEMS} int32, {TILES} tiles (GB/s, read + written)",
         ["what", "numba", "cute", "CUB C++", "numba / CUB", "cute / CUB"],
         [
@@ -568,7 +560,7 @@ def main() -> None:
     timed = {**checks, "torch.sort": lambda: torch.sort(x, dim=-1)}
     ts = bench._interleaved(timed, args.reps, torch)
     result["row_sort"] = {k: v * 1e3 for k, v in ts.items()}
-    _table(
+    bench._table(
         f"row-wise sort, ({rows_n} x {ROW}) float32, one block per row (ms; speed-up over torch.sort, which "
         "also returns the indices)",
         ["what", "ms", "torch.sort / this"],
@@ -614,7 +606,7 @@ def main() -> None:
         form = "(unrolled)" if "unrolled" in name else "(loop)"
         return "" if name.startswith("torch") else f"{ts[f'CUB C++ {form}'] / ts[name]:.3f}"
 
-    _table(
+    bench._table(
         f"histogram, {BINS} bins of 2^{SAMPLES.bit_length() - 1} uint8 samples (GB/s of samples; the "
         f"coop kernels and CUB also zero the 1 KiB histogram each time; a block's {HTILES} tiles in a "
         "loop, or unrolled)",
@@ -645,7 +637,7 @@ def main() -> None:
     del want_keys
     ts = bench._interleaved(merge_fns, args.reps, torch)
     result["merge_sort"] = {k: n * 8 / v / 1e9 for k, v in ts.items()}
-    _table(
+    bench._table(
         f"block merge sort, {THREADS} x {ITEMS} int32 keys, {TILES} tiles (GB/s, read + written; user / "
         "built-in: the issue's target is >= 0.98)",
         ["what", "built-in GB/s", "user GB/s", "user / built-in"],

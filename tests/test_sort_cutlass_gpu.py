@@ -9,10 +9,12 @@ import pytest
 pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
 
 from ._compute_kernels import load  # noqa: E402
+from ._reference import check_cases  # noqa: E402
 from ._sort_cases import (  # noqa: E402
     GRID,
     TILES,
     VARIANTS,
+    Case,
     Config,
     cases,
     expected,
@@ -54,13 +56,13 @@ def test_sort_grid(cfg: Config) -> None:
 
     cs = cases(cfg)
     host = load(f"cute_{cfg.id.replace('-', '_')}", cute_source(cfg, cs)).host
-    seed = int(np.random.SeedSequence().entropy) % 2**63  # fresh data each run; reported on failure
-    rng = np.random.default_rng(seed)
     n = GRID * TILES * cfg.tile
     vals = values_data(cfg)
     compiled = None
-    failures = []
-    for m, case in enumerate(cs):
+
+    def run(m: int, case: Case, rng: np.random.Generator) -> list[str]:
+        nonlocal compiled
+        failures = []
         for variant in VARIANTS:
             keys = keys_data(rng, cfg.key, n, variant, cfg.bins, case.ordered)
             p = params(rng, cfg, keys)
@@ -82,4 +84,6 @@ def test_sort_grid(cfg: Config) -> None:
             want = expected(case, cfg, keys, vals, p, poisons)
             bad = mismatches(got, want, case.any_zero_sign)
             failures += [f"{case.id} ({variant}, {p}): {e}" for e in bad]
-    assert not failures, f"seed {seed}:\n" + "\n".join(failures)
+        return failures
+
+    check_cases(cs, run)

@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 
 from ._compute_kernels import load
+from ._reference import check_cases
 from ._sort_cases import (
     GRID,
     TILES,
     VARIANTS,
+    Case,
     Config,
     cases,
     expected,
@@ -39,12 +41,11 @@ def test_sort_grid(cfg: Config) -> None:
 
     cs = cases(cfg)
     kernel = numba_coop.jit(load(f"numba_{cfg.id.replace('-', '_')}", numba_source(cfg, cs)).kernel)
-    seed = int(np.random.SeedSequence().entropy) % 2**63  # fresh data each run; reported on failure
-    rng = np.random.default_rng(seed)
     n = GRID * TILES * cfg.tile
     vals = values_data(cfg)
-    failures = []
-    for m, case in enumerate(cs):
+
+    def run(m: int, case: Case, rng: np.random.Generator) -> list[str]:
+        failures = []
         for variant in VARIANTS:
             keys = keys_data(rng, cfg.key, n, variant, cfg.bins, case.ordered)
             p = params(rng, cfg, keys)
@@ -60,4 +61,6 @@ def test_sort_grid(cfg: Config) -> None:
             want = expected(case, cfg, keys, vals, p, poisons)
             bad = mismatches(got, want, case.any_zero_sign)
             failures += [f"{case.id} ({variant}, {p}): {e}" for e in bad]
-    assert not failures, f"seed {seed}:\n" + "\n".join(failures)
+        return failures
+
+    check_cases(cs, run)
