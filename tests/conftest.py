@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Shared fixtures: an isolated bundle cache per session, and the GPU marker's skip rule."""
+"""Shared fixtures: an isolated bundle cache per session, the GPU marker's skip rule, and a hang
+guard for GPU tests."""
 
 from __future__ import annotations
 
+import faulthandler
 import functools
 import os
 import tempfile
@@ -37,3 +39,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         skip = pytest.mark.skip(reason="needs a CUDA GPU (marker 'gpu'); none is available here")
         for item in gpu_items:
             item.add_marker(skip)
+
+
+# A GPU test that runs longer than this is taken for a hung kernel: the process prints every
+# thread's traceback and exits (under pytest-xdist the worker's crash names the test, and the other
+# workers go on), instead of holding the whole run until an outer timeout kills it unreported.
+GPU_TEST_LIMIT_S = float(os.environ.get("COOP_GPU_TEST_LIMIT_S", "300"))
+
+
+@pytest.fixture(autouse=True)
+def _gpu_hang_guard(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    if request.node.get_closest_marker("gpu") is None or not gpu_available():
+        yield
+        return
+    faulthandler.dump_traceback_later(GPU_TEST_LIMIT_S, exit=True)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
