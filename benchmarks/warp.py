@@ -236,7 +236,7 @@ def main() -> None:
 
     import cuda.coop.cutlass as cutlass_coop
     import torch
-    from cuda.core import LaunchConfig, launch
+    from cuda.core import LaunchConfig, ObjectCode, launch
     from cutlass.cute.runtime import from_dlpack
     from numba import cuda
 
@@ -259,13 +259,20 @@ def main() -> None:
         kern = numba_row_sum(t, w, i, alg)[grid, t]
         cute_f = cutlass_coop.compile(cute_row_sum(t, w, i, alg), ct_x, ct_out)
         cfg = LaunchConfig(grid=grid, block=t)
+        # the CuTe kernel's own cubin launched as the CUB kernel is (cuda.core): tells the kernel from
+        # CuTe's launch path (its parameters are the two tensors' pointers: static layouts)
+        (cute_name,) = cute_f.inspect().functions
+        cute_kernel = ObjectCode.from_cubin(cute_f.cubin).get_kernel(cute_name)
         fns = {
             "numba": lambda k=kern: k(nb_x, nb_out),
             "cute": lambda f=cute_f: f(ct_x, ct_out),
+            "cute kernel, cuda.core launch": lambda k=cute_kernel, c=cfg: launch(
+                stream, c, k, flat.data_ptr(), out.data_ptr()
+            ),
             "cub": lambda k=cub[(t, w, i, alg)], c=cfg: launch(stream, c, k, flat.data_ptr(), out.data_ptr()),
             "torch": lambda: torch.sum(x, dim=-1),
         }
-        for name in ("numba", "cute", "cub"):
+        for name in ("numba", "cute", "cute kernel, cuda.core launch", "cub"):
             out.fill_(1e9)
             fns[name]()
             torch.cuda.synchronize()
@@ -274,7 +281,7 @@ def main() -> None:
                 f"{name} row sum {t} x w{w} x {i}: max error {float(err.max())}"
             )
         if args.profile:
-            for name in ("numba", "cute", "cub"):
+            for name in ("numba", "cute", "cute kernel, cuda.core launch", "cub"):
                 for _ in range(args.profile):
                     fns[name]()
             torch.cuda.synchronize()
@@ -284,7 +291,14 @@ def main() -> None:
         result["row_sum"].append(row)
         table.append(
             [row["config"], *bench._gbs(row, "numba", "cute", "cub", "torch")]
-            + bench._ratio(row, ("numba", "cub"), ("cute", "cub"), ("numba", "torch"), ("cute", "torch"))
+            + bench._ratio(
+                row,
+                ("numba", "cub"),
+                ("cute", "cub"),
+                ("cute kernel, cuda.core launch", "cub"),
+                ("numba", "torch"),
+                ("cute", "torch"),
+            )
         )
         print(f"row sum {row['config']}: done", file=sys.stderr, flush=True)
     if args.profile:
@@ -292,7 +306,7 @@ def main() -> None:
     bench._table(
         f"warp-per-row sum, {rows} x {COLS} float32 ({dev.name}; GB/s read + written)",
         ["config (threads x width x items)", "numba", "cute", "CUB C++", "torch.sum(-1)",
-         "numba/CUB", "cute/CUB", "numba/torch", "cute/torch"],
+         "numba/CUB", "cute/CUB", "cute kernel by cuda.core/CUB", "numba/torch", "cute/torch"],
         table,
     )  # fmt: skip
     if args.json:
