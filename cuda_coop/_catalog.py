@@ -1620,6 +1620,98 @@ RADIX_RANK = Primitive(
     returns_annotation="ThreadData",
 )
 
+def _check_top_k(r: Resolver) -> None:
+    """CUB's block top-k numbers its threads by x alone (a 1-D block), and stages the tile (keys or
+    values, whichever is larger) in shared memory to gather the selected items."""
+    if r.block_dims[1:] != (1, 1):
+        raise CoopLaunchConfigError(
+            f"{r.q}: needs a 1-D block (CUB's block top-k numbers its threads by x alone), the block is "
+            f"{r.block_dims}; launch block=({r.threads}, 1, 1) and index the threads by x"
+        )
+    size = max(dtype_named(r.dtype).itemsize, dtype_named(r.option("values") or r.dtype).itemsize)
+    tile = r.threads * r.n * size
+    if tile > STATIC_SHARED_LIMIT:
+        raise CoopValueError(
+            f"{r.q}: the selected items are gathered through a tile in shared memory ({r.threads} threads x "
+            f"{r.n} items x {size} B = {tile} B), above the {STATIC_SHARED_LIMIT} B static limit; use fewer "
+            "items per thread or a smaller block"
+        )
+
+
+TOP_K = Primitive(
+    scope="block",
+    name="top_k",
+    cub=Cub(
+        # CCCL 3.6 has the block top-k in cub::detail only (undocumented, "TODO: documentation"); the
+        # row binds its methods, and the AOT tests compile every variant, so a change to it fails loudly.
+        "cub::detail::block_topk",
+        "cub/block/block_topk.cuh",
+        ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "values"),
+    ),
+    params=(
+        Param(
+            "keys",
+            Payload(),
+            "ThreadData",
+            "the thread's keys in a blocked arrangement (a ``coop.ThreadData`` of an integer or floating "
+            "type); the selected keys replace the tile's first ``min(k, valid)`` items.",
+            keyword_only=False,
+        ),
+        Param(
+            "k",
+            Count("k"),
+            "int",
+            "how many keys to select (a runtime int or a constant); ``k <= 0`` selects none and ``k`` at "
+            "or above the valid items selects them all (the keys stay where they are).",
+            keyword_only=False,
+        ),
+        Param(
+            "values",
+            Items(tag="values", dtypes=_ALL_DTYPES),
+            "ThreadData | None",
+            "values that move with their keys (a ``ThreadData`` of any element type with the keys' items "
+            "per thread).",
+            None,
+        ),
+        Param(
+            "largest",
+            Flag("largest"),
+            "bool",
+            "select the largest keys; False: the smallest.",
+            True,
+        ),
+        Param(
+            "valid_items",
+            Count("partial", otherwise="0"),
+            "int | None",
+            "the tile's first ``valid_items`` items take part (1 .. threads*n); by default all.",
+            None,
+        ),
+        _TEMP,
+        _TPB,
+    ),
+    call=Call(
+        "{select}_{what}<{full}>",
+        ("keys", "values", "k", "valid_items"),
+        texts=(
+            ("select", "largest", "max", "min"),
+            ("what", "values", "pairs", "keys"),
+            ("full", "valid_items", "false", "true"),
+        ),
+    ),
+    check=_check_top_k,
+    summary="Select the block's k largest (or smallest) keys, and their values (CUB's block top-k).",
+    details=(
+        "All threads of the block must call it, in a 1-D block. CUB selects by radix passes over the "
+        "keys' bits, without sorting: afterwards the tile's first ``min(k, valid)`` items (blocked: thread "
+        "``t`` holds positions ``t*n .. t*n+n-1``) are the selected keys, **in no particular order**, and "
+        "the items after them are unspecified. Exactly ``k`` keys are selected: among keys equal to the "
+        "k-th, which ones is unspecified. Floating-point keys are compared as CUB orders their bits: "
+        "``-0.0`` and ``+0.0`` are equal, a NaN with its sign bit clear is larger than ``+inf`` and one "
+        "with its sign bit set smaller than ``-inf``."
+    ),
+)
+
 #: The rows of this section, in the order they are documented.
 SORTING_ROWS = (
     RADIX_SORT,
@@ -1630,6 +1722,7 @@ SORTING_ROWS = (
     HISTOGRAM,
     RUN_LENGTH_DECODE,
     RADIX_RANK,
+    TOP_K,
 )
 
 

@@ -113,7 +113,9 @@ class Call:
     ``ctor`` names the arguments passed to the class's constructor after its ``TempStorage`` (absent
     optional ones left out, which chooses CUB's constructor overload; a result there is an output
     reference the constructor fills), for classes that take their input when constructed
-    (``cub::BlockRunLengthDecode`` takes the runs)."""
+    (``cub::BlockRunLengthDecode`` takes the runs). ``texts`` fill a field of the method's name by
+    whether a parameter takes part (an optional one given, a Flag set): ``(("full", "valid_items",
+    "false", "true"),)`` turns ``"max_keys<{full}>"`` into ``max_keys<false>`` for a partial tile."""
 
     method: str
     args: tuple[str, ...]
@@ -122,6 +124,7 @@ class Call:
     orders: tuple[tuple[str, tuple[str, ...]], ...] = ()
     ctor: tuple[str, ...] = ()
     exprs: tuple[tuple[str, str], ...] = ()
+    texts: tuple[tuple[str, str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -445,6 +448,8 @@ class Primitive:
         for p in self.params:
             if isinstance(p.kind, Flag):
                 names[p.name] = p.kind.method if req.has(p.kind.tag) else ""
+        for field, name, given, absent in self.call.texts:
+            names[field] = given if self.given(req, name) else absent
         return method.format(**names)
 
     def call_args(self, req: Request) -> tuple[str, ...]:

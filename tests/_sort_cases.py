@@ -367,6 +367,52 @@ def _rank(cfg: Config, id_: str, *, algorithm: str = "basic", num_bits: int = 4,
     return Case(f"radix_rank-{id_}", call, (("rk", "oi", "blocked"),), ref)
 
 
+def _top_k(cfg: Config, id_: str, *, k: int | None = None, largest: bool = True, pairs: bool = False,
+           partial: bool = False) -> Case:  # fmt: skip
+    """A block top-k of ``k`` keys (a constant; None: ``begin * (tile // 64) + 1`` from the runtime
+    ``begin``), made comparable: the selected slots (the tile's first ``min(k, valid)``) are flagged
+    in ``oi`` (1; 0 where a pair's value, the key's input position, does not point at an equal key;
+    2 for the others), the others are filled with a key ordered after every key, and the tile is
+    radix-sorted ascending. The reference: the ``k`` largest (smallest) of the valid keys in CUB's bit
+    order, ascending, then the fill. Which of several keys equal to the k-th are selected is
+    unspecified (the same keys, but for the sign of zeros: compared by value)."""
+    kexpr = str(k) if k is not None else f"begin * {cfg.tile // 64} + 1"
+    fill = last_key(cfg.key, descending=False)
+    args = ["keys", kexpr] + (["values=p"] if pairs else []) + ([] if largest else ["largest=False"])
+    args += ["valid_items=nvalid"] if partial else []
+    lines = ["p = coop.ThreadData({IPT}, {I32})", "{LOOP}", "    p[j] = t * {IPT} + j"] if pairs else []
+    lines += [f"coop.block.top_k({', '.join(args)})", "{LOOP}", "    oi[base + t * {IPT} + j] = 2",
+              f"    if t * {{IPT}} + j < {kexpr}:",
+              f"        if t * {{IPT}} + j < {'nvalid' if partial else cfg.tile}:"]  # fmt: skip
+    if pairs:
+        lines += ["            oi[base + t * {IPT} + j] = 0", "            if x[base + p[j]] == keys[j]:",
+                  "                oi[base + t * {IPT} + j] = 1"]  # fmt: skip
+    else:
+        lines += ["            oi[base + t * {IPT} + j] = 1"]
+    lines += [
+        "{LOOP}",
+        "    if oi[base + t * {IPT} + j] == 2:",
+        f"        keys[j] = {fill}",
+        "coop.block.radix_sort(keys)",
+    ]
+
+    def ref(keys: np.ndarray, vals: np.ndarray, p: Params) -> dict[str, np.ndarray]:
+        n = len(keys)
+        valid = min(p.nvalid, n) if partial else n
+        count = k if k is not None else p.begin * (cfg.tile // 64) + 1
+        m = max(0, min(count, valid))
+        order = np.argsort(ordered_bits(keys[:valid]), kind="stable")
+        chosen = keys[:valid][order[valid - m :] if largest else order[:m]]
+        chosen = chosen[np.argsort(ordered_bits(chosen), kind="stable")]
+        out = np.concatenate(
+            [chosen, np.full(n - m, float(fill) if is_float(cfg.key) else int(fill), keys.dtype)]
+        )
+        return {"ok": out, "oi": np.where(np.arange(n) < m, 1, 2).astype(np.int32)}
+
+    return Case(f"top_k-{id_}", "\n".join(lines), (("keys", "ok", "blocked"),), ref, ordered=True,
+                any_zero_sign=True)  # fmt: skip
+
+
 def _neighbour(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         if op == "subtract":
@@ -544,6 +590,14 @@ def cases(cfg: Config) -> list[Case]:
         ),  # fmt: skip
         _radix(cfg, "pairs-1bit-temp", values=True, radix_bits=1, temp=True),
     ]
+    if cfg.block[1:] == (1, 1):  # CUB's block top-k takes a 1-D block
+        sort += [
+            _top_k(cfg, "largest-const-k", k=max(1, cfg.tile // 3)),
+            _top_k(cfg, "smallest-runtime-k-partial", largest=False, partial=True),
+            _top_k(cfg, "pairs-largest-runtime-k", pairs=True),
+            _top_k(cfg, "pairs-smallest-const-k-partial", k=max(1, cfg.tile - 5), largest=False, pairs=True,
+                   partial=True),
+        ]  # fmt: skip
     neighbours = [
         _adjacent("left"),
         _adjacent("right-successor", right=True, neighbour=True),

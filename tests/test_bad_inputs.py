@@ -342,6 +342,18 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
      "offset=-1 is negative"),
     ("shuffle-prefix-runtime", "coop.block.shuffle(items, mode='down', block_prefix=flag)", E,
      "block_prefix must be a compile-time constant True or False"),
+    ("top-k-missing-k", "coop.block.top_k(items)", E, "missing a required argument: 'k'"),
+    ("top-k-float-k", "coop.block.top_k(items, s)", E, "k must be an integer"),
+    ("top-k-negative-k", "coop.block.top_k(items, -1)", V, "k=-1 is negative"),
+    ("top-k-largest-runtime", "coop.block.top_k(items, 3, largest=flag)", E,
+     "largest must be a compile-time constant True or False"),
+    ("top-k-values-count", "coop.block.top_k(items, 3, values=two)", V,
+     "values has 2 items per thread, keys has 4"),
+    ("top-k-valid-float", "coop.block.top_k(items, 3, valid_items=s)", E, "valid_items must be an integer"),
+    ("top-k-keys-scalar", "coop.block.top_k(s, 3)", E,
+     "keys must be a coop.ThreadData created in the kernel"),
+    ("top-k-tile-too-big", "coop.block.top_k(big, 3)", V,
+     "the selected items are gathered through a tile in shared memory (128 threads x 128 items x 4 B"),
 ]  # fmt: skip
 
 _NUMBA = {"F32": "np.float32", "I32": "np.int32", "I8": "np.int8", "U8": "np.uint8", "F16": "np.float16"}

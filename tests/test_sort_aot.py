@@ -168,6 +168,19 @@ def test_radix_rank_match_needs_whole_warps() -> None:
         numba_coop.compile(kernel, "void(uint32[::1])", block=(5, 7, 2))
 
 
+def test_top_k_needs_a_one_dimensional_block() -> None:
+    """CUB's block top-k numbers its threads by x alone: a 2-D block is refused before any C++."""
+
+    def kernel(src):  # type: ignore[no-untyped-def]
+        k = coop.ThreadData(2, np.float32)
+        coop.block.load(src, k)
+        coop.block.top_k(k, 5)
+        coop.block.store(src, k)
+
+    with pytest.raises(coop.CoopLaunchConfigError, match=r"top_k: needs a 1-D block .*\(8, 16, 1\)"):
+        numba_coop.compile(kernel, "void(float32[::1])", block=(8, 16, 1))
+
+
 def test_run_length_decode_shared_limit() -> None:
     """The block's runs (value and uint32 offset each) are kept in shared memory: checked before C++."""
 

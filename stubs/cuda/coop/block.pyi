@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from . import BlockAdjacentDirection, BlockDiscontinuityFlags, BlockExchangeMode, BlockHistogramAlgorithm, BlockLoadAlgorithm, BlockRadixRankAlgorithm, BlockRadixSortOutput, BlockReduceAlgorithm, BlockScanAlgorithm, BlockShuffleMode, BlockStoreAlgorithm, TempStorage, ThreadData
 
-__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "merge_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram", "run_length_decode", "radix_rank"]
+__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "merge_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram", "run_length_decode", "radix_rank", "top_k"]
 
 def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad)."""
@@ -61,3 +61,6 @@ def run_length_decode(run_values: ThreadData, *, decoded_items_per_thread: int, 
 
 def radix_rank(keys: ThreadData, *, begin_bit: int, num_bits: int, descending: bool = ..., algorithm: str | BlockRadixRankAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
     """Rank the block's keys by one digit of their bits, stably (CUB BlockRadixRank)."""
+
+def top_k(keys: ThreadData, k: int, *, values: ThreadData | None = ..., largest: bool = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+    """Select the block's k largest (or smallest) keys, and their values (CUB's block top-k)."""
