@@ -16,6 +16,9 @@ Tables (medians of interleaved batches, as benchmarks/copy.py):
                (Numba, CuTe ``cutlass.range``, CUB ``#pragma unroll 1``) or unrolled (CuTe
                ``range_constexpr``, CUB ``#pragma unroll``): each compared with CUB of its form
 
+  row top-k    the 16 largest of each row of the row sort table's tensor, with their column indices
+               (coop.block.top_k with values, the row's first 16 slots written, unordered), against
+               torch.topk(k=16, dim=-1, sorted=False)
   merge sort   the radix sort table's kernel config (256 threads x 8 int32 keys, one tile per block,
                load warp_transpose -> merge_sort -> store warp_transpose) with the built-in comparator
                ``'less'`` and with a user function ``a < b``, keys only; the issue's target for the
@@ -44,6 +47,7 @@ THREADS, ITEMS = 256, 8
 TILE = THREADS * ITEMS
 ROW = 2048  # one block per row: 256 x 8
 TILES = 1 << 15  # radix sort table: 2^15 tiles of 2048 int32 (256 MiB in, 256 MiB out)
+TOPK = 16  # row-wise top-k table: the 16 largest of each row's 2048
 BINS, HITEMS, HTILES = 256, 16, 16  # histogram table: 256 bins; a block counts 16 tiles of 256 x 16
 HTILE = THREADS * HITEMS
 SAMPLES = 1 << 28  # uint8 samples (256 MiB)
@@ -204,6 +208,31 @@ def numba_sort(pairs: bool, dtype: str = "int32") -> Any:
     return numba_coop.jit(kv)
 
 
+def numba_top_k() -> Any:
+    """Each block: one row of ROW float32 scores -> coop.block.top_k (TOPK largest, with the column
+    index as the value) -> the row's first TOPK slots written out (unordered, as
+    ``torch.topk(sorted=False)``)."""
+    import cuda.coop.numba as numba_coop
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    def top_k(src, top, idx):  # type: ignore[no-untyped-def]
+        t = cuda.threadIdx.x
+        k = coop.ThreadData(ITEMS, np.float32)
+        v = coop.ThreadData(ITEMS, np.int32)
+        coop.block.load(src, k, offset=cuda.blockIdx.x * TILE, algorithm="warp_transpose")
+        for i in range(ITEMS):
+            v[i] = t * ITEMS + i
+        coop.block.top_k(k, TOPK, values=v)
+        if t * ITEMS < TOPK:
+            for i in range(ITEMS):
+                top[cuda.blockIdx.x * TOPK + t * ITEMS + i] = k[i]
+                idx[cuda.blockIdx.x * TOPK + t * ITEMS + i] = v[i]
+
+    return numba_coop.jit(top_k)
+
+
 def numba_merge_sort(user: bool) -> Any:
     """load -> merge_sort (the built-in ``'less'``, or with ``user`` a Python function) -> store."""
     import cuda.coop.numba as numba_coop
@@ -286,6 +315,34 @@ def cute_histogram(unrolled: bool = False) -> Any:
         histogram_kernel(src, out).launch(grid=(blocks, 1, 1), block=(THREADS, 1, 1))
 
     return histogram_host
+
+
+def cute_top_k() -> Any:
+    """The CuTe twin of :func:`numba_top_k`."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    @cute.kernel
+    def top_k_kernel(src: cute.Tensor, top: cute.Tensor, idx: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        tidx, _, _ = cute.arch.thread_idx()
+        k = coop.ThreadData(ITEMS, cutlass.Float32)
+        v = coop.ThreadData(ITEMS, cutlass.Int32)
+        coop.block.load(src, k, offset=bidx * TILE, algorithm="warp_transpose")
+        for i in cutlass.range_constexpr(ITEMS):
+            v[i] = tidx * ITEMS + i
+        coop.block.top_k(k, TOPK, values=v)
+        if tidx * ITEMS < TOPK:
+            for i in cutlass.range_constexpr(ITEMS):
+                top[bidx * TOPK + tidx * ITEMS + i] = k[i]
+                idx[bidx * TOPK + tidx * ITEMS + i] = v[i]
+
+    @cute.jit
+    def top_k_host(src: cute.Tensor, top: cute.Tensor, idx: cute.Tensor):  # type: ignore[no-untyped-def]
+        top_k_kernel(src, top, idx).launch(grid=(cute.size(src) // TILE, 1, 1), block=(THREADS, 1, 1))
+
+    return top_k_host
 
 
 def cute_merge_sort(user: bool) -> Any:
@@ -434,6 +491,14 @@ def aot() -> None:
             "numba histogram",
             numba_coop.compile(numba_histogram(), "void(uint8[::1], int32[::1])", block=THREADS),
         ),
+        (
+            "numba top_k rows",
+            numba_coop.compile(numba_top_k(), "void(float32[::1], float32[::1], int32[::1])", block=THREADS),
+        ),
+        (
+            "cute top_k rows",
+            cutlass_coop.compile(cute_top_k(), fake(f32), fake(f32, 64 * TOPK), fake(i32, 64 * TOPK)),
+        ),
         *(
             (
                 f"cute histogram ({'unrolled' if unrolled else 'loop'})",
@@ -567,6 +632,37 @@ def main() -> None:
         [[k, f"{v * 1e3:.3f}", f"{ts['torch.sort'] / v:.2f}"] for k, v in ts.items()],
     )
     print("row sort: done", file=sys.stderr, flush=True)
+
+    # -- row-wise top-k vs torch.topk ----------------------------------------------------------------
+    top = torch.empty(rows_n, TOPK, device="cuda")
+    top_i = torch.empty(rows_n, TOPK, dtype=torch.int32, device="cuda")
+    nt, ct_top = cuda.as_cuda_array(top.view(-1)), from_dlpack(top.view(-1), assumed_align=16)
+    nti, cti = cuda.as_cuda_array(top_i.view(-1)), from_dlpack(top_i.view(-1), assumed_align=16)
+    ntk = numba_top_k()[rows_n, THREADS]
+    ctk = cutlass_coop.compile(cute_top_k(), ctr["x"], ct_top, cti)
+    want_top = torch.topk(x, TOPK, dim=-1).values  # sorted, largest first
+    tops = {
+        "numba top_k": lambda: ntk(nbr["x"], nt, nti),
+        "cute top_k": lambda: ctk(ctr["x"], ct_top, cti),
+    }
+    for name, fn in tops.items():
+        top.zero_()
+        top_i.fill_(-1)
+        fn()
+        torch.cuda.synchronize()
+        assert torch.equal(torch.sort(top, dim=-1, descending=True).values, want_top), name
+        assert torch.equal(torch.gather(x, 1, top_i.long()), top), name
+    del want_top
+    timed = {**tops, "torch.topk": lambda: torch.topk(x, TOPK, dim=-1, sorted=False)}
+    ts = bench._interleaved(timed, args.reps, torch)
+    result["row_top_k"] = {k: v * 1e3 for k, v in ts.items()}
+    bench._table(
+        f"row-wise top-{TOPK}, ({rows_n} x {ROW}) float32, one block per row, values and column indices, "
+        "unordered (ms; speed-up over torch.topk(sorted=False))",
+        ["what", "ms", "torch.topk / this"],
+        [[k, f"{v * 1e3:.3f}", f"{ts['torch.topk'] / v:.2f}"] for k, v in ts.items()],
+    )
+    print("top-k: done", file=sys.stderr, flush=True)
 
     # -- 256-bin histogram vs CUB C++ and torch.bincount ------------------------------------------
     samples = torch.randint(0, 256, (SAMPLES,), dtype=torch.uint8, device="cuda")

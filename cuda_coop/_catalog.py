@@ -1620,6 +1620,7 @@ RADIX_RANK = Primitive(
     returns_annotation="ThreadData",
 )
 
+
 def _check_top_k(r: Resolver) -> None:
     """CUB's block top-k numbers its threads by x alone (a 1-D block), and stages the tile (keys or
     values, whichever is larger) in shared memory to gather the selected items."""

@@ -448,8 +448,8 @@ class Primitive:
         for p in self.params:
             if isinstance(p.kind, Flag):
                 names[p.name] = p.kind.method if req.has(p.kind.tag) else ""
-        for field, name, given, absent in self.call.texts:
-            names[field] = given if self.given(req, name) else absent
+        for slot, name, given, absent in self.call.texts:
+            names[slot] = given if self.given(req, name) else absent
         return method.format(**names)
 
     def call_args(self, req: Request) -> tuple[str, ...]:
