@@ -14,7 +14,8 @@ names:
 Outputs, stored blocked or striped as the case says: ``ok`` (K), ``ov`` (V), ``oi`` (int32 flags).
 
 A case's call may be several statements (one a line); ``{LOOP}`` stands for each DSL's loop over the
-thread's items (``for j in ...:``), ``{SYNC}`` for its block barrier. Histogram kernels also have
+thread's items (``for j in ...:``), ``{SYNC}`` for its block barrier, ``{KEY}(...)`` for a literal
+made a key (CuTe stores only values of the element's own type). Histogram kernels also have
 ``sh``, ``bins`` int32 counters in shared memory, and their keys are samples ``0 .. bins-1``.
 
 Every case runs on three data sets per launch: random keys over the whole range (floats with
@@ -392,7 +393,7 @@ def _top_k(cfg: Config, id_: str, *, k: int | None = None, largest: bool = True,
     lines += [
         "{LOOP}",
         "    if oi[base + t * {IPT} + j] == 2:",
-        f"        keys[j] = {fill}",
+        f"        keys[j] = {{KEY}}({fill})",
         "coop.block.radix_sort(keys)",
     ]
 

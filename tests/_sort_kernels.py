@@ -98,6 +98,7 @@ def _fill(text: str, cfg: Config, *, cute: bool) -> str:
         "{K}": cfg.key, "{V}": cfg.value, "{CK}": _CUTE_TYPES[cfg.key], "{CV}": _CUTE_TYPES[cfg.value],
         "{TILES}": str(TILES), "{TILE}": str(cfg.tile), "{THREADS}": str(cfg.threads), "{IPT}": str(cfg.ipt),
         "{I32}": "cutlass.Int32" if cute else '"int32"',
+        "{KEY}": f"cutlass.{_CUTE_TYPES[cfg.key]}" if cute else "",  # a literal as a key: CuTe casts
         "{BX}": str(bx), "{BY}": str(by), "{BZ}": str(bz), "{GRID}": str(GRID),
         "{SHARED_NUMBA}": f"    sh = cuda.shared.array({cfg.bins}, np.int32)\n" if cfg.bins else "",
         "{SHARED_CUTE}": "    sh = SmemAllocator().allocate_tensor(cutlass.Int32, cute.make_layout("

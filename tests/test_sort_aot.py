@@ -15,7 +15,18 @@ from cuda import coop
 from numba.cuda import types
 
 from ._compute_kernels import load
-from ._sort_cases import GRID, TILES, Config, cases, configs, keys_data, mismatches, ordered_bits, sort_order
+from ._sort_cases import (
+    GRID,
+    TILES,
+    Config,
+    Params,
+    cases,
+    configs,
+    keys_data,
+    mismatches,
+    ordered_bits,
+    sort_order,
+)
 from ._sort_kernels import cute_source, numba_source
 
 # Each family's float32-key kernel (int64 values, a 3-D block) and int32-key kernel (96 threads, 3 items).
@@ -128,6 +139,24 @@ def test_references_agree(dtype: str) -> None:
         np.testing.assert_array_equal(
             sort_order(keys, descending=True), np.argsort(mask - twiddled, kind="stable")
         )
+
+
+def test_top_k_references() -> None:
+    """The top-k references (selection in CUB's bit order, then ascending, then the fill) give what
+    NumPy's sort gives on distinct float keys: the k largest (smallest) of the valid ones."""
+    cfg = next(c for c in configs() if c.group == "sort" and c.key == "float32")
+    by_id = {c.id: c for c in cases(cfg)}
+    keys = np.random.default_rng(5).permutation(np.arange(cfg.tile, dtype=np.float32) - 100.5)
+    k = max(1, cfg.tile // 3)
+    want = np.concatenate([np.sort(keys)[-k:], np.full(cfg.tile - k, 60000.0, np.float32)])
+    got = by_id["top_k-largest-const-k"].ref(keys, keys, Params(0, 1, 0))
+    np.testing.assert_array_equal(got["ok"], want)
+    assert (got["oi"][:k] == 1).all() and (got["oi"][k:] == 2).all()
+    p = Params(3, 4, nvalid=cfg.tile // 2)  # runtime k = 3 * (tile // 64) + 1 of the first half
+    m = min(3 * (cfg.tile // 64) + 1, cfg.tile // 2)
+    got = by_id["top_k-smallest-runtime-k-partial"].ref(keys, keys, p)
+    np.testing.assert_array_equal(got["ok"][:m], np.sort(keys[: cfg.tile // 2])[:m])
+    assert (got["ok"][m:] == 60000.0).all()
 
 
 def test_mismatches_zero_sign() -> None:
