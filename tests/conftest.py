@@ -44,7 +44,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # A GPU test that runs longer than this is taken for a hung kernel: the process prints every
 # thread's traceback and exits (under pytest-xdist the worker's crash names the test, and the other
 # workers go on), instead of holding the whole run until an outer timeout kills it unreported.
-GPU_TEST_LIMIT_S = float(os.environ.get("COOP_GPU_TEST_LIMIT_S", "300"))
+GPU_TEST_LIMIT_S = float(os.environ.get("COOP_GPU_TEST_LIMIT_S", "420"))
 
 
 @pytest.fixture(autouse=True)
