@@ -1644,7 +1644,7 @@ TOP_K = Primitive(
     name="top_k",
     cub=Cub(
         # CCCL 3.6 has the block top-k in cub::detail only (undocumented, "TODO: documentation"); the
-        # row binds its methods, and the AOT tests compile every variant, so a change to it fails loudly.
+        # row binds its four methods, and the AOT tests compile each of them, so a change fails loudly.
         "cub::detail::block_topk",
         "cub/block/block_topk.cuh",
         ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "values"),
