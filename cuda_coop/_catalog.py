@@ -40,29 +40,31 @@ from ._primitive import STATIC_SHARED_LIMIT, Call, Cub, Param, Primitive, Resolv
 # --- choices ----------------------------------------------------------------------------------------
 
 
-def _tile_algorithms(enum_name: str, prefix: str, verb: str) -> Choices:
-    return Choices(
-        enum_name,
-        f"How ``coop.block.{verb}`` moves a tile between memory and registers "
-        f"(``cub::Block{verb.title()}Algorithm``).\n\n"
-        "Every algorithm but ``STRIPED`` has the items in a *blocked* arrangement (thread ``t`` holds "
-        "items ``t*n .. t*n+n-1``); ``STRIPED`` has them striped (thread ``t`` holds ``t, t+T, ...``).",
-        (
-            Option("direct", f"{prefix}DIRECT", "each thread accesses its own consecutive items"),
-            Option(
-                "striped",
-                f"{prefix}STRIPED",
-                "consecutive threads access consecutive items",
-                arrangement="striped",
-            ),
-            Option("vectorize", f"{prefix}VECTORIZE", "as direct, with vector accesses where CUB can"),
-            Option(
-                "transpose",
-                f"{prefix}TRANSPOSE",
-                "striped access, then a block-wide exchange in shared memory",
-                scratch=True,
-                stages_tile=True,
-            ),
+def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block") -> Choices:
+    """The load or store algorithms of a block (``cub::Block{Load,Store}Algorithm``) or of a logical
+    warp (``cub::Warp{Load,Store}Algorithm``): the same four, and the block's two warp-wise ones."""
+    block = scope == "block"
+    unit, count = ("thread", "T") if block else ("lane", "W")
+    exchange = "a block-wide exchange" if block else "an exchange within the logical warp"
+    options = [
+        Option("direct", f"{prefix}DIRECT", f"each {unit} accesses its own consecutive items"),
+        Option(
+            "striped",
+            f"{prefix}STRIPED",
+            f"consecutive {unit}s access consecutive items",
+            arrangement="striped",
+        ),
+        Option("vectorize", f"{prefix}VECTORIZE", "as direct, with vector accesses where CUB can"),
+        Option(
+            "transpose",
+            f"{prefix}TRANSPOSE",
+            f"striped access, then {exchange} in shared memory",
+            scratch=True,
+            stages_tile=True,
+        ),
+    ]
+    if block:
+        options += [
             Option(
                 "warp_transpose",
                 f"{prefix}WARP_TRANSPOSE",
@@ -78,7 +80,16 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str) -> Choices:
                 scratch=True,
                 whole_warps=True,
             ),
-        ),
+        ]
+    what = "a tile" if block else "a logical warp's tile"
+    return Choices(
+        enum_name,
+        f"How ``coop.{scope}.{verb}`` moves {what} between memory and registers "
+        f"(``cub::{scope.title()}{verb.title()}Algorithm``).\n\n"
+        f"Every algorithm but ``STRIPED`` has the items in a *blocked* arrangement ({unit} ``{unit[0]}`` "
+        f"holds items ``{unit[0]}*n .. {unit[0]}*n+n-1``); ``STRIPED`` has them striped ({unit} "
+        f"``{unit[0]}`` holds ``{unit[0]}, {unit[0]}+{count}, ...``).",
+        tuple(options),
     )
 
 
@@ -153,35 +164,8 @@ BLOCK_EXCHANGE_MODES = Choices(
 )
 
 
-def _warp_tile_algorithms(enum_name: str, prefix: str, verb: str) -> Choices:
-    return Choices(
-        enum_name,
-        f"How ``coop.warp.{verb}`` moves a logical warp's tile between memory and registers "
-        f"(``cub::Warp{verb.title()}Algorithm``).\n\n"
-        "Every algorithm but ``STRIPED`` has the items in a *blocked* arrangement (lane ``l`` holds "
-        "items ``l*n .. l*n+n-1``); ``STRIPED`` has them striped (lane ``l`` holds ``l, l+W, ...``).",
-        (
-            Option("direct", f"{prefix}DIRECT", "each lane accesses its own consecutive items"),
-            Option(
-                "striped",
-                f"{prefix}STRIPED",
-                "consecutive lanes access consecutive items",
-                arrangement="striped",
-            ),
-            Option("vectorize", f"{prefix}VECTORIZE", "as direct, with vector accesses where CUB can"),
-            Option(
-                "transpose",
-                f"{prefix}TRANSPOSE",
-                "striped access, then an exchange within the logical warp in shared memory",
-                scratch=True,
-                stages_tile=True,
-            ),
-        ),
-    )
-
-
-WARP_LOAD_ALGORITHMS = _warp_tile_algorithms("WarpLoadAlgorithm", "cub::WARP_LOAD_", "load")
-WARP_STORE_ALGORITHMS = _warp_tile_algorithms("WarpStoreAlgorithm", "cub::WARP_STORE_", "store")
+WARP_LOAD_ALGORITHMS = _tile_algorithms("WarpLoadAlgorithm", "cub::WARP_LOAD_", "load", "warp")
+WARP_STORE_ALGORITHMS = _tile_algorithms("WarpStoreAlgorithm", "cub::WARP_STORE_", "store", "warp")
 
 WARP_EXCHANGE_ALGORITHMS = Choices(
     "WarpExchangeAlgorithm",
