@@ -694,19 +694,24 @@ def _check_radix_counters(r: Resolver, radix_bits: int, name: str = "radix_bits"
         )
 
 
-def _check_radix_sort(r: Resolver) -> None:
-    """The bit range, the digit counters, and the tile (keys or values, whichever is larger) staged
-    in shared memory."""
-    _check_bit_range(r)
-    _check_radix_counters(r, int(str(r.option("radix_bits"))))
-    size = max(dtype_named(r.dtype).itemsize, dtype_named(r.option("values") or r.dtype).itemsize)
+def _check_staged_tile(r: Resolver, what: str) -> None:
+    """The block's tile of keys or of values, whichever is larger, that the call stages in shared
+    memory (``what`` says how) fits the static limit."""
+    values = r.option("values")
+    size = max(dtype_named(r.dtype).itemsize, dtype_named(values).itemsize if values else 0)
     tile = r.threads * r.n * size
     if tile > STATIC_SHARED_LIMIT:
         raise CoopValueError(
-            f"{r.q}: the tile ({r.threads} threads x {r.n} items x {size} B = {tile} B) is exchanged through "
-            f"shared memory, above the {STATIC_SHARED_LIMIT} B static limit; use fewer items per thread or a "
-            "smaller block"
+            f"{r.q}: {what} ({r.threads} threads x {r.n} items x {size} B = {tile} B), above the "
+            f"{STATIC_SHARED_LIMIT} B static limit; use fewer items per thread or a smaller block"
         )
+
+
+def _check_radix_sort(r: Resolver) -> None:
+    """The bit range, the digit counters, and the tile exchanged through shared memory."""
+    _check_bit_range(r)
+    _check_radix_counters(r, int(str(r.option("radix_bits"))))
+    _check_staged_tile(r, "the tile is exchanged through shared memory")
 
 
 _SORT_ORDER_NOTE = (
@@ -810,14 +815,7 @@ _CMP = Param(
 
 def _check_sort_fits(r: Resolver) -> None:
     """CUB's merge sort stages the whole tile (keys, then values) in shared memory."""
-    values = r.option("values")
-    itemsize = max(dtype_named(r.dtype).itemsize, dtype_named(values).itemsize if values else 0)
-    tile_bytes = r.threads * r.n * itemsize
-    if tile_bytes > STATIC_SHARED_LIMIT:
-        raise CoopValueError(
-            f"{r.q}: the sort stages the block's tiles ({tile_bytes} B) through shared memory, above the "
-            f"{STATIC_SHARED_LIMIT} B static limit; use fewer items per thread or a smaller block"
-        )
+    _check_staged_tile(r, "the sort stages the block's tiles through shared memory")
 
 
 def _check_merge_sort(r: Resolver) -> None:
@@ -1613,14 +1611,7 @@ def _check_top_k(r: Resolver) -> None:
             f"{r.q}: needs a 1-D block (CUB's block top-k numbers its threads by x alone), the block is "
             f"{r.block_dims}; launch block=({r.threads}, 1, 1) and index the threads by x"
         )
-    size = max(dtype_named(r.dtype).itemsize, dtype_named(r.option("values") or r.dtype).itemsize)
-    tile = r.threads * r.n * size
-    if tile > STATIC_SHARED_LIMIT:
-        raise CoopValueError(
-            f"{r.q}: the selected items are gathered through a tile in shared memory ({r.threads} threads x "
-            f"{r.n} items x {size} B = {tile} B), above the {STATIC_SHARED_LIMIT} B static limit; use fewer "
-            "items per thread or a smaller block"
-        )
+    _check_staged_tile(r, "the selected items are gathered through a tile in shared memory")
 
 
 TOP_K = Primitive(

@@ -176,7 +176,8 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("warp-batched-sync-runtime", "coop.warp.batched_sum(items, sync_physical_warp=flag)", E,
      "sync_physical_warp must be a compile-time constant True or False"),
     ("warp-sort-tile-too-large", "coop.warp.merge_sort(big, 'less')", V,
-     "the sort stages the block's tiles (65536 B) through shared memory, above the 49152 B static limit"),
+     "the sort stages the block's tiles through shared memory (128 threads x 128 items x 4 B = 65536 B), "
+     "above the 49152 B static limit"),
     # sorting and data-dependent primitives (issue 10)
     ("merge-sort-unknown-comparator", "coop.block.merge_sort(items, 'sum')", V,
      "unknown op='sum'; built-in comparators: 'less', 'greater', or pass a function"),
@@ -198,7 +199,8 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("merge-sort-stable-runtime", "coop.block.merge_sort(items, 'less', stable=flag)", E,
      "stable must be a compile-time constant True or False"),
     ("merge-sort-tile-too-large", "coop.block.merge_sort(big, 'less')", V,
-     "the sort stages the block's tiles (65536 B) through shared memory, above the 49152 B static limit"),
+     "the sort stages the block's tiles through shared memory (128 threads x 128 items x 4 B = 65536 B), "
+     "above the 49152 B static limit"),
     ("rld-no-runs", "coop.block.run_length_decode(items, decoded_items_per_thread=4)", V,
      "pass run_lengths (each run's length) or run_offsets (each run's start)"),
     ("rld-lengths-and-offsets",
