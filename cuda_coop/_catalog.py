@@ -275,6 +275,20 @@ _SORT_OOB_DEFAULT = Param(
     None,
     requires=("valid_items",),
 )
+_BLOCKED_ITEMS = Param(
+    "items",
+    Payload(),
+    "ThreadData",
+    "the thread's items in a blocked arrangement (a ``coop.ThreadData``).",
+    keyword_only=False,
+)
+_SORT_KEYS = Param(
+    "keys",
+    Payload(),
+    "ThreadData",
+    "the thread's keys in a blocked arrangement (a ``coop.ThreadData``), sorted in place.",
+    keyword_only=False,
+)
 _BLOCK_DIMS = ("BLOCK_DIM_X", "BLOCK_DIM_Y", "BLOCK_DIM_Z")
 _X = Param(
     "x",
@@ -740,13 +754,7 @@ RADIX_SORT = Primitive(
         fixed=_RADIX_FIXED,
     ),
     params=(
-        Param(
-            "keys",
-            Payload(),
-            "ThreadData",
-            "the thread's keys in a blocked arrangement (a ``coop.ThreadData``), sorted in place.",
-            keyword_only=False,
-        ),
+        _SORT_KEYS,
         Param(
             "values",
             Items(tag="values", dtypes=_ALL_DTYPES),
@@ -838,13 +846,7 @@ MERGE_SORT = Primitive(
         ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "values", *_BLOCK_DIMS[1:]),
     ),
     params=(
-        Param(
-            "keys",
-            Payload(),
-            "ThreadData",
-            "the thread's keys in a blocked arrangement (a ``coop.ThreadData``), sorted in place.",
-            keyword_only=False,
-        ),
+        _SORT_KEYS,
         _CMP,
         Param(
             "values",
@@ -922,13 +924,7 @@ ADJACENT_DIFFERENCE = Primitive(
     name="adjacent_difference",
     cub=Cub("cub::BlockAdjacentDifference", "cub/block/block_adjacent_difference.cuh", ("T", *_BLOCK_DIMS)),
     params=(
-        Param(
-            "items",
-            Payload(),
-            "ThreadData",
-            "the thread's items in a blocked arrangement (a ``coop.ThreadData``).",
-            keyword_only=False,
-        ),
+        _BLOCKED_ITEMS,
         Param(
             "op",
             Operator(builtins=("subtract", *ASSOCIATIVE)),
@@ -1025,13 +1021,7 @@ DISCONTINUITY = Primitive(
     name="discontinuity",
     cub=Cub("cub::BlockDiscontinuity", "cub/block/block_discontinuity.cuh", ("T", *_BLOCK_DIMS)),
     params=(
-        Param(
-            "items",
-            Payload(),
-            "ThreadData",
-            "the thread's items in a blocked arrangement (a ``coop.ThreadData``).",
-            keyword_only=False,
-        ),
+        _BLOCKED_ITEMS,
         Param(
             "flags",
             Choice(BLOCK_DISCONTINUITY_FLAGS),
