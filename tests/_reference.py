@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """NumPy references for coop.block.load/store, independent of CUB: where each item goes; and the
-loop the GPU grid tests share (fresh data per case, a seed reported on failure)."""
+loop the GPU grid tests share (fresh data per case, a seed reported on failure), and the moves of
+exact bits between NumPy and the torch tensors of the CuTe tests."""
 
 from __future__ import annotations
 
@@ -42,3 +43,27 @@ def check_cases(cases: Sequence[C], run: Callable[[int, C, np.random.Generator],
     rng = np.random.default_rng(seed)
     failures = [f for m, case in enumerate(cases) for f in run(m, case, rng)]
     assert not failures, f"seed {seed}:\n" + "\n".join(failures)
+
+
+_SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def gpu_tensor(values: np.ndarray, dtype: str):  # type: ignore[no-untyped-def]
+    """A CUDA torch tensor of ``dtype`` holding ``values`` (converted to ``dtype``, then its bits moved
+    exactly; bfloat16 through float32)."""
+    import torch
+
+    if dtype == "bfloat16":
+        return torch.from_numpy(values.astype(np.float32)).to(torch.bfloat16).to("cuda")
+    a = np.ascontiguousarray(values.astype(dtype))
+    return torch.from_numpy(a.view(_SIGNED[a.itemsize])).to("cuda").view(getattr(torch, dtype))
+
+
+def host_array(tensor, dtype: str) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """A CUDA torch tensor's bits on the host as ``dtype`` (bfloat16 as float32)."""
+    import torch
+
+    if dtype == "bfloat16":
+        return tensor.float().cpu().numpy()
+    signed = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[tensor.element_size()]
+    return tensor.view(signed).cpu().numpy().view(np.dtype(dtype))

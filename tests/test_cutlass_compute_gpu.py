@@ -11,30 +11,9 @@ pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
 
 from ._compute_cases import Case, Config, cases, data, gpu_params, mismatches, poison, reference, sizes  # noqa: E402
 from ._compute_kernels import cute_source, load  # noqa: E402
-from ._reference import check_cases  # noqa: E402
+from ._reference import check_cases, gpu_tensor, host_array  # noqa: E402
 
 pytestmark = pytest.mark.gpu
-
-_SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
-
-
-def _device(values: np.ndarray, dtype: str):  # type: ignore[no-untyped-def]
-    """A CUDA torch tensor of ``dtype`` holding ``values`` (bits moved exactly)."""
-    import torch
-
-    if dtype == "bfloat16":
-        return torch.from_numpy(values.astype(np.float32)).to(torch.bfloat16).to("cuda")
-    a = np.ascontiguousarray(values.astype(dtype))
-    return torch.from_numpy(a.view(_SIGNED[a.itemsize])).to("cuda").view(getattr(torch, dtype))
-
-
-def _host(tensor, dtype: str) -> np.ndarray:  # type: ignore[no-untyped-def]
-    import torch
-
-    if dtype == "bfloat16":
-        return tensor.float().cpu().numpy()
-    signed = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[tensor.element_size()]
-    return tensor.view(signed).cpu().numpy().view(np.dtype(dtype))
 
 
 @pytest.mark.parametrize("cfg", gpu_params())
@@ -49,14 +28,14 @@ def test_compute_grid(cfg: Config) -> None:
 
     def args(d, outs):  # type: ignore[no-untyped-def]
         tensors = [
-            _device(d.x, cfg.dtype),
+            gpu_tensor(d.x, cfg.dtype),
             outs["out"],
             outs["red"],
             outs["agg"],
-            _device(d.ranks, "int32"),
-            _device(d.granks, "int32"),
-            _device(d.flags, "uint8"),
-            _device(d.init, cfg.dtype),
+            gpu_tensor(d.ranks, "int32"),
+            gpu_tensor(d.granks, "int32"),
+            gpu_tensor(d.flags, "uint8"),
+            gpu_tensor(d.init, cfg.dtype),
         ]
         return [from_dlpack(t, assumed_align=16) for t in tensors]
 
@@ -66,13 +45,13 @@ def test_compute_grid(cfg: Config) -> None:
         nonlocal compiled
         d = data(rng, cfg)
         poisons = {k: poison(rng, cfg.dtype, n) for k, n in sizes(cfg).items()}
-        outs = {k: _device(v, cfg.dtype) for k, v in poisons.items()}
+        outs = {k: gpu_tensor(v, cfg.dtype) for k, v in poisons.items()}
         a = args(d, outs)
         if compiled is None:
             compiled = cutlass_coop.compile(host, *a, cutlass.Int32(d.nvalid), cutlass.Int32(0))
         compiled(*a, d.nvalid, m)
         torch.cuda.synchronize()
-        got = {k: _host(v, cfg.dtype) for k, v in outs.items()}
+        got = {k: host_array(v, cfg.dtype) for k, v in outs.items()}
         return [f"{case.id}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
 
     check_cases(cs, run)

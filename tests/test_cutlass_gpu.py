@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
 
-from ._reference import tile_positions  # noqa: E402
+from ._reference import host_array, tile_positions  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -23,15 +23,6 @@ IPTS = [1, 2, 3, 4, 7, 8, 16]
 WIDTH = {"int8": 1, "int16": 2, "int32": 4, "int64": 8, "uint32": 4, "uint64": 8, "float16": 2, "bfloat16": 2,
          "float32": 4, "float64": 8}  # fmt: skip
 BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def _bits(t, dtype: str) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """A GPU tensor of ``dtype`` back on the host as its unsigned bits."""
-    import torch
-
-    width = WIDTH[dtype]
-    signed = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[width]
-    return t.view(signed).cpu().numpy().view(BITS[width])
 
 
 def _configs() -> list[object]:
@@ -93,7 +84,7 @@ def test_cute_load_store_grid(dtype: str, block: tuple[int, int, int], ipt: int)
             compiled(from_dlpack(t_src, assumed_align=16), dev(init), from_dlpack(t_out, assumed_align=16),
                      dev(oob), m, shift, valid)  # fmt: skip
             torch.cuda.synchronize()
-            got, kept = (_bits(t, dtype) for t in (t_out, t_src))
+            got, kept = (host_array(t, np.dtype(BITS[WIDTH[dtype]]).name) for t in (t_out, t_src))
             if kind.startswith("store") and not np.array_equal(kept[: GRID * tile], init[: GRID * tile]):
                 bad = np.count_nonzero(kept[: GRID * tile] != init[: GRID * tile])
                 failures.append(f"{alg}/{kind}/shift={shift}: the store changed {bad} of the items")

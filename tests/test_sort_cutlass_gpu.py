@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
 
 from ._compute_kernels import load  # noqa: E402
-from ._reference import check_cases  # noqa: E402
+from ._reference import check_cases, gpu_tensor, host_array  # noqa: E402
 from ._sort_cases import (  # noqa: E402
     GRID,
     TILES,
@@ -28,23 +28,6 @@ from ._sort_cases import (  # noqa: E402
 from ._sort_kernels import cute_source  # noqa: E402
 
 pytestmark = pytest.mark.gpu
-
-_SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
-
-
-def _device(values: np.ndarray):  # type: ignore[no-untyped-def]
-    """A CUDA torch tensor holding ``values`` (bits moved exactly)."""
-    import torch
-
-    a = np.ascontiguousarray(values)
-    return torch.from_numpy(a.view(_SIGNED[a.itemsize])).to("cuda").view(getattr(torch, a.dtype.name))
-
-
-def _host(tensor, dtype: str) -> np.ndarray:  # type: ignore[no-untyped-def]
-    import torch
-
-    signed = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[tensor.element_size()]
-    return tensor.view(signed).cpu().numpy().view(np.dtype(dtype))
 
 
 @pytest.mark.parametrize("cfg", gpu_params())
@@ -69,10 +52,16 @@ def test_sort_grid(cfg: Config) -> None:
             poisons = {
                 "ok": poison(rng, cfg.key, n), "ov": poison(rng, cfg.value, n), "oi": poison(rng, "int32", n)
             }  # fmt: skip
-            outs = {k: _device(v) for k, v in poisons.items()}
+            outs = {k: gpu_tensor(v, v.dtype.name) for k, v in poisons.items()}
             a = [
                 from_dlpack(t, assumed_align=16)
-                for t in (_device(keys), _device(vals), outs["ok"], outs["ov"], outs["oi"])
+                for t in (
+                    gpu_tensor(keys, cfg.key),
+                    gpu_tensor(vals, cfg.value),
+                    outs["ok"],
+                    outs["ov"],
+                    outs["oi"],
+                )
             ]
             if compiled is None:
                 compiled = cutlass_coop.compile(
@@ -80,7 +69,7 @@ def test_sort_grid(cfg: Config) -> None:
                 )
             compiled(*a, p.begin, p.end, p.nvalid, m)
             torch.cuda.synchronize()
-            got = {k: _host(outs[k], d) for k, d in (("ok", cfg.key), ("ov", cfg.value), ("oi", "int32"))}
+            got = {k: host_array(t, poisons[k].dtype.name) for k, t in outs.items()}
             want = expected(case, cfg, keys, vals, p, poisons)
             bad = mismatches(got, want, case.any_zero_sign)
             failures += [f"{case.id} ({variant}, {p}): {e}" for e in bad]

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
 
-from ._reference import check_cases  # noqa: E402
+from ._reference import check_cases, gpu_tensor, host_array  # noqa: E402
 from ._warp_cases import (  # noqa: E402
     Case,
     Config,
@@ -21,7 +21,6 @@ from ._warp_cases import (  # noqa: E402
     reference,
 )
 from ._warp_kernels import cute_source, load  # noqa: E402
-from .test_cutlass_compute_gpu import _device, _host  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -41,15 +40,15 @@ def test_warp_grid(cfg: Config) -> None:
         nonlocal compiled
         d = data(rng, cfg)
         poisons = poisoned_outputs(rng, cfg)
-        outs = {k: _device(v, out_dtype(cfg, k)) for k, v in poisons.items()}
-        tensors = [_device(d.x, cfg.dtype), outs["out"], outs["red"], outs["agg"], outs["vout"]]
-        tensors += [_device(d.ranks, "int32"), _device(d.init, cfg.dtype)]
+        outs = {k: gpu_tensor(v, out_dtype(cfg, k)) for k, v in poisons.items()}
+        tensors = [gpu_tensor(d.x, cfg.dtype), outs["out"], outs["red"], outs["agg"], outs["vout"]]
+        tensors += [gpu_tensor(d.ranks, "int32"), gpu_tensor(d.init, cfg.dtype)]
         a = [from_dlpack(t, assumed_align=16) for t in tensors]
         if compiled is None:
             compiled = cutlass_coop.compile(host, *a, cutlass.Int32(1), cutlass.Int32(0), cutlass.Int32(0))
         compiled(*a, d.nv, d.ni, m)
         torch.cuda.synchronize()
-        got = {k: _host(v, out_dtype(cfg, k)) for k, v in outs.items()}
+        got = {k: host_array(v, out_dtype(cfg, k)) for k, v in outs.items()}
         return [f"{case.name}: {p}" for p in mismatches(cfg, got, reference(case, cfg, d, poisons))]
 
     check_cases(cs, run)
