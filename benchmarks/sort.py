@@ -13,8 +13,8 @@ Tables (medians of interleaved batches, as benchmarks/copy.py):
                atomic; init on the first tile, composite on the others), then adds them to the
                global histogram with one atomic per bin; the same kernel in CUB C++, and
                torch.bincount(minlength=256); GB/s counts the samples read. The tiles are a loop
-               (Numba, CuTe ``cutlass.range``, CUB ``#pragma unroll 1``) or unrolled (CuTe
-               ``range_constexpr``, CUB ``#pragma unroll``): each compared with CUB of its form
+               (Numba, CuTe ``cutlass.range``, CUB ``#pragma unroll(1)``) or unrolled (CuTe
+               ``range_constexpr``, CUB ``#pragma unroll(Tiles)``): each compared with CUB of its form
 
   row top-k    the 16 largest of each row of the row sort table's tensor, with their column indices
                (coop.block.top_k with values, the row's first 16 slots written, unordered), against
@@ -103,23 +103,11 @@ __global__ void __launch_bounds__(Threads) cub_histogram(const unsigned char* sr
   unsigned char samples[Items];
   Load().Load(src + base, samples);
   Histogram().Histogram(samples, counts);
-  if constexpr (Unroll)
+#pragma unroll(Unroll ? Tiles : 1)
+  for (int tile = 1; tile < Tiles; ++tile)
   {
-#pragma unroll
-    for (int tile = 1; tile < Tiles; ++tile)
-    {
-      Load().Load(src + base + size_t(tile) * Threads * Items, samples);
-      Histogram().Composite(samples, counts);
-    }
-  }
-  else
-  {
-#pragma unroll 1
-    for (int tile = 1; tile < Tiles; ++tile)
-    {
-      Load().Load(src + base + size_t(tile) * Threads * Items, samples);
-      Histogram().Composite(samples, counts);
-    }
+    Load().Load(src + base + size_t(tile) * Threads * Items, samples);
+    Histogram().Composite(samples, counts);
   }
   __syncthreads();
   for (int bin = threadIdx.x; bin < Bins; bin += Threads)
