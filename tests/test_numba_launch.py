@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 from cuda import coop
+from cuda.coop._streams import stream_handle
 from cuda.coop.numba import _launch as L
 from cuda.coop.numba import _marshal as M
 from numba.cuda import types
@@ -200,15 +201,15 @@ class CoreStream:
     ids=["none", "zero", "int", "cuda_stream_protocol", "torch", "cupy"],
 )
 def test_stream_handles(stream: Any, handle: int) -> None:
-    assert L.stream_handle(stream) == handle
+    assert stream_handle(stream) == handle
 
 
 def test_numba_stream_handle() -> None:
     from cuda.bindings import driver
     from numba.cuda.cudadrv.driver import Stream
 
-    assert L.stream_handle(Stream(driver.CUstream(0x55))) == 0x55
-    assert L.stream_handle(driver.CUstream(0x66)) == 0x66  # the CuTe front door's stream slots take these
+    assert stream_handle(Stream(driver.CUstream(0x55))) == 0x55
+    assert stream_handle(driver.CUstream(0x66)) == 0x66  # the CuTe front door's stream slots take these
 
 
 @pytest.mark.parametrize(
@@ -221,7 +222,7 @@ def test_numba_stream_handle() -> None:
 )
 def test_bad_streams(stream: Any, error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
-        L.stream_handle(stream, what="k: stream")
+        stream_handle(stream, what="k: stream")
 
 
 # --- the prepared launch, with the driver call faked -----------------------------------------------

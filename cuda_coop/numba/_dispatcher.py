@@ -9,6 +9,7 @@ from typing import Any
 from cuda.coop._errors import CoopTypeError, CoopValueError
 from cuda.coop._primitive import normalize_block_dims
 from cuda.coop._session import compiling
+from cuda.coop._streams import stream_handle
 
 from . import _numba_hooks
 from ._launch import (
@@ -21,7 +22,6 @@ from ._launch import (
     dim3,
     numba_stream,
     shared_bytes,
-    stream_handle,
     try_plan,
 )
 from ._marshal import Unsupported, read_args
