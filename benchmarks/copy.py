@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Copy bandwidth of coop.block.load/store (Numba backend) next to CUB C++ and torch, same run.
+"""Copy bandwidth of coop.block.load/store (both backends) next to CUB C++ and torch, same run.
 
 For each algorithm at (256 threads, 4 items) and (128, 16): a coop copy kernel under the Numba
 backend and under the CUTLASS (CuTe DSL) backend, a CUB C++ kernel of the same configuration
-compiled here through NVRTC (cuda.core), and torch ``copy_``, measured in alternation. Also: cold
-and warm compile time of the coop kernels, NVRTC calls, and the CuTe bridge's compile split.
+compiled here through NVRTC (cuda.core), and torch ``copy_``, measured in alternation, each batch
+of launches queued behind a GPU sleep so that the host's launch path is not timed (see
+``_time_batch``; ``benchmarks/launch.py`` times that). Also: cold and warm compile time of the
+coop kernels, NVRTC calls, and the CuTe bridge's compile split.
 
     python benchmarks/copy.py [--elements N] [--reps R] [--json PATH]
 """
@@ -50,15 +52,30 @@ __global__ void __launch_bounds__(Threads) cub_copy(const int* src, int* dst)
 
 
 BATCH = 50
+# GPU cycles of the sleep each batch is queued behind (~5 ms at the H200's 1.98 GHz): longer than the
+# host takes to launch BATCH kernels through any front door (benchmarks/launch.py: under 40 us each)
+HOLD_CYCLES = 10_000_000
+late_batches: dict[str, int] = {}  # batches whose queueing outlasted the sleep, by name
 
 
-def _time_batch(fn: Callable[[], object], torch: Any) -> float:
-    """Seconds per call of ``fn`` over one batch of BATCH back-to-back calls, CUDA events."""
+def _time_batch(fn: Callable[[], object], torch: Any, name: str = "") -> float:
+    """Seconds per call of ``fn`` over one batch of BATCH back-to-back calls, CUDA events.
+
+    The batch is queued behind a GPU sleep, so that the events time the kernels back to back and not
+    the host's launch path (``benchmarks/launch.py`` measures that): without it, the host's time to
+    issue the first launch after the start event counts against the slower front door. A batch whose
+    sleep ended before it was queued is counted in ``late_batches`` (``_interleaved`` prints them).
+    """
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    hold = torch.cuda.Event()
+    torch.cuda._sleep(HOLD_CYCLES)
+    hold.record()
     start.record()
     for _ in range(BATCH):
         fn()
     stop.record()
+    if hold.query():
+        late_batches[name] = late_batches.get(name, 0) + 1
     stop.synchronize()
     return float(start.elapsed_time(stop)) / 1e3 / BATCH
 
@@ -72,7 +89,10 @@ def _interleaved(fns: dict[str, Callable[[], object]], rounds: int, torch: Any) 
     samples: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
-            samples[name].append(_time_batch(fn, torch))
+            samples[name].append(_time_batch(fn, torch, name))
+    if late_batches:
+        print(f"note: batches queued after their GPU sleep ended: {late_batches}", file=sys.stderr)
+        late_batches.clear()
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
@@ -286,7 +306,7 @@ def main() -> None:
 
     print(
         f"device: {dev.name}, {n} int32 elements ({n * 4 / 2**30:.1f} GiB), median of {args.reps} "
-        f"interleaved batches of {BATCH} launches"
+        f"interleaved batches of {BATCH} launches, each queued behind a GPU sleep"
     )
     print("\nNumba backend")
     print(

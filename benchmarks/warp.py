@@ -121,8 +121,10 @@ def numba_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
 
 def cute_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
     """The row sum as a performance-aware CuTe user writes it: shift and mask for the power-of-two
-    width, and the row index in 64 bits, so that the tile's address is one wide multiply-add (an
-    Int32 ``row * COLS`` is sign-extended before it is added to the pointer)."""
+    width, and the row index computed in 64 bits from the block index on, as CUB's kernel does.
+    Computed in Int32 and widened at the end, it measured 1 to 2% slower than CUB's (H200): ptxas
+    then reads the block index into a uniform register (S2UR) and the tensor's pointer with a
+    per-thread LDC instead of a ULDC, ahead of signed wide multiply-adds (RESULTS.md, run 5)."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
@@ -135,7 +137,7 @@ def cute_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
     def kernel(src: cute.Tensor, out: cute.Tensor):  # type: ignore[no-untyped-def]
         bidx, _, _ = cute.arch.block_idx()
         tidx, _, _ = cute.arch.thread_idx()
-        row = cutlass.Int64(bidx * rows_per_block + (tidx >> shift))
+        row = cutlass.Int64(bidx) * rows_per_block + cutlass.Int64(tidx >> shift)
         buf = coop.ThreadData(items, cutlass.Float32)
         coop.warp.load(src, buf, offset=row * COLS, algorithm=alg, threads_in_warp=width)
         total = coop.warp.sum(buf, threads_in_warp=width)
