@@ -354,19 +354,17 @@ class Flag:
             r.mark_present(name, self.tag)
 
 
+@dataclass(frozen=True)
 class Functor:
-    """A binary function of two values of the element type, which becomes a C++ functor: a built-in
-    name (a libcu++ functor) or a Python function, which the backend compiles into the kernel under
-    an ``extern "C"`` name. Subclasses say which built-ins there are and what the function returns;
-    the backends and the renderer handle every functor kind alike (``result``). A parameter with a
-    default (a built-in's name) may be left out."""
+    """A binary function of two values of the element type, which becomes a C++ functor: one of
+    ``builtins`` by name (a libcu++ functor of ``table``) or a Python function, which the backend
+    compiles into the kernel under an ``extern "C"`` name. Subclasses say which built-ins there are
+    and what the function returns; the backends and the renderer handle every functor kind alike
+    (``result``). A parameter with a default (a built-in's name) may be left out."""
 
+    builtins: tuple[str, ...] = ()
     table: ClassVar[dict[str, BuiltinOperator]] = {}
     noun: ClassVar[str] = "function"
-
-    def allowed(self) -> tuple[str, ...]:
-        """The built-in names this parameter takes."""
-        return tuple(self.table)
 
     def result(self, dtype: str) -> str:
         """What the function returns, for arguments of ``dtype``: an element type or ``BOOL``."""
@@ -375,10 +373,9 @@ class Functor:
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if arg.form is Form.ABSENT and isinstance(default, str):
             arg = Arg(Form.CONSTANT, repr(default), value=default)
-        allowed = self.allowed()
-        names = ", ".join(map(repr, allowed))
+        names = ", ".join(map(repr, self.builtins))
         if arg.form is Form.CONSTANT and isinstance(arg.value, str):
-            op = self.table.get(arg.value) if arg.value in allowed else None
+            op = self.table.get(arg.value) if arg.value in self.builtins else None
             if op is None:
                 raise CoopValueError(
                     f"{r.q}: unknown {name}={arg.value!r}; built-in {self.noun}s: {names}, or pass a function"
@@ -409,9 +406,6 @@ class Operator(Functor):
     table = BUILTIN_OPERATORS
     noun = "operator"
 
-    def allowed(self) -> tuple[str, ...]:
-        return self.builtins
-
     def result(self, dtype: str) -> str:
         return dtype
 
@@ -426,9 +420,6 @@ class Comparator(Functor):
     builtins: tuple[str, ...] = ("less", "greater")
     table = BUILTIN_COMPARATORS
     noun = "comparator"
-
-    def allowed(self) -> tuple[str, ...]:
-        return self.builtins
 
     def result(self, dtype: str) -> str:
         return BOOL
