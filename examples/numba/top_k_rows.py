@@ -3,10 +3,10 @@
 
 One block per row of 2048 float32 scores (256 threads x 8, blocked). ``coop.block.top_k`` selects
 the row's 16 largest scores, each carrying its column index as its value, into the tile's first 16
-slots, in no particular order; the other slots are then filled with ``-inf`` and
-``coop.block.radix_sort(descending=True)`` orders the tile, so that the first 16 slots hold the
-selection largest first. Checked against NumPy: the scores equal the row's 16 largest, and each
-index points at its score.
+slots, in no particular order: the 8 items of threads 0 and 1. Those two threads then order them,
+largest first, with ``coop.warp.merge_sort`` on a logical warp of two lanes (the other logical
+warps of the block skip the call), instead of sorting the whole tile. Checked against NumPy: the
+scores equal the row's 16 largest, and each index points at its score.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 THREADS, ITEMS, K = 256, 8, 16
 ROW = THREADS * ITEMS
+LANES = K // ITEMS  # the threads that hold the selection: one logical warp of them
 
 
 @numba_coop.jit
@@ -31,12 +32,9 @@ def top_k_rows(scores: NDArray[np.float32], top: NDArray[np.float32], index: NDA
     for j in range(ITEMS):
         cols[j] = t * ITEMS + j
     coop.block.top_k(keys, K, values=cols)  # the 16 largest, in the tile's first 16 slots
-    for j in range(ITEMS):
-        if t * ITEMS + j >= K:
-            keys[j] = -np.inf  # ordered after every score in a descending sort
-    coop.block.radix_sort(keys, values=cols, descending=True)
-    for j in range(ITEMS):
-        if t * ITEMS + j < K:
+    if t < LANES:
+        coop.warp.merge_sort(keys, "greater", values=cols, threads_in_warp=LANES)
+        for j in range(ITEMS):
             top[row * K + t * ITEMS + j] = keys[j]
             index[row * K + t * ITEMS + j] = cols[j]
 
