@@ -1471,8 +1471,11 @@ BLOCK_RADIX_RANK_ALGORITHMS = Choices(
             "",
             "``cub::BlockRadixRankMatch``: the lanes of a warp with the same digit found by a warp match, "
             "one counter per digit and warp; equal digits keep the warp-striped order; whole warps only "
-            "(it synchronizes all 32 lanes of each warp: a block with a partial warp hung on the H200)",
+            "(it synchronizes all 32 lanes of each warp: a block with a partial warp hung on the H200) "
+            "and a 1-D block (CCCL 3.6 scans its counters with a BlockScan of BlockDimX = all the "
+            "block's threads and BlockDimY/Z again: on a 2-D or 3-D block the ranks are wrong)",
             whole_warps=True,
+            one_dimensional=True,
         ),
     ),
 )

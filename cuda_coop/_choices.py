@@ -23,6 +23,7 @@ class Option:
         doc: one line for the docs.
         scratch: the CUB class needs shared ``TempStorage`` with this option.
         whole_warps: the block must be a whole number of warps.
+        one_dimensional: the block must be 1-D (``block=(n, 1, 1)``).
         stages_tile: the whole tile passes through shared memory (its size is checked against the
             static limit before any C++ is compiled).
         uses: optional parameters that this option needs (present iff chosen: exchange's ranks).
@@ -37,6 +38,7 @@ class Option:
     doc: str
     scratch: bool = False
     whole_warps: bool = False
+    one_dimensional: bool = False
     stages_tile: bool = False
     uses: tuple[str, ...] = ()
     allows: tuple[str, ...] = ()

@@ -26,6 +26,8 @@ def _notes(option: Option) -> str:
         notes.append("the whole tile in shared memory (at most 48 KiB)")
     if option.whole_warps:
         notes.append("a block of 32*k threads")
+    if option.one_dimensional:
+        notes.append("a 1-D block")
     notes += [f"needs ``{name}=``" for name in option.uses]
     notes += [f"takes ``{name}=``" for name in option.allows]
     return "; ".join(notes) or "—"

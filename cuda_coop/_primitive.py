@@ -437,6 +437,12 @@ class Primitive:
                     f"has {r.threads} {r.block_dims}; use a block of 32*k threads or another {name} "
                     f"({others})"
                 )
+            if option.one_dimensional and r.block_dims[1:] != (1, 1):
+                others = ", ".join(repr(o.value) for o in choices.options if not o.one_dimensional)
+                raise CoopLaunchConfigError(
+                    f"{r.q}: {name}={option.value!r} needs a 1-D block, the block is {r.block_dims}; "
+                    f"launch block=({r.threads}, 1, 1) or use another {name} ({others})"
+                )
             if option.stages_tile:
                 r.check_tile_fits(name, option.value)
 

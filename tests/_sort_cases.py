@@ -639,7 +639,7 @@ def cases(cfg: Config) -> list[Case]:
         ),
         _rank(cfg, "basic-desc-low-3bits", num_bits=3, descending=True, begin=0),
     ]
-    if cfg.threads % 32 == 0:  # 'match' takes whole warps only
+    if cfg.threads % 32 == 0 and cfg.block[1:] == (1, 1):  # 'match' takes a 1-D block of whole warps
         rank += [
             _rank(cfg, "match-5bits", algorithm="match", num_bits=5),
             _rank(cfg, "match-desc-top-bit", algorithm="match", num_bits=1, descending=True, begin=n - 1),
