@@ -20,6 +20,8 @@ _EIATTR_MAX_THREADS = 0x05  # .maxntid (CUDA C++ __launch_bounds__)
 _EIATTR_REQNTID = 0x10  # .reqntid
 _TKINFO_ARCH = re.compile(rb"-arch[ =]sm_(\d+)([af]?)\b")
 _PROVIDER = re.compile(r"coop_(block|warp|temp_storage|probe|op)_\w*")
+# ptxas's own subroutines: the slow paths of IEEE-rounded division and square root
+_INTERNAL_CALL = re.compile(r"\$__internal_\w*\$__cuda_\w*slowpath")
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,10 @@ class CubinReport:
         thread_bounds: the block size each kernel declares to ptxas, by function:
             ``("maxntid", (x, y, z))`` (an upper bound, as CUDA C++ ``__launch_bounds__``) or
             ``("reqntid", (x, y, z))`` (the exact size); kernels that declare none are absent.
-        calls: CALL instructions in the SASS.
+        calls: CALL instructions in the SASS, but for ``internal_calls``.
+        internal_calls: CALLs of ptxas's own subroutines (``$__internal_..._slowpath``: the rare
+            branch of IEEE-rounded division and square root, which ptxas emits as a subroutine in
+            every kernel that divides, coop or not).
         local_loads: LDL (local-memory load) instructions in the SASS.
         local_stores: STL (local-memory store) instructions in the SASS.
         leftover_symbols: provider symbols still present (ELF symbols or SASS text).
@@ -54,6 +59,7 @@ class CubinReport:
     frame_bytes: dict[str, int]
     thread_bounds: dict[str, tuple[str, tuple[int, int, int]]]
     calls: int
+    internal_calls: int
     local_loads: int
     local_stores: int
     leftover_symbols: tuple[str, ...]
@@ -79,6 +85,8 @@ class CubinReport:
             if not (self.calls or self.leftover_symbols)
             else f"{self.calls} CALL, leftover symbols: {', '.join(self.leftover_symbols) or 'none'}"
         )
+        if self.internal_calls:
+            verdict += f" ({self.internal_calls} CALL of ptxas's own IEEE division/sqrt slow path)"
         lines.append(f"  SASS: {verdict}; {self.local_loads} LDL, {self.local_stores} STL")
         return "\n".join(lines)
 
@@ -212,6 +220,7 @@ def inspect_cubin(cubin: bytes) -> CubinReport:
     }
     sass = disassemble(cubin)
     code = [ln for ln in sass.splitlines() if "/*" in ln and ";" in ln]
+    calls = [ln for ln in code if re.search(r"\bCALL\b", ln)]
     leftovers = sorted({m.group(0) for m in _PROVIDER.finditer(sass + "\n" + "\n".join(symbols))})
     return CubinReport(
         size=len(cubin),
@@ -221,7 +230,8 @@ def inspect_cubin(cubin: bytes) -> CubinReport:
         shared_bytes=shared,
         frame_bytes=frames,
         thread_bounds=bounds,
-        calls=sum(1 for ln in code if re.search(r"\bCALL\b", ln)),
+        calls=sum(1 for ln in calls if not _INTERNAL_CALL.search(ln)),
+        internal_calls=sum(1 for ln in calls if _INTERNAL_CALL.search(ln)),
         local_loads=sum(1 for ln in code if re.search(r"\bLDL(\.\w+)*\b", ln)),
         local_stores=sum(1 for ln in code if re.search(r"\bSTL(\.\w+)*\b", ln)),
         leftover_symbols=tuple(leftovers),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from cuda.coop import _link
@@ -34,6 +35,9 @@ def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str, options: Sequence[
     prog = nvvm.create_program()
     try:
         nvvm.add_module_to_program(prog, text, len(text), "cute_kernels")
+        if _LIBDEVICE_CALL in text:  # cute.math functions lower to libdevice calls
+            libdevice = _libdevice()
+            nvvm.lazy_add_module_to_program(prog, libdevice, len(libdevice), "libdevice")
         opts = [f"-arch=compute_{arch[3:]}", "-nvvm-latest", "-gen-lto", *options]
         try:
             nvvm.compile_program(prog, len(opts), opts)
@@ -61,3 +65,14 @@ def link(
     inputs = [("ltoir", kernel, "cute_kernels"), ("ltoir", bundle, "cuda_coop_bundle")]
     opts = ["-nvvm-latest", "-optimize-unused-variables", *options]
     return _link.link(inputs, arch, options=opts, output=output)
+
+
+_LIBDEVICE_CALL = b"@__nv_"
+
+
+@functools.cache
+def _libdevice() -> bytes:
+    from cuda.pathfinder import find_bitcode_lib
+
+    with open(find_bitcode_lib("device"), "rb") as f:
+        return f.read()

@@ -166,3 +166,30 @@ def test_failed_bundle_compile_leaves_no_stale_state(monkeypatch: pytest.MonkeyP
     assert info.value.source_path.endswith(".cu")
     monkeypatch.undo()
     _assert_inlined(numba_coop.compile(kernel, signature("int64"), block=96))
+
+
+def test_libdevice_math_next_to_coop_calls_links_and_inlines() -> None:
+    """numba-cuda links libdevice itself: math.* next to coop calls leaves no CALL but ptxas's own
+    IEEE division/sqrt slow paths (the CuTe side: tests/test_cutlass_math.py)."""
+    import math
+
+    @numba_coop.jit
+    def rows(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.float32)
+        base = cuda.blockIdx.x * 512
+        coop.block.load(src, items, offset=base, algorithm="striped")
+        top = coop.block.reduce(items, "max", broadcast=True)
+        for i in range(4):
+            x = items[i] - top
+            y = math.exp(x) + math.sqrt(abs(x)) + math.sin(x)
+            items[i] = y + math.erf(x) + math.tanh(x) + math.log1p(abs(x))
+        total = coop.block.sum(items, broadcast=True)
+        for i in range(4):
+            items[i] = items[i] / total
+        coop.block.store(dst, items, offset=base, algorithm="striped")
+
+    compiled = numba_coop.compile(rows, "void(float32[::1], float32[::1])", block=128, arch="sm_90a")
+    report = compiled.inspect()
+    assert len(report.functions) == 1 and report.calls == 0, report.sass
+    assert report.local_loads == 0 and report.local_stores == 0 and not report.leftover_symbols
+    assert "__nv_" not in report.sass
