@@ -1974,7 +1974,7 @@ def _batched(name: str, method: str, summary: str, *, op: bool) -> Primitive:
         ),
         Param(
             "sync_physical_warp",
-            Flag("syncpw"),
+            Flag("syncpw", whole_warps=True),
             "bool",
             "synchronise the whole hardware warp (faster for logical warps under 32 lanes, but every "
             "logical warp of the hardware warp must then make the call).",

@@ -343,6 +343,7 @@ class Flag:
 
     tag: str
     method: str = ""
+    whole_warps: bool = False  # set, it needs a block of whole hardware warps (it names every lane)
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
         value = default if arg.form is Form.ABSENT else arg.value
@@ -352,6 +353,14 @@ class Flag:
             )
         if value:
             r.mark_present(name, self.tag)
+
+    def check_launch(self, r: Resolver, name: str) -> None:
+        if self.whole_warps and name in r.present and r.threads % HARDWARE_WARP:
+            raise CoopLaunchConfigError(
+                f"{r.q}: {name}=True synchronises all {HARDWARE_WARP} lanes of the hardware warp, and the "
+                f"block has {r.threads} {r.block_dims}{r.launch_where}, whose last hardware warp is "
+                f"partial; pass {name}=False or launch {HARDWARE_WARP}*k threads"
+            )
 
 
 @dataclass(frozen=True)
@@ -533,6 +542,7 @@ class BlockShape:
 
 #: The logical warp widths CUB's warp primitives take (powers of two up to the hardware warp).
 WARP_WIDTHS = (1, 2, 4, 8, 16, 32)
+HARDWARE_WARP = 32
 
 
 @dataclass(frozen=True)
@@ -563,6 +573,22 @@ class LogicalWarp:
                 f"{r.q}: {name}={width} needs a block of a multiple of {width} threads, the block has "
                 f"{r.threads} {r.block_dims}{r.launch_where}; use a block of {width}*k threads or a "
                 f"{name} that divides {r.threads}"
+            )
+        if width > 1 and r.threads % HARDWARE_WARP and r.prim.needs_scratch(dict(r.options)):
+            # CUB's shared-memory warp classes gave wrong items and racecheck hazards in the logical
+            # warps of a block's last, partial hardware warp on an H200 (issue 17); refused until
+            # they are shown correct there. Shuffle-based warp classes are not affected.
+            choice = r.prim.scratch if isinstance(r.prim.scratch, str) else None
+            how = f"{choice}={r.option(choice)!r}" if choice else "it"
+            others = (
+                [o.value for o in r.prim.choices()[choice].options if not o.scratch] if choice else []
+            )
+            instead = f", or another {choice} ({', '.join(map(repr, others))})" if others else ""
+            raise CoopLaunchConfigError(
+                f"{r.q}: {how} exchanges through shared memory, which needs a block of whole hardware "
+                f"warps (a multiple of {HARDWARE_WARP} threads) when {name}={width}; the block has "
+                f"{r.threads} {r.block_dims}{r.launch_where}, whose last hardware warp is partial. Launch "
+                f"{HARDWARE_WARP}*k threads (every lane of a logical warp must call it){instead}"
             )
 
 

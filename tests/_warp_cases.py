@@ -61,6 +61,12 @@ class Config:
         return GRID * self.threads // self.width
 
     @property
+    def partial_warp(self) -> bool:
+        """Logical warps of 2 lanes or more that sit in the block's last, partial hardware warp: the
+        warp primitives that exchange through shared memory refuse such a launch."""
+        return self.threads % 32 != 0 and self.width > 1
+
+    @property
     def id(self) -> str:
         return f"warp-{self.family}-{self.dtype}-{'x'.join(map(str, self.block))}-w{self.width}-{self.ipt}"
 
@@ -90,7 +96,7 @@ def configs() -> list[Config]:
         out.append(Config("tile", tile_dtypes[i % 11], block, width, max(ipt, 1)))
     for i in range(12):  # merge sort: its scratch is the block's tile of keys or values
         width = WIDTHS[i % 6]
-        blocks = _BLOCKS + [b for b in _ODD if (b[0] * b[1] * b[2]) % width == 0]
+        blocks = _BLOCKS + [b for b in _ODD if (b[0] * b[1] * b[2]) % (width if width == 1 else 32) == 0]
         block = blocks[(i * 4 + 1) % len(blocks)]
         ipt = [1, 2, 3, 4, 5, 8][(i + 2) % 6]
         while block[0] * block[1] * block[2] * ipt * 8 > 48 * 1024:
@@ -105,7 +111,22 @@ def configs() -> list[Config]:
         out.append(
             Config("batched", DTYPES[(i * 7 + 2) % 12], blocks[(i * 2 + 3) % len(blocks)], width, batches)
         )
+    # Blocks that end in a partial hardware warp, one per narrow width, for every family: the
+    # shuffle-based primitives run there; the shared-memory ones are refused (tile cases drop them,
+    # merge sort runs at width 1 only); all of these run under the sanitizers too
+    for width, block in _PARTIAL:
+        out.append(Config("compute", DTYPES[(width * 5) % 12], block, width, 1 + width % 4))
+        out.append(Config("tile", tile_dtypes[(width * 3) % 11], block, width, width if width < 8 else 3))
+        out.append(
+            Config("batched", DTYPES[(width * 7) % 12], block, width, [3, 5, 9, 17][WIDTHS.index(width) - 1])
+        )
+    out.append(Config("sort", "float64", (5, 7, 2), 1, 4))
     return out
+
+
+#: Blocks whose last hardware warp is partial, with a width whose logical warps fill it exactly or in
+#: part: 34 threads at width 2, 36 at 4, (8, 5) at 8, 48 at 16 (issue 17's independent checks)
+_PARTIAL = [(2, (34, 1, 1)), (4, (36, 1, 1)), (8, (8, 5, 1)), (16, (48, 1, 1))]
 
 
 @dataclass(frozen=True)
@@ -154,8 +175,10 @@ def cases(cfg: Config) -> list[Case]:
             Case("batched_reduce-max-blocked",
                  f"o{{m}} = coop.warp.batched_reduce(items, 'max', arrangement='blocked', {w})",
                  out="batched-blocked", out_items="o{m}", out_count=spread),
-            Case(f"batched_reduce-{op1}-striped-syncpw",
-                 f"o{{m}} = coop.warp.batched_reduce(items, {q1}, sync_physical_warp=True, {w})",
+            # sync_physical_warp names all 32 lanes: refused when the last hardware warp is partial
+            Case(f"batched_reduce-{op1}-striped{'' if cfg.threads % 32 else '-syncpw'}",
+                 f"o{{m}} = coop.warp.batched_reduce(items, {q1}, sync_physical_warp={not cfg.threads % 32}, "
+                 f"{w})",
                  out="batched-striped", out_items="o{m}", out_count=spread),
         ]  # fmt: skip
     if cfg.family == "sort":
@@ -228,10 +251,11 @@ def cases(cfg: Config) -> list[Case]:
                  red="heads-tail", red_value="r{m}"),
         ]  # fmt: skip
     out = []
-    for i, alg in enumerate(TILE_ALGS):
+    algs = [a for a in TILE_ALGS if a != "transpose"] if cfg.partial_warp else TILE_ALGS
+    for i, alg in enumerate(algs):
         arr = "striped" if alg == "striped" else "blocked"
         src = "sitems" if alg == "striped" else "items"
-        alg2 = TILE_ALGS[(i + 1 + cfg.width) % 4]
+        alg2 = algs[(i + 1 + cfg.width) % len(algs)]
         arr2 = "striped" if alg2 == "striped" else "blocked"
         out += [
             Case(f"load-{alg}", f"coop.warp.load(x, tmp, offset=base, algorithm={alg!r}, {w})",
@@ -250,7 +274,7 @@ def cases(cfg: Config) -> list[Case]:
                  f"algorithm={alg2!r}, valid_items=ni, {w})",
                  out="store-partial"),
         ]  # fmt: skip
-    out += [
+    out += [] if cfg.partial_warp else [
         # CUB's transposing WarpStore rearranges its array in place; coop's store leaves the items:
         # the direct store after it writes the same tile
         Case("store-transpose-then-direct",
@@ -493,6 +517,8 @@ def gpu_params() -> list[object]:
     import pytest
 
     return [
-        pytest.param(c, id=c.id, marks=[pytest.mark.sanitizer] if i in SANITIZER_CONFIGS else [])
+        pytest.param(
+            c, id=c.id, marks=[pytest.mark.sanitizer] if i in SANITIZER_CONFIGS or c.threads % 32 else []
+        )
         for i, c in enumerate(configs())
     ]

@@ -16,7 +16,7 @@ from cuda import coop
 from numba import cuda
 from numba.cuda import types
 
-from ._warp_cases import WIDTHS, Config, cases, sizes
+from ._warp_cases import WIDTHS, Case, Config, cases, sizes
 from ._warp_kernels import cute_source, load, numba_source
 
 CONFIGS = [
@@ -26,6 +26,10 @@ CONFIGS = [
     Config("sort", "float16", (64, 1, 1), 8, 3),
     Config("sort", "uint64", (4, 8, 4), 32, 2),
     Config("batched", "float32", (64, 1, 1), 8, 9),
+    # blocks that end in a partial hardware warp: shuffles only (the shared-memory cases are refused)
+    Config("compute", "float64", (8, 5, 1), 8, 2),
+    Config("tile", "int16", (36, 1, 1), 4, 4),
+    Config("batched", "int32", (34, 1, 1), 2, 5),
 ]
 
 
@@ -49,13 +53,25 @@ def _numba_sig(dtype: str) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.id)
 def test_grid_kernel_numba(cfg: Config) -> None:
-    module = load(f"aot_warp_numba_{cfg.family}_{cfg.width}", numba_source(cfg, cases(cfg)))
-    compiled = numba_coop.compile(module.kernel, _numba_sig(cfg.dtype), block=cfg.block)
-    _inlined(compiled.inspect())
+    _inlined(_numba_grid_kernel(cfg, cases(cfg)).inspect())
+
+
+def _module_name(backend: str, cfg: Config, chosen: list[Case]) -> str:
+    tail = chosen[0].name.replace("-", "_") if len(chosen) == 1 else "all"
+    return f"aot_warp_{backend}_{cfg.id.replace('-', '_')}_{tail}"
+
+
+def _numba_grid_kernel(cfg: Config, chosen: list[Case]) -> Any:
+    module = load(_module_name("numba", cfg, chosen), numba_source(cfg, chosen))
+    return numba_coop.compile(module.kernel, _numba_sig(cfg.dtype), block=cfg.block)
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.id)
 def test_grid_kernel_cute(cfg: Config) -> None:
+    _inlined(_cute_grid_kernel(cfg, cases(cfg)).inspect())
+
+
+def _cute_grid_kernel(cfg: Config, chosen: list[Case]) -> Any:
     pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
     import cuda.coop.cutlass as cutlass_coop
     import cutlass
@@ -63,21 +79,62 @@ def test_grid_kernel_cute(cfg: Config) -> None:
 
     from ._compute_kernels import _CUTE_TYPES
 
-    module = load(f"aot_warp_cute_{cfg.family}_{cfg.width}", cute_source(cfg, cases(cfg)))
+    module = load(_module_name("cute", cfg, chosen), cute_source(cfg, chosen))
     t = getattr(cutlass, _CUTE_TYPES[cfg.dtype])
     n = sizes(cfg)
 
     def fake(dtype: Any, size: int) -> Any:
         return make_fake_compact_tensor(dtype, (size,), assumed_align=16)
 
-    compiled = cutlass_coop.compile(
+    return cutlass_coop.compile(
         module.host,
         *(fake(t, n["out"]), fake(t, n["out"]), fake(t, n["red"]), fake(t, n["agg"])),
         fake(cutlass.Int32, n["vout"]),
         *(fake(cutlass.Int32, n["out"]), fake(t, 1)),
         *(cutlass.Int32(1), cutlass.Int32(1), cutlass.Int32(0)),
     )
-    _inlined(compiled.inspect())
+
+
+#: The warp calls that exchange through shared memory (and batched reduce's whole-warp barrier), and
+#: what the refusal names, on a block whose last hardware warp is partial (issue 17: CUB's
+#: shared-memory warp classes gave wrong items there on the H200).
+_REFUSED = [
+    ("load-transpose", "coop.warp.load(x, tmp, offset=base, algorithm='transpose', {w})",
+     "algorithm='transpose' exchanges through shared memory.*'direct', 'striped', 'vectorize'"),
+    ("store-transpose", "coop.warp.store(out, items, offset=base, algorithm='transpose', {w})",
+     "algorithm='transpose' exchanges through shared memory"),
+    ("exchange-smem", "coop.warp.exchange(items, 'blocked_to_striped', {w})",
+     r"algorithm='smem' exchanges through shared memory.*another algorithm \('shuffle'\)"),
+    ("exchange-scatter", "coop.warp.exchange(items, 'scatter_to_striped', ranks=rk, {w})",
+     "algorithm='smem' exchanges through shared memory"),
+    ("merge_sort", "coop.warp.merge_sort(tmp, 'less', valid_items=ni, {w})",
+     "it exchanges through shared memory, which needs a block of whole hardware warps"),
+    ("batched-syncpw", "o0 = coop.warp.batched_reduce(items, 'max', sync_physical_warp=True, {w})",
+     "sync_physical_warp=True synchronises all 32 lanes"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", ["numba", "cute"])
+@pytest.mark.parametrize(
+    ("block", "width"), [((8, 5, 1), 8), ((36, 1, 1), 4), ((34, 1, 1), 2), ((48, 1, 1), 16)]
+)
+@pytest.mark.parametrize(("name", "statement", "message"), _REFUSED, ids=[r[0] for r in _REFUSED])
+def test_shared_memory_warp_calls_refuse_a_partial_hardware_warp(
+    backend: str, block: tuple[int, int, int], width: int, name: str, statement: str, message: str
+) -> None:
+    cfg = Config("tile", "float64", block, width, 4)
+    case = Case(name, statement.format(w=f"threads_in_warp={width}"), out="store")
+    build = _numba_grid_kernel if backend == "numba" else _cute_grid_kernel
+    with pytest.raises(coop.CoopLaunchConfigError, match=f"{message}.*" if "sync" in name else message):
+        build(cfg, [case])
+    if name != "batched-syncpw":  # the same call on whole hardware warps compiles
+        build(Config("tile", "float64", (64, 1, 1), width, 4), [case])
+
+
+def test_a_logical_warp_of_one_lane_may_sit_in_a_partial_hardware_warp() -> None:
+    """A width-1 logical warp shares its slice with no other lane: shared-memory calls are allowed."""
+    cfg = Config("sort", "float64", (5, 7, 2), 1, 4)
+    _inlined(_numba_grid_kernel(cfg, cases(cfg)).inspect())
 
 
 def _reduce_scan_kernel(width: int) -> Any:
