@@ -190,8 +190,7 @@ class GlobalArray:
             raise CoopTypeError(f"{r.q}: {name} must be {r.array_noun}, got {arg.shown}")
         if arg.problem:
             raise CoopTypeError(f"{r.q}: {name} {arg.problem}")
-        if arg.memory == "shared":
-            raise CoopTypeError(f"{r.q}: {name} must be in global memory, got {arg.shown}")
+        self.check_memory(r, name, arg.memory, arg.shown)
         dtype = arg.dtype if arg.dtype in DTYPES else None
         if dtype is None:
             _supported(r, name, arg)
@@ -203,6 +202,15 @@ class GlobalArray:
         if self.write and not arg.writable:
             raise CoopTypeError(f"{r.q}: {name} is read-only ({arg.shown})")
         r.mark_present(name)
+
+    def check_memory(self, r: Resolver, name: str, memory: str, shown: str = "") -> None:
+        """Refuse an array in another memory space (``"shared"``, ``"local"``: thread-private)."""
+        if memory == "local":
+            raise CoopTypeError(
+                f"{r.q}: {name} is a thread-private array (cuda.local.array); it must be {r.array_noun}"
+            )
+        if memory == "shared":
+            raise CoopTypeError(f"{r.q}: {name} must be in global memory, got {shown}")
 
     def slot(self, req: Request, name: str) -> Slot:
         return Slot(name, Shape.ARRAY, req.dtype)
@@ -233,6 +241,15 @@ class Counters:
             raise CoopTypeError(f"{r.q}: {name} is read-only ({arg.shown})")
         r.record(name, arg.dtype)
         r.mark_present(name)
+
+    def check_memory(self, r: Resolver, name: str, memory: str, shown: str = "") -> None:
+        """Refuse thread-private counters: each thread would count only its own samples."""
+        if memory == "local":
+            raise CoopTypeError(
+                f"{r.q}: {name} is a thread-private array (cuda.local.array), so each thread would count "
+                "only its own samples; the counters must be in shared memory (cuda.shared.array, zeroed "
+                "and followed by cuda.syncthreads()) or in a device array"
+            )
 
     def slot(self, req: Request, name: str) -> Slot:
         return Slot(name, Shape.ARRAY, str(req.option(name)))
@@ -580,9 +597,7 @@ class LogicalWarp:
             # they are shown correct there. Shuffle-based warp classes are not affected.
             choice = r.prim.scratch if isinstance(r.prim.scratch, str) else None
             how = f"{choice}={r.option(choice)!r}" if choice else "it"
-            others = (
-                [o.value for o in r.prim.choices()[choice].options if not o.scratch] if choice else []
-            )
+            others = [o.value for o in r.prim.choices()[choice].options if not o.scratch] if choice else []
             instead = f", or another {choice} ({', '.join(map(repr, others))})" if others else ""
             raise CoopLaunchConfigError(
                 f"{r.q}: {how} exchanges through shared memory, which needs a block of whole hardware "

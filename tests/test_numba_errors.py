@@ -159,3 +159,28 @@ def test_unknown_output_and_arch() -> None:
 def test_jit_rejects_device_functions() -> None:
     with pytest.raises(TypeError, match="device functions"):
         numba_coop.jit(device=True)
+
+
+def test_histogram_counters_in_a_thread_local_array_are_refused() -> None:
+    """Numba's types do not say where an array lives; a cuda.local.array made in the kernel is
+    found in its IR (each thread would count only its own samples, with no atomics)."""
+
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        x = coop.ThreadData(4, np.uint8)
+        coop.block.load(src, x)
+        c = cuda.local.array(8, np.uint32)
+        coop.block.histogram(x, c, bins=8)
+        dst[0] = c[0]
+
+    with pytest.raises(coop.CoopTypeError, match=r"counters is a thread-private array \(cuda.local.array\)"):
+        _compile(k, "void(uint8[::1], uint32[::1])")
+
+def test_a_thread_local_array_where_global_memory_is_needed() -> None:
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.int32)
+        tmp = cuda.local.array(512, np.int32)
+        coop.block.load(tmp, items)
+        coop.block.store(dst, items)
+
+    with pytest.raises(coop.CoopTypeError, match=r"src is a thread-private array \(cuda.local.array\)"):
+        _compile(k)

@@ -6,6 +6,10 @@ before Numba types it.
   could not even name one as ``op=``. The plain functions a kernel refers to that Numba cannot
   type are tagged, through Numba's ``_numba_type_`` protocol, with a type that only coop operators
   accept. ``@cuda.jit(device=True)`` functions need no tag (Numba types them itself).
+* **Memory spaces Numba's types do not carry.** A ``cuda.local.array`` has the same Numba type as
+  a global array; where the kernel makes one and passes it as an array or counters argument, the
+  parameter's kind refuses it (``check_memory``). An array that reaches the call otherwise (through
+  a device function's argument) is not seen.
 * **Constants Numba does not show to typing.** Numba has no literal type for floats and cannot
   type integers beyond 64 bits, so ``oob_default=1.5`` into int32 items, ``initial_value=1e10``
   into float16 ones or ``valid_items=2**64`` would reach the typing template as a runtime
@@ -111,10 +115,26 @@ def _thread_data_dtype(func_ir: Any, var: Any) -> str | None:
     return dtype_name(getattr(ty, "dtype", ty))
 
 
+def _is_local_array(func_ir: Any, var: Any) -> bool:
+    """``var`` is made by ``cuda.local.array(...)`` in the body (thread-private memory)."""
+    from numba import cuda
+    from numba.cuda.core import ir
+
+    try:
+        node = func_ir.get_definition(var)
+    except Exception:
+        return False
+    return (
+        isinstance(node, ir.Expr)
+        and node.op == "call"
+        and _python_value(func_ir, node.func) is cuda.local.array
+    )
+
+
 def check_constants(py_func: Any) -> None:
     """Check the constants of coop calls in ``py_func``'s body that typing cannot see (floats for
     values of the element type, integers beyond 64 bits), with their parameters' kinds."""
-    from cuda.coop._kinds import Arg, Count, Element, Form, Offset
+    from cuda.coop._kinds import Arg, Count, Counters, Element, Form, GlobalArray, Offset
     from cuda.coop._primitive import Launch, Resolver
     from numba.cuda.compiler import run_frontend
 
@@ -137,6 +157,8 @@ def check_constants(py_func: Any) -> None:
             for name, var in bound.items():
                 value = _python_value(func_ir, var)
                 kind = prim.param(name).kind if name in names else None
+                if isinstance(kind, (GlobalArray, Counters)) and _is_local_array(func_ir, var):
+                    kind.check_memory(r, name, "local")
                 huge = (
                     isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64
                 )
