@@ -193,3 +193,17 @@ def test_libdevice_math_next_to_coop_calls_links_and_inlines() -> None:
     assert len(report.functions) == 1 and report.calls == 0, report.sass
     assert report.local_loads == 0 and report.local_stores == 0 and not report.leftover_symbols
     assert "__nv_" not in report.sass
+
+
+HALF_OOB = np.float16(3)
+
+
+def test_a_module_level_float16_constant_as_oob_default() -> None:
+    @numba_coop.jit
+    def k(src, dst, n):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.float16)
+        coop.block.load(src, items, valid_items=n, oob_default=HALF_OOB)
+        coop.block.store(dst, items)
+
+    sig = "void(float16[::1], float16[::1], int32)"
+    _assert_inlined(numba_coop.compile(k, sig, block=128, arch="sm_90a"))

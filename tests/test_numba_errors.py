@@ -53,6 +53,29 @@ def test_items_per_thread_must_be_a_constant() -> None:
         _compile(k)
 
 
+ITEMS = 4
+
+
+def test_items_per_thread_expression_of_a_global_says_what_is_accepted() -> None:
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(2 * ITEMS, np.int32)
+        coop.block.load(src, items)
+
+    with pytest.raises(
+        coop.CoopTypeError, match=r"bind it to a module-level name first \(ITEMS2 = 2 \* ITEMS\)"
+    ):
+        _compile(k)
+
+
+def test_compile_without_block_explains_block() -> None:
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.int32)
+        coop.block.load(src, items)
+
+    with pytest.raises(coop.CoopTypeError, match=r"numba_coop.compile needs block="):
+        numba_coop.compile(k, "void(int32[::1], int32[::1])")  # type: ignore[call-arg]
+
+
 def test_negative_valid_items() -> None:
     with pytest.raises(coop.CoopValueError, match="valid_items=-1 is negative"):
         _compile(copy_kernel(valid_items=-1))
@@ -174,6 +197,7 @@ def test_histogram_counters_in_a_thread_local_array_are_refused() -> None:
 
     with pytest.raises(coop.CoopTypeError, match=r"counters is a thread-private array \(cuda.local.array\)"):
         _compile(k, "void(uint8[::1], uint32[::1])")
+
 
 def test_a_thread_local_array_where_global_memory_is_needed() -> None:
     def k(src, dst):  # type: ignore[no-untyped-def]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from cuda import coop
 from cuda.coop.numba import _numba_hooks
@@ -99,3 +100,19 @@ def test_cache_entries_are_keyed_by_block_shape() -> None:
     _numba_hooks.cache_per_block(disp, (64, 2, 1))
     disp._configure_cache_for_launch_config(None)  # what numba-cuda does before each compile
     assert disp._cache._launch_config_key == ("cuda.coop block", (64, 2, 1))
+
+
+HALF_THREE = np.float16(3)  # a module-level float16 constant, as numba-cuda 0.30 mis-lowers it
+
+
+def test_float16_constants_lower_as_their_bits() -> None:
+    """With the backend active, a float16 global constant lowers as its IEEE half bits (0x4200 for
+    3.0), in plain kernels too; numba-cuda 0.30 alone emits ``i16 3.0`` (ERROR_INVALID_IR)."""
+    import cuda.coop.numba  # noqa: F401  (activates the backend)
+    from numba import cuda
+
+    def k(dst):  # type: ignore[no-untyped-def]
+        dst[0] = HALF_THREE
+
+    ptx, _ = cuda.compile_ptx(k, "void(float16[::1])", cc=(9, 0))
+    assert f"mov.u16 \t%rs1, {0x4200};" in ptx or f", {0x4200};" in ptx, ptx

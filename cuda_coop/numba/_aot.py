@@ -55,7 +55,7 @@ def compile(
     func: Callable[..., None] | Any,
     signature: Any = None,
     *,
-    block: int | tuple[int, ...],
+    block: int | tuple[int, ...] | None = None,
     arch: str | None = "sm_90a",
     output: str = "cubin",
     **options: Any,
@@ -67,7 +67,7 @@ def compile(
             shape code hold here too) or a Numba dispatcher.
         signature: its Numba signature, e.g. ``"void(int32[::1], int32[::1])"``; may be left out
             for a kernel given exactly one signature in ``jit``.
-        block: the block dimensions it will be launched with (ints, NumPy ints too).
+        block: the block dimensions it will be launched with (ints, NumPy ints too); required.
         arch: target architecture, e.g. ``"sm_90a"`` or ``"sm_100"``; None: the current GPU's.
         output: ``"cubin"`` (linked, default), ``"ptx"`` (linked) or ``"ltoir"`` (unlinked).
         **options: numba-cuda's options that shape code: ``debug``, ``opt``, ``lineinfo``,
@@ -79,7 +79,7 @@ def compile(
 
     Raises:
         CoopTypeError: an option ``compile`` does not take (named), a bad ``arch`` type, no
-            signature.
+            signature, no ``block``.
         CoopValueError: a malformed ``arch`` or ``output``.
         CoopLaunchConfigError: a bad ``block``.
         CoopCompileError: NVRTC or nvJitLink failed (with the log).
@@ -88,6 +88,12 @@ def compile(
 
     from ._dispatcher import CoopKernel
 
+    if block is None:
+        raise CoopTypeError(
+            "numba_coop.compile needs block=, the block dimensions the kernel will be launched with (an "
+            "int or a tuple: block=128, block=(32, 4)): its coop primitives are compiled for exactly "
+            "those; arch= names the target (default 'sm_90a'; None: this machine's GPU)"
+        )
     check_compile_options(options)
     if output not in _OUTPUTS:
         raise CoopValueError(f"compile: output={output!r} is not one of {', '.join(_OUTPUTS)}")

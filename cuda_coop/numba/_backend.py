@@ -43,6 +43,7 @@ def _install() -> None:
     register_model(AlgorithmEnumType)(models.OpaqueModel)
     infer_getattr(_typing.AlgorithmMemberTemplate)
     lower_getattr_generic(AlgorithmEnumType)(_lowering.lower_algorithm_member)
+    _numba_hooks.float16_constants_as_bits()
     _numba_hooks.drop_unused_variables_in_coop_links()
     _numba_hooks.link_coop_kernels_through_cache()
     _numba_hooks.debug_flags_as_nvrtc()

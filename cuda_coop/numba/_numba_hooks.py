@@ -60,6 +60,21 @@ def rollback(snap: dict[str, Any]) -> None:
     numba_dispatcher.get_current_device = snap["current_device"]
 
 
+def float16_constants_as_bits() -> None:
+    """numba-cuda 0.30 lowers a float16 constant (a module-level ``np.float16``, or any float
+    constant Numba types as float16) with its integer data model but a float literal, ``i16 3.0``,
+    which libNVVM refuses (``ERROR_INVALID_IR``): an ``oob_default=OOB`` with ``OOB = np.float16(3)``
+    failed so. A lowering of float16 constants as their IEEE half bits takes precedence over
+    numba-cuda's generic float one (the constants registry's ``lower_constant``)."""
+    import numpy as np
+    from llvmlite import ir
+    from numba.cuda import types
+
+    @LOWERING_REGISTRY.lower_constant(types.float16)
+    def half_bits(context: Any, builder: Any, ty: Any, pyval: Any) -> Any:
+        return ir.Constant(ir.IntType(16), int(np.float16(pyval).view(np.uint16)))
+
+
 def drop_unused_variables_in_coop_links() -> None:
     """Make numba-cuda's linker pass nvJitLink ``-optimize-unused-variables`` when it links a kernel
     compiled through cuda.coop's front door (a :class:`~cuda.coop._session.Compile` is current).
@@ -291,6 +306,7 @@ def check() -> None:
         (TYPING_REGISTRY, "functions"),
         (TYPING_REGISTRY, "globals"),
         (LOWERING_REGISTRY, "functions"),
+        (LOWERING_REGISTRY, "lower_constant"),
         (cuda_data_manager, "_handlers"),
         (driver._Linker, "_get_linker_options"),
         (driver._Linker, "complete"),

@@ -144,7 +144,9 @@ class ThreadDataTemplate(AbstractTemplate):
         n = _constant(n_ty)
         if n is ...:
             raise CoopTypeError(
-                f"coop.ThreadData: items_per_thread must be a compile-time constant int, got {n_ty}"
+                "coop.ThreadData: items_per_thread must be a compile-time constant int: an int literal "
+                "(4) or a module-level int (ITEMS); Numba computes an expression such as 2 * ITEMS at run "
+                f"time, so bind it to a module-level name first (ITEMS2 = 2 * ITEMS); got {n_ty}"
             )
         n = check_items_per_thread(n, primitive="coop.ThreadData")
         if isinstance(d_ty, (types.NumberClass, types.DType)):
