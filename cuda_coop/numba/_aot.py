@@ -12,7 +12,7 @@ from cuda.coop._errors import CoopTypeError, CoopValueError
 from cuda.coop._link import Input, link
 from cuda.coop._primitive import normalize_block_dims
 from cuda.coop._sass import CubinReport, inspect_cubin
-from cuda.coop._session import compiling
+from cuda.coop._session import TraceSession, compiling
 
 from . import _numba_hooks
 from ._lowering import LazyBundle
@@ -112,7 +112,7 @@ def compile(
     py_func = getattr(func, "py_func", func)
     prescan(py_func)
     cc = _numba_hooks.compute_capability(arch)
-    with compiling(dims, arch):
+    with compiling(dims, arch, session=TraceSession()):
         options.setdefault("launch_bounds", dims[0] * dims[1] * dims[2])
         codes, _ = cuda.compile_all(
             py_func, signature, device=False, abi="numba", output="ltoir", cc=cc, **options

@@ -49,6 +49,7 @@ def _install() -> None:
     _numba_hooks.debug_flags_as_nvrtc()
     _numba_hooks.cache_linked_coop_libraries()
     _numba_hooks.device_functions_ahead_of_time()
+    _numba_hooks.helpers_per_kernel()
     # Last, as singledispatch registrations cannot be rolled back: our own classes only.
     typeof_impl.register(AlgorithmEnumMeta)(lambda cls, c: AlgorithmEnumType(cls))
     for choices in CHOICES:

@@ -8,7 +8,7 @@ from typing import Any
 
 from cuda.coop._errors import CoopTypeError, CoopValueError
 from cuda.coop._primitive import normalize_block_dims
-from cuda.coop._session import compiling
+from cuda.coop._session import TraceSession, compiling
 from cuda.coop._streams import stream_handle
 
 from . import _numba_hooks
@@ -59,8 +59,9 @@ class CoopKernel:
         self.__doc__ = py_func.__doc__
 
     def compiling(self, dims: tuple[int, int, int]) -> Any:
-        """The context in which Numba compiles this kernel's specialisation for ``dims``."""
-        return compiling(dims, link_options=self._link_options)
+        """The context in which Numba compiles this kernel's specialisation for ``dims`` (at most one
+        kernel: its session collects the requests of the kernel and of its device helpers)."""
+        return compiling(dims, session=TraceSession(), link_options=self._link_options)
 
     def for_block(self, block: int | tuple[int, ...]) -> Any:
         """The Numba dispatcher specialised for ``block`` (created on first use; with signatures
@@ -80,8 +81,7 @@ class CoopKernel:
             if cache:
                 _numba_hooks.cache_per_block(disp, dims)
             if self.signatures is not None:
-                with self.compiling(dims):
-                    _numba_hooks.compile_only(disp, self.signatures)
+                _numba_hooks.compile_only(disp, self.signatures, lambda: self.compiling(dims))
             self._by_block[dims] = disp
         return disp
 

@@ -9,6 +9,7 @@ by one NVRTC call when Numba links.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from cuda.coop._kinds import Shape
@@ -30,12 +31,17 @@ _I32 = ir.IntType(32)
 
 
 class LazyBundle(LTOIR):
-    """The bundle of one code library as a Numba linkable object, compiled when the linker reads it."""
+    """The bundle of one trace session as a Numba linkable object, compiled when the linker reads it.
 
-    def __init__(self, session: TraceSession, arch: str | None) -> None:
+    ``shared``: the session of a front-door kernel compile, which the kernel's device helpers share
+    (their libraries carry this same object, which Numba's set of linking files keeps once);
+    otherwise the session of one code library (a plain ``@cuda.jit`` kernel, or a helper of one)."""
+
+    def __init__(self, session: TraceSession, arch: str | None, *, shared: bool = False) -> None:
         super().__init__(data=b"", name="cuda_coop_bundle")
         self.session = session
         self.arch = arch
+        self.shared = shared
 
     @property
     def data(self) -> bytes:  # type: ignore[override]
@@ -43,17 +49,31 @@ class LazyBundle(LTOIR):
         return self.session.finalize(arch).ltoir
 
 
-def session_of(context: Any) -> TraceSession:
-    """The trace session of the code library being lowered (created and attached on first use).
+_session_bundles: weakref.WeakKeyDictionary[TraceSession, LazyBundle] = weakref.WeakKeyDictionary()
 
-    The bundle belongs to the library that Numba links, so the session lives on the library."""
+
+def session_of(context: Any) -> TraceSession:
+    """The trace session that the code library being lowered adds its requests to.
+
+    Under a front-door kernel compile it is that compile's session: the kernel and every device
+    helper compiled for it (transitively) make one bundle, one NVRTC call. Otherwise (a plain
+    ``@cuda.jit`` kernel) each library has a session of its own. The bundle is attached to the library
+    that Numba links, as a linking file."""
     library = context.active_code_library
     session: TraceSession | None = getattr(library, "_cuda_coop_session", None)
-    if session is None:
+    if session is not None:
+        return session
+    compile_ = current()
+    if compile_ is not None and compile_.session is not None:
+        session = compile_.session
+        bundle = _session_bundles.get(session)
+        if bundle is None:
+            bundle = _session_bundles[session] = LazyBundle(session, compile_.arch, shared=True)
+    else:
         session = TraceSession()
-        library._cuda_coop_session = session
-        compile_ = current()
-        library.add_linking_file(LazyBundle(session, compile_.arch if compile_ is not None else None))
+        bundle = LazyBundle(session, compile_.arch if compile_ is not None else None)
+    library._cuda_coop_session = session
+    library.add_linking_file(bundle)
     return session
 
 

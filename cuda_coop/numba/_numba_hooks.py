@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from cuda.coop._errors import CoopBackendError, CoopTypeError
+from cuda.coop._errors import CoopBackendError, CoopLaunchConfigError, CoopTypeError
 from cuda.coop._session import current
 from numba.cuda import cgutils, debuginfo
 from numba.cuda import dispatcher as numba_dispatcher
@@ -40,6 +40,8 @@ def snapshot() -> dict[str, Any]:
         "module_flags": debuginfo.DIBuilder.__dict__["_set_module_flags"],
         "reduce_states": CUDACodeLibrary.__dict__["_reduce_states"],
         "current_device": numba_dispatcher.get_current_device,
+        "compile_device": numba_dispatcher.CUDADispatcher.__dict__["compile_device"],
+        "call_template": numba_dispatcher.CUDADispatcher.__dict__["get_call_template"],
     }
 
 
@@ -58,6 +60,8 @@ def rollback(snap: dict[str, Any]) -> None:
     debuginfo.DIBuilder._set_module_flags = snap["module_flags"]
     CUDACodeLibrary._reduce_states = snap["reduce_states"]
     numba_dispatcher.get_current_device = snap["current_device"]
+    numba_dispatcher.CUDADispatcher.compile_device = snap["compile_device"]
+    numba_dispatcher.CUDADispatcher.get_call_template = snap["call_template"]
 
 
 def float16_constants_as_bits() -> None:
@@ -247,6 +251,68 @@ def device_functions_ahead_of_time() -> None:
     numba_dispatcher.get_current_device = get_current_device
 
 
+def helpers_per_kernel() -> None:
+    """Compile a ``@cuda.jit(device=True)`` helper that calls coop primitives (itself or through
+    other helpers) for each kernel that calls it.
+
+    numba-cuda 0.30 compiles a device function once per signature (``CUDADispatcher.overloads``), so a
+    helper's coop calls would keep the block shape of the first kernel that used it. A compiled
+    helper whose library carries a coop bundle is reused only inside the kernel compile it was
+    compiled in (the front door's session, which then holds the helper's requests too); any other
+    compile, of another kernel or a plain ``@cuda.jit`` one, compiles it again. Helpers without coop
+    calls are compiled once, as before. A helper that cannot be compiled again (given a signature at
+    its definition, which compiles it there and disables compiling) is refused by name."""
+    original_compile = numba_dispatcher.CUDADispatcher.__dict__["compile_device"]
+    original_template = numba_dispatcher.CUDADispatcher.__dict__["get_call_template"]
+    if getattr(original_compile, "cuda_coop", False):
+        return
+
+    def compile_device(self: Any, args: Any, return_type: Any = None) -> Any:
+        cached = self.overloads.get(args)
+        if cached is not None and _foreign_bundles(cached.library):
+            del self.overloads[args]  # compiled for another kernel: compile it for this one
+        return original_compile(self, args, return_type)
+
+    def get_call_template(self: Any, args: Any, kws: Any) -> Any:
+        if not self._can_compile:
+            for cres in self.overloads.values():
+                foreign = _foreign_bundles(cres.library)
+                if foreign:
+                    _refuse_fixed_helper(self, foreign)
+        return original_template(self, args, kws)
+
+    compile_device.cuda_coop = True  # type: ignore[attr-defined]
+    numba_dispatcher.CUDADispatcher.compile_device = compile_device
+    numba_dispatcher.CUDADispatcher.get_call_template = get_call_template
+
+
+def _foreign_bundles(library: Any) -> list[Any]:
+    """The coop bundles a compiled device function's library carries that are not the current
+    kernel compile's: another front-door kernel's, or, under a front-door compile, a library's own."""
+    from ._lowering import LazyBundle
+
+    compile_ = current()
+    mine = compile_.session if compile_ is not None else None
+    return [
+        f
+        for f in library._linking_files
+        if isinstance(f, LazyBundle) and (f.session if f.shared else None) is not mine
+    ]
+
+
+def _refuse_fixed_helper(dispatcher: Any, foreign: list[Any]) -> None:
+    compile_ = current()
+    shapes = sorted({r.block_dims for f in foreign for r in f.session.requests})
+    here = compile_.block_dims if compile_ is not None else None
+    name = getattr(dispatcher.py_func, "__qualname__", dispatcher.py_func.__name__)
+    raise CoopLaunchConfigError(
+        f"device function {name!r} calls coop primitives and was compiled at its definition (for its "
+        f"explicit signature), for block {' and '.join(map(str, shapes)) or 'dims of its own'}; the kernel "
+        f"calling it is compiled for block {here}. A coop helper is compiled for the block of each "
+        "kernel that calls it: define it without a signature, @cuda.jit(device=True)"
+    )
+
+
 def compute_capability(arch: str) -> tuple[Any, ...]:
     """``sm_90a`` -> ``(9, 0, "a")``, ``sm_100`` -> ``(10, 0)``: numba-cuda's spelling."""
     digits = arch[3:].rstrip("af")
@@ -266,16 +332,18 @@ def link_files(files: Any, cc: tuple[Any, ...]) -> list[Any]:
     return list(linker._object_codes)
 
 
-def compile_only(dispatcher: Any, signatures: tuple[Any, ...]) -> None:
+def compile_only(dispatcher: Any, signatures: tuple[Any, ...], each: Any) -> None:
     """Compile ``dispatcher`` for ``signatures`` and for nothing else, as ``numba.cuda.jit(sigs)``
-    does (a single signature makes it specialised: launches skip type dispatch)."""
+    does (a single signature makes it specialised: launches skip type dispatch); each compile runs
+    in the context ``each()`` makes (a kernel compile of its own)."""
     from numba.cuda.core import sigutils
 
     for sig in signatures:
         argtypes, restype = sigutils.normalize_signature(sig)
         if restype is not None and str(restype) != "none":
             raise CoopTypeError(f"signature {sig!r}: a kernel returns void")
-        dispatcher.compile(argtypes)
+        with each():
+            dispatcher.compile(argtypes)
     dispatcher._specialized = len(signatures) == 1
     dispatcher.disable_compile()
 
@@ -317,6 +385,8 @@ def check() -> None:
         (CUDACodeLibrary, "_reduce_states"),
         (numba_dispatcher, "get_current_device"),
         (numba_dispatcher.CUDADispatcher, "compile_device"),
+        (numba_dispatcher.CUDADispatcher, "get_call_template"),
+        (numba_dispatcher.CUDADispatcher, "_can_compile"),
     ):
         if not hasattr(obj, attr):
             raise CoopBackendError(
