@@ -198,6 +198,7 @@ def _compile(
 
     src_path = _cache.save_source(key, source)
     start = time.perf_counter()
+    program = None
     try:
         program = Program(source, "c++", ProgramOptions(**options))  # type: ignore[arg-type]
         obj = program.compile("ltoir", name_expressions=tuple(probes))
@@ -209,6 +210,8 @@ def _compile(
         ) from exc
     finally:
         _bump(nvrtc_compiles=1, nvrtc_seconds=time.perf_counter() - start)
+        if program is not None:  # now, not when a traceback that holds it is collected (at exit,
+            program.close()  # cuda.core's teardown may already have run: a segfault)
     sizes: dict[str, list[int]] = {}
     for expr, symbol in probes.items():
         mangled = obj.symbol_mapping[expr]

@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import os
+from collections.abc import Iterator
+
 __all__ = [
     "CoopError",
     "CoopTypeError",
@@ -16,7 +21,21 @@ __all__ = [
 
 
 class CoopError(Exception):
-    """Base class of every error raised by cuda.coop."""
+    """Base class of every error raised by cuda.coop.
+
+    Attributes:
+        where: ``file:line`` of the coop call in the kernel source that the error is about, when it
+            was raised while a kernel compiled (the message then starts with it); else ``""``.
+    """
+
+    where: str = ""
+
+    def at(self, where: str) -> CoopError:
+        """Name the call site ``where`` first in the message (once; an inner site wins)."""
+        if where and not self.where:
+            self.where = where
+            self.args = (f"{where}: {self.args[0] if self.args else ''}", *self.args[1:])
+        return self
 
 
 class CoopTypeError(CoopError, TypeError):
@@ -56,3 +75,50 @@ class CoopCompileError(CoopError, RuntimeError):
 class CoopCacheWarning(UserWarning):
     """The bundle cache could not be used for a compile (the compile went on without it), or a
     compile is waiting for another process's lock. The message names the directory and why."""
+
+
+_call_site: contextvars.ContextVar[str] = contextvars.ContextVar("cuda_coop_call_site", default="")
+
+
+def site(filename: str, line: int) -> str:
+    """``file:line`` as coop errors show it: relative to the working directory when under it."""
+    try:
+        rel = os.path.relpath(filename)
+    except ValueError:  # another drive
+        rel = filename
+    return f"{filename if rel.startswith('..') else rel}:{line}"
+
+
+def current_call_site() -> str:
+    """The kernel-source location of the coop call being compiled, or ``""``."""
+    return _call_site.get()
+
+
+@contextlib.contextmanager
+def call_site(where: str) -> Iterator[None]:
+    """While a backend compiles the coop call at ``where``: errors it raises name it first."""
+    token = _call_site.set(where)
+    try:
+        yield
+    except CoopError as exc:
+        exc.at(where)
+        raise
+    finally:
+        _call_site.reset(token)
+
+
+class short_traceback:  # noqa: N801  (used as a context manager, like contextlib's)
+    """At a front door: a CoopError from the compile below it is raised with no frames of the DSL's
+    or coop's internals (its message names the kernel's line); ``CUDA_COOP_FULL_TRACEBACK=1`` keeps
+    them, for debugging cuda.coop itself."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> bool:
+        if isinstance(exc, CoopError) and not os.environ.get("CUDA_COOP_FULL_TRACEBACK"):
+            try:
+                raise exc.with_traceback(None) from None
+            finally:  # no cycle through this frame: the error is freed when its last user drops it
+                del exc, tb
+        return False

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ._choices import Choices
 from ._dtypes import dtype_named
-from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
+from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError, current_call_site
 from ._kinds import Arg, Choice, Constant, Flag, Form, Functor, Kind, LogicalWarp, Payload, Shape, Slot
 from ._operators import UserFunction
 from ._requests import Request
@@ -156,6 +156,7 @@ class Plan:
     slots: tuple[Slot, ...]
     returns: tuple[Slot, ...]
     operators: Mapping[str, UserFunction]
+    where: str = ""  # the call's file:line in the kernel source, when the backend knows it
 
 
 class Resolver:
@@ -400,7 +401,7 @@ class Primitive:
             scratch_group=launch.scratch_group if scratch else 0,
         )
         slots, returns = self.slots(request)
-        return Plan(self, request, slots, returns, dict(r.operators))
+        return Plan(self, request, slots, returns, dict(r.operators), current_call_site())
 
     def _check_combinations(self, r: Resolver) -> None:
         for p in self.params:

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 from typing import Any, Protocol
 
-from ._errors import CoopBackendError, CoopHostCallError, CoopTypeError
+from ._errors import CoopBackendError, CoopHostCallError, CoopTypeError, call_site, site
 
 __all__ = ["register", "registered_backends"]
 
@@ -78,11 +79,15 @@ def registered_backends() -> tuple[str, ...]:
 
 
 def host_call(qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """Route a kernel-side call made from Python to a tracing backend, or raise."""
-    for backend in list(_active.values()):
-        handled, result = backend.intercept(qualname, args, kwargs)
-        if handled:
-            return result
+    """Route a kernel-side call made from Python to a tracing backend, or raise. A backend that takes
+    it does so at the caller's line (the kernel source a tracing DSL runs), which its errors name."""
+    if _active:
+        caller = sys._getframe(2)  # the kernel's line: its caller is the stub or ThreadData.__new__
+        with call_site(site(caller.f_code.co_filename, caller.f_lineno)):
+            for backend in list(_active.values()):
+                handled, result = backend.intercept(qualname, args, kwargs)
+                if handled:
+                    return result
     raise CoopHostCallError(
         f"{qualname} is a kernel-side function: call it inside a kernel compiled by an active "
         f"backend (active: {', '.join(_active) or 'none'}), not on the host"

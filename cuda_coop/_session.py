@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ._bundle import Bundle, compile_bundle
-from ._errors import CoopValueError
+from ._errors import CoopCompileError, CoopValueError
 from ._primitive import STATIC_SHARED_LIMIT
 from ._render import temp_storage_symbol
 from ._requests import Request
@@ -28,18 +28,23 @@ class TraceSession:
         self._requests: dict[Request, None] = {}
         self._kernels: dict[str, int] = {}
         self._temp_storage: list[int] = []
+        self._sites: dict[str, None] = {}
         self._bundle: Bundle | None = None
+        self.attached: dict[str, object] = {}  # what a backend keeps with the session, by backend
 
     @property
     def requests(self) -> tuple[Request, ...]:
         """The requests so far, in first-use order."""
         return tuple(self._requests)
 
-    def add(self, request: Request) -> str:
-        """Record ``request``; returns the wrapper symbol the kernel must call."""
+    def add(self, request: Request, where: str = "") -> str:
+        """Record ``request`` (made at call site ``where``); returns the wrapper symbol the kernel
+        must call."""
         if self._bundle is not None:
             raise RuntimeError("trace session already finalized")
         self._requests.setdefault(request)
+        if where:
+            self._sites.setdefault(where)
         return request.symbol
 
     def scratch_group(self, kernel: str) -> int:
@@ -56,7 +61,10 @@ class TraceSession:
     def finalize(self, arch: str) -> Bundle:
         """Compile the bundle (once; later calls return the same bundle)."""
         if self._bundle is None:
-            bundle = compile_bundle(self.requests, tuple(self._temp_storage), arch)
+            try:
+                bundle = compile_bundle(self.requests, tuple(self._temp_storage), arch)
+            except CoopCompileError as exc:  # one bundle for the kernel's calls: name them all
+                raise exc.at(", ".join(self._sites)) from None
             for symbol, (size, _align) in bundle.temp_storage.items():
                 if size > STATIC_SHARED_LIMIT:
                     raise CoopValueError(

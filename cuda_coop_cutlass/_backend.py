@@ -194,7 +194,7 @@ def call(
     )
     launch = Launch(dims, unknown, f" of kernel {kernel!r}", _ARRAY_NOUN, session.scratch_group(kernel))
     plan: Plan = prim.resolve({name: arg_of(v) for name, v in bound.items()}, launch)
-    symbol = session.add(plan.request)
+    symbol = session.add(plan.request, plan.where)
     for op in plan.operators.values():
         result = cutlass_type(op.result) if op.result != BOOL else None
         _cute_hooks.define_operator(op.symbol, cutlass_type(op.dtype), op.function, result)

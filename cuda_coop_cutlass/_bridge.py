@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from cuda.coop._errors import CoopBackendError, CoopError
+from cuda.coop._errors import CoopBackendError, CoopError, short_traceback
 from cuda.coop._sass import CubinReport, inspect_cubin
 from cuda.coop._session import TraceSession, compiling
 
@@ -146,7 +146,8 @@ class _Compile:
     def __call__(
         self, host: Any, *args: Any, arch: str | None = None, options: str | None = None, **kwargs: Any
     ) -> CompiledCuteFunction:
-        return _compile(host, args, kwargs, self._bracket, options, arch)
+        with short_traceback():
+            return _compile(host, args, kwargs, self._bracket, options, arch)
 
     def __repr__(self) -> str:
         return "cuda.coop.cutlass.compile" + (f"[{self._bracket!r}]" if self._bracket is not None else "")

@@ -240,3 +240,34 @@ def test_sessions_do_not_leak_between_compiles() -> None:
     with pytest.raises(coop.CoopValueError):
         _compile(copy_host("int32", (128, 1, 1), 4, "fastest"))
     assert current() is None
+
+
+def test_errors_name_the_kernel_line_first_with_a_short_traceback() -> None:
+    import inspect
+    import os
+    import traceback
+
+    def body(src: Any, dst: Any) -> None:
+        items = coop.ThreadData(4, cutlass.Int32)
+        coop.block.load(src, items, algorithm="fastest")  # the bad call
+
+    lines, first = inspect.getsourcelines(body)
+    line = first + next(i for i, ln in enumerate(lines) if "the bad call" in ln)
+    where = f"{os.path.relpath(__file__)}:{line}"
+    with pytest.raises(coop.CoopValueError) as info:
+        _compile(_kernel_host(body))
+    assert str(info.value).startswith(f"{where}: coop.block.load: unknown algorithm='fastest'")
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert not any("site-packages" in f.filename for f in frames), frames  # none of CuTe's frames
+    assert len(frames) <= 4, frames
+
+
+def test_a_failed_bundle_names_the_coop_calls_of_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cuda.coop import _bundle
+    from cuda.coop._render import RenderedBundle
+
+    monkeypatch.setattr(_bundle, "render_bundle", lambda reqs, slots: RenderedBundle("#error injected\n", {}))
+    with pytest.raises(
+        coop.CoopCompileError, match=r"^tests/_cute_kernels.py:\d+, tests/_cute_kernels.py:\d+: "
+    ):
+        _compile(copy_host("int64", (96, 1, 1), 5, "transpose"), "int64")

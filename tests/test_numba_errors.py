@@ -208,3 +208,37 @@ def test_a_thread_local_array_where_global_memory_is_needed() -> None:
 
     with pytest.raises(coop.CoopTypeError, match=r"src is a thread-private array \(cuda.local.array\)"):
         _compile(k)
+
+
+def _line_of(func: Any, text: str) -> str:
+    import inspect
+    import os
+
+    lines, first = inspect.getsourcelines(func)
+    line = first + next(i for i, ln in enumerate(lines) if text in ln)
+    return f"{os.path.relpath(inspect.getsourcefile(func))}:{line}"  # type: ignore[arg-type]
+
+
+def test_errors_name_the_kernel_line_first_with_a_short_traceback() -> None:
+    import traceback
+
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.int32)
+        coop.block.load(src, items, algorithm="fastest")  # the bad call
+
+    with pytest.raises(coop.CoopValueError) as info:
+        _compile(k)
+    where = _line_of(k, "the bad call")
+    assert str(info.value).startswith(f"{where}: coop.block.load: unknown algorithm='fastest'")
+    assert info.value.where == where
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert not any("site-packages" in f.filename for f in frames), frames  # none of Numba's frames
+    assert len(frames) <= 4, frames
+
+
+def test_launch_config_errors_name_the_line_too() -> None:
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        dst[0] = coop.warp.sum(src[0])  # width 32 on 48 threads
+
+    with pytest.raises(coop.CoopLaunchConfigError, match=r"^tests/test_numba_errors.py:\d+: coop.warp.sum: "):
+        _compile(k, "void(int32[::1], int32[::1])", block=48)

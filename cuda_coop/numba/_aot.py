@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cuda.coop._bundle import normalize_arch
-from cuda.coop._errors import CoopTypeError, CoopValueError
+from cuda.coop._errors import CoopTypeError, CoopValueError, short_traceback
 from cuda.coop._link import Input, link
 from cuda.coop._primitive import normalize_block_dims
 from cuda.coop._sass import CubinReport, inspect_cubin
@@ -84,6 +84,13 @@ def compile(
         CoopLaunchConfigError: a bad ``block``.
         CoopCompileError: NVRTC or nvJitLink failed (with the log).
     """
+    with short_traceback():
+        return _compile(func, signature, block, arch, output, options)
+
+
+def _compile(
+    func: Any, signature: Any, block: Any, arch: str | None, output: str, options: dict[str, Any]
+) -> CompiledKernel:
     from numba import cuda
 
     from ._dispatcher import CoopKernel

@@ -50,6 +50,7 @@ def _install() -> None:
     _numba_hooks.cache_linked_coop_libraries()
     _numba_hooks.device_functions_ahead_of_time()
     _numba_hooks.helpers_per_kernel()
+    _numba_hooks.errors_name_the_call_site()
     # Last, as singledispatch registrations cannot be rolled back: our own classes only.
     typeof_impl.register(AlgorithmEnumMeta)(lambda cls, c: AlgorithmEnumType(cls))
     for choices in CHOICES:

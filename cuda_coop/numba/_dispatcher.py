@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from cuda.coop._errors import CoopTypeError, CoopValueError
+from cuda.coop._errors import CoopTypeError, CoopValueError, short_traceback
 from cuda.coop._primitive import normalize_block_dims
 from cuda.coop._session import TraceSession, compiling
 from cuda.coop._streams import stream_handle
@@ -58,10 +59,13 @@ class CoopKernel:
         self.__name__ = getattr(py_func, "__name__", "kernel")
         self.__doc__ = py_func.__doc__
 
-    def compiling(self, dims: tuple[int, int, int]) -> Any:
+    @contextlib.contextmanager
+    def compiling(self, dims: tuple[int, int, int]) -> Iterator[None]:
         """The context in which Numba compiles this kernel's specialisation for ``dims`` (at most one
-        kernel: its session collects the requests of the kernel and of its device helpers)."""
-        return compiling(dims, session=TraceSession(), link_options=self._link_options)
+        kernel: its session collects the requests of the kernel and of its device helpers); a coop
+        error from the compile comes without Numba's frames (its message names the kernel's line)."""
+        with short_traceback(), compiling(dims, session=TraceSession(), link_options=self._link_options):
+            yield
 
     def for_block(self, block: int | tuple[int, ...]) -> Any:
         """The Numba dispatcher specialised for ``block`` (created on first use; with signatures

@@ -9,7 +9,6 @@ by one NVRTC call when Numba links.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from cuda.coop._kinds import Shape
@@ -49,9 +48,6 @@ class LazyBundle(LTOIR):
         return self.session.finalize(arch).ltoir
 
 
-_session_bundles: weakref.WeakKeyDictionary[TraceSession, LazyBundle] = weakref.WeakKeyDictionary()
-
-
 def session_of(context: Any) -> TraceSession:
     """The trace session that the code library being lowered adds its requests to.
 
@@ -66,9 +62,9 @@ def session_of(context: Any) -> TraceSession:
     compile_ = current()
     if compile_ is not None and compile_.session is not None:
         session = compile_.session
-        bundle = _session_bundles.get(session)
+        bundle = session.attached.get("numba")
         if bundle is None:
-            bundle = _session_bundles[session] = LazyBundle(session, compile_.arch, shared=True)
+            bundle = session.attached["numba"] = LazyBundle(session, compile_.arch, shared=True)
     else:
         session = TraceSession()
         bundle = LazyBundle(session, compile_.arch if compile_ is not None else None)
@@ -168,7 +164,7 @@ def _lower(key: PlanKey) -> Any:
         prim = plan.primitive
         names = [p.name for p in prim.params]
         tys, vals = dict(zip(names, sig.args, strict=True)), dict(zip(names, args, strict=True))
-        symbol = session_of(context).add(plan.request)
+        symbol = session_of(context).add(plan.request, plan.where)
         for op in plan.operators.values():
             define_operator(context, builder.module, op)
         values: dict[str, ir.Value] = {}

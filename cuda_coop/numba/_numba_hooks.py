@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from cuda.coop._errors import CoopBackendError, CoopLaunchConfigError, CoopTypeError
+from cuda.coop._errors import CoopBackendError, CoopLaunchConfigError, CoopTypeError, call_site, site
 from cuda.coop._session import current
 from numba.cuda import cgutils, debuginfo
 from numba.cuda import dispatcher as numba_dispatcher
@@ -41,8 +41,15 @@ def snapshot() -> dict[str, Any]:
         "reduce_states": CUDACodeLibrary.__dict__["_reduce_states"],
         "current_device": numba_dispatcher.get_current_device,
         "compile_device": numba_dispatcher.CUDADispatcher.__dict__["compile_device"],
+        "call_constraint": _call_constraint().__dict__["__call__"],
         "call_template": numba_dispatcher.CUDADispatcher.__dict__["get_call_template"],
     }
+
+
+def _call_constraint() -> Any:
+    from numba.cuda.core import typeinfer
+
+    return typeinfer.CallConstraint
 
 
 def rollback(snap: dict[str, Any]) -> None:
@@ -61,6 +68,7 @@ def rollback(snap: dict[str, Any]) -> None:
     CUDACodeLibrary._reduce_states = snap["reduce_states"]
     numba_dispatcher.get_current_device = snap["current_device"]
     numba_dispatcher.CUDADispatcher.compile_device = snap["compile_device"]
+    _call_constraint().__call__ = snap["call_constraint"]
     numba_dispatcher.CUDADispatcher.get_call_template = snap["call_template"]
 
 
@@ -313,6 +321,27 @@ def _refuse_fixed_helper(dispatcher: Any, foreign: list[Any]) -> None:
     )
 
 
+def errors_name_the_call_site() -> None:
+    """A coop error raised while Numba types a call names the call's line in the kernel source:
+    numba-cuda 0.30's ``CallConstraint`` (one per call in the function being typed, with its
+    ``loc``) types the call inside :func:`cuda.coop._errors.call_site`, which the plan records for
+    the bundle's own errors too."""
+    from numba.cuda.core import typeinfer
+
+    original = typeinfer.CallConstraint.__dict__["__call__"]
+    if getattr(original, "cuda_coop", False):
+        return
+
+    def __call__(self: Any, typeinfer_: Any) -> Any:
+        loc = self.loc
+        where = site(loc.filename, loc.line) if getattr(loc, "filename", None) else ""
+        with call_site(where):
+            return original(self, typeinfer_)
+
+    __call__.cuda_coop = True  # type: ignore[attr-defined]
+    typeinfer.CallConstraint.__call__ = __call__
+
+
 def compute_capability(arch: str) -> tuple[Any, ...]:
     """``sm_90a`` -> ``(9, 0, "a")``, ``sm_100`` -> ``(10, 0)``: numba-cuda's spelling."""
     digits = arch[3:].rstrip("af")
@@ -387,6 +416,7 @@ def check() -> None:
         (numba_dispatcher.CUDADispatcher, "compile_device"),
         (numba_dispatcher.CUDADispatcher, "get_call_template"),
         (numba_dispatcher.CUDADispatcher, "_can_compile"),
+        (_call_constraint(), "__call__"),
     ):
         if not hasattr(obj, attr):
             raise CoopBackendError(
