@@ -54,13 +54,19 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block
             f"consecutive {unit}s access consecutive items",
             arrangement="striped",
         ),
-        Option("vectorize", f"{prefix}VECTORIZE", "as direct, with vector accesses where CUB can"),
+        Option(
+            "vectorize",
+            f"{prefix}VECTORIZE",
+            "as direct, with vector accesses where CUB can",
+            contiguous=True,
+        ),
         Option(
             "transpose",
             f"{prefix}TRANSPOSE",
             f"striped access, then {exchange} in shared memory",
             scratch=True,
             stages_tile=True,
+            contiguous=True,
         ),
     ]
     if block:
@@ -72,6 +78,7 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block
                 scratch=True,
                 whole_warps=True,
                 stages_tile=True,
+                contiguous=True,
             ),
             Option(
                 "warp_transpose_timesliced",
@@ -79,6 +86,7 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block
                 "as warp_transpose, one warp's worth of shared memory time-sliced among the warps",
                 scratch=True,
                 whole_warps=True,
+                contiguous=True,
             ),
         ]
     what = "a tile" if block else "a logical warp's tile"

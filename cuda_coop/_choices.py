@@ -31,6 +31,8 @@ class Option:
             allows them): discontinuity's ``tile_successor`` with tail flags.
         arrangement: how the items end up (or are expected) per thread: ``"blocked"``,
             ``"striped"`` or ``"warp_striped"`` (load and store algorithms, for the docs).
+        contiguous: the array must have unit stride (the option vectorizes, or transposes for
+            coalesced access); a strided view is refused with it.
     """
 
     value: str
@@ -43,6 +45,7 @@ class Option:
     uses: tuple[str, ...] = ()
     allows: tuple[str, ...] = ()
     arrangement: str = "blocked"
+    contiguous: bool = False
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,8 @@ class Arg:
             (a generic pointer: Numba's arrays).
         function: the Python code of a FUNCTION.
         truth: a SCALAR that is a truth value (a DSL boolean; it has no element type).
+        stride: elements between consecutive items of a 1-D ARRAY: 1 (contiguous), an int, or
+            ``...`` (known only at run time).
     """
 
     form: Form
@@ -80,6 +82,7 @@ class Arg:
     memory: str = ""
     function: object = None
     truth: bool = False
+    stride: object = 1
 
     @property
     def given(self) -> bool:
@@ -112,6 +115,7 @@ class Slot:
         items: items it points at (ITEMS).
         result: fresh storage for a result, filled by the call.
         fallback: the parameter whose value is passed instead, the own one being absent.
+        strided: an ARRAY passed with its stride in elements (a second argument, an int).
         scalar: a result that the kernel sees as a scalar (item 0), not as a ThreadData.
         copy: ITEMS the call only reads but CUB's method rearranges in place (a transposing store
             exchanges them through shared memory first): the wrapper hands CUB a copy.
@@ -123,6 +127,7 @@ class Slot:
     items: int = 1
     result: bool = False
     fallback: str | None = None
+    strided: bool = False
     scalar: bool = False
     copy: bool = False
 
@@ -201,7 +206,13 @@ class GlobalArray:
             )
         if self.write and not arg.writable:
             raise CoopTypeError(f"{r.q}: {name} is read-only ({arg.shown})")
-        r.mark_present(name)
+        if arg.stride != 1:
+            r.strided[name] = "a runtime stride" if arg.stride is ... else f"stride {arg.stride}"
+        r.mark_present(name, self._strided(name) if arg.stride != 1 else None)
+
+    @staticmethod
+    def _strided(name: str) -> str:
+        return f"{name}_strided"
 
     def check_memory(self, r: Resolver, name: str, memory: str, shown: str = "") -> None:
         """Refuse an array in another memory space (``"shared"``, ``"local"``: thread-private)."""
@@ -213,7 +224,7 @@ class GlobalArray:
             raise CoopTypeError(f"{r.q}: {name} must be in global memory, got {shown}")
 
     def slot(self, req: Request, name: str) -> Slot:
-        return Slot(name, Shape.ARRAY, req.dtype)
+        return Slot(name, Shape.ARRAY, req.dtype, strided=req.has(self._strided(name)))
 
 
 @dataclass(frozen=True)

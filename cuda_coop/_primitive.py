@@ -178,6 +178,7 @@ class Resolver:
         self.operators: dict[str, UserFunction] = {}
         self.caller_temp_storage = False
         self.constants: dict[str, int] = {}  # compile-time values of runtime-capable parameters
+        self.strided: dict[str, str] = {}  # arrays given as strided views: their stride, for messages
 
     def set_payload(self, dtype: str, n: int, *, scalar: bool) -> None:
         """Record the payload's element type and items per thread."""
@@ -446,6 +447,14 @@ class Primitive:
                 )
             if option.stages_tile:
                 r.check_tile_fits(name, option.value)
+            for array, stride in r.strided.items():
+                if option.contiguous:
+                    others = ", ".join(repr(o.value) for o in choices.options if not o.contiguous)
+                    raise CoopValueError(
+                        f"{r.q}: {array} is a strided view ({stride}), and {name}={option.value!r} needs "
+                        f"a contiguous one; use {name} {others} (one strided access per item), or pass a "
+                        "view with unit stride"
+                    )
 
     def method(self, req: Request) -> str:
         """The C++ method of ``req``'s call (a variant's when its parameter is given; a Choice's

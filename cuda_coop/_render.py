@@ -250,6 +250,13 @@ def _user_function(symbol: str, dtype: str, result: str) -> str:
     )
 
 
+def _abi(slot: Slot) -> str:
+    """The C parameters of a slot (a strided array is its pointer, then its stride)."""
+    if slot.shape is Shape.INT:
+        return f"int {slot.name}_"
+    return f"void* {slot.name}_, int {slot.name}_stride_" if slot.strided else f"void* {slot.name}_"
+
+
 def _unpack(slot: Slot) -> str:
     """The C++ local that a slot becomes (named after its parameter or result)."""
     t = _cxx(slot.dtype) if slot.dtype else ""
@@ -264,6 +271,8 @@ def _unpack(slot: Slot) -> str:
         return f"  {t} (&{local})[{n}] = *static_cast<{t} (*)[{n}]>({local}_);\n"
     if slot.shape is Shape.VALUE:
         return f"  {t}& {local} = *static_cast<{t}*>({local}_);\n"
+    if slot.shape is Shape.ARRAY and slot.strided:  # CUB takes any random-access iterator
+        return f"  cuda::strided_iterator<{t}*, int> {local}(static_cast<{t}*>({local}_), {local}_stride_);\n"
     if slot.shape is Shape.ARRAY:
         return f"  {t}* {local} = static_cast<{t}*>({local}_);\n"
     if slot.shape is Shape.INT:
@@ -284,7 +293,7 @@ def _wrapper(req: Request) -> str:
     prim = _row(req)
     slots, _ = prim.slots(req)
     t, n = _cxx(req.dtype), req.items_per_thread
-    abi = ", ".join(f"{'int' if s.shape is Shape.INT else 'void*'} {s.name}_" for s in slots)
+    abi = ", ".join(_abi(s) for s in slots)
     body = "".join(_unpack(s) for s in slots)
     for res in prim.results:
         if res.init is not None and prim.given(req, res.name):
@@ -377,6 +386,8 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[int]) -> R
     """
     headers = dict.fromkeys(_row(r).cub_class(r).header for r in requests)
     dtypes = {r.dtype for r in requests} | {v for r in requests for _k, v in r.options}
+    if any(slot.strided for r in requests for slot in _row(r).slots(r)[0]):
+        headers["cuda/iterator"] = None
     if "float16" in dtypes:
         headers["cuda_fp16.h"] = None
     if "bfloat16" in dtypes:

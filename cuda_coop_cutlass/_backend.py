@@ -121,12 +121,51 @@ def _tensor_arg(value: Any) -> Arg:
         return Arg(
             Form.THREAD_DATA, f"a tensor in rmem ({value.layout})", dtype, shown, items, problem=problem
         )
-    problem = ""
+    problem, stride = "", 1
     if not memory:
         problem = f"must be a tensor in global or shared memory, got one in {value.memspace.name}"
-    elif cute.rank(value) != 1 or value.stride not in (1, (1,)):
-        problem = f"must be 1-D with unit stride, got layout {value.layout}"
-    return Arg(Form.ARRAY, f"a tensor in {value.memspace.name}", dtype, shown, problem=problem, memory=memory)
+    else:
+        # Size-1 modes dropped and contiguous modes merged: a tile of one row, tensor[row, None], a
+        # contiguous tile of a 2-D tensor are 1-D with unit stride; a column is 1-D strided.
+        flat = cute.coalesce(value.layout)
+        inner = flat.stride[0] if isinstance(flat.stride, tuple) and len(flat.stride) == 1 else flat.stride
+        if (cute.rank(flat) != 1 or isinstance(inner, tuple)) and not _compact(value.layout):
+            problem = (
+                f"must be 1-D once size-1 modes are dropped and contiguous modes merged, got layout "
+                f"{value.layout} (coalesced: {flat}); pass one row or a contiguous tile, e.g. tensor[row, "
+                "None] or cute.local_tile(tensor, (1, TILE), (row, 0)), or the whole tensor with offset="
+            )
+        elif cute.rank(flat) == 1 and cute.size(flat) != 1 and not (isinstance(inner, int) and inner == 1):
+            stride = inner if isinstance(inner, int) else ...
+    return Arg(
+        Form.ARRAY,
+        f"a tensor in {value.memspace.name} ({value.layout})",
+        dtype,
+        shown,
+        problem=problem,
+        memory=memory,
+        stride=stride,
+    )
+
+
+def _leaves(shape: Any, stride: Any) -> list[tuple[Any, Any]]:
+    if isinstance(shape, tuple):
+        return [leaf for sh, st in zip(shape, stride, strict=True) for leaf in _leaves(sh, st)]
+    return [(shape, stride)]
+
+
+def _compact(layout: Any) -> bool:
+    """Whether a static layout covers one contiguous range in some order of its modes (a whole
+    row-major 2-D tensor): its items are then addressed in memory order from the tensor's start."""
+    modes = [(sh, st) for sh, st in _leaves(layout.shape, layout.stride) if sh != 1]
+    if not all(isinstance(sh, int) and isinstance(st, int) for sh, st in modes):
+        return False
+    expected = 1
+    for sh, st in sorted(modes, key=lambda m: m[1]):
+        if st != expected:
+            return False
+        expected *= sh
+    return True
 
 
 def arg_of(value: Any) -> Arg:
@@ -200,6 +239,7 @@ def call(
         _cute_hooks.define_operator(op.symbol, cutlass_type(op.dtype), op.function, result)
     values: dict[str, Any] = {}
     results: dict[str, Any] = {}
+    strides: dict[str, Any] = {}
     for slot in plan.slots:
         value = bound.get(slot.name)
         if slot.result:
@@ -208,6 +248,9 @@ def call(
         elif slot.shape is Shape.ARRAY:
             base = value.iterator if isinstance(value, cute.Tensor) else value
             offset = bound.get(prim.param(slot.name).kind.offset, 0)  # type: ignore[union-attr]
+            if slot.strided:  # the offset counts items of the view: stride elements each
+                strides[slot.name] = cute.coalesce(value.layout).stride
+                offset = offset * strides[slot.name]
             values[slot.name] = _cute_hooks.generic_pointer(
                 base if isinstance(offset, int) and offset == 0 else base + offset
             )
@@ -221,9 +264,16 @@ def call(
             values[slot.name] = _cute_hooks.llvm_pointer(value.iterator)
         else:
             values[slot.name] = _spill(value, slot.dtype)
-    _cute_hooks.extern_call(
-        symbol, [values[s.name] for s in plan.slots], [s.shape is Shape.INT for s in plan.slots]
-    )
+    call_args: list[Any] = []
+    is_int: list[bool] = []
+    for s in plan.slots:  # the C ABI: a strided array is its pointer, then its stride (an int)
+        call_args.append(values[s.name])
+        is_int.append(s.shape is Shape.INT)
+        if s.strided:
+            stride = strides[s.name]
+            call_args.append(cutlass.Int32(stride[0] if isinstance(stride, tuple) else stride))
+            is_int.append(True)
+    _cute_hooks.extern_call(symbol, call_args, is_int)
     out = [results[s.name][0] if s.scalar else results[s.name] for s in plan.returns]
     if not out:
         return None
