@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from . import _cache
 from ._errors import CoopCompileError, CoopTypeError, CoopValueError
-from ._render import RenderedBundle, render_bundle
+from ._render import RenderedBundle, TempStorageSlot, render_bundle
 from ._requests import Request
 from ._stats import _bump
 
@@ -140,10 +140,11 @@ def bundle_key(rendered: RenderedBundle, options: dict[str, object]) -> str:
     )
 
 
-def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[int], arch: str) -> Bundle:
+def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorageSlot], arch: str) -> Bundle:
     """Compile ``requests`` into one LTO-IR object for ``arch``, through the disk cache.
 
-    ``temp_storage`` gives the scratch group of each caller-owned ``coop.TempStorage``.
+    ``temp_storage`` describes each caller-owned ``coop.TempStorage`` (its scratch group and, for an
+    exclusive one, the calls that take a slice of it).
     """
     arch = normalize_arch(arch)
     rendered = render_bundle(sorted(set(requests), key=lambda r: r.symbol), temp_storage)

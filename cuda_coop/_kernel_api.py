@@ -30,12 +30,21 @@ class ThreadData:
 
 
 class TempStorage:
-    """Caller-owned shared-memory scratch that several primitives of a kernel can reuse.
+    """Caller-owned shared-memory scratch that several primitives of a kernel can use.
 
     Created inside a kernel: ``ts = coop.TempStorage()``, then passed as ``temp_storage=ts``
-    (Numba and CuTe kernels). Its size is the largest scratch of the primitives of the kernel that
-    take caller storage (footprint = max, not sum). As with CUB, put a block barrier
-    (``cuda.syncthreads()``, ``cute.arch.barrier()``) between two primitives that reuse it.
+    (Numba and CuTe kernels).
+
+    Args:
+        sharing: ``"shared"`` (default): one buffer that the calls reuse, its size the largest
+            scratch of the primitives of the kernel that take caller storage (footprint = max);
+            as with CUB, two calls that reuse it need a block barrier between them (or
+            ``auto_sync=True``). ``"exclusive"``: each call gets a slice of its own (footprint = the
+            sum of theirs), so no barrier is needed between calls on different slices.
+        auto_sync: ``True``: each call that uses the buffer synchronises first (the block, or the
+            logical warp for ``coop.warp`` calls), so two calls in a row are separated by exactly
+            one barrier, inserted by the library. Like any ``__syncthreads()``, it deadlocks if only
+            some threads of the block reach the call. Default ``False``: barriers are yours.
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:  # noqa: D102

@@ -528,9 +528,31 @@ class PrefixOp:
         return Slot(name, Shape.ITEMS, req.dtype, 1) if req.has(self.tag) else None
 
 
+#: The request tag of a call whose caller-owned scratch synchronises itself (auto_sync=True).
+AUTO_SYNC = "autosync"
+TEMP_STORAGE_SHARING = ("shared", "exclusive")
+
+
+def temp_storage_options(sharing: object = "shared", auto_sync: object = False) -> tuple[str, bool]:
+    """Check the compile-time arguments of ``coop.TempStorage(sharing=, auto_sync=)`` (both DSLs)."""
+    if sharing not in TEMP_STORAGE_SHARING:
+        raise CoopValueError(
+            f"coop.TempStorage: sharing={sharing!r} is not one of 'shared' (one buffer the calls reuse, "
+            "footprint = the largest) or 'exclusive' (a slice per call, footprint = the sum); it must "
+            "be a compile-time constant"
+        )
+    if not isinstance(auto_sync, bool):
+        raise CoopTypeError(
+            f"coop.TempStorage: auto_sync must be a compile-time True or False, got {auto_sync!r}"
+        )
+    return str(sharing), auto_sync
+
+
 @dataclass(frozen=True)
 class Scratch:
-    """Caller-owned shared scratch (``coop.TempStorage``), or None for the call's own."""
+    """Caller-owned shared scratch (``coop.TempStorage``), or None for the call's own. The Arg's
+    value is the TempStorage's ``(sharing, auto_sync)``; with ``auto_sync`` the call synchronises
+    the block (or logical warp) before it uses the scratch."""
 
     def check(self, r: Resolver, name: str, arg: Arg) -> None:
         if not arg.given:
@@ -538,6 +560,9 @@ class Scratch:
         if arg.form is not Form.TEMP_STORAGE:
             raise CoopTypeError(f"{r.q}: {name} must be a coop.TempStorage, got {arg.shown}")
         r.caller_temp_storage = True
+        _sharing, auto_sync = arg.value if isinstance(arg.value, tuple) else ("shared", False)
+        if auto_sync:
+            r.tags.append(AUTO_SYNC)
 
     def slot(self, req: Request, name: str) -> Slot | None:
         return Slot(name, Shape.SCRATCH) if req.caller_temp_storage else None

@@ -13,7 +13,20 @@ from dataclasses import dataclass, field
 from ._choices import Choices
 from ._dtypes import dtype_named
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError, current_call_site
-from ._kinds import Arg, Choice, Constant, Flag, Form, Functor, Kind, LogicalWarp, Payload, Shape, Slot
+from ._kinds import (
+    AUTO_SYNC,
+    Arg,
+    Choice,
+    Constant,
+    Flag,
+    Form,
+    Functor,
+    Kind,
+    LogicalWarp,
+    Payload,
+    Shape,
+    Slot,
+)
 from ._operators import UserFunction
 from ._requests import Request
 
@@ -397,7 +410,7 @@ class Primitive:
             block_dims=r.block_dims,
             items_per_thread=r.n,
             options=tuple(r.options),
-            tags=tuple(r.tags),
+            tags=tuple(t for t in r.tags if t != AUTO_SYNC or (scratch and r.caller_temp_storage)),
             caller_temp_storage=scratch and r.caller_temp_storage,
             scratch_group=launch.scratch_group if scratch else 0,
         )

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from ._catalog import CATALOG
 from ._dtypes import dtype_named
 from ._kinds import (
+    AUTO_SYNC,
     Choice,
     Constant,
     Count,
@@ -79,9 +80,29 @@ class RenderedBundle:
     probes: dict[str, str]  # name expression -> request symbol
 
 
-def temp_storage_symbol(slot: int) -> str:
-    """Name of the accessor of caller-owned shared scratch number ``slot``."""
-    return f"coop_temp_storage_{slot}"
+def temp_storage_symbol(slot: int, use: int | None = None) -> str:
+    """Name of the accessor of caller-owned shared scratch number ``slot`` (its base), or of the slice
+    of its ``use``-th call (an exclusive one)."""
+    return f"coop_temp_storage_{slot}" if use is None else f"coop_temp_storage_{slot}_use{use}"
+
+
+@dataclass(frozen=True)
+class TempStorageSlot:
+    """One caller-owned ``coop.TempStorage`` of a bundle.
+
+    Attributes:
+        group: the scratch group (kernel) it belongs to.
+        exclusive: each call gets a slice of its own (footprint: the sum of theirs); otherwise the
+            calls share it (footprint: the largest).
+        uses: with ``exclusive``, the request symbol of each call, in call order.
+    """
+
+    group: int
+    exclusive: bool = False
+    uses: tuple[str, ...] = ()
+
+    def using(self, symbol: str) -> TempStorageSlot:
+        return TempStorageSlot(self.group, self.exclusive, (*self.uses, symbol))
 
 
 def _scratch_name(scope: str, group: int) -> str:
@@ -339,6 +360,8 @@ def _wrapper(req: Request) -> str:
     scratch = prim.needs_scratch(dict(req.options))
     if req.caller_temp_storage:
         ctor = f"{req.symbol}_t({scope.slice(f'*reinterpret_cast<{storage}*>(temp_storage_)')}{ctor_args})"
+        if req.has(AUTO_SYNC):  # coop.TempStorage(auto_sync=True): the barrier before a reuse is ours
+            body += f"  {scope.barrier()}\n"
     elif scratch:
         # All implicit scratch of a kernel's scope is one buffer: wait until every thread of the group
         # is done with its previous use (CUB requires a barrier before a TempStorage is reused).
@@ -378,11 +401,11 @@ def _union(name: str, requests: Sequence[Request]) -> str:
     return f"union {name} {{\n{members or '  char unused;'}\n}};\n"
 
 
-def render_bundle(requests: Sequence[Request], temp_storage: Sequence[int]) -> RenderedBundle:
+def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorageSlot]) -> RenderedBundle:
     """Render one translation unit for ``requests`` (deduplicated, in a stable order).
 
-    ``temp_storage`` gives, for each caller-owned ``coop.TempStorage`` (by slot number), the
-    scratch group (kernel) it belongs to.
+    ``temp_storage`` describes each caller-owned ``coop.TempStorage`` (by slot number): the scratch
+    group (kernel) it belongs to, and for an exclusive one the calls that take a slice of it.
     """
     headers = dict.fromkeys(_row(r).cub_class(r).header for r in requests)
     dtypes = {r.dtype for r in requests} | {v for r in requests for _k, v in r.options}
@@ -418,16 +441,32 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[int]) -> R
         members = [r for r in implicit if r.scratch_group == group and _row(r).scope == scope_name]
         parts.append(_union(union, members))
         parts.append(f"static __shared__ {union} {name};\n")
-    for group in sorted(set(temp_storage)):
+    for group in sorted({t.group for t in temp_storage if not t.exclusive}):
         members = [r for r in scratch if r.caller_temp_storage and r.scratch_group == group]
         parts.append(_union(f"coop_temp_storage_union_{group}", members))
-    for slot, group in enumerate(temp_storage):
+    for slot, ts in enumerate(temp_storage):
+        # shared: one union of every caller-storage request of the kernel (footprint = max); exclusive:
+        # a struct with a member per call (footprint = sum), each call's accessor giving its member
+        kind = f"coop_temp_storage_struct_{slot}" if ts.exclusive else f"coop_temp_storage_union_{ts.group}"
+        if ts.exclusive:
+            fields = (
+                "".join(f"  {symbol}_storage m{k};\n" for k, symbol in enumerate(ts.uses))
+                or "  char unused;\n"
+            )
+            parts.append(f"struct {kind} {{\n{fields}}};\n")
         parts.append(
             f'extern "C" __device__ void* {temp_storage_symbol(slot)}()\n'
             "{\n"
-            f"  __shared__ coop_temp_storage_union_{group} storage;\n"
+            f"  __shared__ {kind} storage;\n"
             "  return &storage;\n"
             "}\n"
         )
+        for k in range(len(ts.uses)):
+            parts.append(
+                f'extern "C" __device__ void* {temp_storage_symbol(slot, k)}()\n'
+                "{\n"
+                f"  return &static_cast<{kind}*>({temp_storage_symbol(slot)}())->m{k};\n"
+                "}\n"
+            )
     parts.extend(_wrapper(req) for req in requests)
     return RenderedBundle(source="".join(parts), probes=probes)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ._bundle import Bundle, compile_bundle
 from ._errors import CoopCompileError, CoopValueError
 from ._primitive import STATIC_SHARED_LIMIT
-from ._render import temp_storage_symbol
+from ._render import TempStorageSlot, temp_storage_symbol
 from ._requests import Request
 
 
@@ -27,7 +27,8 @@ class TraceSession:
     def __init__(self) -> None:
         self._requests: dict[Request, None] = {}
         self._kernels: dict[str, int] = {}
-        self._temp_storage: list[int] = []
+        self._temp_storage: list[TempStorageSlot] = []
+        self._temp_storage_keys: dict[object, int] = {}
         self._sites: dict[str, None] = {}
         self._bundle: Bundle | None = None
         self.attached: dict[str, object] = {}  # what a backend keeps with the session, by backend
@@ -52,11 +53,27 @@ class TraceSession:
         scratch is its own)."""
         return self._kernels.setdefault(kernel, len(self._kernels))
 
-    def new_temp_storage(self, group: int = 0) -> str:
-        """Allocate one caller-owned shared scratch for kernel ``group``; returns the symbol of its
-        accessor."""
-        self._temp_storage.append(group)
-        return temp_storage_symbol(len(self._temp_storage) - 1)
+    def new_temp_storage(self, group: int = 0, sharing: str = "shared", key: object = None) -> int:
+        """Allocate one caller-owned shared scratch for kernel ``group`` (``sharing`` as
+        ``coop.TempStorage`` takes it); returns its slot number (the accessor of its base is
+        ``temp_storage_symbol(slot)``). A ``key`` already seen returns that slot (one
+        ``coop.TempStorage()`` that the DSL lowers more than once)."""
+        if key is not None and key in self._temp_storage_keys:
+            return self._temp_storage_keys[key]
+        self._temp_storage.append(TempStorageSlot(group, exclusive=sharing == "exclusive"))
+        slot = len(self._temp_storage) - 1
+        if key is not None:
+            self._temp_storage_keys[key] = slot
+        return slot
+
+    def use_temp_storage(self, slot: int, request: Request) -> str | None:
+        """A call of ``request`` uses caller scratch ``slot``: for an exclusive one, the symbol of the
+        accessor of this call's own slice; None for a shared one (the call uses its base)."""
+        ts = self._temp_storage[slot]
+        if not ts.exclusive:
+            return None
+        self._temp_storage[slot] = ts.using(request.symbol)
+        return temp_storage_symbol(slot, len(ts.uses))
 
     def finalize(self, arch: str) -> Bundle:
         """Compile the bundle (once; later calls return the same bundle)."""

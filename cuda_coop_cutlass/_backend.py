@@ -14,9 +14,10 @@ from typing import Any
 from cuda.coop._catalog import CATALOG
 from cuda.coop._dtypes import DTYPES, supported_name
 from cuda.coop._errors import CoopBackendError, CoopTypeError
-from cuda.coop._kinds import Arg, Form, Shape
+from cuda.coop._kinds import Arg, Form, Shape, temp_storage_options
 from cuda.coop._operators import BOOL
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
+from cuda.coop._render import temp_storage_symbol
 from cuda.coop._session import TraceSession, current
 
 from . import _cute_hooks
@@ -60,10 +61,14 @@ def intercept(qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> t
             "with cuda.coop.cutlass.compile(host, *args), which links the CUB bundle into it"
         )
     if qualname == "coop.TempStorage":
-        if args or kwargs:
-            raise CoopTypeError("coop.TempStorage() takes no arguments")
-        symbol = session.new_temp_storage(session.scratch_group(kernel))
-        return True, TempStorage(_cute_hooks.call_returning_pointer(symbol))
+        try:
+            bound = inspect.signature(temp_storage_options).bind(*args, **kwargs)
+        except TypeError as exc:
+            raise CoopTypeError(f"coop.TempStorage: {exc}") from None
+        sharing, auto_sync = temp_storage_options(**bound.arguments)
+        slot = session.new_temp_storage(session.scratch_group(kernel), sharing)
+        base = _cute_hooks.call_returning_pointer(temp_storage_symbol(slot))
+        return True, TempStorage(base, slot, sharing, auto_sync)
     prim = CATALOG.get(qualname.removeprefix("coop."))
     if prim is None:
         return False, None
@@ -72,9 +77,13 @@ def intercept(qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> t
 
 @dataclass(frozen=True)
 class TempStorage:
-    """``coop.TempStorage()`` in a CuTe kernel: a pointer to a shared buffer the bundle defines."""
+    """``coop.TempStorage()`` in a CuTe kernel: a pointer to a shared buffer the bundle defines, its
+    slot in the session and its options."""
 
     pointer: Any
+    slot: int = 0
+    sharing: str = "shared"
+    auto_sync: bool = False
 
 
 def dtype_name(dtype: Any) -> str | None:
@@ -181,7 +190,7 @@ def arg_of(value: Any) -> Arg:
     if isinstance(value, tuple) and all(isinstance(v, int) for v in value):
         return Arg(Form.CONSTANT, repr(value), value=value)
     if isinstance(value, TempStorage):
-        return Arg(Form.TEMP_STORAGE, "coop.TempStorage")
+        return Arg(Form.TEMP_STORAGE, "coop.TempStorage", value=(value.sharing, value.auto_sync))
     if isinstance(value, cute.Tensor):
         return _tensor_arg(value)
     if isinstance(value, cute.Pointer):
@@ -256,8 +265,9 @@ def call(
             )
         elif slot.shape is Shape.INT:
             values[slot.name] = cutlass.Int32(value)
-        elif slot.shape is Shape.SCRATCH:
-            values[slot.name] = value.pointer
+        elif slot.shape is Shape.SCRATCH:  # an exclusive TempStorage: this call's own slice
+            own = session.use_temp_storage(value.slot, plan.request)
+            values[slot.name] = value.pointer if own is None else _cute_hooks.call_returning_pointer(own)
         elif slot.fallback is not None and value is None:
             values[slot.name] = values[slot.fallback]
         elif isinstance(value, cute.Tensor):

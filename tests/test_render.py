@@ -6,7 +6,7 @@ from __future__ import annotations
 from cuda.coop._catalog import CATALOG
 from cuda.coop._kinds import Arg, Form
 from cuda.coop._primitive import Launch
-from cuda.coop._render import render_bundle, temp_storage_symbol
+from cuda.coop._render import TempStorageSlot, render_bundle, temp_storage_symbol
 from cuda.coop._requests import Request
 
 
@@ -107,10 +107,33 @@ def test_caller_temp_storage_slots() -> None:
         _req(algorithm="transpose", caller_temp_storage=True),
         _req("block.store", algorithm="transpose", caller_temp_storage=True),
     ]
-    src = render_bundle(reqs, [0, 0]).source
+    src = render_bundle(reqs, [TempStorageSlot(0), TempStorageSlot(0)]).source
     assert temp_storage_symbol(0) in src and temp_storage_symbol(1) in src
     assert src.count("__shared__ coop_temp_storage_union_0 storage;") == 2
     assert "coop_scratch" not in src
+
+
+def test_exclusive_temp_storage_is_a_struct_of_the_calls_slices() -> None:
+    load = _req(algorithm="transpose", caller_temp_storage=True)
+    store = _req("block.store", algorithm="transpose", caller_temp_storage=True)
+    ts = TempStorageSlot(0, exclusive=True, uses=(load.symbol, store.symbol, load.symbol))
+    src = render_bundle([load, store], [ts]).source
+    assert (
+        f"struct coop_temp_storage_struct_0 {{\n  {load.symbol}_storage m0;\n  {store.symbol}_storage m1;\n"
+        f"  {load.symbol}_storage m2;\n}};" in src
+    )
+    assert "__shared__ coop_temp_storage_struct_0 storage;" in src
+    for k in range(3):  # one accessor per call: its member of the struct
+        assert (
+            f"{temp_storage_symbol(0, k)}()\n{{\n  return &static_cast<coop_temp_storage_struct_0*>(" in src
+        )
+    assert "coop_temp_storage_union_0" not in src
+
+
+def test_auto_sync_puts_the_barrier_in_the_wrapper() -> None:
+    req = _req(algorithm="transpose", caller_temp_storage=True, tags=("autosync",))
+    body = _body(render_bundle([req], [TempStorageSlot(0)]).source, req.symbol)
+    assert body.index("__syncthreads();") < body.index(".Load(")
 
 
 def _plan(key: str, **args: Arg) -> Request:

@@ -40,6 +40,7 @@ def _install() -> None:
     _typing.TempStorageTemplate.key = TempStorage
     infer_global(TempStorage, types.Function(_typing.TempStorageTemplate))
     lower_builtin(TempStorage)(_lowering.lower_temp_storage)
+    lower_builtin(TempStorage, types.VarArg(types.Any))(_lowering.lower_temp_storage)
     register_model(AlgorithmEnumType)(models.OpaqueModel)
     infer_getattr(_typing.AlgorithmMemberTemplate)
     lower_getattr_generic(AlgorithmEnumType)(_lowering.lower_algorithm_member)

@@ -14,6 +14,7 @@ from typing import Any
 from cuda.coop._kinds import Shape
 from cuda.coop._operators import BOOL, UserFunction, python_function
 from cuda.coop._primitive import Plan
+from cuda.coop._render import temp_storage_symbol
 from cuda.coop._requests import Request
 from cuda.coop._session import TraceSession, current
 from llvmlite import ir
@@ -187,8 +188,11 @@ def _lower(key: PlanKey) -> Any:
                 value = builder.bitcast(builder.gep(array.data, [offset]), _I8P)
             elif slot.shape is Shape.INT:
                 value = context.cast(builder, val, ty, types.int32)
-            elif slot.shape is Shape.SCRATCH:
-                value = val
+            elif slot.shape is Shape.SCRATCH:  # an exclusive TempStorage: this call's own slice
+                session = session_of(context)
+                ts = session.new_temp_storage(0, ty.sharing, key=ty.site or None)
+                own = session.use_temp_storage(ts, plan.request)
+                value = val if own is None else builder.call(_declare(builder, own, _I8P, []), [])
             elif slot.fallback is not None and isinstance(ty, (types.Omitted, types.NoneType)):
                 value = values[slot.fallback]
             elif isinstance(ty, ThreadDataType):
@@ -229,9 +233,11 @@ def lower_thread_data(context: Any, builder: ir.IRBuilder, sig: Any, args: list[
 
 
 def lower_temp_storage(context: Any, builder: ir.IRBuilder, sig: Any, args: list[ir.Value]) -> Any:
-    """``coop.TempStorage()``: a pointer to one shared buffer defined by the bundle."""
-    symbol = session_of(context).new_temp_storage()
-    return builder.call(_declare(builder, symbol, _I8P, []), [])
+    """``coop.TempStorage(...)``: a pointer to one shared buffer defined by the bundle (one per call
+    site of the kernel's session)."""
+    ty = sig.return_type
+    slot = session_of(context).new_temp_storage(0, ty.sharing, key=ty.site or None)
+    return builder.call(_declare(builder, temp_storage_symbol(slot), _I8P, []), [])
 
 
 def lower_algorithm_member(context: Any, builder: ir.IRBuilder, ty: Any, val: Any, attr: str) -> Any:

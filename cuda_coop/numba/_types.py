@@ -26,13 +26,17 @@ class ThreadDataType(types.Array):
 
 
 class TempStorageType(types.Opaque):
-    """A pointer to caller-owned shared scratch."""
+    """A pointer to caller-owned shared scratch: its options, and the ``coop.TempStorage()`` call that
+    made it (its file:line; one session slot per call)."""
 
-    def __init__(self) -> None:
-        super().__init__(name="coop.TempStorage")
+    def __init__(self, sharing: str = "shared", auto_sync: bool = False, site: str = "") -> None:
+        self.sharing, self.auto_sync, self.site = sharing, auto_sync, site
+        options = "" if (sharing, auto_sync) == ("shared", False) else f"({sharing}, auto_sync={auto_sync})"
+        super().__init__(name=f"coop.TempStorage{options}@{site}")
 
-
-temp_storage_type = TempStorageType()
+    @property
+    def key(self) -> tuple[object, ...]:  # type: ignore[override]
+        return (self.sharing, self.auto_sync, self.site)
 
 
 class AlgorithmEnumType(types.Dummy):

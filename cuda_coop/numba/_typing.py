@@ -11,14 +11,14 @@ import inspect
 from typing import Any
 
 from cuda.coop._dtypes import DTYPES, supported_name
-from cuda.coop._errors import CoopTypeError
-from cuda.coop._kinds import Arg, Form
+from cuda.coop._errors import CoopTypeError, current_call_site
+from cuda.coop._kinds import Arg, Form, temp_storage_options
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
 from cuda.coop._session import current
 from numba.cuda import types
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Signature, signature
 
-from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType, temp_storage_type
+from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
 
 _UNKNOWN_DIMS = (
     "the kernel's block dimensions are unknown. Compile the kernel through the backend "
@@ -73,7 +73,7 @@ def arg_of(ty: types.Type) -> Arg:
     if isinstance(ty, types.Boolean):
         return Arg(Form.SCALAR, shown, None, shown, truth=True)
     if isinstance(ty, TempStorageType):
-        return Arg(Form.TEMP_STORAGE, shown)
+        return Arg(Form.TEMP_STORAGE, shown, value=(ty.sharing, ty.auto_sync))
     if isinstance(ty, PythonFunctionType):
         return Arg(Form.FUNCTION, shown, function=ty.function)
     if isinstance(ty, types.Dispatcher):
@@ -162,14 +162,21 @@ class ThreadDataTemplate(AbstractTemplate):
 
 
 class TempStorageTemplate(AbstractTemplate):
-    """``coop.TempStorage()``."""
+    """``coop.TempStorage(sharing="shared", auto_sync=False)``: one type per call site."""
 
     key = "coop.TempStorage"
+    prefer_literal = True
+    _pysig = inspect.signature(temp_storage_options)
 
     def generic(self, args: tuple[types.Type, ...], kws: dict[str, types.Type]) -> Signature:
-        if args or kws:
-            raise CoopTypeError("coop.TempStorage() takes no arguments")
-        return signature(temp_storage_type)
+        try:
+            bound = self._pysig.bind(*args, **kws)
+        except TypeError as exc:
+            raise CoopTypeError(f"coop.TempStorage: {exc}") from None
+        values = {name: _constant(ty) for name, ty in bound.arguments.items()}
+        sharing, auto_sync = temp_storage_options(**values)
+        result = TempStorageType(sharing, auto_sync, current_call_site())
+        return signature(result, *bound.args, **{}).replace(pysig=self._pysig)
 
 
 class AlgorithmMemberTemplate(AttributeTemplate):

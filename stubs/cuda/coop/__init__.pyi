@@ -109,9 +109,9 @@ class ThreadData:
     def __len__(self) -> int: ...
 
 class TempStorage:
-    """Caller-owned shared scratch: ``TempStorage()`` inside a kernel."""
+    """Caller-owned shared scratch: ``TempStorage(sharing="shared", auto_sync=False)`` inside a kernel."""
 
-    def __init__(self) -> None: ...
+    def __init__(self, sharing: str = ..., auto_sync: bool = ...) -> None: ...
 
 class CompileStats:
     nvrtc_compiles: int
