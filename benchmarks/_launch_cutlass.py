@@ -2,7 +2,8 @@
 """Host cost of launching a CuTe kernel that calls coop primitives, per route (microseconds per
 launch, back-to-back launches of a small kernel, wall clock over ``n_iters`` launches).
 
-Rows: CuTe's own compiled call with CuTe tensors; our call with torch tensors; a prepared launch
+Rows: CuTe's own compiled call with CuTe tensors; our call with torch tensors; a TVM-FFI compile
+(``--enable-tvm-ffi``, when apache-tvm-ffi is installed) called with torch tensors; a prepared launch
 rewriting a torch tensor and raw ints, and with nothing to rewrite; and the floor, a raw
 ``cuLaunchKernel`` (ctypes into libcuda, arguments packed beforehand) of an NVRTC kernel taking the
 same four parameters.
@@ -94,7 +95,24 @@ def bench_cutlass(n_iters: int = 20000) -> dict[str, float]:
         "prepared launch, nothing rewritten": p.launch,
         "raw cuLaunchKernel (ctypes, pre-packed)": _raw_launch(src, dst, stream),
     }
+    try:  # CuTe's TVM-FFI entry (needs apache-tvm-ffi): torch tensors straight in
+        import tvm_ffi  # noqa: F401
+
+        from tests._cute_kernels import copy_host, fake_tensor
+
+        copy = copy_host("int32", (128, 1, 1), 4, "transpose")
+        tvm = cutlass_coop.compile(
+            copy, fake_tensor("int32", N), fake_tensor("int32", N), options="--enable-tvm-ffi"
+        )
+        tvm_dst = torch.empty_like(src)
+        rows["TVM-FFI call (--enable-tvm-ffi), torch tensors"] = lambda: tvm(src, tvm_dst)
+        rows["TVM-FFI entry itself (compiled.compiled), torch tensors"] = lambda: tvm.compiled(src, tvm_dst)
+    except ImportError:
+        tvm = None
     out = {name: _per_launch(fn, n_iters) for name, fn in rows.items()}
+    if tvm is not None:
+        torch.cuda.synchronize()
+        assert torch.equal(tvm_dst, src), "the TVM-FFI call computed a wrong result"
     p.launch(src, dst_ptr, 3, 1.0, stream)
     torch.cuda.synchronize()
     assert torch.equal(dst, src * 3 + 1), "the prepared launch computed a wrong result"

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from cuda.coop._errors import CoopBackendError, CoopError, short_traceback
+from cuda.coop._errors import CoopBackendError, CoopError, CoopValueError, short_traceback
 from cuda.coop._sass import CubinReport, inspect_cubin
 from cuda.coop._session import TraceSession, compiling
 
@@ -76,7 +76,18 @@ class CompiledCuteFunction:
         """Bind, check and marshal the arguments once; ``launch(*new_args)`` then rewrites only the
         argument slots (tensors' data pointers, pointers, scalars, streams) and launches. See
         :class:`PreparedLaunch` (one per thread)."""
+        if self.tvm_ffi:
+            raise CoopValueError(
+                "prepare(): this function was compiled with TVM-FFI, whose entry takes torch tensors and "
+                "streams itself at TVM-FFI's cost; call it directly (compiled(*args))"
+            )
         return PreparedLaunch(self.compiled, self._specs, args, kwargs)
+
+    @property
+    def tvm_ffi(self) -> bool:
+        """Compiled with ``--enable-tvm-ffi`` (``cute.EnableTVMFFI``): calls go straight to TVM-FFI's
+        entry, which takes torch tensors (and any DLPack tensor) as they are."""
+        return _cute_hooks.is_tvm_ffi(self.compiled)
 
     def inspect(self) -> CubinReport:
         """Registers, shared memory and SASS facts of the linked cubin."""
@@ -176,7 +187,7 @@ def _compile(
     timings["trace_and_lower"] = time.perf_counter() - t0
     if not first.requests:
         plain = _cute_hooks.compile_with(_options.plain_pass(plan, arch))(host, *args, **kwargs)
-        specs = _args.specs_for(plain, args, kwargs)
+        specs = {} if _cute_hooks.is_tvm_ffi(plain) else _args.specs_for(plain, args, kwargs)
         return CompiledCuteFunction(plain, b"", arch, (), timings, _specs=specs)  # nothing to link
     if "ir" not in captured:
         raise CoopBackendError("CuTe did not hand over the device module (the DSL changed?)")
@@ -209,8 +220,8 @@ def _compile(
     timings["cute_compile"] = time.perf_counter() - t0
     if not swapped or compiled is None:
         raise CoopBackendError(
-            "CuTe compiled without running cuda.coop's post-compile hook (is CUTE_DSL_ENABLE_TVM_FFI "
-            "set? it replaces the hook); the kernel would lack its CUB code"
+            "CuTe compiled without running cuda.coop's post-compile hook (the DSL changed?); the kernel "
+            "would lack its CUB code"
         )
     if second.requests != first.requests:
         raise CoopBackendError("the two traces of the kernel made different coop requests")
@@ -218,5 +229,5 @@ def _compile(
         ptx = functools.partial(_lto.link, kernel_ltoir, bundle.ltoir, arch, plan.link, "ptx")
         _cute_hooks.set_artifacts(compiled, _options.write_dumps(plan, dsl, compiled, cubin, ptx))
     symbols = tuple(r.symbol for r in first.requests)
-    specs = _args.specs_for(compiled, args, kwargs)
+    specs = {} if _cute_hooks.is_tvm_ffi(compiled) else _args.specs_for(compiled, args, kwargs)
     return CompiledCuteFunction(compiled, cubin, arch, symbols, timings, dict(bundle.temp_storage), specs)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -44,6 +45,8 @@ def check() -> None:
         (llvm, "translate_module_to_llvmir"),
         (BaseDSL, "_lazy_initialize_dsl"),
     ]
+    if not {"__enter__", "__exit__"} <= set(vars(compiler.PostCompileHookContext)):
+        needed.append((compiler.PostCompileHookContext, "__enter__ (its own)"))
     for owner, name in needed:
         if not hasattr(owner, name):
             raise CoopBackendError(
@@ -204,11 +207,35 @@ def _symbol_name(op: Any) -> str:
 
 @contextlib.contextmanager
 def post_compile_hook(dsl: Any, hook: Callable[[Any], None]) -> Iterator[None]:
-    """Run ``hook(lowered_module)`` after CuTe's pass pipeline, for the compiles inside."""
+    """Run ``hook(lowered_module)`` after CuTe's pass pipeline, for the compiles inside.
+
+    CuTe's TVM-FFI path installs a post-compile hook of its own (``PostCompileHookContext``, which
+    replaces the one in place) to attach its entry function; while this context is active, such an
+    inner hook runs first and ``hook`` after it, so the linked cubin reaches the TVM-FFI module too."""
     from cutlass.base_dsl import compiler
 
-    with compiler.PostCompileHookContext(dsl.compiler_provider, hook), env_dumps_off(dsl):
-        yield
+    context = compiler.PostCompileHookContext
+    enter = context.__dict__["__enter__"]
+    provider = dsl.compiler_provider
+
+    def chained_enter(self: Any) -> Any:
+        entered = enter(self)
+        inner = self.hook
+        if self.compiler is provider and inner is not hook:
+
+            def both(module: Any) -> None:
+                inner(module)
+                hook(module)
+
+            self.compiler._post_compile_hook = both
+        return entered
+
+    context.__enter__ = chained_enter
+    try:
+        with context(provider, hook), env_dumps_off(dsl):
+            yield
+    finally:
+        context.__enter__ = enter
 
 
 def device_llvm_ir(module: Any) -> tuple[str, list[str]]:
@@ -250,6 +277,29 @@ def swap_device_binary(module: Any, cubin: bytes) -> None:
                 module.operation.verify()
                 return
     raise CoopBackendError(f"CuTe's host module has no @{KERNELS_BINARY}: the DSL changed")
+
+
+def is_tvm_ffi(compiled: Any) -> bool:
+    """Whether CuTe compiled the function with its TVM-FFI entry (``--enable-tvm-ffi``)."""
+    if "tvm_ffi" not in sys.modules:  # CuTe's TVM-FFI path imports it: without it, no such function
+        return False
+    from cutlass.cutlass_dsl import tvm_ffi_provider
+
+    return isinstance(compiled, tvm_ffi_provider.TVMFFIJitCompiledFunctionBase)
+
+
+def device_binary(module: Any) -> bytes | None:
+    """The bytes of the host module's ``@kernels_binary`` (what the launcher loads), if it has one."""
+    from cutlass._mlir import ir
+
+    for op in module.body.operations:
+        attrs = op.operation.attributes
+        if (
+            op.operation.name == "llvm.mlir.global"
+            and ir.StringAttr(attrs["sym_name"]).value == KERNELS_BINARY
+        ):
+            return bytes(ir.StringAttr(attrs["value"]).value_bytes)
+    return None
 
 
 def extern_call(symbol: str, args: list[Any], is_int: list[bool]) -> None:

@@ -34,6 +34,7 @@ PASSED = frozenset(
         "FlattenLocsOutputJsonPath",
         "DumpDir",
         "NvdisasmOptions",
+        "EnableTVMFFI",  # host code: the TVM-FFI entry calls the kernels of the linked cubin
     }
 )
 #: Options carried to the bridge's own device steps (and to CuTe too).
@@ -47,8 +48,6 @@ REFUSED = {
     "device code (ptxas -c) cannot be produced from it",
     "DeviceTarget": "a @cute.jit compiled as a device function has no kernel to link the CUB bundle "
     "into; compile the host function that launches the kernels",
-    "EnableTVMFFI": "TVM-FFI replaces the post-compile hook through which the linked cubin replaces "
-    "CuTe's; compile without it",
     "LinkLibraries": "CuTe links these into the binary the bridge replaces; link your device code "
     "into the kernel another way (e.g. cute.ffi to an extern defined in the kernel's module)",
 }
@@ -130,9 +129,11 @@ def plan(bracket: Any, options: Any, arch: object, dsl: Any) -> Plan:
 
 
 def first_pass(p: Plan, arch: str) -> Any:
-    """CuTe options of the first pass: the user's, lowering stopped at LLVM, no dumps."""
+    """CuTe options of the first pass: the user's, lowering stopped at LLVM, no dumps, no TVM-FFI
+    entry (only the device module is taken from this pass)."""
     opts = copy.deepcopy(p.base)
     _cute_hooks.set_option(opts, "GPUArch", arch)
+    _cute_hooks.set_option(opts, "EnableTVMFFI", False)
     _cute_hooks.add_pipeline_flag(opts, "llvm-only=true")
     for name in DUMPS:
         _cute_hooks.set_option(opts, name, False)

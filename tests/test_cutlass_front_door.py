@@ -222,7 +222,6 @@ def test_file_writing_options_write_their_files(host: Any, tmp_path: Path) -> No
         (None, "--rdc", "RDC"),
         (compiler.RDC, None, "RDC"),
         (compiler.DeviceTarget, None, "DeviceTarget"),
-        (None, "--enable-tvm-ffi", "EnableTVMFFI"),
         (None, "--link-libraries /tmp/lib.o", "LinkLibraries"),
     ],
 )
@@ -259,3 +258,18 @@ def test_compile_without_coop_calls_keeps_the_options() -> None:
         _compile(plain, options="--rdc")
     compiled = _compile(plain, arch="sm_100a")
     assert compiled.arch == "sm_100a" and compiled.cubin == b""
+
+
+def test_tvm_ffi_entry_launches_the_linked_cubin(host: Any) -> None:
+    """--enable-tvm-ffi (cute.EnableTVMFFI): CuTe's TVM-FFI post-compile hook attaches its entry and
+    the bridge's swap runs after it, so the module the TVM-FFI entry loads holds the linked cubin."""
+    pytest.importorskip("tvm_ffi", reason="apache-tvm-ffi is not installed")
+    from cuda.coop.cutlass import _cute_hooks
+
+    compiled = _compile(host, options="--enable-tvm-ffi")
+    assert compiled.tvm_ffi and _cute_hooks.is_tvm_ffi(compiled.compiled)
+    assert _cute_hooks.device_binary(compiled.compiled.ir_module) == compiled.cubin
+    with pytest.raises(coop.CoopValueError, match="compiled with TVM-FFI.*call it directly"):
+        compiled.prepare()
+    plain = _compile(host)
+    assert not plain.tvm_ffi and _cute_hooks.device_binary(plain.compiled.ir_module) == plain.cubin

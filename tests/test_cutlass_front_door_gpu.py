@@ -173,3 +173,24 @@ def test_linked_cubin_runs_through_cuda_core() -> None:
     launch(stream, LaunchConfig(grid=N // 512, block=128), kernel, *args)
     stream.sync()
     assert torch.equal(dst, _want(src, scale, offset))
+
+
+def test_tvm_ffi_call_with_torch_tensors_on_a_torch_stream() -> None:
+    """--enable-tvm-ffi: the TVM-FFI entry runs the linked kernel (its CUB load/store) with torch
+    tensors, on torch's current stream."""
+    pytest.importorskip("tvm_ffi", reason="apache-tvm-ffi is not installed")
+    torch = _torch()
+    import cuda.coop.cutlass as cutlass_coop
+
+    from ._cute_kernels import copy_host, fake_tensor
+
+    compiled = cutlass_coop.compile(copy_host("int32", (128, 1, 1), 4, "transpose"), fake_tensor("int32", N),
+                                    fake_tensor("int32", N), options="--enable-tvm-ffi")  # fmt: skip
+    assert compiled.tvm_ffi
+    src = torch.randint(-(2**31), 2**31 - 1, (N,), dtype=torch.int32, device="cuda")
+    dst = torch.full_like(src, -7)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        compiled(src, dst)
+    stream.synchronize()
+    assert torch.equal(dst, src)
