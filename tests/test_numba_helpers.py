@@ -29,29 +29,29 @@ def sum_and_max(x):  # type: ignore[no-untyped-def]
     return tile_sum(x) + coop.block.reduce(x, "max")
 
 
-def _kernels() -> tuple[Any, Any]:
+@cuda.jit(device=True)
+def tile_max(x):  # type: ignore[no-untyped-def]
+    """The nested helper's sum and max, less a sum made here: the same request as tile_sum's
+    (one wrapper in the bundle)."""
+    return sum_and_max(x) - coop.block.sum(x)
+
+
+def _kernel(helper: Any) -> Any:
     @numba_coop.jit
-    def sums(src, dst):  # type: ignore[no-untyped-def]
+    def k(src, dst):  # type: ignore[no-untyped-def]
         items = coop.ThreadData(ITEMS, np.float32)
         t = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
         tile = cuda.blockDim.x * cuda.blockDim.y * ITEMS
         coop.block.load(src, items, offset=cuda.blockIdx.x * tile)
-        total = tile_sum(items)
+        total = helper(items)
         if t == 0:
             dst[cuda.blockIdx.x] = total
 
-    @numba_coop.jit
-    def nested(src, dst):  # type: ignore[no-untyped-def]
-        items = coop.ThreadData(ITEMS, np.float32)
-        t = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
-        tile = cuda.blockDim.x * cuda.blockDim.y * ITEMS
-        coop.block.load(src, items, offset=cuda.blockIdx.x * tile)
-        both = sum_and_max(items)
-        direct = coop.block.sum(items)  # the same request as the nested helper's: one wrapper
-        if t == 0:
-            dst[cuda.blockIdx.x] = both - direct
+    return k
 
-    return sums, nested
+
+def _kernels() -> tuple[Any, Any]:
+    return _kernel(tile_sum), _kernel(tile_max)
 
 
 def _threads(block: Any) -> int:
