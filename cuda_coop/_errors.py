@@ -77,7 +77,9 @@ class CoopCacheWarning(UserWarning):
     compile is waiting for another process's lock. The message names the directory and why."""
 
 
-_call_site: contextvars.ContextVar[str] = contextvars.ContextVar("cuda_coop_call_site", default="")
+_call_site: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar(
+    "cuda_coop_call_site", default=None
+)
 
 
 def site(filename: str, line: int) -> str:
@@ -90,18 +92,20 @@ def site(filename: str, line: int) -> str:
 
 
 def current_call_site() -> str:
-    """The kernel-source location of the coop call being compiled, or ``""``."""
-    return _call_site.get()
+    """The kernel-source location of the coop call being compiled (``file:line``), or ``""``."""
+    where = _call_site.get()
+    return site(*where) if where is not None else ""
 
 
 @contextlib.contextmanager
-def call_site(where: str) -> Iterator[None]:
-    """While a backend compiles the coop call at ``where``: errors it raises name it first."""
-    token = _call_site.set(where)
+def call_site(filename: str | None, line: int = 0) -> Iterator[None]:
+    """While a backend compiles the call at ``filename:line`` of the kernel source, coop errors it
+    raises name it first (formatted only when asked: DSLs type every call of a kernel here)."""
+    token = _call_site.set((filename, line) if filename else None)
     try:
         yield
     except CoopError as exc:
-        exc.at(where)
+        exc.at(current_call_site())
         raise
     finally:
         _call_site.reset(token)

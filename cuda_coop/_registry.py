@@ -8,7 +8,7 @@ import sys
 import threading
 from typing import Any, Protocol
 
-from ._errors import CoopBackendError, CoopHostCallError, CoopTypeError, call_site, site
+from ._errors import CoopBackendError, CoopHostCallError, CoopTypeError, call_site
 
 __all__ = ["register", "registered_backends"]
 
@@ -83,7 +83,7 @@ def host_call(qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
     it does so at the caller's line (the kernel source a tracing DSL runs), which its errors name."""
     if _active:
         caller = sys._getframe(2)  # the kernel's line: its caller is the stub or ThreadData.__new__
-        with call_site(site(caller.f_code.co_filename, caller.f_lineno)):
+        with call_site(caller.f_code.co_filename, caller.f_lineno):
             for backend in list(_active.values()):
                 handled, result = backend.intercept(qualname, args, kwargs)
                 if handled:

@@ -164,12 +164,18 @@ def test_unsupported_thread_data_dtype() -> None:
         _compile(k)
 
 
-def test_temp_storage_takes_no_arguments() -> None:
-    def k(src, dst):  # type: ignore[no-untyped-def]
+def test_temp_storage_takes_its_two_options_only() -> None:
+    def size(src, dst):  # type: ignore[no-untyped-def]
         coop.TempStorage(128)
 
-    with pytest.raises(coop.CoopTypeError, match=r"TempStorage\(\) takes no arguments"):
-        _compile(k)
+    with pytest.raises(coop.CoopValueError, match=r"coop.TempStorage: sharing=128 is not one of 'shared'"):
+        _compile(size)
+
+    def unknown(src, dst):  # type: ignore[no-untyped-def]
+        coop.TempStorage(bytes=128)
+
+    with pytest.raises(coop.CoopTypeError, match=r"coop.TempStorage: .*unexpected keyword argument 'bytes'"):
+        _compile(unknown)
 
 
 def test_unknown_output_and_arch() -> None:

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from cuda.coop._errors import CoopBackendError, CoopLaunchConfigError, CoopTypeError, call_site, site
+from cuda.coop._errors import CoopBackendError, CoopLaunchConfigError, CoopTypeError, call_site
 from cuda.coop._session import current
 from numba.cuda import cgutils, debuginfo
 from numba.cuda import dispatcher as numba_dispatcher
@@ -334,8 +334,7 @@ def errors_name_the_call_site() -> None:
 
     def __call__(self: Any, typeinfer_: Any) -> Any:
         loc = self.loc
-        where = site(loc.filename, loc.line) if getattr(loc, "filename", None) else ""
-        with call_site(where):
+        with call_site(getattr(loc, "filename", None), getattr(loc, "line", 0) or 0):
             return original(self, typeinfer_)
 
     __call__.cuda_coop = True  # type: ignore[attr-defined]

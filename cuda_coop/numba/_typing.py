@@ -176,7 +176,10 @@ class TempStorageTemplate(AbstractTemplate):
         values = {name: _constant(ty) for name, ty in bound.arguments.items()}
         sharing, auto_sync = temp_storage_options(**values)
         result = TempStorageType(sharing, auto_sync, current_call_site())
-        return signature(result, *bound.args, **{}).replace(pysig=self._pysig)
+        full = [
+            bound.arguments.get(name, types.Omitted(p.default)) for name, p in self._pysig.parameters.items()
+        ]
+        return signature(result, *full).replace(pysig=self._pysig)
 
 
 class AlgorithmMemberTemplate(AttributeTemplate):
