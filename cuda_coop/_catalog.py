@@ -1725,6 +1725,11 @@ _WTEMP = Param(
 )
 _WOFFSET = Param("offset", Offset(), "int", "element index of the logical warp's tile in the array.", 0)
 _WARP_DETAILS = "Every lane of the logical warp must call it. "
+_PARTIAL_WARP_NOTE = (
+    "Through shared memory (``'smem'``, transposing algorithms, merge sort), a block whose last "
+    "hardware warp is partial takes ``threads_in_warp=1`` only: wider logical warps there are a "
+    "``CoopLaunchConfigError`` (see the warp primitives page)."
+)
 _WREDUCE_CUB = Cub("cub::WarpReduce", "cub/warp/warp_reduce.cuh", ("T", "threads_in_warp"))
 _WSCAN_CUB = Cub("cub::WarpScan", "cub/warp/warp_scan.cuh", ("T", "threads_in_warp"))
 _WX = Param(
@@ -2064,7 +2069,8 @@ WARP_LOAD = Primitive(
     scratch="algorithm",
     summary="Load a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpLoad).",
     details=_WARP_DETAILS + "Each logical warp reads its own tile (give each its ``offset``). Lane ``l`` "
-    "receives its items in the blocked arrangement (striped for ``algorithm='striped'``).",
+    "receives its items in the blocked arrangement (striped for ``algorithm='striped'``). "
+    + _PARTIAL_WARP_NOTE,
 )
 
 WARP_STORE = Primitive(
@@ -2099,7 +2105,7 @@ WARP_STORE = Primitive(
     scratch="algorithm",
     summary="Store a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpStore).",
     details=_WARP_DETAILS + "Each logical warp writes its own tile (give each its ``offset``). Items are "
-    "expected in the blocked arrangement (striped for ``algorithm='striped'``).",
+    "expected in the blocked arrangement (striped for ``algorithm='striped'``). " + _PARTIAL_WARP_NOTE,
 )
 
 
@@ -2173,7 +2179,7 @@ WARP_EXCHANGE = Primitive(
     check=_check_warp_exchange,
     summary="Rearrange each logical warp's items among its lanes (CUB WarpExchange).",
     details=_WARP_DETAILS + "In ``'scatter_to_striped'``, ranks must address each tile position of the "
-    "logical warp at most once.",
+    "logical warp at most once. " + _PARTIAL_WARP_NOTE,
 )
 
 WARP_MERGE_SORT = Primitive(
@@ -2220,7 +2226,7 @@ WARP_MERGE_SORT = Primitive(
     summary="Sort each logical warp's keys (and values), stably, with a comparator (CUB WarpMergeSort).",
     details=_WARP_DETAILS + "Keys are in the blocked arrangement before and after (lane ``l`` holds "
     "tile positions ``l*n .. l*n+n-1``). The sort is stable (CUB's ``StableSort``): keys that compare "
-    "equal keep their order. It goes through a shared-memory slice per logical warp.",
+    "equal keep their order. It goes through a shared-memory slice per logical warp. " + _PARTIAL_WARP_NOTE,
 )
 
 #: Every primitive, by catalog key (``"block.load"``), in the order they are documented.
