@@ -137,7 +137,7 @@ def _tensor_arg(value: Any) -> Arg:
         # Size-1 modes dropped and contiguous modes merged: a tile of one row, tensor[row, None], a
         # contiguous tile of a 2-D tensor are 1-D with unit stride; a column is 1-D strided.
         flat = cute.coalesce(value.layout)
-        inner = flat.stride[0] if isinstance(flat.stride, tuple) and len(flat.stride) == 1 else flat.stride
+        inner = _view_stride(flat)
         if (cute.rank(flat) != 1 or isinstance(inner, tuple)) and not _compact(value.layout):
             problem = (
                 f"must be 1-D once size-1 modes are dropped and contiguous modes merged, got layout "
@@ -155,6 +155,13 @@ def _tensor_arg(value: Any) -> Arg:
         memory=memory,
         stride=stride,
     )
+
+
+def _view_stride(flat: Any) -> Any:
+    """The stride of a coalesced layout's one mode (an int or a traced value), or the stride tuple of
+    a layout with more modes."""
+    stride = flat.stride
+    return stride[0] if isinstance(stride, tuple) and len(stride) == 1 else stride
 
 
 def _leaves(shape: Any, stride: Any) -> list[tuple[Any, Any]]:
@@ -258,7 +265,7 @@ def call(
             base = value.iterator if isinstance(value, cute.Tensor) else value
             offset = bound.get(prim.param(slot.name).kind.offset, 0)  # type: ignore[union-attr]
             if slot.strided:  # the offset counts items of the view: stride elements each
-                strides[slot.name] = cute.coalesce(value.layout).stride
+                strides[slot.name] = _view_stride(cute.coalesce(value.layout))
                 offset = offset * strides[slot.name]
             values[slot.name] = _cute_hooks.generic_pointer(
                 base if isinstance(offset, int) and offset == 0 else base + offset
@@ -280,8 +287,7 @@ def call(
         call_args.append(values[s.name])
         is_int.append(s.shape is Shape.INT)
         if s.strided:
-            stride = strides[s.name]
-            call_args.append(cutlass.Int32(stride[0] if isinstance(stride, tuple) else stride))
+            call_args.append(cutlass.Int32(strides[s.name]))
             is_int.append(True)
     _cute_hooks.extern_call(symbol, call_args, is_int)
     out = [results[s.name][0] if s.scalar else results[s.name] for s in plan.returns]

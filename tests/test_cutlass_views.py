@@ -135,3 +135,21 @@ def test_views_on_the_gpu(view: str, algorithm: str, dynamic: bool) -> None:
     else:
         want[...] = x
     np.testing.assert_array_equal(dst.cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("view", ["row", "column", "column_offset", "whole"])
+def test_dynamic_layouts(view: str) -> None:
+    """A symbolic row stride (a dynamic layout, as from_dlpack(...).mark_layout_dynamic() gives): a
+    row stays unit-stride, a column is a view with a runtime stride, a whole tensor is refused (rows
+    may be padded)."""
+    from cutlass.cute.runtime import SymInt, make_fake_tensor
+
+    rows, cols = _shape(view)
+    width = SymInt(divisibility=4)
+    fake = [make_fake_tensor(cutlass.Float32, (rows, cols), (width, 1), assumed_align=16) for _ in range(2)]
+    if view == "whole":
+        with pytest.raises(coop.CoopTypeError, match="must be 1-D once size-1 modes are dropped"):
+            cutlass_coop.compile(_host(view, "striped"), *fake)
+        return
+    report = cutlass_coop.compile(_host(view, "striped"), *fake).inspect()
+    assert report.calls == 0 and report.local_loads == 0
