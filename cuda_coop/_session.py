@@ -66,6 +66,10 @@ class TraceSession:
             self._temp_storage_keys[key] = slot
         return slot
 
+    def temp_storage_slot(self, key: object) -> int:
+        """The slot allocated for ``key`` by :meth:`new_temp_storage`."""
+        return self._temp_storage_keys[key]
+
     def use_temp_storage(self, slot: int, request: Request) -> str | None:
         """A call of ``request`` uses caller scratch ``slot``: for an exclusive one, the symbol of the
         accessor of this call's own slice; None for a shared one (the call uses its base)."""

@@ -136,7 +136,9 @@ Spec = TensorSpec | PointerSpec | StreamSpec
 
 def specs_for(compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Spec]:
     """Tensor and pointer specs by runtime parameter name, from the arguments the function was
-    compiled with."""
+    compiled with; none for a TVM-FFI function (its entry takes torch and DLPack tensors itself)."""
+    if _cute_hooks.is_tvm_ffi(compiled):
+        return {}
     names, values = _cute_hooks.runtime_arguments(compiled, args, kwargs)
     annotations = dict(_cute_hooks.runtime_parameters(compiled)) if names else {}
     out: dict[str, Spec] = {}

@@ -187,7 +187,7 @@ def _compile(
     timings["trace_and_lower"] = time.perf_counter() - t0
     if not first.requests:
         plain = _cute_hooks.compile_with(_options.plain_pass(plan, arch))(host, *args, **kwargs)
-        specs = {} if _cute_hooks.is_tvm_ffi(plain) else _args.specs_for(plain, args, kwargs)
+        specs = _args.specs_for(plain, args, kwargs)
         return CompiledCuteFunction(plain, b"", arch, (), timings, _specs=specs)  # nothing to link
     if "ir" not in captured:
         raise CoopBackendError("CuTe did not hand over the device module (the DSL changed?)")
@@ -229,5 +229,5 @@ def _compile(
         ptx = functools.partial(_lto.link, kernel_ltoir, bundle.ltoir, arch, plan.link, "ptx")
         _cute_hooks.set_artifacts(compiled, _options.write_dumps(plan, dsl, compiled, cubin, ptx))
     symbols = tuple(r.symbol for r in first.requests)
-    specs = {} if _cute_hooks.is_tvm_ffi(compiled) else _args.specs_for(compiled, args, kwargs)
+    specs = _args.specs_for(compiled, args, kwargs)
     return CompiledCuteFunction(compiled, cubin, arch, symbols, timings, dict(bundle.temp_storage), specs)

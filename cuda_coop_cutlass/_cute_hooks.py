@@ -258,25 +258,34 @@ def device_llvm_ir(module: Any) -> tuple[str, list[str]]:
         return str(llvm.translate_module_to_llvmir(device.operation)), kernels
 
 
+def _kernels_binary(module: Any) -> Any:
+    """The host module's ``@kernels_binary`` global op (the device binary CuTe's launcher loads), or
+    None."""
+    from cutlass._mlir import ir
+
+    for op in module.body.operations:
+        attrs = op.operation.attributes
+        if (
+            op.operation.name == "llvm.mlir.global"
+            and ir.StringAttr(attrs["sym_name"]).value == KERNELS_BINARY
+        ):
+            return op
+    return None
+
+
 def swap_device_binary(module: Any, cubin: bytes) -> None:
     """Replace the host module's ``@kernels_binary`` with ``cubin`` (same kernels, same ABI)."""
     from cutlass._mlir import ir
     from cutlass._mlir.dialects import llvm
 
     with module.context, ir.Location.unknown():
-        for op in module.body.operations:
-            attrs = op.operation.attributes
-            if (
-                op.operation.name == "llvm.mlir.global"
-                and ir.StringAttr(attrs["sym_name"]).value == KERNELS_BINARY
-            ):
-                attrs["global_type"] = ir.TypeAttr.get(
-                    llvm.ArrayType.get(ir.IntegerType.get_signless(8), len(cubin))
-                )
-                attrs["value"] = ir.StringAttr.get(cubin)
-                module.operation.verify()
-                return
-    raise CoopBackendError(f"CuTe's host module has no @{KERNELS_BINARY}: the DSL changed")
+        op = _kernels_binary(module)
+        if op is None:
+            raise CoopBackendError(f"CuTe's host module has no @{KERNELS_BINARY}: the DSL changed")
+        attrs = op.operation.attributes
+        attrs["global_type"] = ir.TypeAttr.get(llvm.ArrayType.get(ir.IntegerType.get_signless(8), len(cubin)))
+        attrs["value"] = ir.StringAttr.get(cubin)
+        module.operation.verify()
 
 
 def is_tvm_ffi(compiled: Any) -> bool:
@@ -292,14 +301,8 @@ def device_binary(module: Any) -> bytes | None:
     """The bytes of the host module's ``@kernels_binary`` (what the launcher loads), if it has one."""
     from cutlass._mlir import ir
 
-    for op in module.body.operations:
-        attrs = op.operation.attributes
-        if (
-            op.operation.name == "llvm.mlir.global"
-            and ir.StringAttr(attrs["sym_name"]).value == KERNELS_BINARY
-        ):
-            return bytes(ir.StringAttr(attrs["value"]).value_bytes)
-    return None
+    op = _kernels_binary(module)
+    return None if op is None else bytes(ir.StringAttr(op.operation.attributes["value"]).value_bytes)
 
 
 def extern_call(symbol: str, args: list[Any], is_int: list[bool]) -> None:

@@ -39,7 +39,6 @@ def _install() -> None:
     lower_builtin(ThreadData, types.Any, types.Any)(_lowering.lower_thread_data)
     _typing.TempStorageTemplate.key = TempStorage
     infer_global(TempStorage, types.Function(_typing.TempStorageTemplate))
-    lower_builtin(TempStorage)(_lowering.lower_temp_storage)
     lower_builtin(TempStorage, types.VarArg(types.Any))(_lowering.lower_temp_storage)
     register_model(AlgorithmEnumType)(models.OpaqueModel)
     infer_getattr(_typing.AlgorithmMemberTemplate)

@@ -188,11 +188,12 @@ def _lower(key: PlanKey) -> Any:
                 value = builder.bitcast(builder.gep(array.data, [offset]), _I8P)
             elif slot.shape is Shape.INT:
                 value = context.cast(builder, val, ty, types.int32)
-            elif slot.shape is Shape.SCRATCH:  # an exclusive TempStorage: this call's own slice
+            elif slot.shape is Shape.SCRATCH and ty.sharing == "exclusive":  # this call's own slice
                 session = session_of(context)
-                ts = session.new_temp_storage(0, ty.sharing, key=ty.site or None)
-                own = session.use_temp_storage(ts, plan.request)
-                value = val if own is None else builder.call(_declare(builder, own, _I8P, []), [])
+                own = session.use_temp_storage(session.temp_storage_slot(ty), plan.request)
+                value = builder.call(_declare(builder, str(own), _I8P, []), [])
+            elif slot.shape is Shape.SCRATCH:
+                value = val
             elif slot.fallback is not None and isinstance(ty, (types.Omitted, types.NoneType)):
                 value = values[slot.fallback]
             elif isinstance(ty, ThreadDataType):
@@ -235,8 +236,8 @@ def lower_thread_data(context: Any, builder: ir.IRBuilder, sig: Any, args: list[
 def lower_temp_storage(context: Any, builder: ir.IRBuilder, sig: Any, args: list[ir.Value]) -> Any:
     """``coop.TempStorage(...)``: a pointer to one shared buffer defined by the bundle (one per call
     site of the kernel's session)."""
-    ty = sig.return_type
-    slot = session_of(context).new_temp_storage(0, ty.sharing, key=ty.site or None)
+    ty = sig.return_type  # one type per TempStorage() call site: the key of its slot
+    slot = session_of(context).new_temp_storage(0, ty.sharing, key=ty)
     return builder.call(_declare(builder, temp_storage_symbol(slot), _I8P, []), [])
 
 
