@@ -144,7 +144,7 @@ def _tensor_arg(value: Any) -> Arg:
                 f"{value.layout} (coalesced: {flat}); pass one row or a contiguous tile, e.g. tensor[row, "
                 "None] or cute.local_tile(tensor, (1, TILE), (row, 0)), or the whole tensor with offset="
             )
-        elif cute.rank(flat) == 1 and cute.size(flat) != 1 and not (isinstance(inner, int) and inner == 1):
+        elif cute.rank(flat) == 1 and not _is_one(cute.size(flat)) and not _is_one(inner):
             stride = inner if isinstance(inner, int) else ...
     return Arg(
         Form.ARRAY,
@@ -155,6 +155,12 @@ def _tensor_arg(value: Any) -> Arg:
         memory=memory,
         stride=stride,
     )
+
+
+def _is_one(value: Any) -> bool:
+    """Whether a layout's size or stride is statically 1 (a dynamic one, traced, is not known to be;
+    comparing it would stage a runtime boolean)."""
+    return isinstance(value, int) and value == 1
 
 
 def _view_stride(flat: Any) -> Any:
@@ -173,7 +179,7 @@ def _leaves(shape: Any, stride: Any) -> list[tuple[Any, Any]]:
 def _compact(layout: Any) -> bool:
     """Whether a static layout covers one contiguous range in some order of its modes (a whole
     row-major 2-D tensor): its items are then addressed in memory order from the tensor's start."""
-    modes = [(sh, st) for sh, st in _leaves(layout.shape, layout.stride) if sh != 1]
+    modes = [(sh, st) for sh, st in _leaves(layout.shape, layout.stride) if not _is_one(sh)]
     if not all(isinstance(sh, int) and isinstance(st, int) for sh, st in modes):
         return False
     expected = 1

@@ -17,9 +17,10 @@ def numba(auto_sync: bool) -> None:
     def k(src, dst):  # type: ignore[no-untyped-def]
         ts = coop.TempStorage(auto_sync=auto_sync)
         items = coop.ThreadData(4, np.int32)
-        coop.block.load(src, items, algorithm="transpose", temp_storage=ts)
+        tile = cuda.blockIdx.x * 512
+        coop.block.load(src, items, offset=tile, algorithm="transpose", temp_storage=ts)
         out = coop.block.inclusive_sum(items, temp_storage=ts)  # no barrier of ours before it
-        coop.block.store(dst, out, algorithm="transpose", temp_storage=ts)
+        coop.block.store(dst, out, offset=tile, algorithm="transpose", temp_storage=ts)
 
     x = np.arange(4 * 128 * 8, dtype=np.int32) % 7
     out = cuda.to_device(np.zeros_like(x))

@@ -137,14 +137,18 @@ def test_views_on_the_gpu(view: str, algorithm: str, dynamic: bool) -> None:
     np.testing.assert_array_equal(dst.cpu().numpy(), want)
 
 
-@pytest.mark.parametrize("view", ["row", "column", "column_offset", "whole"])
-def test_dynamic_layouts(view: str) -> None:
-    """A symbolic row stride (a dynamic layout, as from_dlpack(...).mark_layout_dynamic() gives): a
-    row stays unit-stride, a column is a view with a runtime stride, a whole tensor is refused (rows
-    may be padded)."""
+@pytest.mark.parametrize("shape", ["static", "dynamic"])
+@pytest.mark.parametrize("view", ["local_tile", "row", "column", "column_offset", "whole"])
+def test_dynamic_layouts(view: str, shape: str) -> None:
+    """A symbolic row stride, with static or symbolic sizes (a dynamic layout, as
+    from_dlpack(...).mark_layout_dynamic() gives both): a row stays unit-stride, a column is a view
+    with a runtime stride, a whole tensor is refused (rows may be padded). Sizes and strides that
+    are only known at run time must not be compared in Python (that stages a runtime boolean)."""
     from cutlass.cute.runtime import SymInt, make_fake_tensor
 
     rows, cols = _shape(view)
+    if shape == "dynamic":
+        rows, cols = SymInt(), SymInt(divisibility=4)
     width = SymInt(divisibility=4)
     fake = [make_fake_tensor(cutlass.Float32, (rows, cols), (width, 1), assumed_align=16) for _ in range(2)]
     if view == "whole":
