@@ -11,6 +11,7 @@ same four parameters.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import sys
 import time
@@ -95,21 +96,22 @@ def bench_cutlass(n_iters: int = 20000) -> dict[str, float]:
         "prepared launch, nothing rewritten": p.launch,
         "raw cuLaunchKernel (ctypes, pre-packed)": _raw_launch(src, dst, stream),
     }
-    try:  # CuTe's TVM-FFI entry (needs apache-tvm-ffi): torch tensors straight in
-        import tvm_ffi  # noqa: F401
+    try:  # CuTe's TVM-FFI entry (needs apache-tvm-ffi): torch tensors straight in, on the env stream
+        import tvm_ffi
 
-        from tests._cute_kernels import copy_host, fake_tensor
+        from tests._cute_kernels import env_stream_copy_args, env_stream_copy_host
 
-        copy = copy_host("int32", (128, 1, 1), 4, "transpose")
         tvm = cutlass_coop.compile(
-            copy, fake_tensor("int32", N), fake_tensor("int32", N), options="--enable-tvm-ffi"
+            env_stream_copy_host(), *env_stream_copy_args(N), options="--enable-tvm-ffi"
         )
         tvm_dst = torch.empty_like(src)
         rows["TVM-FFI call (--enable-tvm-ffi), torch tensors"] = lambda: tvm(src, tvm_dst)
         rows["TVM-FFI entry itself (compiled.compiled), torch tensors"] = lambda: tvm.compiled(src, tvm_dst)
     except ImportError:
         tvm = None
-    out = {name: _per_launch(fn, n_iters) for name, fn in rows.items()}
+    # TVM-FFI launches on its environment stream: torch's current one, set once for all rows
+    with tvm_ffi.use_torch_stream() if tvm is not None else contextlib.nullcontext():
+        out = {name: _per_launch(fn, n_iters) for name, fn in rows.items()}
     if tvm is not None:
         torch.cuda.synchronize()
         assert torch.equal(tvm_dst, src), "the TVM-FFI call computed a wrong result"

@@ -117,6 +117,36 @@ def two_kernel_host() -> Any:
     return host
 
 
+def env_stream_copy_host() -> Any:
+    """A @cute.jit host copying a whole 1-D int32 tensor (tiles of 128 x 4, a transpose load and
+    store) on the stream it is given; compiled with ``make_fake_stream(use_tvm_ffi_env_stream=True)``
+    and ``--enable-tvm-ffi`` its entry takes only the two tensors and launches on TVM-FFI's
+    environment stream (``tvm_ffi.use_torch_stream()`` sets it to torch's current stream)."""
+    import cuda.bindings.driver as cuda_driver
+
+    tile = 128 * 4
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        b, _, _ = cute.arch.block_idx()
+        items = coop.ThreadData(4, cutlass.Int32)
+        coop.block.load(src, items, offset=b * tile, algorithm="transpose")
+        coop.block.store(dst, items, offset=b * tile, algorithm="transpose")
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor, stream: cuda_driver.CUstream):  # type: ignore[no-untyped-def]
+        kernel(src, dst).launch(grid=(cute.size(src) // tile, 1, 1), block=(128, 1, 1), stream=stream)
+
+    return host
+
+
+def env_stream_copy_args(n: int) -> tuple[Any, ...]:
+    """Compile-time arguments of :func:`env_stream_copy_host` for ``n`` items (a multiple of 512)."""
+    from cutlass.cute.runtime import make_fake_stream
+
+    return fake_tensor("int32", n), fake_tensor("int32", n), make_fake_stream(use_tvm_ffi_env_stream=True)
+
+
 def fake_tensor(dtype: str, n: int) -> Any:
     """A CuTe tensor description for ahead-of-time compiles (no memory, no GPU)."""
     from cutlass.cute.runtime import make_fake_compact_tensor
