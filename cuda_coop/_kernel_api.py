@@ -41,10 +41,12 @@ class TempStorage:
             as with CUB, two calls that reuse it need a block barrier between them (or
             ``auto_sync=True``). ``"exclusive"``: each call gets a slice of its own (footprint = the
             sum of theirs), so no barrier is needed between calls on different slices.
-        auto_sync: ``True``: each call that uses the buffer synchronises first (the block, or the
-            logical warp for ``coop.warp`` calls), so two calls in a row are separated by exactly
-            one barrier, inserted by the library. Like any ``__syncthreads()``, it deadlocks if only
-            some threads of the block reach the call. Default ``False``: barriers are yours.
+        auto_sync: ``True``: the library puts exactly one barrier (the block's, or the logical
+            warp's for ``coop.warp`` calls) between two uses of the buffer, and none where the
+            kernel already has one on every path from the previous use (the first use, after your
+            own ``syncthreads``). Like any ``__syncthreads()``, it deadlocks if only some threads of
+            the block reach the call: a block call in a branch on the thread index is refused.
+            Default ``False``: barriers are yours.
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:  # noqa: D102

@@ -549,10 +549,31 @@ def temp_storage_options(sharing: object = "shared", auto_sync: object = False) 
 
 
 @dataclass(frozen=True)
+class TempStorageUse:
+    """What a backend knows of one call's use of a ``coop.TempStorage`` (an Arg's value).
+
+    Attributes:
+        sharing, auto_sync: the TempStorage's options.
+        separated: the backend proved that a barrier of the call's scope (the user's, or the
+            library's before an earlier call) already lies between this call and every earlier use of
+            the buffer on every path, or that there is none: ``auto_sync`` adds no barrier here.
+        divergent: the branch on the thread index that the call sits in, as a message names it
+            (``"the branch at k.py:12"``), if the backend found one ("" if none or not known).
+    """
+
+    sharing: str = "shared"
+    auto_sync: bool = False
+    separated: bool = False
+    divergent: str = ""
+
+
+@dataclass(frozen=True)
 class Scratch:
     """Caller-owned shared scratch (``coop.TempStorage``), or None for the call's own. The Arg's
-    value is the TempStorage's ``(sharing, auto_sync)``; with ``auto_sync`` the call synchronises
-    the block (or logical warp) before it uses the scratch."""
+    value is a :class:`TempStorageUse`; with ``auto_sync`` the call synchronises the block (or
+    logical warp) before it uses the scratch, unless the backend proved a barrier is already there;
+    a block-scope call that would synchronise inside a branch on the thread index is refused (the
+    threads that skip the branch never reach the barrier)."""
 
     def check(self, r: Resolver, name: str, arg: Arg) -> None:
         if not arg.given:
@@ -560,8 +581,16 @@ class Scratch:
         if arg.form is not Form.TEMP_STORAGE:
             raise CoopTypeError(f"{r.q}: {name} must be a coop.TempStorage, got {arg.shown}")
         r.caller_temp_storage = True
-        _sharing, auto_sync = arg.value if isinstance(arg.value, tuple) else ("shared", False)
-        if auto_sync:
+        use = arg.value if isinstance(arg.value, TempStorageUse) else TempStorageUse()
+        if use.auto_sync and use.divergent and r.prim.scope == "block":
+            raise CoopValueError(
+                f"{r.q}: {name} is a coop.TempStorage(auto_sync=True), whose block barrier this call "
+                f"would run inside {use.divergent}, a branch on the thread index: threads that do not "
+                "take it never reach the barrier (a deadlock, as a __syncthreads() there would be). "
+                "Call the block primitive where every thread of the block reaches it, or use "
+                "auto_sync=False and put the barrier where all threads meet"
+            )
+        if use.auto_sync and not use.separated:
             r.tags.append(AUTO_SYNC)
 
     def slot(self, req: Request, name: str) -> Slot | None:

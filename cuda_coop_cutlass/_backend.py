@@ -7,20 +7,20 @@ primitive."""
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
 from cuda.coop._catalog import CATALOG
 from cuda.coop._dtypes import DTYPES, supported_name
 from cuda.coop._errors import CoopBackendError, CoopTypeError
-from cuda.coop._kinds import Arg, Form, Shape, temp_storage_options
+from cuda.coop._kinds import Arg, Form, Shape, TempStorageUse, temp_storage_options
 from cuda.coop._operators import BOOL
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
 from cuda.coop._render import temp_storage_symbol
 from cuda.coop._session import TraceSession, current
 
-from . import _cute_hooks
+from . import _barriers, _cute_hooks
 
 _installed = False
 _ARRAY_NOUN = "a CuTe global-memory tensor or pointer"
@@ -203,7 +203,9 @@ def arg_of(value: Any) -> Arg:
     if isinstance(value, tuple) and all(isinstance(v, int) for v in value):
         return Arg(Form.CONSTANT, repr(value), value=value)
     if isinstance(value, TempStorage):
-        return Arg(Form.TEMP_STORAGE, "coop.TempStorage", value=(value.sharing, value.auto_sync))
+        return Arg(
+            Form.TEMP_STORAGE, "coop.TempStorage", value=TempStorageUse(value.sharing, value.auto_sync)
+        )
     if isinstance(value, cute.Tensor):
         return _tensor_arg(value)
     if isinstance(value, cute.Pointer):
@@ -254,7 +256,15 @@ def call(
         "block=(x, y, z) so that CUB can be specialised, or pass threads_per_block="
     )
     launch = Launch(dims, unknown, f" of kernel {kernel!r}", _ARRAY_NOUN, session.scratch_group(kernel))
-    plan: Plan = prim.resolve({name: arg_of(v) for name, v in bound.items()}, launch)
+    block = _barriers.current_block()
+    uses: dict[int, list[Any]] = session.attached.setdefault("cutlass.temp_storage_uses", {})  # type: ignore[assignment]
+    args_of = {name: arg_of(v) for name, v in bound.items()}
+    for name, v in bound.items():
+        if isinstance(v, TempStorage):  # what the ops traced so far say of this call's use of it
+            earlier = uses.setdefault(v.slot, []) if v.sharing == "shared" else []
+            args_of[name] = replace(args_of[name], value=_barriers.temp_storage_use(
+                args_of[name].value, prim.scope, earlier, block))  # fmt: skip
+    plan: Plan = prim.resolve(args_of, launch)
     symbol = session.add(plan.request, plan.where)
     for op in plan.operators.values():
         result = cutlass_type(op.result) if op.result != BOOL else None
@@ -296,6 +306,9 @@ def call(
             call_args.append(cutlass.Int32(strides[s.name]))
             is_int.append(True)
     _cute_hooks.extern_call(symbol, call_args, is_int)
+    for v in bound.values():
+        if isinstance(v, TempStorage) and v.sharing == "shared":
+            uses[v.slot].append(_barriers.last_op(block))
     out = [results[s.name][0] if s.scalar else results[s.name] for s in plan.returns]
     if not out:
         return None

@@ -8,6 +8,7 @@ the hook, if an upgrade moves one.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -325,8 +326,12 @@ def errors_name_the_call_site() -> None:
     """A coop error raised while Numba types a call names the call's line in the kernel source:
     numba-cuda 0.30's ``CallConstraint`` (one per call in the function being typed, with its
     ``loc``) types the call inside :func:`cuda.coop._errors.call_site`, which the plan records for
-    the bundle's own errors too."""
+    the bundle's own errors too. The same constraint names the call's statement (its ``target``
+    variable in the type inferer's ``func_ir``) for the TempStorage barrier analysis
+    (:mod:`._barriers`)."""
     from numba.cuda.core import typeinfer
+
+    from ._barriers import typing_call
 
     original = typeinfer.CallConstraint.__dict__["__call__"]
     if getattr(original, "cuda_coop", False):
@@ -334,7 +339,10 @@ def errors_name_the_call_site() -> None:
 
     def __call__(self: Any, typeinfer_: Any) -> Any:
         loc = self.loc
-        with call_site(getattr(loc, "filename", None), getattr(loc, "line", 0) or 0):
+        with (
+            call_site(getattr(loc, "filename", None), getattr(loc, "line", 0) or 0),
+            typing_call(getattr(typeinfer_, "func_ir", None), self.target),
+        ):
             return original(self, typeinfer_)
 
     __call__.cuda_coop = True  # type: ignore[attr-defined]
@@ -422,6 +430,11 @@ def check() -> None:
                 f"numba-cuda changed: {type(obj).__name__}.{attr} is gone; this cuda-coop needs "
                 "numba-cuda 0.30.x"
             )
+    if "target" not in inspect.signature(_call_constraint().__init__).parameters:
+        raise CoopBackendError(
+            "numba-cuda changed: CallConstraint no longer takes its call's target variable; this "
+            "cuda-coop needs numba-cuda 0.30.x"
+        )
 
 
 # --- the launch path's numba-cuda internals (tests/test_numba_launch.py checks them) ---------------

@@ -12,12 +12,13 @@ from typing import Any
 
 from cuda.coop._dtypes import DTYPES, supported_name
 from cuda.coop._errors import CoopTypeError, current_call_site
-from cuda.coop._kinds import Arg, Form, temp_storage_options
+from cuda.coop._kinds import Arg, Form, TempStorageUse, temp_storage_options
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
 from cuda.coop._session import current
 from numba.cuda import types
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Signature, signature
 
+from ._barriers import temp_storage_use
 from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
 
 _UNKNOWN_DIMS = (
@@ -73,7 +74,7 @@ def arg_of(ty: types.Type) -> Arg:
     if isinstance(ty, types.Boolean):
         return Arg(Form.SCALAR, shown, None, shown, truth=True)
     if isinstance(ty, TempStorageType):
-        return Arg(Form.TEMP_STORAGE, shown, value=(ty.sharing, ty.auto_sync))
+        return Arg(Form.TEMP_STORAGE, shown, value=TempStorageUse(ty.sharing, ty.auto_sync))
     if isinstance(ty, PythonFunctionType):
         return Arg(Form.FUNCTION, shown, function=ty.function)
     if isinstance(ty, types.Dispatcher):
@@ -106,13 +107,21 @@ def primitive_template(prim: Primitive, impl_key: Any) -> type[AbstractTemplate]
         return_annotation=inspect.Signature.empty,
     )
 
+    names = [p.name for p in prim.params]
+
+    def _arg_of(name: str, ty: types.Type) -> Arg:
+        if isinstance(ty, TempStorageType):  # what the kernel's IR says of this call's use of it
+            use = temp_storage_use(name, names, prim.scope, ty.sharing, ty.auto_sync)
+            return Arg(Form.TEMP_STORAGE, str(ty), value=use)
+        return arg_of(ty)
+
     class PrimitiveTemplate(AbstractTemplate):
         key = prim.qualname
         prefer_literal = True
 
         def generic(self, args: tuple[types.Type, ...], kws: dict[str, types.Type]) -> Signature:
             bound = prim.bind(args, kws)
-            plan = prim.resolve({name: arg_of(ty) for name, ty in bound.items()}, _launch())
+            plan = prim.resolve({name: _arg_of(name, ty) for name, ty in bound.items()}, _launch())
             self._plan = plan
             full = [bound.get(p.name, types.Omitted(p.default)) for p in prim.params]
             return signature(return_type(plan), *full).replace(pysig=pysig)

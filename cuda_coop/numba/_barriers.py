@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What a kernel's Numba IR says about one call's use of a ``coop.TempStorage(auto_sync=True)``:
+whether a barrier already separates it from every earlier use of the buffer (then the library adds
+none), and whether it sits in a branch on the thread index (then a block barrier would deadlock).
+
+The call being typed is known through :func:`typing_call` (set by the hooks module around each of
+Numba's call constraints). The analysis is conservative both ways: it drops a barrier only when
+every path from an earlier use passes one, and it refuses only where a branch condition is computed
+from ``cuda.threadIdx``, ``cuda.laneid`` or ``cuda.grid``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+from typing import Any
+
+from cuda.coop._errors import site
+from cuda.coop._kinds import TempStorageUse
+
+from ._prescan import _python_value
+
+_typing_call: contextvars.ContextVar[tuple[Any, str] | None] = contextvars.ContextVar(
+    "cuda_coop_numba_typing_call", default=None
+)
+
+
+@contextlib.contextmanager
+def typing_call(func_ir: Any, target: str) -> Iterator[None]:
+    """While Numba types the call whose result is variable ``target`` of ``func_ir``."""
+    token = _typing_call.set((func_ir, target))
+    try:
+        yield
+    finally:
+        _typing_call.reset(token)
+
+
+def temp_storage_use(
+    param: str, params: list[str], scope: str, sharing: str, auto_sync: bool
+) -> TempStorageUse:
+    """The use of the TempStorage passed as ``param`` (of a primitive with parameters ``params`` and
+    scope ``"block"`` or ``"warp"``) by the call being typed; only options when it is not known."""
+    use = TempStorageUse(sharing, auto_sync)
+    where = _typing_call.get()
+    if not auto_sync or where is None:
+        return use
+    try:
+        return _Kernel(where[0]).use(where[1], param, params, scope, use)
+    except Exception:  # an IR shape the analysis does not know: keep the barrier, check nothing
+        return use
+
+
+def _sources() -> tuple[Any, ...]:
+    from numba import cuda
+
+    return (cuda.threadIdx, cuda.laneid, cuda.grid)
+
+
+def _barriers(scope: str) -> tuple[Any, ...]:
+    from numba import cuda
+
+    block = (cuda.syncthreads, cuda.syncthreads_count, cuda.syncthreads_and, cuda.syncthreads_or)
+    return block if scope == "block" else (*block, cuda.syncwarp)
+
+
+class _Kernel:
+    def __init__(self, func_ir: Any) -> None:
+        from numba.cuda.core.analysis import compute_cfg_from_blocks
+
+        self.ir = func_ir
+        self.blocks = func_ir.blocks
+        self.cfg = compute_cfg_from_blocks(self.blocks)
+        self.only: Any = None  # the one statement whose uses count (an exclusive buffer's call)
+
+    def use(
+        self, target: str, param: str, params: list[str], scope: str, use: TempStorageUse
+    ) -> TempStorageUse:
+        from numba.cuda.core import ir
+
+        for label, block in self.blocks.items():
+            for i, stmt in enumerate(block.body):
+                if isinstance(stmt, ir.Assign) and stmt.target.name == target:
+                    var = _argument(stmt.value, param, params)
+                    if var is None:
+                        return use
+                    storage = self.ir.get_definition(var)
+                    # An exclusive buffer gives each call its own slice: only the call itself (run
+                    # again, in a loop) reuses it.
+                    self.only = stmt if use.sharing == "exclusive" else None
+                    separated = self._clean_before(label, i, storage, _barriers(scope))
+                    return TempStorageUse(use.sharing, use.auto_sync, separated, self._divergent(label))
+        return use
+
+    def _is_storage(self, var: Any, storage: Any) -> bool:
+        try:
+            return self.ir.get_definition(var) is storage
+        except KeyError:
+            return False
+
+    def _event(self, stmt: Any, storage: Any, barriers: tuple[Any, ...]) -> str:
+        """ "barrier", "use" (of the buffer) or "" for one statement."""
+        from numba.cuda.core import ir
+
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call":
+            if _python_value(self.ir, stmt.value.func) in barriers:
+                return "barrier"
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Var):
+            return ""  # a rename of the buffer is not a use
+        if isinstance(stmt, ir.Assign) and stmt.value is storage:
+            return ""  # its creation
+        if self.only is not None and stmt is not self.only:
+            return ""
+        return "use" if any(self._is_storage(v, storage) for v in stmt.list_vars()) else ""
+
+    def _exit_dirty(self, label: int, storage: Any, barriers: tuple[Any, ...], entry_dirty: bool) -> bool:
+        for stmt in reversed(self.blocks[label].body):
+            event = self._event(stmt, storage, barriers)
+            if event:
+                return event == "use"
+        return entry_dirty
+
+    def _clean_before(self, label: int, index: int, storage: Any, barriers: tuple[Any, ...]) -> bool:
+        """No use of ``storage`` since the last barrier on any path to statement ``index`` of block
+        ``label`` (the statement itself is the call)."""
+        for stmt in reversed(self.blocks[label].body[:index]):
+            event = self._event(stmt, storage, barriers)
+            if event:
+                return event == "barrier"
+        return not self._entry_dirty(storage, barriers)[label]
+
+    def _entry_dirty(self, storage: Any, barriers: tuple[Any, ...]) -> dict[int, bool]:
+        from numba.cuda.core import ir
+
+        entry = self.cfg.entry_point()
+        # A buffer made in this function is clean where the function starts; one passed in (a device
+        # helper's argument) may have been used by the caller just before.
+        made_here = isinstance(storage, ir.Expr)
+        dirty = {label: False for label in self.blocks}
+        dirty[entry] = not made_here
+        changed = True
+        while changed:  # dirtiness only grows: a fixpoint in at most len(blocks) rounds
+            changed = False
+            for label in self.blocks:
+                if label == entry:
+                    continue
+                now = any(
+                    self._exit_dirty(p, storage, barriers, dirty[p]) for p, _ in self.cfg.predecessors(label)
+                )
+                if now and not dirty[label]:
+                    dirty[label], changed = True, True
+        return dirty
+
+    def _tainted(self) -> set[str]:
+        """Variables computed (flow-insensitively) from the thread index."""
+        from numba.cuda.core import ir
+
+        sources = _sources()
+        tainted: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for block in self.blocks.values():
+                for stmt in block.find_insts(ir.Assign):
+                    name = stmt.target.name
+                    if name in tainted:
+                        continue
+                    value = stmt.value
+                    if _is_coop_call(self.ir, value):  # a collective's result: not followed
+                        continue
+                    hit = (
+                        any(v.name in tainted for v in value.list_vars())
+                        if hasattr(value, "list_vars")
+                        else False
+                    )
+                    hit = hit or (isinstance(value, ir.Var) and value.name in tainted)
+                    hit = hit or _python_value(self.ir, stmt.target) in sources
+                    if hit:
+                        tainted.add(name)
+                        changed = True
+        return tainted
+
+    def _divergent(self, label: int) -> str:
+        """``the branch at file:line`` on the thread index that block ``label`` depends on, or ""."""
+        from numba.cuda.core import ir
+
+        post = self.cfg.post_dominators()
+        tainted = None
+        for a, block in self.blocks.items():
+            term = block.terminator
+            if not isinstance(term, ir.Branch):
+                continue
+            # `label` depends on the branch at `a` if it post-dominates one successor of `a` but
+            # not `a` itself (some path from `a` avoids it).
+            dependent = label != a and label not in post[a]
+            dependent = dependent and any(label in post[s] for s, _ in self.cfg.successors(a))
+            if not dependent:
+                continue
+            tainted = self._tainted() if tainted is None else tainted
+            if term.cond.name in tainted:
+                return f"the branch at {site(term.loc.filename, term.loc.line)}"
+        return ""
+
+
+def _argument(call: Any, param: str, params: list[str]) -> Any:
+    """The variable a call expression passes as ``param``."""
+    from numba.cuda.core import ir
+
+    if not (isinstance(call, ir.Expr) and call.op == "call"):
+        return None
+    for name, var in call.kws:
+        if name == param:
+            return var
+    index = params.index(param)
+    return call.args[index] if index < len(call.args) else None
+
+
+def _is_coop_call(func_ir: Any, value: Any) -> bool:
+    from numba.cuda.core import ir
+
+    is_call = isinstance(value, ir.Expr) and value.op == "call"
+    return is_call and getattr(_python_value(func_ir, value.func), "__coop_primitive__", None) is not None
