@@ -23,6 +23,7 @@ from ._operators import (
     BOOL,
     BUILTIN_COMPARATORS,
     BUILTIN_OPERATORS,
+    USER_OPERATOR_PREFIX,
     BuiltinOperator,
     UserFunction,
     user_operator_symbol,
@@ -100,8 +101,10 @@ class Shape(Enum):
     SCRATCH = "scratch"  # void*: caller-owned shared scratch
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def is_int(value: object) -> bool:
+    """A Python or NumPy integer (anything with ``__index__``), not a bool (nor NumPy's)."""
+    kind = type(value)
+    return hasattr(kind, "__index__") and not issubclass(kind, bool) and kind.__name__ != "bool_"
 
 
 @dataclass(frozen=True)
@@ -140,11 +143,84 @@ def _supported(r: Resolver, name: str, arg: Arg) -> str:
     return supported_name(arg.dtype, shown=arg.dtype_shown or arg.shown, primitive=r.q, argument=name)
 
 
+def _wider_than_64_bits(value: object) -> bool:
+    return is_int(value) and not -(2**63) <= value < 2**64  # type: ignore[operator]
+
+
+def _cxx_functor(op: str, dtype: str) -> str:
+    """The C++ functor object of an operator or comparator option (a built-in's libcu++ functor, or
+    the user function's generated one)."""
+    if op.startswith(USER_OPERATOR_PREFIX):
+        return f"{op}_functor{{}}"
+    builtin = BUILTIN_OPERATORS.get(op) or BUILTIN_COMPARATORS[op]
+    return f"{builtin.functor}<{dtype_named(dtype).cxx}>{{}}"
+
+
 # --- kinds of parameters --------------------------------------------------------------------------
 
 
+class Kind:
+    """The base of every parameter kind: what a call may pass for a parameter (``check``), what the
+    wrapper's C ABI carries for it (``slot``) and how the wrapper spells it in C++
+    (``template_arg``, ``call_arg``). The resolver, the renderer and the backends' prescans call
+    these and nothing else; each kind overrides what applies to it."""
+
+    #: C++ headers a bundle needs when a request has a parameter of this kind
+    headers: ClassVar[tuple[str, ...]] = ()
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
+        """Check the call's argument for parameter ``name`` (``default``: the parameter's) and record
+        what the request needs in ``r``; raise a typed error naming ``name`` if it does not fit."""
+        raise NotImplementedError
+
+    def check_launch(self, r: Resolver, name: str) -> None:
+        """Checks that need the block (run once it is known)."""
+
+    def check_memory(self, r: Resolver, name: str, memory: str, shown: str = "") -> None:
+        """An array passed for ``name`` lives in ``memory`` (a backend may know it before typing,
+        e.g. ``"local"`` for ``cuda.local.array``); kinds that take arrays refuse the wrong ones."""
+
+    def check_constant(self, r: Resolver, name: str, value: object) -> None:
+        """A Python constant passed for ``name`` that the DSL's typing does not show as it is (a float
+        for an integer, an integer wider than 64 bits); ``r.dtype`` is the payload's type if known."""
+
+    def slot(self, req: Request, name: str) -> Slot | None:
+        """The wrapper argument that carries the parameter at run time, or None (compile-time)."""
+        return None
+
+    def template_arg(self, req: Request, name: str, given: bool) -> str | None:
+        """The C++ text of a CUB template parameter named after this parameter, or None."""
+        return None
+
+    def call_arg(self, req: Request, name: str) -> tuple[str, str]:
+        """(C++ statements the wrapper runs first, the argument's C++ text) in CUB's call."""
+        return "", name
+
+    def absent_arg(self, req: Request) -> str | None:
+        """C++ passed in the parameter's place when it is absent (later arguments keep their
+        positions), or None to leave it out."""
+        return None
+
+    def expression_field(self, req: Request, name: str) -> str:
+        """What ``{name}`` stands for in a row's C++ expression: the parameter's local by default."""
+        return name
+
+    def method_text(self, req: Request) -> str | None:
+        """The text ``{name}`` stands for in the call's method name, or None (not in the name)."""
+        return None
+
+    def user_functions(self, req: Request, name: str) -> dict[str, tuple[str, str]]:
+        """User function symbol -> (argument element type, result) that the bundle must define."""
+        return {}
+
+
+def _refuse_wide(r: Resolver, name: str, value: object) -> None:
+    if _wider_than_64_bits(value):
+        raise CoopValueError(f"{r.q}: {name}={value} does not fit a 64-bit integer")
+
+
 @dataclass(frozen=True)
-class Payload:
+class Payload(Kind):
     """The primitive's own items: a ThreadData (or, with ``scalar``, a typed scalar taken as one
     item). It defines the element type and the items per thread of the request."""
 
@@ -157,7 +233,7 @@ class Payload:
     # in place (BlockStore / WarpStore transposing algorithms): CUB gets a copy, the kernel's
     # ThreadData keeps its values
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if self.thread_data and arg.form is Form.THREAD_DATA and not arg.problem:
             r.set_payload(_supported(r, name, arg), arg.items, scalar=False)
         elif self.scalar and arg.form is Form.SCALAR:
@@ -183,14 +259,14 @@ class Payload:
 
 
 @dataclass(frozen=True)
-class GlobalArray:
+class GlobalArray(Kind):
     """A 1-D contiguous array in global memory, of the payload's element type; the call reads (or
     writes) the tile that starts ``offset`` elements in (the ``offset`` parameter)."""
 
     write: bool = False
     offset: str = "offset"
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if arg.form is not Form.ARRAY:
             raise CoopTypeError(f"{r.q}: {name} must be {r.array_noun}, got {arg.shown}")
         if arg.problem:
@@ -228,14 +304,14 @@ class GlobalArray:
 
 
 @dataclass(frozen=True)
-class Counters:
+class Counters(Kind):
     """A 1-D contiguous array of counters that the call updates, in shared or global memory, of an
     integer type of ``dtypes`` (CUB's ``CounterT``, recorded), at its ``offset`` parameter."""
 
     dtypes: tuple[str, ...]
     offset: str = "offset"
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         allowed = " or ".join(self.dtypes)
         if arg.form is not Form.ARRAY:
             raise CoopTypeError(
@@ -267,23 +343,26 @@ class Counters:
 
 
 @dataclass(frozen=True)
-class Offset:
+class Offset(Kind):
     """An element index: a runtime integer or a constant of 0 or more (folded into its array's
     pointer by the backend; no slot of its own)."""
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if not arg.given:
             return
-        if arg.form is Form.CONSTANT and _is_int(arg.value):
+        if arg.form is Form.CONSTANT and is_int(arg.value):
             if arg.value < 0:  # type: ignore[operator]
                 raise CoopValueError(f"{r.q}: {name}={arg.value} is negative; pass an element index >= 0")
         elif not _integer_scalar(arg):
             raise CoopTypeError(f"{r.q}: {name} must be an integer, got {arg.shown}")
         r.mark_present(name)
 
+    def check_constant(self, r: Resolver, name: str, value: object) -> None:
+        _refuse_wide(r, name, value)
+
 
 @dataclass(frozen=True)
-class Count:
+class Count(Kind):
     """An optional count (``int``, passed as int32): a runtime integer or a constant >= 0."""
 
     tag: str
@@ -292,10 +371,10 @@ class Count:
     # their positions (``{T}`` is the element type): CUB's defaulted ``end_bit = sizeof(T) * 8``
     negative: bool = False  # a signed int (a distance), not a count
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if not arg.given:
             return
-        if arg.form is Form.CONSTANT and _is_int(arg.value):
+        if arg.form is Form.CONSTANT and is_int(arg.value):
             value = int(arg.value)  # type: ignore[call-overload]
             if value < 0 and not self.negative:
                 raise CoopValueError(f"{r.q}: {name}={value} is negative; pass a count of 0 or more")
@@ -313,17 +392,25 @@ class Count:
             )
         r.mark_present(name, self.tag)
 
+    def check_constant(self, r: Resolver, name: str, value: object) -> None:
+        if _wider_than_64_bits(value):
+            self.check(r, name, Arg(Form.CONSTANT, repr(value), value=value))  # CUB's int: its message
+        _refuse_wide(r, name, value)
+
     def slot(self, req: Request, name: str) -> Slot | None:
         return Slot(name, Shape.INT) if req.has(self.tag) else None
 
+    def absent_arg(self, req: Request) -> str | None:
+        return None if self.otherwise is None else self.otherwise.format(T=dtype_named(req.dtype).cxx)
+
 
 @dataclass(frozen=True)
-class Element:
+class Element(Kind):
     """An optional value of the payload's element type (a constant must be representable)."""
 
     tag: str
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if not arg.given:
             return
         if arg.form is Form.CONSTANT:
@@ -332,17 +419,22 @@ class Element:
             raise CoopTypeError(f"{r.q}: {name} must be a number of type {r.dtype}, got {arg.shown}")
         r.mark_present(name, self.tag)
 
+    def check_constant(self, r: Resolver, name: str, value: object) -> None:
+        if r.dtype and (isinstance(value, (float, complex)) or _wider_than_64_bits(value)):
+            self.check(r, name, Arg(Form.CONSTANT, repr(value), value=value))
+        _refuse_wide(r, name, value)
+
     def slot(self, req: Request, name: str) -> Slot | None:
         return Slot(name, Shape.VALUE, req.dtype) if req.has(self.tag) else None
 
 
 @dataclass(frozen=True)
-class Choice:
+class Choice(Kind):
     """A compile-time choice among ``choices`` (a string or a member of its enum)."""
 
     choices: Choices
 
-    def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         value = default if arg.form is Form.ABSENT else arg.value
         if arg.form not in (Form.ABSENT, Form.CONSTANT):
             raise CoopTypeError(
@@ -362,9 +454,12 @@ class Choice:
             raise CoopValueError(f"{r.q}: unknown {name}={value!r}; allowed: {self.choices.allowed()}")
         r.record(name, option)
 
+    def template_arg(self, req: Request, name: str, given: bool) -> str | None:
+        return self.choices[str(req.option(name))].cxx
+
 
 @dataclass(frozen=True)
-class Flag:
+class Flag(Kind):
     """A compile-time ``True``/``False``; when set, ``tag`` is part of the request, and ``method``
     is the text it puts into the call's method name (``"Sort{descending}"`` -> ``SortDescending``;
     CUB spells some options as methods of their own)."""
@@ -373,7 +468,7 @@ class Flag:
     method: str = ""
     whole_warps: bool = False  # set, it needs a block of whole hardware warps (it names every lane)
 
-    def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         value = default if arg.form is Form.ABSENT else arg.value
         if not isinstance(value, bool) or arg.form not in (Form.ABSENT, Form.CONSTANT):
             raise CoopTypeError(
@@ -381,6 +476,12 @@ class Flag:
             )
         if value:
             r.mark_present(name, self.tag)
+
+    def template_arg(self, req: Request, name: str, given: bool) -> str | None:
+        return "true" if req.has(self.tag) else "false"
+
+    def method_text(self, req: Request) -> str | None:
+        return self.method if req.has(self.tag) else ""
 
     def check_launch(self, r: Resolver, name: str) -> None:
         if self.whole_warps and name in r.present and r.threads % HARDWARE_WARP:
@@ -392,7 +493,7 @@ class Flag:
 
 
 @dataclass(frozen=True)
-class Functor:
+class Functor(Kind):
     """A binary function of two values of the element type, which becomes a C++ functor: one of
     ``builtins`` by name (a libcu++ functor of ``table``) or a Python function, which the backend
     compiles into the kernel under an ``extern "C"`` name. Subclasses say which built-ins there are
@@ -402,6 +503,7 @@ class Functor:
     builtins: tuple[str, ...] = ()
     table: ClassVar[dict[str, BuiltinOperator]] = {}
     noun: ClassVar[str] = "function"
+    headers = ("cuda/functional", "cuda/std/functional")
 
     def result(self, dtype: str) -> str:
         """What the function returns, for arguments of ``dtype``: an element type or ``BOOL``."""
@@ -433,6 +535,13 @@ class Functor:
                 f"{r.q}: {name} must be a built-in {self.noun} name ({names}) or a function, got {arg.shown}"
             )
 
+    def call_arg(self, req: Request, name: str) -> tuple[str, str]:
+        return "", _cxx_functor(str(req.option(name)), req.dtype)
+
+    def user_functions(self, req: Request, name: str) -> dict[str, tuple[str, str]]:
+        op = str(req.option(name))
+        return {op: (req.dtype, self.result(req.dtype))} if op.startswith(USER_OPERATOR_PREFIX) else {}
+
 
 @dataclass(frozen=True)
 class Operator(Functor):
@@ -463,7 +572,7 @@ class Comparator(Functor):
 
 
 @dataclass(frozen=True)
-class Items:
+class Items(Kind):
     """A further ThreadData with the payload's items per thread: of ``dtypes`` (or of the payload's
     type when None). Absent and with ``fallback``, the fallback parameter's items are used."""
 
@@ -471,7 +580,7 @@ class Items:
     dtypes: tuple[str, ...] | None = None
     fallback: str | None = None
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if not arg.given:
             return
         if arg.form is not Form.THREAD_DATA or arg.problem:
@@ -504,9 +613,13 @@ class Items:
             return Slot(name, Shape.ITEMS, req.dtype, req.items_per_thread, fallback=self.fallback)
         return None
 
+    def template_arg(self, req: Request, name: str, given: bool) -> str | None:
+        # a further payload's element type (CUB's ValueT), or none
+        return dtype_named(str(req.option(name) or req.dtype)).cxx if given else "cub::NullType"
+
 
 @dataclass(frozen=True)
-class PrefixOp:
+class PrefixOp(Kind):
     """CUB's block prefix callback as a running prefix: a ThreadData of one item of the element
     type, which the first warp reads as the tile's prefix and updates with ``op`` (a parameter
     name or a built-in operator name) and the tile's aggregate."""
@@ -514,7 +627,7 @@ class PrefixOp:
     op: str
     tag = "prefix"
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if not arg.given:
             return
         if arg.form is not Form.THREAD_DATA or arg.items != 1 or arg.dtype != r.dtype:
@@ -526,6 +639,12 @@ class PrefixOp:
 
     def slot(self, req: Request, name: str) -> Slot | None:
         return Slot(name, Shape.ITEMS, req.dtype, 1) if req.has(self.tag) else None
+
+    def call_arg(self, req: Request, name: str) -> tuple[str, str]:
+        functor = _cxx_functor(str(req.option(self.op) or self.op), req.dtype)
+        t = dtype_named(req.dtype).cxx
+        setup = f"  coop_running_prefix<{t}, decltype({functor})> {name}_callback{{{name}[0], {functor}}};\n"
+        return setup, f"{name}_callback"
 
 
 #: The request tag of a call whose caller-owned scratch synchronises itself (auto_sync=True).
@@ -568,14 +687,14 @@ class TempStorageUse:
 
 
 @dataclass(frozen=True)
-class Scratch:
+class Scratch(Kind):
     """Caller-owned shared scratch (``coop.TempStorage``), or None for the call's own. The Arg's
     value is a :class:`TempStorageUse`; with ``auto_sync`` the call synchronises the block (or
     logical warp) before it uses the scratch, unless the backend proved a barrier is already there;
     a block-scope call that would synchronise inside a branch on the thread index is refused (the
     threads that skip the branch never reach the barrier)."""
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if not arg.given:
             return
         if arg.form is not Form.TEMP_STORAGE:
@@ -598,17 +717,17 @@ class Scratch:
 
 
 @dataclass(frozen=True)
-class BlockShape:
+class BlockShape(Kind):
     """Block dimensions given explicitly, a compile-time int or tuple (else from the launch)."""
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         from ._primitive import normalize_block_dims
 
         if not arg.given:
             return
         value = arg.value
         ok = arg.form is Form.CONSTANT and (
-            _is_int(value) or (isinstance(value, tuple) and all(_is_int(v) for v in value))
+            is_int(value) or (isinstance(value, tuple) and all(is_int(v) for v in value))
         )
         if not ok:
             raise CoopTypeError(
@@ -628,15 +747,15 @@ HARDWARE_WARP = 32
 
 
 @dataclass(frozen=True)
-class LogicalWarp:
+class LogicalWarp(Kind):
     """The width of the logical warps a warp primitive works on: a compile-time int of
     ``WARP_WIDTHS`` (no slot; a template argument). The block is split into consecutive logical
     warps of that many threads (in row-major thread order), so its thread count must be a multiple
     of it."""
 
-    def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         value = default if arg.form is Form.ABSENT else arg.value
-        if arg.form not in (Form.ABSENT, Form.CONSTANT) or not _is_int(value):
+        if arg.form not in (Form.ABSENT, Form.CONSTANT) or not is_int(value):
             raise CoopTypeError(
                 f"{r.q}: {name} must be a compile-time constant int "
                 f"({', '.join(map(str, WARP_WIDTHS))}), got {arg.shown}"
@@ -671,18 +790,21 @@ class LogicalWarp:
                 f"{HARDWARE_WARP}*k threads (every lane of a logical warp must call it){instead}"
             )
 
+    def template_arg(self, req: Request, name: str, given: bool) -> str | None:
+        return str(req.option(name))
+
 
 @dataclass(frozen=True)
-class Constant:
+class Constant(Kind):
     """A compile-time int among ``values`` (no slot; a template argument of the CUB class, such as
     BlockRadixSort's ``RADIX_BITS``)."""
 
     values: Sequence[int]
 
-    def check(self, r: Resolver, name: str, arg: Arg, default: object) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         value = default if arg.form is Form.ABSENT else arg.value
         allowed = f"{self.values[0]}..{self.values[-1]}"
-        if arg.form not in (Form.ABSENT, Form.CONSTANT) or not _is_int(value):
+        if arg.form not in (Form.ABSENT, Form.CONSTANT) or not is_int(value):
             raise CoopTypeError(
                 f"{r.q}: {name} must be a compile-time constant int ({allowed}), got {arg.shown}"
             )
@@ -690,16 +812,22 @@ class Constant:
             raise CoopValueError(f"{r.q}: {name}={value} is out of range; allowed: {allowed}")
         r.record(name, str(value))
 
+    def template_arg(self, req: Request, name: str, given: bool) -> str | None:
+        return str(req.option(name))
+
+    def expression_field(self, req: Request, name: str) -> str:
+        return str(req.option(name))
+
 
 @dataclass(frozen=True)
-class Predicate:
+class Predicate(Kind):
     """A per-thread truth value: a runtime boolean (a comparison) or integer (nonzero meaning true),
     or a constant bool/int; passed as an int (CUB's ``FlagT``). Head and tail flags of segmented
     reductions; nothing in it is specific to a scope."""
 
     tag: str
 
-    def check(self, r: Resolver, name: str, arg: Arg) -> None:
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if not arg.given:
             return
         constant = arg.form is Form.CONSTANT and isinstance(arg.value, int)
@@ -712,24 +840,3 @@ class Predicate:
 
     def slot(self, req: Request, name: str) -> Slot | None:
         return Slot(name, Shape.INT) if req.has(self.tag) else None
-
-
-Kind = (
-    Payload
-    | GlobalArray
-    | Offset
-    | Count
-    | Element
-    | Counters
-    | Choice
-    | Flag
-    | Operator
-    | Comparator
-    | Items
-    | PrefixOp
-    | Scratch
-    | BlockShape
-    | LogicalWarp
-    | Predicate
-    | Constant
-)

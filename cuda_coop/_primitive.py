@@ -17,15 +17,12 @@ from ._kinds import (
     AUTO_SYNC,
     Arg,
     Choice,
-    Constant,
-    Flag,
     Form,
-    Functor,
     Kind,
-    LogicalWarp,
     Payload,
     Shape,
     Slot,
+    is_int,
 )
 from ._operators import UserFunction
 from ._requests import Request
@@ -388,17 +385,12 @@ class Primitive:
         for p in self.params:
             if p is payload:
                 continue
-            arg = args.get(p.name, absent)
-            if isinstance(p.kind, (Choice, Flag, LogicalWarp, Constant, Functor)):
-                p.kind.check(r, p.name, arg, p.default)
-            else:
-                p.kind.check(r, p.name, arg)
+            p.kind.check(r, p.name, args.get(p.name, absent), p.default)
         self._check_combinations(r)
         if r.block_dims is None:
             raise CoopLaunchConfigError(f"{self.qualname}: {launch.unknown}")
         for p in self.params:
-            if hasattr(p.kind, "check_launch"):
-                p.kind.check_launch(r, p.name)
+            p.kind.check_launch(r, p.name)
         self._check_options(r)
         if self.check is not None:
             self.check(r)
@@ -475,8 +467,9 @@ class Primitive:
         method = next((m for name, m in self.call.variants if self.given(req, name)), self.call.method)
         names = {k: c[str(req.option(k))].cxx for k, c in self.choices().items()}
         for p in self.params:
-            if isinstance(p.kind, Flag):
-                names[p.name] = p.kind.method if req.has(p.kind.tag) else ""
+            text = p.kind.method_text(req)
+            if text is not None:
+                names[p.name] = text
         for slot, name, given, absent in self.call.texts:
             names[slot] = given if self.given(req, name) else absent
         return method.format(**names)
@@ -542,22 +535,16 @@ class Primitive:
 def normalize_block_dims(dims: object, *, what: str) -> tuple[int, int, int]:
     """Normalise an int or a tuple/list of 1 to 3 positive ints (Python or NumPy integers) into
     ``(x, y, z)``."""
-    if _is_int(dims):
+    if is_int(dims):
         dims = (dims,)
     if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3:
         raise CoopLaunchConfigError(f"{what} must be an int or a tuple of 1 to 3 ints, got {dims!r}")
-    if not all(_is_int(d) and operator.index(d) > 0 for d in dims):
+    if not all(is_int(d) and operator.index(d) > 0 for d in dims):
         raise CoopLaunchConfigError(f"{what} must be positive ints, got {dims!r}")
     full = tuple(operator.index(d) for d in dims) + (1,) * (3 - len(dims))
     if full[0] * full[1] * full[2] > 1024:
         raise CoopLaunchConfigError(f"{what}={dims!r} has more than 1024 threads")
     return (full[0], full[1], full[2])
-
-
-def _is_int(value: object) -> bool:
-    """A Python or NumPy integer (anything with ``__index__``), not a bool."""
-    kind = type(value)
-    return hasattr(kind, "__index__") and not issubclass(kind, bool) and kind.__name__ != "bool_"
 
 
 def check_items_per_thread(value: object, *, primitive: str) -> int:

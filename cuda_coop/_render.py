@@ -25,19 +25,12 @@ from ._catalog import CATALOG
 from ._dtypes import dtype_named
 from ._kinds import (
     AUTO_SYNC,
-    Choice,
-    Constant,
-    Count,
-    Flag,
-    Functor,
-    Items,
     LogicalWarp,
     Payload,
-    PrefixOp,
     Shape,
     Slot,
 )
-from ._operators import BOOL, BUILTIN_COMPARATORS, BUILTIN_OPERATORS, USER_OPERATOR_PREFIX
+from ._operators import BOOL
 from ._primitive import Primitive
 from ._requests import Request
 
@@ -217,16 +210,10 @@ def _template_arg(prim: Primitive, req: Request, name: str) -> str:
     fixed_here = dict(prim.cub_class(req).fixed)
     if name in fixed_here:
         return fixed_here[name]
-    kind = prim.param(name).kind
-    if isinstance(kind, Choice):
-        return kind.choices[str(req.option(name))].cxx
-    if isinstance(kind, Flag):
-        return "true" if req.has(kind.tag) else "false"
-    if isinstance(kind, (LogicalWarp, Constant)):
-        return str(req.option(name))
-    if isinstance(kind, Items):  # a further payload's element type (CUB's ValueT), or none
-        return _cxx(str(req.option(name) or req.dtype)) if prim.given(req, name) else "cub::NullType"
-    raise AssertionError(f"{prim.qualname}: template parameter {name!r} is neither fixed nor a choice")
+    text = prim.param(name).kind.template_arg(req, name, prim.given(req, name))
+    if text is None:
+        raise AssertionError(f"{prim.qualname}: template parameter {name!r} is neither fixed nor a choice")
+    return text
 
 
 def _cub_type(req: Request) -> str:
@@ -235,22 +222,12 @@ def _cub_type(req: Request) -> str:
     return f"{cub.cls}<{', '.join(_template_arg(prim, req, n) for n in cub.template)}>"
 
 
-def _functor(op: str, dtype: str) -> str:
-    if op.startswith(USER_OPERATOR_PREFIX):
-        return f"{op}_functor{{}}"
-    builtin = BUILTIN_OPERATORS.get(op) or BUILTIN_COMPARATORS[op]
-    return f"{builtin.functor}<{_cxx(dtype)}>{{}}"
-
-
 def _user_functions(requests: Sequence[Request]) -> dict[str, tuple[str, str]]:
     """User function symbol -> (argument element type, result), over all requests."""
     found: dict[str, tuple[str, str]] = {}
     for req in requests:
         for p in _row(req).params:
-            if isinstance(p.kind, Functor):
-                op = str(req.option(p.name))
-                if op.startswith(USER_OPERATOR_PREFIX):
-                    found[op] = (req.dtype, p.kind.result(req.dtype))
+            found.update(p.kind.user_functions(req, p.name))
     return found
 
 
@@ -306,7 +283,7 @@ def _expression(prim: Primitive, req: Request, text: str) -> str:
     parameter's local."""
     fields = {"T": _cxx(req.dtype)}
     for p in prim.params:
-        fields[p.name] = str(req.option(p.name)) if isinstance(p.kind, Constant) else p.name
+        fields[p.name] = p.kind.expression_field(req, p.name)
     return text.format(**fields)
 
 
@@ -335,22 +312,15 @@ def _wrapper(req: Request) -> str:
                 continue
             kind = prim.param(name).kind if name not in results else None
             if not prim.given(req, name):
-                if isinstance(kind, Count) and kind.otherwise is not None:  # keeps later arguments in place
-                    args.append(kind.otherwise.format(T=t))
+                absent = kind.absent_arg(req) if kind is not None else None  # keeps later ones in place
+                if absent is not None:
+                    args.append(absent)
                 continue
-            if isinstance(kind, Functor):
-                args.append(_functor(str(req.option(name)), req.dtype))
-            elif isinstance(kind, PrefixOp):
-                op = str(req.option(kind.op) or kind.op)
-                functor = _functor(op, req.dtype)
-                body += (
-                    f"  coop_running_prefix<{t}, decltype({functor})> "
-                    f"{name}_callback{{{name}[0], {functor}}};\n"
-                )
-                args.append(f"{name}_callback")
-            else:
-                args.append(name)  # a slot's local; for an absent argument with a fallback, the backend
-                # passed the fallback's value in the slot
+            # a slot's local (a result's fresh storage; for an absent argument with a fallback, the
+            # backend passed the fallback's value in the slot), or the kind's own C++
+            setup, text = kind.call_arg(req, name) if kind is not None else ("", name)
+            body += setup
+            args.append(text)
         return args
 
     args = arguments(prim.call_args(req))
@@ -416,8 +386,7 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     if "bfloat16" in dtypes:
         headers["cuda_bf16.h"] = None
     functions = _user_functions(requests)
-    if any(isinstance(p.kind, Functor) for r in requests for p in _row(r).params):
-        headers.update({"cuda/functional": None, "cuda/std/functional": None})
+    headers.update(dict.fromkeys(h for r in requests for p in _row(r).params for h in p.kind.headers))
     parts = [f"#include <{h}>\n" for h in headers]
     parts.append(_PREAMBLE)
     if any(_row(r).scope == "warp" for r in requests):

@@ -23,8 +23,6 @@ import types as pytypes
 from collections.abc import Iterator
 from typing import Any
 
-from cuda.coop._errors import CoopValueError
-
 
 def _names(code: pytypes.CodeType) -> Iterator[str]:
     yield from code.co_names
@@ -134,7 +132,6 @@ def _is_local_array(func_ir: Any, var: Any) -> bool:
 def check_constants(py_func: Any) -> None:
     """Check the constants of coop calls in ``py_func``'s body that typing cannot see (floats for
     values of the element type, integers beyond 64 bits), with their parameters' kinds."""
-    from cuda.coop._kinds import Arg, Count, Counters, Element, Form, GlobalArray, Offset
     from cuda.coop._primitive import Launch, Resolver
     from numba.cuda.compiler import run_frontend
 
@@ -155,19 +152,14 @@ def check_constants(py_func: Any) -> None:
             if dtype is not None:
                 r.set_payload(dtype, 1, scalar=False)
             for name, var in bound.items():
-                value = _python_value(func_ir, var)
-                kind = prim.param(name).kind if name in names else None
-                if isinstance(kind, (GlobalArray, Counters)) and _is_local_array(func_ir, var):
+                if name not in names:
+                    continue
+                kind = prim.param(name).kind
+                if _is_local_array(func_ir, var):
                     kind.check_memory(r, name, "local")
-                huge = (
-                    isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64
-                )
-                if isinstance(kind, Element) and isinstance(value, (float, complex)) and dtype is not None:
-                    kind.check(r, name, Arg(Form.CONSTANT, repr(value), value=value))
-                elif isinstance(kind, (Count, Offset, Element)) and huge:
-                    if isinstance(kind, Count) or (isinstance(kind, Element) and dtype is not None):
-                        kind.check(r, name, Arg(Form.CONSTANT, repr(value), value=value))
-                    raise CoopValueError(f"{prim.qualname}: {name}={value} does not fit a 64-bit integer")
+                value = _python_value(func_ir, var)
+                if value is not ...:
+                    kind.check_constant(r, name, value)
 
 
 def prescan(py_func: Any) -> None:
