@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Element types: the one table of names, C++ spellings, sizes and value ranges."""
+"""Element types: the one table of names, C++ spellings, sizes and value ranges, and the structured
+item types built from them (field lists, laid out as C structs)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,19 @@ from ._errors import CoopTypeError, CoopValueError
 
 @dataclass(frozen=True)
 class DType:
-    """An element type a primitive can move: its canonical name, C++ type and size."""
+    """An element type a primitive can move: its canonical name, C++ type, size and alignment; a
+    structured item (a field list) also has its fields' types, in order."""
 
     name: str
     cxx: str
     itemsize: int
-    kind: str  # "i" signed, "u" unsigned, "f" float
+    kind: str  # "i" signed, "u" unsigned, "f" float, "t" a field list
+    fields: tuple[str, ...] = ()
+    align: int = 0  # 0: the size (a scalar)
+
+    @property
+    def alignment(self) -> int:
+        return self.align or self.itemsize
 
     def check_representable(self, value: object, *, primitive: str, argument: str) -> None:
         """Raise CoopValueError unless ``value`` is exactly representable in this type."""
@@ -72,8 +80,38 @@ def supported_name(name: str | None, *, shown: object, primitive: str, argument:
     return name
 
 
+#: How the canonical name of a field list starts: ``tuple_float32_int32`` (scalar names have no
+#: underscore, so the fields read back unambiguously, and the name is a C identifier).
+TUPLE_PREFIX = "tuple_"
+
+
+def tuple_dtype(fields: tuple[str, ...] | list[str]) -> DType:
+    """The structured item type of ``fields`` (scalar element types, in order; at least two), laid
+    out as a C struct of them (``f0``, ``f1``, ...): its name, C++ struct name, size, alignment."""
+    fields = tuple(fields)
+    if len(fields) < 2 or any(f not in DTYPES for f in fields):
+        raise CoopTypeError(
+            f"a structured item needs two or more fields of {', '.join(DTYPES)}; got {fields!r}"
+        )
+    offset = align = 0
+    for f in fields:
+        size = DTYPES[f].itemsize
+        offset = -(-offset // size) * size + size
+        align = max(align, size)
+    name = TUPLE_PREFIX + "_".join(fields)
+    return DType(name, f"coop_{name}", -(-offset // align) * align, "t", fields, align)
+
+
+def fields_of(name: str) -> tuple[str, ...]:
+    """The field types of a structured item type's name; () for a scalar type."""
+    return tuple(name.removeprefix(TUPLE_PREFIX).split("_")) if name.startswith(TUPLE_PREFIX) else ()
+
+
 def dtype_named(name: str) -> DType:
-    """The DType called ``name`` (numpy spelling), or CoopTypeError listing the supported ones."""
+    """The DType called ``name`` (numpy spelling, or a field list's canonical name), or
+    CoopTypeError listing the supported ones."""
+    if name.startswith(TUPLE_PREFIX):
+        return tuple_dtype(fields_of(name))
     try:
         return DTYPES[name]
     except KeyError:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._catalog import CATALOG
-from ._dtypes import dtype_named
+from ._dtypes import dtype_named, fields_of
 from ._kinds import (
     AUTO_SYNC,
     LogicalWarp,
@@ -248,15 +248,67 @@ def _user_function(symbol: str, dtype: str, result: str) -> str:
     )
 
 
+def _struct(dtype: str) -> str:
+    """The C++ definition of a structured item type (its fields ``f0``, ``f1``, ... in order)."""
+    d = dtype_named(dtype)
+    fields = "".join(f"  {_cxx(f)} f{k};\n" for k, f in enumerate(d.fields))
+    return f"struct {d.cxx}\n{{\n{fields}}};\n"
+
+
+def _fields(slot: Slot) -> tuple[str, ...]:
+    """The field types of a slot of ITEMS or a VALUE of a structured item type; () otherwise."""
+    return fields_of(slot.dtype) if slot.shape in (Shape.ITEMS, Shape.VALUE) else ()
+
+
 def _abi(slot: Slot) -> str:
-    """The C parameters of a slot (a strided array is its pointer, then its stride)."""
+    """The C parameters of a slot (a strided array is its pointer, then its stride; items or a value
+    of a structured type are one pointer per field, as the kernel holds them: a struct of arrays)."""
     if slot.shape is Shape.INT:
         return f"int {slot.name}_"
+    if _fields(slot):
+        return ", ".join(f"void* {slot.name}_f{k}_" for k in range(len(_fields(slot))))
     return f"void* {slot.name}_, int {slot.name}_stride_" if slot.strided else f"void* {slot.name}_"
+
+
+def _unpack_fields(slot: Slot) -> str:
+    """A structured slot as CUB sees it: a local of the struct type (items: an array of structs)
+    gathered from the kernel's one array (or value) per field."""
+    t, n, local = _cxx(slot.dtype), slot.items, slot.name
+    out = ""
+    for k, f in enumerate(_fields(slot)):
+        ft = _cxx(f)
+        if slot.shape is Shape.ITEMS:
+            out += f"  {ft} (&{local}_f{k})[{n}] = *static_cast<{ft} (*)[{n}]>({local}_f{k}_);\n"
+        else:
+            out += f"  {ft}& {local}_f{k} = *static_cast<{ft}*>({local}_f{k}_);\n"
+    if slot.shape is Shape.VALUE:
+        out += f"  {t} {local};\n"
+        if not slot.result:  # a result's storage is the call's to fill
+            out += "".join(f"  {local}.f{k} = {local}_f{k};\n" for k in range(len(_fields(slot))))
+        return out
+    out += f"  {t} {local}[{n}];\n"
+    if not slot.result:
+        gather = " ".join(f"{local}[i].f{k} = {local}_f{k}[i];" for k in range(len(_fields(slot))))
+        out += f"  for (int i = 0; i < {n}; ++i) {{ {gather} }}\n"
+    return out
+
+
+def _pack_fields(slot: Slot) -> str:
+    """After the call: a structured slot's struct local scattered back to the kernel's arrays (not
+    for items the call only reads: the kernel's keep their values)."""
+    if not _fields(slot) or slot.copy:
+        return ""
+    local, count = slot.name, len(_fields(slot))
+    if slot.shape is Shape.VALUE:
+        return "".join(f"  {local}_f{k} = {local}.f{k};\n" for k in range(count))
+    scatter = " ".join(f"{local}_f{k}[i] = {local}[i].f{k};" for k in range(count))
+    return f"  for (int i = 0; i < {slot.items}; ++i) {{ {scatter} }}\n"
 
 
 def _unpack(slot: Slot) -> str:
     """The C++ local that a slot becomes (named after its parameter or result)."""
+    if _fields(slot):
+        return _unpack_fields(slot)
     t = _cxx(slot.dtype) if slot.dtype else ""
     n, local = slot.items, slot.name
     if slot.shape is Shape.ITEMS and slot.copy:  # CUB may rearrange them: it gets a copy
@@ -363,6 +415,7 @@ def _wrapper(req: Request) -> str:
     for res in prim.results:
         if res.broadcast and prim.given(req, res.name) and prim.given(req, res.broadcast):
             call += scope.broadcast(res.name, t)
+    call += "".join(_pack_fields(s) for s in slots)
     return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}{call}}}\n'
 
 
@@ -379,6 +432,9 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     """
     headers = dict.fromkeys(_row(r).cub_class(r).header for r in requests)
     dtypes = {r.dtype for r in requests} | {v for r in requests for _k, v in r.options}
+    dtypes |= {s.dtype for r in requests for s in _row(r).slots(r)[0] if s.dtype}
+    structs = sorted(d for d in dtypes if fields_of(d))
+    dtypes |= {f for d in structs for f in fields_of(d)}
     if any(slot.strided for r in requests for slot in _row(r).slots(r)[0]):
         headers["cuda/iterator"] = None
     if "float16" in dtypes:
@@ -389,6 +445,7 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     headers.update(dict.fromkeys(h for r in requests for p in _row(r).params for h in p.kind.headers))
     parts = [f"#include <{h}>\n" for h in headers]
     parts.append(_PREAMBLE)
+    parts += [_struct(d) for d in structs]
     if any(_row(r).scope == "warp" for r in requests):
         parts.append(_WARP_PREAMBLE)
     parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
