@@ -26,7 +26,17 @@ class DType:
         return self.align or self.itemsize
 
     def check_representable(self, value: object, *, primitive: str, argument: str) -> None:
-        """Raise CoopValueError unless ``value`` is exactly representable in this type."""
+        """Raise CoopValueError unless ``value`` is exactly representable in this type (for a field
+        list: a tuple of one value per field, each representable in its field's type)."""
+        if self.fields:
+            if not isinstance(value, tuple) or len(value) != len(self.fields):
+                raise CoopTypeError(
+                    f"{primitive}: {argument} must be a tuple of {len(self.fields)} values "
+                    f"({', '.join(self.fields)}), got {value!r}"
+                )
+            for k, (field, v) in enumerate(zip(self.fields, value, strict=True)):
+                DTYPES[field].check_representable(v, primitive=primitive, argument=f"{argument}[{k}]")
+            return
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise CoopTypeError(
                 f"{primitive}: {argument} must be a number representable as {self.name}, "

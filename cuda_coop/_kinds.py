@@ -16,7 +16,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, ClassVar
 
 from ._choices import Choices
-from ._dtypes import DTYPES, dtype_named, supported_name
+from ._dtypes import DTYPES, dtype_named, fields_of, supported_name
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._operators import (
     ASSOCIATIVE,
@@ -143,6 +143,18 @@ def _supported(r: Resolver, name: str, arg: Arg) -> str:
     return supported_name(arg.dtype, shown=arg.dtype_shown or arg.shown, primitive=r.q, argument=name)
 
 
+def _supported_item(r: Resolver, name: str, arg: Arg, structured: bool) -> str:
+    """The payload's element type: a scalar one, or a field list where the row takes those."""
+    if arg.dtype is not None and fields_of(arg.dtype):
+        if not structured:
+            raise CoopTypeError(
+                f"{r.q}: {name} is a tuple ({arg.dtype_shown or arg.shown}); this primitive takes items of "
+                f"one scalar type: {', '.join(DTYPES)}"
+            )
+        return arg.dtype
+    return _supported(r, name, arg)
+
+
 def _wider_than_64_bits(value: object) -> bool:
     return is_int(value) and not -(2**63) <= value < 2**64  # type: ignore[operator]
 
@@ -232,12 +244,13 @@ class Payload(Kind):
     read_only: bool = False  # the call only reads the items, though CUB's method may rearrange them
     # in place (BlockStore / WarpStore transposing algorithms): CUB gets a copy, the kernel's
     # ThreadData keeps its values
+    structured: bool = False  # a tuple of ThreadData (or of scalars) is taken as items of a struct
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if self.thread_data and arg.form is Form.THREAD_DATA and not arg.problem:
-            r.set_payload(_supported(r, name, arg), arg.items, scalar=False)
+            r.set_payload(_supported_item(r, name, arg, self.structured), arg.items, scalar=False)
         elif self.scalar and arg.form is Form.SCALAR:
-            r.set_payload(_supported(r, name, arg), 1, scalar=True)
+            r.set_payload(_supported_item(r, name, arg, self.structured), 1, scalar=True)
         else:
             what = " or ".join(
                 w
@@ -513,6 +526,12 @@ class Functor(Kind):
         if arg.form is Form.ABSENT and isinstance(default, str):
             arg = Arg(Form.CONSTANT, repr(default), value=default)
         names = ", ".join(map(repr, self.builtins))
+        if arg.form is Form.CONSTANT and isinstance(arg.value, str) and fields_of(r.dtype):
+            raise CoopTypeError(
+                f"{r.q}: {name}={arg.value!r}: built-in {self.noun}s take scalar items, and "
+                f"{r.payload_name} is a tuple ({', '.join(fields_of(r.dtype))}); pass a function of two "
+                f"tuples{' returning a tuple' if self.noun == 'operator' else ''}"
+            )
         if arg.form is Form.CONSTANT and isinstance(arg.value, str):
             op = self.table.get(arg.value) if arg.value in self.builtins else None
             if op is None:
@@ -587,7 +606,8 @@ class Items(Kind):
             raise CoopTypeError(
                 f"{r.q}: {name} must be a coop.ThreadData created in the kernel, got {arg.shown}"
             )
-        dtype = _supported(r, name, arg)
+        structured = self.dtypes is None and bool(fields_of(r.dtype))  # items like the payload's
+        dtype = _supported_item(r, name, arg, structured)
         if arg.items != r.n:
             raise CoopValueError(
                 f"{r.q}: {name} has {arg.items} items per thread, {r.payload_name} has {r.n}; make them equal"

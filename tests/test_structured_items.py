@@ -6,6 +6,10 @@ kinds still take scalar element types only, so nothing here is reachable from a 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from cuda.coop._bundle import compile_bundle
@@ -87,3 +91,128 @@ def test_nvrtc_compiles_structured_requests_and_sizes_their_scratch() -> None:
         size, align = bundle.temp_storage[req.symbol]
         want = np.dtype([(f"f{k}", _numpy(f)) for k, f in enumerate(fields_of(req.dtype))], align=True)
         assert size >= 96 * 3 * want.itemsize and align >= want.alignment, (req.dtype, size, align)
+
+
+# --- the Numba backend's plumbing, through rows that take structured items (none shipped yet) ----
+
+_NUMBA_SCRIPT = '''
+import dataclasses
+import numpy as np
+from cuda import coop
+from cuda.coop import _catalog
+from cuda.coop._catalog import CATALOG
+import cuda.coop.numba as numba_coop
+from numba import cuda
+
+
+def structured(key, name):
+    """A copy of a shipped row whose payload takes tuples (what a later release ships)."""
+    row = CATALOG[key]
+    p = row.payload
+    kind = dataclasses.replace(p.kind, structured=True)
+    params = tuple(dataclasses.replace(q, kind=kind) if q is p else q for q in row.params)
+    return _catalog.add(dataclasses.replace(row, name=name, params=params))
+
+
+structured("block.reduce", "struct_reduce")
+structured("block.exchange", "struct_exchange")
+structured("warp.reduce", "struct_warp_reduce")
+
+
+def argmax(a, b):  # (value, index): the larger value, ties to the smaller index
+    if b[0] > a[0] or (b[0] == a[0] and b[1] < a[1]):
+        return b
+    return a
+
+
+def reduce_kernel(src, dst_v, dst_i):
+    t = cuda.threadIdx.x
+    v = coop.ThreadData(4, np.float32)
+    ix = coop.ThreadData(4, np.int32)
+    for i in range(4):
+        v[i] = src[t * 4 + i]
+        ix[i] = t * 4 + i
+    best = coop.block.struct_reduce((v, ix), argmax)
+    if t == 0:
+        dst_v[0] = best[0]
+        dst_i[0] = best[1]
+
+
+def exchange_kernel(a, b, oa, ob):
+    t = cuda.threadIdx.x
+    x = coop.ThreadData(3, np.float64)
+    y = coop.ThreadData(3, np.int8)
+    for i in range(3):
+        x[i] = a[t * 3 + i]
+        y[i] = b[t * 3 + i]
+    coop.block.struct_exchange((x, y), mode="striped_to_blocked")
+    for i in range(3):
+        oa[t * 3 + i] = x[i]
+        ob[t * 3 + i] = y[i]
+
+
+def combine(p, q):
+    return p[0] + q[0], min(p[1], q[1]), max(p[2], q[2])
+
+
+def warp_kernel(a, o):
+    t = cuda.threadIdx.x
+    s = coop.warp.struct_warp_reduce((a[t], np.int32(t), a[t] * 2), combine)
+    if t % 32 == 0:
+        o[t // 32] = s[0] + s[2] + s[1]
+
+
+for name, kernel, sig, block in (
+    ("reduce", reduce_kernel, "void(float32[::1], float32[::1], int32[::1])", 128),
+    ("exchange", exchange_kernel, "void(float64[::1], int8[::1], float64[::1], int8[::1])", 96),
+    ("warp", warp_kernel, "void(float32[::1], float32[::1])", 64),
+):
+    compiled = numba_coop.compile(kernel, sig, block=block)
+    r = compiled.inspect()
+    print(name, r.calls, r.local_loads, r.local_stores, len(r.functions), sorted(compiled.temp_storage))
+
+
+def unequal(a, o):
+    x = coop.ThreadData(4, np.float32)
+    y = coop.ThreadData(2, np.int32)
+    coop.block.struct_exchange((x, y), mode="striped_to_blocked")
+
+
+def builtin(a, o):
+    x = coop.ThreadData(4, np.float32)
+    y = coop.ThreadData(4, np.int32)
+    coop.block.struct_reduce((x, y), "max")
+
+
+def shipped(a, o):
+    x = coop.ThreadData(4, np.float32)
+    y = coop.ThreadData(4, np.int32)
+    coop.block.exchange((x, y), mode="striped_to_blocked")
+
+
+for name, kernel in (("unequal", unequal), ("builtin", builtin), ("shipped", shipped)):
+    try:
+        numba_coop.compile(kernel, "void(float32[::1], float32[::1])", block=64)
+        print(name, "compiled")
+    except coop.CoopError as exc:
+        print(name, type(exc).__name__, str(exc).splitlines()[0])
+'''
+
+
+def test_numba_passes_tuples_as_structs_in_registers(tmp_path: Path) -> None:
+    """argmax as a block reduce over (float32, int32) with a user operator, a striped-to-blocked
+    exchange of (float64, int8), a warp reduce of a 3-tuple of scalars: one kernel function each,
+    no CALL, no local memory; bad tuples get typed errors naming the argument."""
+    script = tmp_path / "structured.py"
+    script.write_text(_NUMBA_SCRIPT)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = {line.split()[0]: line for line in out.stdout.splitlines()}
+    assert lines["reduce"].startswith("reduce 0 0 0 1")
+    assert lines["exchange"].startswith("exchange 0 0 0 1") and "tuple_float64_int8" in lines["exchange"]
+    assert lines["warp"].startswith("warp 0 0 0 1")
+    assert "CoopTypeError" in lines["unequal"] and "x" in lines["unequal"]
+    assert "items per thread; a tuple of items needs them equal" in lines["unequal"]
+    assert "'max': built-in operators take scalar items" in lines["builtin"]
+    assert "coop.block.exchange: items is a tuple" in lines["shipped"]
+    assert "takes items of one scalar type" in lines["shipped"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cuda.coop._dtypes import fields_of
 from cuda.coop._kinds import Shape
 from cuda.coop._operators import BOOL, UserFunction, python_function
 from cuda.coop._primitive import Plan
@@ -24,7 +25,7 @@ from numba.cuda.typing.templates import signature
 
 from . import _numba_hooks
 from ._types import ThreadDataType
-from ._typing import numba_type
+from ._typing import items_type, numba_type
 
 _I8P = ir.IntType(8).as_pointer()
 _I32 = ir.IntType(32)
@@ -136,6 +137,46 @@ def _storage(context: Any, builder: ir.IRBuilder, dtype: str, items: int) -> ir.
     return cgutils.alloca_once(builder, ir.ArrayType(lltype, items), name="coop_result")
 
 
+def _field_pointers(
+    context: Any,
+    builder: ir.IRBuilder,
+    slot: Any,
+    ty: Any,
+    val: Any,
+    storages: dict[str, Any],
+    values: dict[str, Any],
+) -> list[ir.Value]:
+    """The per-field pointers of a slot of a struct type: fresh storage for a result, the tuple's
+    ThreadData (or its scalars, spilled) for an argument, the fallback's for an absent one."""
+    fields = fields_of(slot.dtype)
+    if slot.result:
+        storages[slot.name] = [_storage(context, builder, f, slot.items) for f in fields]
+        return [builder.bitcast(p, _I8P) for p in storages[slot.name]]
+    if slot.fallback is not None and isinstance(ty, (types.Omitted, types.NoneType)):
+        return list(values[slot.fallback])
+    members = [builder.extract_value(val, k) for k in range(len(fields))]
+    if all(isinstance(t, ThreadDataType) for t in ty):
+        return [
+            builder.bitcast(context.make_array(t)(context, builder, m).data, _I8P)
+            for t, m in zip(ty, members, strict=True)
+        ]
+    return [_spill(context, builder, t, m, f) for t, m, f in zip(ty, members, fields, strict=True)]
+
+
+def _field_results(context: Any, builder: ir.IRBuilder, slot: Any, storage: list[ir.Value]) -> ir.Value:
+    """A result of a struct type as the kernel sees it: a tuple of scalars, or of ThreadData."""
+    fields = fields_of(slot.dtype)
+    if slot.scalar:
+        zero = [ir.Constant(_I32, 0), ir.Constant(_I32, 0)]
+        members = [builder.load(builder.gep(p, zero)) for p in storage]
+        return context.make_tuple(builder, numba_type(slot.dtype), members)
+    members = [
+        thread_data(context, builder, ThreadDataType(numba_type(f), slot.items), p)
+        for f, p in zip(fields, storage, strict=True)
+    ]
+    return context.make_tuple(builder, items_type(slot.dtype, slot.items), members)
+
+
 def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
     """Define ``void symbol(R* out, const T* a, const T* b)`` in the kernel's module: the user's
     function (an operator or a comparator) compiled by Numba for ``T``, called through the C ABI the
@@ -173,6 +214,11 @@ def _lower(key: PlanKey) -> Any:
         storages: dict[str, ir.Value] = {}
         for slot in plan.slots:
             ty, val = tys.get(slot.name), vals.get(slot.name)
+            fields = fields_of(slot.dtype) if slot.shape in (Shape.ITEMS, Shape.VALUE) else ()
+            if fields:  # items of a struct: one pointer per field, as the kernel holds them
+                values[slot.name] = _field_pointers(context, builder, slot, ty, val, storages, values)
+                types_.extend([_I8P] * len(fields))
+                continue
             if slot.result:
                 storages[slot.name] = _storage(context, builder, slot.dtype, slot.items)
                 value = builder.bitcast(storages[slot.name], _I8P)
@@ -203,11 +249,18 @@ def _lower(key: PlanKey) -> Any:
             values[slot.name] = value
             types_.append(_I32 if slot.shape is Shape.INT else _I8P)
         fn = _declare(builder, symbol, ir.VoidType(), types_)
-        builder.call(fn, [values[s.name] for s in plan.slots])
+        flat = [
+            v
+            for s in plan.slots
+            for v in (values[s.name] if isinstance(values[s.name], list) else [values[s.name]])
+        ]
+        builder.call(fn, flat)
         results = []
         for slot in plan.returns:
             storage = storages[slot.name]
-            if slot.scalar:
+            if isinstance(storage, list):
+                results.append(_field_results(context, builder, slot, storage))
+            elif slot.scalar:
                 results.append(
                     builder.load(builder.gep(storage, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)]))
                 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from cuda.coop._dtypes import DTYPES, supported_name
+from cuda.coop._dtypes import DTYPES, TUPLE_PREFIX, fields_of, supported_name
 from cuda.coop._errors import CoopTypeError, current_call_site
 from cuda.coop._kinds import Arg, Form, TempStorageUse, temp_storage_options
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
@@ -37,8 +37,40 @@ def dtype_name(ty: types.Type) -> str | None:
 
 
 def numba_type(dtype: str) -> types.Type:
-    """The Numba scalar type of one of our element types."""
+    """The Numba type of one of our element types (a field list: the tuple of its fields' types)."""
+    fields = fields_of(dtype)
+    if fields:
+        return types.Tuple([getattr(types, f) for f in fields])
     return getattr(types, dtype)
+
+
+def items_type(dtype: str, items: int) -> types.Type:
+    """The Numba type of ``items`` items of ``dtype`` per thread: a ThreadData, or for a field list
+    a tuple of ThreadData, one per field (structs of arrays, as the kernel holds them)."""
+    fields = fields_of(dtype)
+    if fields:
+        return types.Tuple([ThreadDataType(getattr(types, f), items) for f in fields])
+    return ThreadDataType(numba_type(dtype), items)
+
+
+def _tuple_arg(ty: types.BaseTuple) -> Arg | None:
+    """A tuple of ThreadData (equal items per thread) or of scalars as items of a field list."""
+    shown = str(ty)
+    if len(ty) >= 2 and all(isinstance(t, ThreadDataType) for t in ty):
+        counts = {t.items_per_thread for t in ty}
+        names = [dtype_name(t.dtype) for t in ty]
+        dtype = TUPLE_PREFIX + "_".join(names) if all(names) else None  # type: ignore[arg-type]
+        problem = (
+            ""
+            if len(counts) == 1
+            else (f"its ThreadData have {sorted(counts)} items per thread; a tuple of items needs them equal")
+        )
+        return Arg(Form.THREAD_DATA, shown, dtype, shown, min(counts), problem=problem)
+    if len(ty) >= 2 and all(isinstance(t, types.Number) and not isinstance(t, types.Literal) for t in ty):
+        names = [dtype_name(t) for t in ty]
+        dtype = TUPLE_PREFIX + "_".join(names) if all(names) else None  # type: ignore[arg-type]
+        return Arg(Form.SCALAR, shown, dtype, shown)
+    return None
 
 
 def _constant(ty: types.Type) -> object:
@@ -69,6 +101,10 @@ def arg_of(ty: types.Type) -> Arg:
     value = _constant(ty)
     if value is not ...:
         return Arg(Form.CONSTANT, shown, value=value)
+    if isinstance(ty, types.BaseTuple):
+        arg = _tuple_arg(ty)
+        if arg is not None:
+            return arg
     if isinstance(ty, types.Number):
         return Arg(Form.SCALAR, shown, dtype_name(ty), shown)
     if isinstance(ty, types.Boolean):
@@ -89,10 +125,7 @@ def _launch() -> Launch:
 
 def return_type(plan: Plan) -> types.Type:
     """The Numba type of what a planned call returns (None, one value, or a tuple)."""
-    values = [
-        numba_type(s.dtype) if s.scalar else ThreadDataType(numba_type(s.dtype), s.items)
-        for s in plan.returns
-    ]
+    values = [numba_type(s.dtype) if s.scalar else items_type(s.dtype, s.items) for s in plan.returns]
     if not values:
         return types.none
     return values[0] if len(values) == 1 else types.Tuple(values)
