@@ -12,7 +12,7 @@ from enum import Enum
 from typing import Any
 
 from cuda.coop._catalog import CATALOG
-from cuda.coop._dtypes import DTYPES, supported_name
+from cuda.coop._dtypes import DTYPES, TUPLE_PREFIX, fields_of, supported_name
 from cuda.coop._errors import CoopBackendError, CoopTypeError
 from cuda.coop._kinds import Arg, Form, Shape, TempStorageUse, temp_storage_options
 from cuda.coop._operators import BOOL
@@ -202,6 +202,10 @@ def arg_of(value: Any) -> Arg:
         return Arg(Form.CONSTANT, repr(value), value=value)
     if isinstance(value, tuple) and all(isinstance(v, int) for v in value):
         return Arg(Form.CONSTANT, repr(value), value=value)
+    if isinstance(value, tuple) and len(value) >= 2:
+        arg = _tuple_arg(value)
+        if arg is not None:
+            return arg
     if isinstance(value, TempStorage):
         return Arg(
             Form.TEMP_STORAGE, "coop.TempStorage", value=TempStorageUse(value.sharing, value.auto_sync)
@@ -227,6 +231,25 @@ def arg_of(value: Any) -> Arg:
     return Arg(Form.OTHER, repr(value))
 
 
+def _tuple_arg(value: tuple[Any, ...]) -> Arg | None:
+    """A tuple of register tensors (equal sizes) or of CuTe numerics as items of a field list."""
+    from cutlass.base_dsl.typing import Numeric
+
+    args = [arg_of(v) for v in value]
+    shown = f"a tuple ({', '.join(a.shown for a in args)})"
+    names = [a.dtype for a in args]
+    dtype = TUPLE_PREFIX + "_".join(names) if all(names) else None  # type: ignore[arg-type]
+    if all(a.form is Form.THREAD_DATA for a in args):
+        counts = sorted({a.items for a in args})
+        problem = next((a.problem for a in args if a.problem), "")
+        if len(counts) > 1:
+            problem = f"its register tensors have {counts} items; a tuple of items needs them equal"
+        return Arg(Form.THREAD_DATA, shown, dtype, shown, counts[0], problem=problem)
+    if all(isinstance(v, Numeric) for v in value):
+        return Arg(Form.SCALAR, shown, dtype, shown)
+    return None
+
+
 def _spill(value: Any, dtype: str) -> Any:
     """A scalar or constant as a pointer to one value of ``dtype`` in registers."""
     import cutlass.cute as cute
@@ -235,6 +258,38 @@ def _spill(value: Any, dtype: str) -> Any:
     slot = cute.make_rmem_tensor(cute.make_layout(1), t)
     slot[0] = t(value)
     return _cute_hooks.llvm_pointer(slot.iterator)
+
+
+def _numeric_types(dtype: str) -> Any:
+    """The CuTe numeric type of an element type, or for a field list the list of its fields'."""
+    fields = fields_of(dtype)
+    return [cutlass_type(f) for f in fields] if fields else cutlass_type(dtype)
+
+
+def _field_pointers(slot: Any, value: Any, results: dict[str, Any], values: dict[str, Any]) -> list[Any]:
+    """The per-field pointers of a slot of a struct type: fresh register tensors for a result, the
+    tuple's tensors (or its scalars, spilled) for an argument, the fallback's for an absent one."""
+    import cutlass.cute as cute
+
+    fields = fields_of(slot.dtype)
+    if slot.result:
+        results[slot.name] = [
+            cute.make_rmem_tensor(cute.make_layout(slot.items), cutlass_type(f)) for f in fields
+        ]
+        return [_cute_hooks.llvm_pointer(t.iterator) for t in results[slot.name]]
+    if slot.fallback is not None and value is None:
+        return list(values[slot.fallback])
+    if all(isinstance(v, cute.Tensor) for v in value):
+        return [_cute_hooks.llvm_pointer(v.iterator) for v in value]
+    return [_spill(v, f) for v, f in zip(value, fields, strict=True)]
+
+
+def _result(storage: Any, scalar: bool) -> Any:
+    """What a call returns for a result: its register tensor (item 0 for a scalar), or for a struct
+    the tuple of its fields'."""
+    if isinstance(storage, list):
+        return tuple(t[0] if scalar else t for t in storage)
+    return storage[0] if scalar else storage
 
 
 def call(
@@ -267,13 +322,17 @@ def call(
     plan: Plan = prim.resolve(args_of, launch)
     symbol = session.add(plan.request, plan.where)
     for op in plan.operators.values():
-        result = cutlass_type(op.result) if op.result != BOOL else None
-        _cute_hooks.define_operator(op.symbol, cutlass_type(op.dtype), op.function, result)
+        result = _numeric_types(op.result) if op.result != BOOL else None
+        _cute_hooks.define_operator(op.symbol, _numeric_types(op.dtype), op.function, result)
     values: dict[str, Any] = {}
     results: dict[str, Any] = {}
     strides: dict[str, Any] = {}
     for slot in plan.slots:
         value = bound.get(slot.name)
+        fields = fields_of(slot.dtype) if slot.shape in (Shape.ITEMS, Shape.VALUE) else ()
+        if fields:  # items of a struct: one pointer per field, as the kernel holds them
+            values[slot.name] = _field_pointers(slot, value, results, values)
+            continue
         if slot.result:
             results[slot.name] = cute.make_rmem_tensor(cute.make_layout(slot.items), cutlass_type(slot.dtype))
             values[slot.name] = _cute_hooks.llvm_pointer(results[slot.name].iterator)
@@ -300,6 +359,10 @@ def call(
     call_args: list[Any] = []
     is_int: list[bool] = []
     for s in plan.slots:  # the C ABI: a strided array is its pointer, then its stride (an int)
+        if isinstance(values[s.name], list):  # a struct's fields
+            call_args += values[s.name]
+            is_int += [False] * len(values[s.name])
+            continue
         call_args.append(values[s.name])
         is_int.append(s.shape is Shape.INT)
         if s.strided:
@@ -309,7 +372,7 @@ def call(
     for v in bound.values():
         if isinstance(v, TempStorage) and v.sharing == "shared":
             uses[v.slot].append(_barriers.last_op(block))
-    out = [results[s.name][0] if s.scalar else results[s.name] for s in plan.returns]
+    out = [_result(results[s.name], s.scalar) for s in plan.returns]
     if not out:
         return None
     return out[0] if len(out) == 1 else tuple(out)

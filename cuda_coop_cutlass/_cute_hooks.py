@@ -334,8 +334,9 @@ def _enclosing_module(op: Any) -> Any:
 
 def define_operator(symbol: str, element_type: Any, function: Any, result_type: Any = None) -> None:
     """Define ``void symbol(R* out, const T* a, const T* b)`` in the device module being traced:
-    ``function`` traced on two values of ``element_type`` (a CuTe numeric type), its result converted
-    to ``result_type`` (a CuTe numeric type; None: a C++ ``bool``, stored as one byte 0 or 1, as a
+    ``function`` traced on two values of ``element_type`` (a CuTe numeric type, or a list of them
+    for a struct: the function then takes and returns tuples), its result converted to
+    ``result_type`` (the same forms; None: a C++ ``bool``, stored as one byte 0 or 1, as a
     comparator returns). The bundle declares it ``extern "C"`` and full LTO inlines it. Defined once
     per module."""
     import cutlass
@@ -351,15 +352,48 @@ def define_operator(symbol: str, element_type: Any, function: Any, result_type: 
     entry = fn.add_entry_block()
     with ir.InsertionPoint(entry):
         out, a, b = entry.arguments
-        lhs = element_type(llvm.load(element_type.mlir_type, a))
-        rhs = element_type(llvm.load(element_type.mlir_type, b))
-        value = function(lhs, rhs)
+        value = function(_load(element_type, a), _load(element_type, b))
         if result_type is None:  # a truth value (Boolean, i1) widened to C++'s one-byte bool
-            result = cutlass.Uint8(cutlass.Boolean(value))
+            llvm.store(cutlass.Uint8(cutlass.Boolean(value)).ir_value(), out)
+        elif isinstance(result_type, list):  # a struct: each field at its offset
+            if not isinstance(value, tuple) or len(value) != len(result_type):
+                raise CoopTypeError(
+                    f"the operator {getattr(function, '__qualname__', function)!r} must return a tuple of "
+                    f"{len(result_type)} values (one per field), got {value!r}"
+                )
+            _store_fields(result_type, value, out)
         else:
-            result = result_type(value)
-        llvm.store(result.ir_value(), out)
+            llvm.store(result_type(value).ir_value(), out)
         func.ReturnOp([])
+
+
+def _struct_type(fields: list[Any]) -> Any:
+    """The LLVM literal struct of ``fields`` (CuTe numeric types): laid out with natural alignment,
+    as the bundle's C struct is."""
+    from cutlass._mlir.dialects import llvm
+
+    return llvm.StructType.get_literal([t.mlir_type for t in fields])
+
+
+def _load(element_type: Any, pointer: Any) -> Any:
+    """The value ``pointer`` holds: a CuTe numeric, or for a struct (a list of its fields' types) the
+    tuple of its fields (one load of the whole struct: LLVM keeps it in registers, where field
+    addresses made by integer arithmetic sent it to local memory)."""
+    from cutlass._mlir.dialects import llvm
+
+    if isinstance(element_type, list):
+        whole = llvm.load(_struct_type(element_type), pointer)
+        return tuple(t(llvm.extractvalue(t.mlir_type, whole, [k])) for k, t in enumerate(element_type))
+    return element_type(llvm.load(element_type.mlir_type, pointer))
+
+
+def _store_fields(result_type: list[Any], values: tuple[Any, ...], pointer: Any) -> None:
+    from cutlass._mlir.dialects import llvm
+
+    whole = llvm.mlir_undef(_struct_type(result_type))
+    for k, (t, v) in enumerate(zip(result_type, values, strict=True)):
+        whole = llvm.insertvalue(whole, t(v).ir_value(), [k])
+    llvm.store(whole, pointer)
 
 
 def llvm_pointer(pointer: Any) -> Any:

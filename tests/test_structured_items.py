@@ -216,3 +216,142 @@ def test_numba_passes_tuples_as_structs_in_registers(tmp_path: Path) -> None:
     assert "'max': built-in operators take scalar items" in lines["builtin"]
     assert "coop.block.exchange: items is a tuple" in lines["shipped"]
     assert "takes items of one scalar type" in lines["shipped"]
+
+
+_CUTE_SCRIPT = """import dataclasses
+import os
+import sys
+
+os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
+sys.path.insert(0, {root!r})
+import cutlass, cutlass.cute as cute
+import cuda.coop.cutlass as cutlass_coop
+from cuda import coop
+from cuda.coop import _catalog
+from cuda.coop._catalog import CATALOG
+from tests._cute_kernels import fake_tensor
+
+def structured(key, name):
+    row = CATALOG[key]; p = row.payload
+    kind = dataclasses.replace(p.kind, structured=True)
+    params = tuple(dataclasses.replace(q, kind=kind) if q is p else q for q in row.params)
+    return _catalog.add(dataclasses.replace(row, name=name, params=params))
+
+structured("block.reduce", "struct_reduce")
+structured("block.exchange", "struct_exchange")
+structured("warp.reduce", "struct_warp_reduce")
+
+def argmax(a, b):
+    take = (b[0] > a[0]) | ((b[0] == a[0]) & (b[1] < a[1]))
+    return (cutlass.select_(take, b[0], a[0]), cutlass.select_(take, b[1], a[1]))
+
+@cute.kernel
+def k(src: cute.Tensor, dst: cute.Tensor, idx: cute.Tensor):
+    t, _, _ = cute.arch.thread_idx()
+    v = coop.ThreadData(4, cutlass.Float32)
+    ix = coop.ThreadData(4, cutlass.Int32)
+    for i in cutlass.range_constexpr(4):
+        v[i] = src[t * 4 + i]
+        ix[i] = t * 4 + i
+    best = coop.block.struct_reduce((v, ix), argmax)
+    if t == 0:
+        dst[0] = best[0]
+        idx[0] = best[1]
+
+@cute.jit
+def host(src: cute.Tensor, dst: cute.Tensor, idx: cute.Tensor):
+    k(src, dst, idx).launch(grid=(1, 1, 1), block=(128, 1, 1))
+
+fakes = fake_tensor("float32", 512), fake_tensor("float32", 1), fake_tensor("int32", 1)
+c = cutlass_coop.compile(host, *fakes)
+r = c.inspect(); print("reduce", r.calls, r.local_loads, r.local_stores, len(r.functions))
+
+@cute.kernel
+def k2(a: cute.Tensor, b: cute.Tensor, oa: cute.Tensor, ob: cute.Tensor):
+    t, _, _ = cute.arch.thread_idx()
+    x = coop.ThreadData(3, cutlass.Float64)
+    y = coop.ThreadData(3, cutlass.Int8)
+    for i in cutlass.range_constexpr(3):
+        x[i] = a[t * 3 + i]; y[i] = b[t * 3 + i]
+    coop.block.struct_exchange((x, y), mode="striped_to_blocked")
+    for i in cutlass.range_constexpr(3):
+        oa[t * 3 + i] = x[i]; ob[t * 3 + i] = y[i]
+
+@cute.jit
+def host2(a: cute.Tensor, b: cute.Tensor, oa: cute.Tensor, ob: cute.Tensor):
+    k2(a, b, oa, ob).launch(grid=(1, 1, 1), block=(96, 1, 1))
+
+fakes = [fake_tensor(t, 288) for t in ("float64", "int8", "float64", "int8")]
+c = cutlass_coop.compile(host2, *fakes)
+r = c.inspect(); print("exchange", r.calls, r.local_loads, r.local_stores, len(r.functions))
+
+def combine(p, q):
+    return (p[0] + q[0], cutlass.min(p[1], q[1]), cutlass.max(p[2], q[2]))
+
+@cute.kernel
+def k3(a: cute.Tensor, o: cute.Tensor):
+    t, _, _ = cute.arch.thread_idx()
+    s = coop.warp.struct_warp_reduce((a[t], cutlass.Int32(t), a[t] * 2), combine)
+    if t % 32 == 0:
+        o[t // 32] = s[0] + s[2] + cutlass.Float32(s[1])
+
+@cute.jit
+def host3(a: cute.Tensor, o: cute.Tensor):
+    k3(a, o).launch(grid=(1, 1, 1), block=(64, 1, 1))
+
+c = cutlass_coop.compile(host3, fake_tensor("float32", 64), fake_tensor("float32", 2))
+r = c.inspect(); print("warp", r.calls, r.local_loads, r.local_stores, len(r.functions))
+
+
+@cute.kernel
+def bad(a: cute.Tensor, o: cute.Tensor):
+    x = coop.ThreadData(4, cutlass.Float32)
+    y = coop.ThreadData({y_items}, cutlass.Int32)
+    if cutlass.const_expr({case!r} == "builtin"):
+        coop.block.struct_reduce((x, y), "max")
+    if cutlass.const_expr({case!r} == "shipped"):
+        coop.block.exchange((x, y), mode="striped_to_blocked")
+    if cutlass.const_expr({case!r} == "unequal"):
+        coop.block.struct_exchange((x, y), mode="striped_to_blocked")
+    if cutlass.const_expr({case!r} == "arity"):
+        coop.block.struct_reduce((x, y), lambda p, q: p[0] + q[0])
+
+
+@cute.jit
+def bad_host(a: cute.Tensor, o: cute.Tensor):
+    bad(a, o).launch(grid=(1, 1, 1), block=(64, 1, 1))
+
+
+try:
+    cutlass_coop.compile(bad_host, fake_tensor("float32", 64), fake_tensor("float32", 64))
+    print({case!r}, "compiled")
+except Exception as exc:
+    print({case!r}, type(exc).__name__, str(exc).replace("\\n", " "))
+"""
+
+
+@pytest.mark.parametrize(
+    ("case", "y_items", "message"),
+    [
+        ("unequal", 2, "a tuple of items needs them equal"),
+        ("builtin", 4, "op='max': built-in operators take scalar items"),
+        ("shipped", 4, "coop.block.exchange: items is a tuple"),
+        ("arity", 4, "must return a tuple of 2 values (one per field)"),
+    ],
+)
+def test_cute_passes_tuples_as_structs_in_registers(
+    case: str, y_items: int, message: str, tmp_path: Path
+) -> None:
+    """The same three kernels as on Numba, in CuTe (tuples of register tensors and of numerics, a
+    user operator on tuples traced into the module): one function, no CALL, no local memory; and
+    each bad tuple's typed error."""
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    script = tmp_path / "structured_cute.py"
+    root = str(Path(__file__).resolve().parents[1])
+    script.write_text(_CUTE_SCRIPT.format(root=root, y_items=y_items, case=case))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = {line.split()[0]: line for line in out.stdout.splitlines() if line.strip()}
+    for name in ("reduce", "exchange", "warp"):
+        assert lines[name] == f"{name} 0 0 0 1", out.stdout
+    assert message in lines[case], lines[case]
