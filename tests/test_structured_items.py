@@ -355,3 +355,24 @@ def test_cute_passes_tuples_as_structs_in_registers(
     for name in ("reduce", "exchange", "warp"):
         assert lines[name] == f"{name} 0 0 0 1", out.stdout
     assert message in lines[case], lines[case]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("backend", ["numba", "cute"])
+def test_structured_rows_on_the_gpu(backend: str) -> None:
+    """The rows copied with structured=True, on the GPU against NumPy (fresh random data, poisoned
+    outputs): argmax over (float32, int32) with ties, a striped-to-blocked exchange of
+    (float64, int8), a warp reduce of a 3-tuple on logical warps of 8 lanes. A process of its own:
+    the copied rows do not leak into other tests' catalog."""
+    if backend == "cute":
+        pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+        pytest.importorskip("torch", reason="the CuTe half moves data with torch")
+    out = subprocess.run(
+        [sys.executable, "-m", "tests._structured_gpu", backend],
+        capture_output=True, text=True, check=False, cwd=Path(__file__).resolve().parents[1],
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    checks = ("argmax_value", "argmax_index", "exchange_float64", "exchange_int8", "warp_reduce")
+    assert [line.split()[0] for line in lines] == list(checks), out.stdout
+    assert all(line.endswith(" ok") for line in lines), out.stdout
