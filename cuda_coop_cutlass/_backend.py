@@ -200,8 +200,8 @@ def arg_of(value: Any) -> Arg:
         return Arg(Form.NONE, "None")
     if isinstance(value, (bool, int, float, str, Enum)):
         return Arg(Form.CONSTANT, repr(value), value=value)
-    if isinstance(value, tuple) and all(isinstance(v, int) for v in value):
-        return Arg(Form.CONSTANT, repr(value), value=value)
+    if isinstance(value, tuple) and all(isinstance(v, (int, float)) for v in value):
+        return Arg(Form.CONSTANT, repr(value), value=value)  # block dims, or a struct's constant
     if isinstance(value, tuple) and len(value) >= 2:
         arg = _tuple_arg(value)
         if arg is not None:

@@ -359,7 +359,7 @@ def define_operator(symbol: str, element_type: Any, function: Any, result_type: 
             if not isinstance(value, tuple) or len(value) != len(result_type):
                 raise CoopTypeError(
                     f"the operator {getattr(function, '__qualname__', function)!r} must return a tuple of "
-                    f"{len(result_type)} values (one per field), got {value!r}"
+                    f"{len(result_type)} values (one per field of the items), got {value!r}"
                 )
             _store_fields(result_type, value, out)
         else:

@@ -6,6 +6,7 @@ kinds still take scalar element types only, so nothing here is reachable from a 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -93,286 +94,140 @@ def test_nvrtc_compiles_structured_requests_and_sizes_their_scratch() -> None:
         assert size >= 96 * 3 * want.itemsize and align >= want.alignment, (req.dtype, size, align)
 
 
-# --- the Numba backend's plumbing, through rows that take structured items (none shipped yet) ----
+# --- both backends' plumbing, through rows copied with structured=True (none shipped yet) ------
 
-_NUMBA_SCRIPT = '''
-import dataclasses
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(*args: str) -> list[str]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    out = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, check=False, cwd=_ROOT, env=env
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout.splitlines()
+
+
+def test_numba_keeps_tuples_in_registers() -> None:
+    """The kernels of tests/_structured_kernels.py (argmax, a tuple exchange, a 3-tuple warp
+    reduce, the linear recurrence with a tuple running prefix, an exclusive scan seeded with a
+    tuple): one function each, no CALL, no local memory."""
+    names = ["reduce", "exchange", "warp", "recurrence", "exclusive"]
+    assert _run("-m", "tests._structured_kernels", "aot", "numba") == [f"{n} 0 0 0 1" for n in names]
+
+
+def test_cute_keeps_tuples_in_registers() -> None:
+    """The same five kernels in CuTe (tuples of register tensors and numerics; user operators
+    traced on tuples), launched by one host: five functions, no CALL, no local memory."""
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    assert _run("-m", "tests._structured_kernels", "aot", "cute") == ["cute 0 0 0 5"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("backend", ["numba", "cute"])
+def test_structured_rows_on_the_gpu(backend: str) -> None:
+    """The same kernels on the GPU against NumPy, fresh random data, poisoned outputs."""
+    if backend == "cute":
+        pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+        pytest.importorskip("torch", reason="the CuTe half moves data with torch")
+    from ._structured_kernels import CHECKS
+
+    lines = _run("-m", "tests._structured_kernels", "gpu", backend)
+    assert [line.split()[0] for line in lines] == list(CHECKS), lines
+    assert all(line.endswith(" ok") for line in lines), lines
+
+
+_BAD_NUMBA = """
 import numpy as np
 from cuda import coop
-from cuda.coop import _catalog
-from cuda.coop._catalog import CATALOG
 import cuda.coop.numba as numba_coop
-from numba import cuda
+from tests._structured_kernels import add_rows
+
+add_rows()
 
 
-def structured(key, name):
-    """A copy of a shipped row whose payload takes tuples (what a later release ships)."""
-    row = CATALOG[key]
-    p = row.payload
-    kind = dataclasses.replace(p.kind, structured=True)
-    params = tuple(dataclasses.replace(q, kind=kind) if q is p else q for q in row.params)
-    return _catalog.add(dataclasses.replace(row, name=name, params=params))
-
-
-structured("block.reduce", "struct_reduce")
-structured("block.exchange", "struct_exchange")
-structured("warp.reduce", "struct_warp_reduce")
-
-
-def argmax(a, b):  # (value, index): the larger value, ties to the smaller index
-    if b[0] > a[0] or (b[0] == a[0] and b[1] < a[1]):
-        return b
-    return a
-
-
-def reduce_kernel(src, dst_v, dst_i):
-    t = cuda.threadIdx.x
-    v = coop.ThreadData(4, np.float32)
-    ix = coop.ThreadData(4, np.int32)
-    for i in range(4):
-        v[i] = src[t * 4 + i]
-        ix[i] = t * 4 + i
-    best = coop.block.struct_reduce((v, ix), argmax)
-    if t == 0:
-        dst_v[0] = best[0]
-        dst_i[0] = best[1]
-
-
-def exchange_kernel(a, b, oa, ob):
-    t = cuda.threadIdx.x
-    x = coop.ThreadData(3, np.float64)
-    y = coop.ThreadData(3, np.int8)
-    for i in range(3):
-        x[i] = a[t * 3 + i]
-        y[i] = b[t * 3 + i]
-    coop.block.struct_exchange((x, y), mode="striped_to_blocked")
-    for i in range(3):
-        oa[t * 3 + i] = x[i]
-        ob[t * 3 + i] = y[i]
-
-
-def combine(p, q):
-    return p[0] + q[0], min(p[1], q[1]), max(p[2], q[2])
-
-
-def warp_kernel(a, o):
-    t = cuda.threadIdx.x
-    s = coop.warp.struct_warp_reduce((a[t], np.int32(t), a[t] * 2), combine)
-    if t % 32 == 0:
-        o[t // 32] = s[0] + s[2] + s[1]
-
-
-for name, kernel, sig, block in (
-    ("reduce", reduce_kernel, "void(float32[::1], float32[::1], int32[::1])", 128),
-    ("exchange", exchange_kernel, "void(float64[::1], int8[::1], float64[::1], int8[::1])", 96),
-    ("warp", warp_kernel, "void(float32[::1], float32[::1])", 64),
-):
-    compiled = numba_coop.compile(kernel, sig, block=block)
-    r = compiled.inspect()
-    print(name, r.calls, r.local_loads, r.local_stores, len(r.functions), sorted(compiled.temp_storage))
-
-
-def unequal(a, o):
+def kernel(a, o):
     x = coop.ThreadData(4, np.float32)
-    y = coop.ThreadData(2, np.int32)
-    coop.block.struct_exchange((x, y), mode="striped_to_blocked")
+    y = coop.ThreadData({y_items}, np.int32)
+    if {case!r} == "unequal":
+        coop.block.struct_exchange((x, y), mode="striped_to_blocked")
+    if {case!r} == "builtin":
+        coop.block.struct_reduce((x, y), "max")
+    if {case!r} == "shipped":
+        coop.block.exchange((x, y), mode="striped_to_blocked")
+    if {case!r} == "arity":
+        coop.block.struct_reduce((x, y), lambda p, q: p[0] + q[0])
 
 
-def builtin(a, o):
-    x = coop.ThreadData(4, np.float32)
-    y = coop.ThreadData(4, np.int32)
-    coop.block.struct_reduce((x, y), "max")
+try:
+    numba_coop.compile(kernel, "void(float32[::1], float32[::1])", block=64)
+    print("compiled")
+except Exception as exc:
+    print(type(exc).__name__, " ".join(str(exc).split()))
+"""
 
-
-def shipped(a, o):
-    x = coop.ThreadData(4, np.float32)
-    y = coop.ThreadData(4, np.int32)
-    coop.block.exchange((x, y), mode="striped_to_blocked")
-
-
-for name, kernel in (("unequal", unequal), ("builtin", builtin), ("shipped", shipped)):
-    try:
-        numba_coop.compile(kernel, "void(float32[::1], float32[::1])", block=64)
-        print(name, "compiled")
-    except coop.CoopError as exc:
-        print(name, type(exc).__name__, str(exc).splitlines()[0])
-'''
-
-
-def test_numba_passes_tuples_as_structs_in_registers(tmp_path: Path) -> None:
-    """argmax as a block reduce over (float32, int32) with a user operator, a striped-to-blocked
-    exchange of (float64, int8), a warp reduce of a 3-tuple of scalars: one kernel function each,
-    no CALL, no local memory; bad tuples get typed errors naming the argument."""
-    script = tmp_path / "structured.py"
-    script.write_text(_NUMBA_SCRIPT)
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=False)
-    assert out.returncode == 0, out.stdout + out.stderr
-    lines = {line.split()[0]: line for line in out.stdout.splitlines()}
-    assert lines["reduce"].startswith("reduce 0 0 0 1")
-    assert lines["exchange"].startswith("exchange 0 0 0 1") and "tuple_float64_int8" in lines["exchange"]
-    assert lines["warp"].startswith("warp 0 0 0 1")
-    assert "CoopTypeError" in lines["unequal"] and "x" in lines["unequal"]
-    assert "items per thread; a tuple of items needs them equal" in lines["unequal"]
-    assert "'max': built-in operators take scalar items" in lines["builtin"]
-    assert "coop.block.exchange: items is a tuple" in lines["shipped"]
-    assert "takes items of one scalar type" in lines["shipped"]
-
-
-_CUTE_SCRIPT = """import dataclasses
+_BAD_CUTE = """
 import os
-import sys
-
 os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
-sys.path.insert(0, {root!r})
-import cutlass, cutlass.cute as cute
+import cutlass
+import cutlass.cute as cute
 import cuda.coop.cutlass as cutlass_coop
 from cuda import coop
-from cuda.coop import _catalog
-from cuda.coop._catalog import CATALOG
 from tests._cute_kernels import fake_tensor
+from tests._structured_kernels import add_rows
 
-def structured(key, name):
-    row = CATALOG[key]; p = row.payload
-    kind = dataclasses.replace(p.kind, structured=True)
-    params = tuple(dataclasses.replace(q, kind=kind) if q is p else q for q in row.params)
-    return _catalog.add(dataclasses.replace(row, name=name, params=params))
-
-structured("block.reduce", "struct_reduce")
-structured("block.exchange", "struct_exchange")
-structured("warp.reduce", "struct_warp_reduce")
-
-def argmax(a, b):
-    take = (b[0] > a[0]) | ((b[0] == a[0]) & (b[1] < a[1]))
-    return (cutlass.select_(take, b[0], a[0]), cutlass.select_(take, b[1], a[1]))
-
-@cute.kernel
-def k(src: cute.Tensor, dst: cute.Tensor, idx: cute.Tensor):
-    t, _, _ = cute.arch.thread_idx()
-    v = coop.ThreadData(4, cutlass.Float32)
-    ix = coop.ThreadData(4, cutlass.Int32)
-    for i in cutlass.range_constexpr(4):
-        v[i] = src[t * 4 + i]
-        ix[i] = t * 4 + i
-    best = coop.block.struct_reduce((v, ix), argmax)
-    if t == 0:
-        dst[0] = best[0]
-        idx[0] = best[1]
-
-@cute.jit
-def host(src: cute.Tensor, dst: cute.Tensor, idx: cute.Tensor):
-    k(src, dst, idx).launch(grid=(1, 1, 1), block=(128, 1, 1))
-
-fakes = fake_tensor("float32", 512), fake_tensor("float32", 1), fake_tensor("int32", 1)
-c = cutlass_coop.compile(host, *fakes)
-r = c.inspect(); print("reduce", r.calls, r.local_loads, r.local_stores, len(r.functions))
-
-@cute.kernel
-def k2(a: cute.Tensor, b: cute.Tensor, oa: cute.Tensor, ob: cute.Tensor):
-    t, _, _ = cute.arch.thread_idx()
-    x = coop.ThreadData(3, cutlass.Float64)
-    y = coop.ThreadData(3, cutlass.Int8)
-    for i in cutlass.range_constexpr(3):
-        x[i] = a[t * 3 + i]; y[i] = b[t * 3 + i]
-    coop.block.struct_exchange((x, y), mode="striped_to_blocked")
-    for i in cutlass.range_constexpr(3):
-        oa[t * 3 + i] = x[i]; ob[t * 3 + i] = y[i]
-
-@cute.jit
-def host2(a: cute.Tensor, b: cute.Tensor, oa: cute.Tensor, ob: cute.Tensor):
-    k2(a, b, oa, ob).launch(grid=(1, 1, 1), block=(96, 1, 1))
-
-fakes = [fake_tensor(t, 288) for t in ("float64", "int8", "float64", "int8")]
-c = cutlass_coop.compile(host2, *fakes)
-r = c.inspect(); print("exchange", r.calls, r.local_loads, r.local_stores, len(r.functions))
-
-def combine(p, q):
-    return (p[0] + q[0], cutlass.min(p[1], q[1]), cutlass.max(p[2], q[2]))
-
-@cute.kernel
-def k3(a: cute.Tensor, o: cute.Tensor):
-    t, _, _ = cute.arch.thread_idx()
-    s = coop.warp.struct_warp_reduce((a[t], cutlass.Int32(t), a[t] * 2), combine)
-    if t % 32 == 0:
-        o[t // 32] = s[0] + s[2] + cutlass.Float32(s[1])
-
-@cute.jit
-def host3(a: cute.Tensor, o: cute.Tensor):
-    k3(a, o).launch(grid=(1, 1, 1), block=(64, 1, 1))
-
-c = cutlass_coop.compile(host3, fake_tensor("float32", 64), fake_tensor("float32", 2))
-r = c.inspect(); print("warp", r.calls, r.local_loads, r.local_stores, len(r.functions))
+add_rows()
 
 
 @cute.kernel
-def bad(a: cute.Tensor, o: cute.Tensor):
+def kernel(a: cute.Tensor, o: cute.Tensor):
     x = coop.ThreadData(4, cutlass.Float32)
     y = coop.ThreadData({y_items}, cutlass.Int32)
+    if cutlass.const_expr({case!r} == "unequal"):
+        coop.block.struct_exchange((x, y), mode="striped_to_blocked")
     if cutlass.const_expr({case!r} == "builtin"):
         coop.block.struct_reduce((x, y), "max")
     if cutlass.const_expr({case!r} == "shipped"):
         coop.block.exchange((x, y), mode="striped_to_blocked")
-    if cutlass.const_expr({case!r} == "unequal"):
-        coop.block.struct_exchange((x, y), mode="striped_to_blocked")
     if cutlass.const_expr({case!r} == "arity"):
         coop.block.struct_reduce((x, y), lambda p, q: p[0] + q[0])
 
 
 @cute.jit
-def bad_host(a: cute.Tensor, o: cute.Tensor):
-    bad(a, o).launch(grid=(1, 1, 1), block=(64, 1, 1))
+def host(a: cute.Tensor, o: cute.Tensor):
+    kernel(a, o).launch(grid=(1, 1, 1), block=(64, 1, 1))
 
 
 try:
-    cutlass_coop.compile(bad_host, fake_tensor("float32", 64), fake_tensor("float32", 64))
-    print({case!r}, "compiled")
+    cutlass_coop.compile(host, fake_tensor("float32", 64), fake_tensor("float32", 64))
+    print("compiled")
 except Exception as exc:
-    print({case!r}, type(exc).__name__, str(exc).replace("\\n", " "))
+    print(type(exc).__name__, " ".join(str(exc).split()))
 """
 
 
 @pytest.mark.parametrize(
     ("case", "y_items", "message"),
     [
-        ("unequal", 2, "a tuple of items needs them equal"),
+        ("unequal", 2, "have [2, 4] items"),
         ("builtin", 4, "op='max': built-in operators take scalar items"),
         ("shipped", 4, "coop.block.exchange: items is a tuple"),
-        ("arity", 4, "must return a tuple of 2 values (one per field)"),
+        ("arity", 4, "must return a tuple of 2 values"),
     ],
 )
-def test_cute_passes_tuples_as_structs_in_registers(
-    case: str, y_items: int, message: str, tmp_path: Path
-) -> None:
-    """The same three kernels as on Numba, in CuTe (tuples of register tensors and of numerics, a
-    user operator on tuples traced into the module): one function, no CALL, no local memory; and
-    each bad tuple's typed error."""
-    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
-    script = tmp_path / "structured_cute.py"
-    root = str(Path(__file__).resolve().parents[1])
-    script.write_text(_CUTE_SCRIPT.format(root=root, y_items=y_items, case=case))
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=False)
-    assert out.returncode == 0, out.stdout + out.stderr
-    lines = {line.split()[0]: line for line in out.stdout.splitlines() if line.strip()}
-    for name in ("reduce", "exchange", "warp"):
-        assert lines[name] == f"{name} 0 0 0 1", out.stdout
-    assert message in lines[case], lines[case]
-
-
-@pytest.mark.gpu
 @pytest.mark.parametrize("backend", ["numba", "cute"])
-def test_structured_rows_on_the_gpu(backend: str) -> None:
-    """The rows copied with structured=True, on the GPU against NumPy (fresh random data, poisoned
-    outputs): argmax over (float32, int32) with ties, a striped-to-blocked exchange of
-    (float64, int8), a warp reduce of a 3-tuple on logical warps of 8 lanes. A process of its own:
-    the copied rows do not leak into other tests' catalog."""
+def test_bad_tuples_are_typed_errors(
+    backend: str, case: str, y_items: int, message: str, tmp_path: Path
+) -> None:
+    """Unequal items per thread, a built-in operator, a shipped row (scalar items only), an
+    operator returning one value for two fields: each a typed error naming the call's argument."""
     if backend == "cute":
         pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
-        pytest.importorskip("torch", reason="the CuTe half moves data with torch")
-    out = subprocess.run(
-        [sys.executable, "-m", "tests._structured_gpu", backend],
-        capture_output=True, text=True, check=False, cwd=Path(__file__).resolve().parents[1],
-    )  # fmt: skip
-    assert out.returncode == 0, out.stdout + out.stderr
-    lines = out.stdout.splitlines()
-    checks = ("argmax_value", "argmax_index", "exchange_float64", "exchange_int8", "warp_reduce")
-    assert [line.split()[0] for line in lines] == list(checks), out.stdout
-    assert all(line.endswith(" ok") for line in lines), out.stdout
+    script = tmp_path / f"bad_{backend}.py"  # CuTe reads the kernel's source from its file
+    script.write_text({"numba": _BAD_NUMBA, "cute": _BAD_CUTE}[backend].format(case=case, y_items=y_items))
+    (line,) = _run(str(script))
+    assert line.startswith("CoopTypeError ") and message in line, line
+    assert "bad_" in line.split()[1], line  # it names the call's line in the kernel

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from cuda.coop._dtypes import fields_of
+from cuda.coop._errors import CoopError, CoopTypeError
 from cuda.coop._kinds import Shape
 from cuda.coop._operators import BOOL, UserFunction, python_function
 from cuda.coop._primitive import Plan
@@ -191,8 +192,19 @@ def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
     a = builder.load(builder.bitcast(fn.args[1], ptr))
     b = builder.load(builder.bitcast(fn.args[2], ptr))
     sig = signature(result_ty, ty, ty)
-    # No caching: Numba's cache keys on the code object, and two operators may share one.
-    cres = context.compile_subroutine(builder, python_function(op.function), sig, caching=False)
+    fields = fields_of(op.dtype)
+    try:
+        # No caching: Numba's cache keys on the code object, and two operators may share one.
+        cres = context.compile_subroutine(builder, python_function(op.function), sig, caching=False)
+    except Exception as exc:
+        if not fields:
+            raise
+        name = getattr(op.function, "__qualname__", repr(op.function))
+        raise CoopTypeError(
+            f"the operator {name!r} must return a tuple of {len(fields)} values ({', '.join(fields)}) "
+            f"for two such tuples; Numba could not compile it so: "
+            f"{' '.join(str(exc).split())[:300]}"
+        ) from None
     _status, result = context.call_internal_no_propagate(builder, cres.fndesc, sig, [a, b])
     out = builder.bitcast(fn.args[0], context.get_data_type(result_ty).as_pointer())
     builder.store(context.get_value_as_data(builder, result_ty, result), out)
@@ -208,7 +220,10 @@ def _lower(key: PlanKey) -> Any:
         tys, vals = dict(zip(names, sig.args, strict=True)), dict(zip(names, args, strict=True))
         symbol = session_of(context).add(plan.request, plan.where)
         for op in plan.operators.values():
-            define_operator(context, builder.module, op)
+            try:
+                define_operator(context, builder.module, op)
+            except CoopError as exc:
+                raise exc.at(plan.where) from None
         values: dict[str, ir.Value] = {}
         types_: list[ir.Type] = []
         storages: dict[str, ir.Value] = {}
