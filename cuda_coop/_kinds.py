@@ -526,11 +526,14 @@ class Functor(Kind):
         if arg.form is Form.ABSENT and isinstance(default, str):
             arg = Arg(Form.CONSTANT, repr(default), value=default)
         names = ", ".join(map(repr, self.builtins))
-        if arg.form is Form.CONSTANT and isinstance(arg.value, str) and fields_of(r.dtype):
+        op = self.table.get(arg.value) if arg.form is Form.CONSTANT and arg.value in self.builtins else None
+        if arg.form is Form.CONSTANT and fields_of(r.dtype) and not (op is not None and op.fieldwise):
+            fieldwise = ", ".join(repr(b) for b in self.builtins if self.table[b].fieldwise) or "none"
+            returning = " returning a tuple" if self.noun == "operator" else ""
             raise CoopTypeError(
-                f"{r.q}: {name}={arg.value!r}: built-in {self.noun}s take scalar items, and "
-                f"{r.payload_name} is a tuple ({', '.join(fields_of(r.dtype))}); pass a function of two "
-                f"tuples{' returning a tuple' if self.noun == 'operator' else ''}"
+                f"{r.q}: {name}={arg.value!r}: {r.payload_name} is a tuple "
+                f"({', '.join(fields_of(r.dtype))}), and only some built-in {self.noun}s apply to tuples, "
+                f"field by field ({fieldwise}); for the others pass a function of two tuples{returning}"
             )
         if arg.form is Form.CONSTANT and isinstance(arg.value, str):
             op = self.table.get(arg.value) if arg.value in self.builtins else None

@@ -24,19 +24,21 @@ class BuiltinOperator:
     name: str
     functor: str  # a libcu++ class template, instantiated with the element type
     integer_only: bool = False
+    fieldwise: bool = False  # also defined on structured items, field by field (C++ operator of the
+    # generated struct): ``sum`` of (a, b) tuples is (a1 + a2, b1 + b2)
 
 
 BUILTIN_OPERATORS: dict[str, BuiltinOperator] = {
     op.name: op
     for op in (
-        BuiltinOperator("sum", "::cuda::std::plus"),
-        BuiltinOperator("mul", "::cuda::std::multiplies"),
+        BuiltinOperator("sum", "::cuda::std::plus", fieldwise=True),
+        BuiltinOperator("mul", "::cuda::std::multiplies", fieldwise=True),
         BuiltinOperator("min", "::cuda::minimum"),
         BuiltinOperator("max", "::cuda::maximum"),
         BuiltinOperator("bit_and", "::cuda::std::bit_and", integer_only=True),
         BuiltinOperator("bit_or", "::cuda::std::bit_or", integer_only=True),
         BuiltinOperator("bit_xor", "::cuda::std::bit_xor", integer_only=True),
-        BuiltinOperator("subtract", "::cuda::std::minus"),
+        BuiltinOperator("subtract", "::cuda::std::minus", fieldwise=True),
     )
 }
 
@@ -50,8 +52,8 @@ BUILTIN_COMPARATORS: dict[str, BuiltinOperator] = {
     for op in (
         BuiltinOperator("less", "::cuda::std::less"),
         BuiltinOperator("greater", "::cuda::std::greater"),
-        BuiltinOperator("equal", "::cuda::std::equal_to"),
-        BuiltinOperator("not_equal", "::cuda::std::not_equal_to"),
+        BuiltinOperator("equal", "::cuda::std::equal_to", fieldwise=True),
+        BuiltinOperator("not_equal", "::cuda::std::not_equal_to", fieldwise=True),
     )
 }
 

@@ -249,10 +249,20 @@ def _user_function(symbol: str, dtype: str, result: str) -> str:
 
 
 def _struct(dtype: str) -> str:
-    """The C++ definition of a structured item type (its fields ``f0``, ``f1``, ... in order)."""
+    """The C++ definition of a structured item type (its fields ``f0``, ``f1``, ... in order), with
+    the field-wise operators of the built-ins that apply to tuples (``+``, ``*``, ``-``, ``==``,
+    ``!=``)."""
     d = dtype_named(dtype)
+    t = d.cxx
     fields = "".join(f"  {_cxx(f)} f{k};\n" for k, f in enumerate(d.fields))
-    return f"struct {d.cxx}\n{{\n{fields}}};\n"
+    ops, pair = "", f"(const {t}& a, const {t}& b)"
+    for sym in "+*-":
+        parts = ", ".join(f"static_cast<{_cxx(f)}>(a.f{k} {sym} b.f{k})" for k, f in enumerate(d.fields))
+        ops += f"  friend __device__ {t} operator{sym}{pair} {{ return {t}{{{parts}}}; }}\n"
+    equal = " && ".join(f"a.f{k} == b.f{k}" for k in range(len(d.fields)))
+    ops += f"  friend __device__ bool operator=={pair} {{ return {equal}; }}\n"
+    ops += f"  friend __device__ bool operator!={pair} {{ return !(a == b); }}\n"
+    return f"struct {t}\n{{\n{fields}{ops}}};\n"
 
 
 def _fields(slot: Slot) -> tuple[str, ...]:

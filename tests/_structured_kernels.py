@@ -10,7 +10,7 @@ The kernels: argmax over (float32, int32) with ties (a block reduce with a user 
 striped-to-blocked exchange of (float64, int8), a warp reduce of a 3-tuple of scalars on logical
 warps of 8 lanes, the linear recurrence h = a*h + b over several tiles (an inclusive scan of
 (a, b) with a running prefix of a tuple of one-item ThreadData), and an exclusive scan of
-(float32, int32) seeded with a tuple constant.
+(float32, int32) seeded with a tuple constant, and the field-wise built-in sum of (x, x*x, 1).
 """
 
 import dataclasses
@@ -29,7 +29,7 @@ TILE = THREADS * ITEMS
 WARP_THREADS, WIDTH = 96, 8
 TILES = 5  # of the recurrence
 CHECKS = ("argmax_value", "argmax_index", "exchange_float64", "exchange_int8", "warp_reduce", "recurrence",
-          "exclusive_scan")  # fmt: skip
+          "exclusive_scan", "moments_sum", "moments_count")  # fmt: skip
 
 
 def add_rows() -> None:
@@ -42,6 +42,7 @@ def add_rows() -> None:
         "warp.reduce",
         "block.inclusive_scan",
         "block.exclusive_scan",
+        "block.sum",
     ):
         row = CATALOG[key]
         kind = dataclasses.replace(row.payload.kind, structured=True)
@@ -83,10 +84,13 @@ def expected(d: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         "warp_reduce": w.sum(axis=1) + (w * 2).max(axis=1) + ids.min(axis=1),
         "recurrence": hs,
         "exclusive_scan": excl_x + excl_y,
+        # the field-wise built-in sum of (x, x*x, 1) over a row of values
+        "moments_sum": (values.astype(np.float64) + values.astype(np.float64) ** 2).sum(axis=1),
+        "moments_count": np.full(ROWS, TILE, np.int32),
     }
 
 
-TOLERANCE = {"warp_reduce": 1e-5, "recurrence": 1e-4, "exclusive_scan": 1e-4}
+TOLERANCE = {"warp_reduce": 1e-5, "recurrence": 1e-4, "exclusive_scan": 1e-4, "moments_sum": 1e-5}
 
 
 def check(name: str, got: np.ndarray, want: np.ndarray) -> None:
@@ -108,6 +112,8 @@ def outputs() -> dict[str, tuple[int, type, float]]:
         "warp_reduce": (WARP_THREADS // WIDTH, np.float32, np.nan),
         "recurrence": (TILES * TILE, np.float32, np.nan),
         "exclusive_scan": (TILE, np.float32, np.nan),
+        "moments_sum": (ROWS, np.float32, np.nan),
+        "moments_count": (ROWS, np.int32, -1),
     }
 
 
@@ -191,7 +197,22 @@ def numba_kernels() -> dict[str, tuple[object, str, int, int]]:
         for i in range(ITEMS):
             out[t * ITEMS + i] = sx[i] + sy[i]
 
+    def moments_kernel(src, dst_s, dst_n):  # type: ignore[no-untyped-def]
+        t, row = cuda.threadIdx.x, cuda.blockIdx.x
+        x = coop.ThreadData(ITEMS, np.float32)
+        xx = coop.ThreadData(ITEMS, np.float32)
+        n = coop.ThreadData(ITEMS, np.int32)
+        for i in range(ITEMS):
+            x[i] = src[row * TILE + t * ITEMS + i]
+            xx[i] = x[i] * x[i]
+            n[i] = 1
+        s = coop.block.struct_sum((x, xx, n))
+        if t == 0:
+            dst_s[row] = s[0] + s[1]
+            dst_n[row] = s[2]
+
     return {
+        "moments": (moments_kernel, "void(float32[::1], float32[::1], int32[::1])", THREADS, ROWS),
         "reduce": (reduce_kernel, "void(float32[::1], float32[::1], int32[::1])", THREADS, ROWS),
         "exchange": (
             exchange_kernel,
@@ -212,6 +233,7 @@ KERNEL_ARGS = {
     "warp": (("w",), ("warp_reduce",)),
     "recurrence": (("ra", "rb"), ("recurrence",)),
     "exclusive": (("sx", "sy"), ("exclusive_scan",)),
+    "moments": (("values",), ("moments_sum", "moments_count")),
 }
 
 
@@ -322,12 +344,29 @@ def cute_host() -> object:
         for i in cutlass.range_constexpr(ITEMS):
             out[t * ITEMS + i] = sx[i] + cutlass.Float32(sy[i])
 
+    @cute.kernel
+    def moments_kernel(src: cute.Tensor, dst_s: cute.Tensor, dst_n: cute.Tensor):  # type: ignore[no-untyped-def]
+        t, _, _ = cute.arch.thread_idx()
+        row, _, _ = cute.arch.block_idx()
+        x = coop.ThreadData(ITEMS, cutlass.Float32)
+        xx = coop.ThreadData(ITEMS, cutlass.Float32)
+        n = coop.ThreadData(ITEMS, cutlass.Int32)
+        for i in cutlass.range_constexpr(ITEMS):
+            x[i] = src[row * TILE + t * ITEMS + i]
+            xx[i] = x[i] * x[i]
+            n[i] = 1
+        s = coop.block.struct_sum((x, xx, n))
+        if t == 0:
+            dst_s[row] = s[0] + s[1]
+            dst_n[row] = s[2]
+
     @cute.jit
     def host(  # type: ignore[no-untyped-def]
         values: cute.Tensor, a: cute.Tensor, b: cute.Tensor, w: cute.Tensor, ra: cute.Tensor, rb: cute.Tensor,
         sx: cute.Tensor, sy: cute.Tensor, argmax_value: cute.Tensor, argmax_index: cute.Tensor,
         exchange_float64: cute.Tensor, exchange_int8: cute.Tensor, warp_reduce: cute.Tensor,
-        recurrence: cute.Tensor, exclusive_scan: cute.Tensor,
+        recurrence: cute.Tensor, exclusive_scan: cute.Tensor, moments_sum: cute.Tensor,
+        moments_count: cute.Tensor,
     ):  # fmt: skip
         reduce_kernel(values, argmax_value, argmax_index).launch(grid=(ROWS, 1, 1), block=(THREADS, 1, 1))
         exchange_kernel(a, b, exchange_float64, exchange_int8).launch(
@@ -336,6 +375,7 @@ def cute_host() -> object:
         warp_kernel(w, warp_reduce).launch(grid=(1, 1, 1), block=(WARP_THREADS, 1, 1))
         recurrence_kernel(ra, rb, recurrence).launch(grid=(1, 1, 1), block=(THREADS, 1, 1))
         exclusive_kernel(sx, sy, exclusive_scan).launch(grid=(1, 1, 1), block=(THREADS, 1, 1))
+        moments_kernel(values, moments_sum, moments_count).launch(grid=(ROWS, 1, 1), block=(THREADS, 1, 1))
 
     return host
 

@@ -58,7 +58,7 @@ def _exchange(dtype: str) -> Request:
 def test_the_wrapper_takes_one_pointer_per_field_and_gives_cub_structs() -> None:
     req = _exchange("tuple_float32_int32")
     source = render_bundle([req], ()).source
-    assert "struct coop_tuple_float32_int32\n{\n  float f0;\n  int f1;\n};\n" in source
+    assert "struct coop_tuple_float32_int32\n{\n  float f0;\n  int f1;\n  friend __device__" in source
     body = source[source.index(f"void {req.symbol}(") :].split("\n}\n", 1)[0]
     assert f"void {req.symbol}(void* items_f0_, void* items_f1_, void* out_f0_, void* out_f1_)" in body
     assert "coop_tuple_float32_int32 items[3];" in body and "coop_tuple_float32_int32 out[3];" in body
@@ -115,7 +115,7 @@ def test_numba_keeps_tuples_in_registers() -> None:
     """The kernels of tests/_structured_kernels.py (argmax, a tuple exchange, a 3-tuple warp
     reduce, the linear recurrence with a tuple running prefix, an exclusive scan seeded with a
     tuple): one function each, no CALL, no local memory."""
-    names = ["reduce", "exchange", "warp", "recurrence", "exclusive"]
+    names = ["moments", "reduce", "exchange", "warp", "recurrence", "exclusive"]
     assert _run("-m", "tests._structured_kernels", "aot", "numba") == [f"{n} 0 0 0 1" for n in names]
 
 
@@ -123,7 +123,7 @@ def test_cute_keeps_tuples_in_registers() -> None:
     """The same five kernels in CuTe (tuples of register tensors and numerics; user operators
     traced on tuples), launched by one host: five functions, no CALL, no local memory."""
     pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
-    assert _run("-m", "tests._structured_kernels", "aot", "cute") == ["cute 0 0 0 5"]
+    assert _run("-m", "tests._structured_kernels", "aot", "cute") == ["cute 0 0 0 6"]
 
 
 @pytest.mark.gpu
@@ -213,7 +213,7 @@ except Exception as exc:
     ("case", "y_items", "message"),
     [
         ("unequal", 2, "have [2, 4] items"),
-        ("builtin", 4, "op='max': built-in operators take scalar items"),
+        ("builtin", 4, "only some built-in operators apply to tuples, field by field ('sum', 'mul')"),
         ("shipped", 4, "coop.block.exchange: items is a tuple"),
         ("arity", 4, "must return a tuple of 2 values"),
     ],
