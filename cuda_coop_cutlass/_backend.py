@@ -317,8 +317,8 @@ def call(
     for name, v in bound.items():
         if isinstance(v, TempStorage):  # what the ops traced so far say of this call's use of it
             earlier = uses.setdefault(v.slot, []) if v.sharing == "shared" else []
-            args_of[name] = replace(args_of[name], value=_barriers.temp_storage_use(
-                args_of[name].value, prim.scope, earlier, block))  # fmt: skip
+            use = _barriers.temp_storage_use(args_of[name].value, earlier, block)
+            args_of[name] = replace(args_of[name], value=use)
     plan: Plan = prim.resolve(args_of, launch)
     symbol = session.add(plan.request, plan.where)
     for op in plan.operators.values():

@@ -19,8 +19,9 @@ from typing import Any
 from cuda.coop._errors import site
 from cuda.coop._kinds import TempStorageUse
 
+#: The ops that separate two uses of a buffer: the block's full barriers, for calls of either scope
+#: (a warp sync may name a part of the warp only: it is not counted).
 _BLOCK_BARRIERS = ("nvvm.barrier", "nvvm.barrier0")
-_WARP_BARRIERS = ("nvvm.bar.warp.sync",)
 _LOOPS = ("scf.for", "scf.while", "scf.parallel")
 _THREAD_INDEX = re.compile(r"^nvvm\.read\.ptx\.sreg\.(tid|laneid)")
 
@@ -42,22 +43,19 @@ def last_op(block: Any) -> Any:
     return ops[len(ops) - 1].operation
 
 
-def temp_storage_use(
-    use: TempStorageUse, scope: str, uses: list[Any], block: Any, own: Any = None
-) -> TempStorageUse:
+def temp_storage_use(use: TempStorageUse, uses: list[Any], block: Any) -> TempStorageUse:
     """``use`` refined for a call about to be appended to ``block``: ``uses`` are the ops of the
     earlier calls on the buffer (for an exclusive buffer, none: only the call itself, in a loop,
     reuses its slice)."""
     if not use.auto_sync:
         return use
-    barriers = _BLOCK_BARRIERS if scope == "block" else _BLOCK_BARRIERS + _WARP_BARRIERS
-    separated = _separated(block, [u for u in uses if u is not own], barriers)
+    separated = _separated(block, uses, _BLOCK_BARRIERS)
     return TempStorageUse(use.sharing, use.auto_sync, separated, _divergent(block))
 
 
 def _is_barrier(op: Any, barriers: tuple[str, ...]) -> bool:
     # a full barrier: the named and counted forms (operands) may cover part of the block only
-    return _name(op) in barriers and (_name(op) in _WARP_BARRIERS or len(op.operands) == 0)
+    return _name(op) in barriers and len(op.operands) == 0
 
 
 def _contains(op: Any, uses: list[Any]) -> bool:

@@ -312,3 +312,18 @@ def test_racecheck_sees_the_race_that_auto_sync_removes(backend: str) -> None:
         if auto_sync:
             assert "correct" in out.stdout, out.stdout + out.stderr
     assert hazards[False] > 0 and hazards[True] == 0, hazards
+
+
+def test_a_syncwarp_of_the_users_does_not_count_as_a_barrier() -> None:
+    """A warp sync may name part of the warp: the library keeps its own barrier after it."""
+    from numba import cuda
+
+    def k(src, dst):  # type: ignore[no-untyped-def]
+        ts = coop.TempStorage(auto_sync=True)
+        items = coop.ThreadData(4, np.int32)
+        coop.block.load(src, items, algorithm="transpose", temp_storage=ts)
+        cuda.syncwarp()
+        coop.block.store(dst, items, algorithm="transpose", temp_storage=ts)
+
+    compiled = numba_coop.compile(k, "void(int32[::1], int32[::1])", block=128)
+    assert _synced(compiled) == {"load": False, "store": True}

@@ -36,17 +36,15 @@ def typing_call(func_ir: Any, target: str) -> Iterator[None]:
         _typing_call.reset(token)
 
 
-def temp_storage_use(
-    param: str, params: list[str], scope: str, sharing: str, auto_sync: bool
-) -> TempStorageUse:
-    """The use of the TempStorage passed as ``param`` (of a primitive with parameters ``params`` and
-    scope ``"block"`` or ``"warp"``) by the call being typed; only options when it is not known."""
+def temp_storage_use(param: str, params: list[str], sharing: str, auto_sync: bool) -> TempStorageUse:
+    """The use of the TempStorage passed as ``param`` (of a primitive with parameters ``params``)
+    by the call being typed; only options when it is not known."""
     use = TempStorageUse(sharing, auto_sync)
     where = _typing_call.get()
     if not auto_sync or where is None:
         return use
     try:
-        return _Kernel(where[0]).use(where[1], param, params, scope, use)
+        return _Kernel(where[0]).use(where[1], param, params, use)
     except Exception:  # an IR shape the analysis does not know: keep the barrier, check nothing
         return use
 
@@ -57,11 +55,12 @@ def _sources() -> tuple[Any, ...]:
     return (cuda.threadIdx, cuda.laneid, cuda.grid)
 
 
-def _barriers(scope: str) -> tuple[Any, ...]:
+def _barriers() -> tuple[Any, ...]:
+    """The calls that separate two uses of a buffer: the block's barriers, for calls of either
+    scope. (A ``cuda.syncwarp`` may name a part of the warp only: it is not counted.)"""
     from numba import cuda
 
-    block = (cuda.syncthreads, cuda.syncthreads_count, cuda.syncthreads_and, cuda.syncthreads_or)
-    return block if scope == "block" else (*block, cuda.syncwarp)
+    return (cuda.syncthreads, cuda.syncthreads_count, cuda.syncthreads_and, cuda.syncthreads_or)
 
 
 class _Kernel:
@@ -73,9 +72,7 @@ class _Kernel:
         self.cfg = compute_cfg_from_blocks(self.blocks)
         self.only: Any = None  # the one statement whose uses count (an exclusive buffer's call)
 
-    def use(
-        self, target: str, param: str, params: list[str], scope: str, use: TempStorageUse
-    ) -> TempStorageUse:
+    def use(self, target: str, param: str, params: list[str], use: TempStorageUse) -> TempStorageUse:
         from numba.cuda.core import ir
 
         for label, block in self.blocks.items():
@@ -88,11 +85,13 @@ class _Kernel:
                     # An exclusive buffer gives each call its own slice: only the call itself (run
                     # again, in a loop) reuses it.
                     self.only = stmt if use.sharing == "exclusive" else None
-                    separated = self._clean_before(label, i, storage, _barriers(scope))
+                    separated = self._clean_before(label, i, storage, _barriers())
                     return TempStorageUse(use.sharing, use.auto_sync, separated, self._divergent(label))
         return use
 
     def _is_storage(self, var: Any, storage: Any) -> bool:
+        """Whether ``var`` is the buffer (through renames; a phi of two buffers cannot be typed:
+        each ``coop.TempStorage()`` call site is a type of its own)."""
         try:
             return self.ir.get_definition(var) is storage
         except KeyError:

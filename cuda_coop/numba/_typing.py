@@ -144,7 +144,7 @@ def primitive_template(prim: Primitive, impl_key: Any) -> type[AbstractTemplate]
 
     def _arg_of(name: str, ty: types.Type) -> Arg:
         if isinstance(ty, TempStorageType):  # what the kernel's IR says of this call's use of it
-            use = temp_storage_use(name, names, prim.scope, ty.sharing, ty.auto_sync)
+            use = temp_storage_use(name, names, ty.sharing, ty.auto_sync)
             return Arg(Form.TEMP_STORAGE, str(ty), value=use)
         return arg_of(ty)
 
