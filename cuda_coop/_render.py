@@ -443,7 +443,7 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     headers = dict.fromkeys(_row(r).cub_class(r).header for r in requests)
     dtypes = {r.dtype for r in requests} | {v for r in requests for _k, v in r.options}
     dtypes |= {s.dtype for r in requests for s in _row(r).slots(r)[0] if s.dtype}
-    structs = sorted(d for d in dtypes if fields_of(d))
+    structs = sorted(d for d in dtypes if isinstance(d, str) and fields_of(d))  # options may be ints
     dtypes |= {f for d in structs for f in fields_of(d)}
     if any(slot.strided for r in requests for slot in _row(r).slots(r)[0]):
         headers["cuda/iterator"] = None
