@@ -4,6 +4,7 @@ item types built from them (field lists, laid out as C structs)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._errors import CoopTypeError, CoopValueError
@@ -95,6 +96,12 @@ def supported_name(name: str | None, *, shown: object, primitive: str, argument:
 TUPLE_PREFIX = "tuple_"
 
 
+def tuple_name(fields: Sequence[str | None]) -> str | None:
+    """The canonical name of the field list ``fields`` (scalar type names, as a backend read them;
+    None where a field has no supported type: then None)."""
+    return TUPLE_PREFIX + "_".join(fields) if all(fields) else None  # type: ignore[arg-type]
+
+
 def tuple_dtype(fields: tuple[str, ...] | list[str]) -> DType:
     """The structured item type of ``fields`` (scalar element types, in order; at least two), laid
     out as a C struct of them (``f0``, ``f1``, ...): its name, C++ struct name, size, alignment."""
@@ -108,7 +115,7 @@ def tuple_dtype(fields: tuple[str, ...] | list[str]) -> DType:
         size = DTYPES[f].itemsize
         offset = -(-offset // size) * size + size
         align = max(align, size)
-    name = TUPLE_PREFIX + "_".join(fields)
+    name = str(tuple_name(fields))
     return DType(name, f"coop_{name}", -(-offset // align) * align, "t", fields, align)
 
 

@@ -134,6 +134,12 @@ class Slot:
     scalar: bool = False
     copy: bool = False
 
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The field types of ITEMS or a VALUE of a structured item type (one pointer each in the C
+        ABI); () for every other slot."""
+        return fields_of(self.dtype) if self.shape in (Shape.ITEMS, Shape.VALUE) else ()
+
 
 def _integer_scalar(arg: Arg) -> bool:
     return arg.form is Form.SCALAR and arg.dtype in DTYPES and DTYPES[arg.dtype].kind in "iu"
@@ -536,7 +542,6 @@ class Functor(Kind):
                 f"field by field ({fieldwise}); for the others pass a function of two tuples{returning}"
             )
         if arg.form is Form.CONSTANT and isinstance(arg.value, str):
-            op = self.table.get(arg.value) if arg.value in self.builtins else None
             if op is None:
                 raise CoopValueError(
                     f"{r.q}: unknown {name}={arg.value!r}; built-in {self.noun}s: {names}, or pass a function"
@@ -696,9 +701,9 @@ class TempStorageUse:
 
     Attributes:
         sharing, auto_sync: the TempStorage's options.
-        separated: the backend proved that a barrier of the call's scope (the user's, or the
-            library's before an earlier call) already lies between this call and every earlier use of
-            the buffer on every path, or that there is none: ``auto_sync`` adds no barrier here.
+        separated: the backend proved that a block barrier (the user's, or the library's before an
+            earlier call) already lies between this call and every earlier use of the buffer on
+            every path, or that there is none: ``auto_sync`` adds no barrier here.
         divergent: the branch on the thread index that the call sits in, as a message names it
             (``"the branch at k.py:12"``), if the backend found one ("" if none or not known).
     """

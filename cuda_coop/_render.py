@@ -265,18 +265,13 @@ def _struct(dtype: str) -> str:
     return f"struct {t}\n{{\n{fields}{ops}}};\n"
 
 
-def _fields(slot: Slot) -> tuple[str, ...]:
-    """The field types of a slot of ITEMS or a VALUE of a structured item type; () otherwise."""
-    return fields_of(slot.dtype) if slot.shape in (Shape.ITEMS, Shape.VALUE) else ()
-
-
 def _abi(slot: Slot) -> str:
     """The C parameters of a slot (a strided array is its pointer, then its stride; items or a value
     of a structured type are one pointer per field, as the kernel holds them: a struct of arrays)."""
     if slot.shape is Shape.INT:
         return f"int {slot.name}_"
-    if _fields(slot):
-        return ", ".join(f"void* {slot.name}_f{k}_" for k in range(len(_fields(slot))))
+    if slot.fields:
+        return ", ".join(f"void* {slot.name}_f{k}_" for k in range(len(slot.fields)))
     return f"void* {slot.name}_, int {slot.name}_stride_" if slot.strided else f"void* {slot.name}_"
 
 
@@ -285,7 +280,7 @@ def _unpack_fields(slot: Slot) -> str:
     gathered from the kernel's one array (or value) per field."""
     t, n, local = _cxx(slot.dtype), slot.items, slot.name
     out = ""
-    for k, f in enumerate(_fields(slot)):
+    for k, f in enumerate(slot.fields):
         ft = _cxx(f)
         if slot.shape is Shape.ITEMS:
             out += f"  {ft} (&{local}_f{k})[{n}] = *static_cast<{ft} (*)[{n}]>({local}_f{k}_);\n"
@@ -294,11 +289,11 @@ def _unpack_fields(slot: Slot) -> str:
     if slot.shape is Shape.VALUE:
         out += f"  {t} {local};\n"
         if not slot.result:  # a result's storage is the call's to fill
-            out += "".join(f"  {local}.f{k} = {local}_f{k};\n" for k in range(len(_fields(slot))))
+            out += "".join(f"  {local}.f{k} = {local}_f{k};\n" for k in range(len(slot.fields)))
         return out
     out += f"  {t} {local}[{n}];\n"
     if not slot.result:
-        gather = " ".join(f"{local}[i].f{k} = {local}_f{k}[i];" for k in range(len(_fields(slot))))
+        gather = " ".join(f"{local}[i].f{k} = {local}_f{k}[i];" for k in range(len(slot.fields)))
         out += f"  for (int i = 0; i < {n}; ++i) {{ {gather} }}\n"
     return out
 
@@ -306,9 +301,9 @@ def _unpack_fields(slot: Slot) -> str:
 def _pack_fields(slot: Slot) -> str:
     """After the call: a structured slot's struct local scattered back to the kernel's arrays (not
     for items the call only reads: the kernel's keep their values)."""
-    if not _fields(slot) or slot.copy:
+    if not slot.fields or slot.copy:
         return ""
-    local, count = slot.name, len(_fields(slot))
+    local, count = slot.name, len(slot.fields)
     if slot.shape is Shape.VALUE:
         return "".join(f"  {local}_f{k} = {local}.f{k};\n" for k in range(count))
     scatter = " ".join(f"{local}_f{k}[i] = {local}[i].f{k};" for k in range(count))
@@ -317,7 +312,7 @@ def _pack_fields(slot: Slot) -> str:
 
 def _unpack(slot: Slot) -> str:
     """The C++ local that a slot becomes (named after its parameter or result)."""
-    if _fields(slot):
+    if slot.fields:
         return _unpack_fields(slot)
     t = _cxx(slot.dtype) if slot.dtype else ""
     n, local = slot.items, slot.name
@@ -441,11 +436,12 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     group (kernel) it belongs to, and for an exclusive one the calls that take a slice of it.
     """
     headers = dict.fromkeys(_row(r).cub_class(r).header for r in requests)
+    slots = [s for r in requests for s in _row(r).slots(r)[0]]
     dtypes = {r.dtype for r in requests} | {v for r in requests for _k, v in r.options}
-    dtypes |= {s.dtype for r in requests for s in _row(r).slots(r)[0] if s.dtype}
+    dtypes |= {s.dtype for s in slots if s.dtype}
     structs = sorted(d for d in dtypes if isinstance(d, str) and fields_of(d))  # options may be ints
     dtypes |= {f for d in structs for f in fields_of(d)}
-    if any(slot.strided for r in requests for slot in _row(r).slots(r)[0]):
+    if any(s.strided for s in slots):
         headers["cuda/iterator"] = None
     if "float16" in dtypes:
         headers["cuda_fp16.h"] = None

@@ -12,7 +12,7 @@ from enum import Enum
 from typing import Any
 
 from cuda.coop._catalog import CATALOG
-from cuda.coop._dtypes import DTYPES, TUPLE_PREFIX, fields_of, supported_name
+from cuda.coop._dtypes import DTYPES, fields_of, supported_name, tuple_name
 from cuda.coop._errors import CoopBackendError, CoopTypeError
 from cuda.coop._kinds import Arg, Form, Shape, TempStorageUse, temp_storage_options
 from cuda.coop._operators import BOOL
@@ -237,8 +237,7 @@ def _tuple_arg(value: tuple[Any, ...]) -> Arg | None:
 
     args = [arg_of(v) for v in value]
     shown = f"a tuple ({', '.join(a.shown for a in args)})"
-    names = [a.dtype for a in args]
-    dtype = TUPLE_PREFIX + "_".join(names) if all(names) else None  # type: ignore[arg-type]
+    dtype = tuple_name([a.dtype for a in args])
     if all(a.form is Form.THREAD_DATA for a in args):
         counts = sorted({a.items for a in args})
         problem = next((a.problem for a in args if a.problem), "")
@@ -271,17 +270,16 @@ def _field_pointers(slot: Any, value: Any, results: dict[str, Any], values: dict
     tuple's tensors (or its scalars, spilled) for an argument, the fallback's for an absent one."""
     import cutlass.cute as cute
 
-    fields = fields_of(slot.dtype)
     if slot.result:
         results[slot.name] = [
-            cute.make_rmem_tensor(cute.make_layout(slot.items), cutlass_type(f)) for f in fields
+            cute.make_rmem_tensor(cute.make_layout(slot.items), cutlass_type(f)) for f in slot.fields
         ]
         return [_cute_hooks.llvm_pointer(t.iterator) for t in results[slot.name]]
     if slot.fallback is not None and value is None:
         return list(values[slot.fallback])
     if all(isinstance(v, cute.Tensor) for v in value):
         return [_cute_hooks.llvm_pointer(v.iterator) for v in value]
-    return [_spill(v, f) for v, f in zip(value, fields, strict=True)]
+    return [_spill(v, f) for v, f in zip(value, slot.fields, strict=True)]
 
 
 def _result(storage: Any, scalar: bool) -> Any:
@@ -329,8 +327,7 @@ def call(
     strides: dict[str, Any] = {}
     for slot in plan.slots:
         value = bound.get(slot.name)
-        fields = fields_of(slot.dtype) if slot.shape in (Shape.ITEMS, Shape.VALUE) else ()
-        if fields:  # items of a struct: one pointer per field, as the kernel holds them
+        if slot.fields:  # items of a struct: one pointer per field, as the kernel holds them
             values[slot.name] = _field_pointers(slot, value, results, values)
             continue
         if slot.result:

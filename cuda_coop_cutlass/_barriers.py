@@ -23,6 +23,7 @@ from cuda.coop._kinds import TempStorageUse
 #: (a warp sync may name a part of the warp only: it is not counted).
 _BLOCK_BARRIERS = ("nvvm.barrier", "nvvm.barrier0")
 _LOOPS = ("scf.for", "scf.while", "scf.parallel")
+_KERNELS = ("cuda.kernel", "gpu.func", "func.func", "llvm.func")  # the ops a kernel's body is in
 _THREAD_INDEX = re.compile(r"^nvvm\.read\.ptx\.sreg\.(tid|laneid)")
 
 
@@ -49,13 +50,13 @@ def temp_storage_use(use: TempStorageUse, uses: list[Any], block: Any) -> TempSt
     reuses its slice)."""
     if not use.auto_sync:
         return use
-    separated = _separated(block, uses, _BLOCK_BARRIERS)
+    separated = _separated(block, uses)
     return TempStorageUse(use.sharing, use.auto_sync, separated, _divergent(block))
 
 
-def _is_barrier(op: Any, barriers: tuple[str, ...]) -> bool:
+def _is_barrier(op: Any) -> bool:
     # a full barrier: the named and counted forms (operands) may cover part of the block only
-    return _name(op) in barriers and len(op.operands) == 0
+    return _name(op) in _BLOCK_BARRIERS and len(op.operands) == 0
 
 
 def _contains(op: Any, uses: list[Any]) -> bool:
@@ -64,16 +65,16 @@ def _contains(op: Any, uses: list[Any]) -> bool:
     return any(_contains(inner, uses) for region in op.regions for b in region for inner in b.operations)
 
 
-def _separated(block: Any, uses: list[Any], barriers: tuple[str, ...]) -> bool:
+def _separated(block: Any, uses: list[Any]) -> bool:
     while True:
         ops = [op.operation for op in block.operations]
         for op in reversed(ops):
-            if _is_barrier(op, barriers):
+            if _is_barrier(op):
                 return True
             if _contains(op, uses):
                 return False
         owner = block.owner
-        if owner is None or _name(owner) in ("cuda.kernel", "gpu.func", "func.func", "llvm.func"):
+        if owner is None or _name(owner) in _KERNELS:
             return True  # the kernel's start: nothing ran before
         if _name(owner) in _LOOPS:
             return False  # the loop's previous iteration may have used it after this point
@@ -102,7 +103,7 @@ def _divergent(block: Any) -> str:
     """Which enclosing ``if`` (or loop bound) is computed from the thread index, or "" (CuTe's
     ``scf`` ops carry no source location today: then "an enclosing if or loop")."""
     owner = block.owner
-    while owner is not None and _name(owner) not in ("cuda.kernel", "gpu.func", "func.func", "gpu.module"):
+    while owner is not None and _name(owner) not in (*_KERNELS, "gpu.module"):
         conditions = {"scf.if": 1, "scf.for": 3}.get(_name(owner), 0)
         if any(_from_thread_index(v, []) for v in list(owner.operands)[:conditions]):
             found = re.search(r'"([^"]+)":(\d+)', str(owner.location))

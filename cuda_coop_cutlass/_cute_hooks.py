@@ -355,7 +355,7 @@ def define_operator(symbol: str, element_type: Any, function: Any, result_type: 
         value = function(_load(element_type, a), _load(element_type, b))
         if result_type is None:  # a truth value (Boolean, i1) widened to C++'s one-byte bool
             llvm.store(cutlass.Uint8(cutlass.Boolean(value)).ir_value(), out)
-        elif isinstance(result_type, list):  # a struct: each field at its offset
+        elif isinstance(result_type, list):  # a struct: stored whole
             if not isinstance(value, tuple) or len(value) != len(result_type):
                 raise CoopTypeError(
                     f"the operator {getattr(function, '__qualname__', function)!r} must return a tuple of "

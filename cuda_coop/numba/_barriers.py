@@ -70,7 +70,7 @@ class _Kernel:
         self.ir = func_ir
         self.blocks = func_ir.blocks
         self.cfg = compute_cfg_from_blocks(self.blocks)
-        self.only: Any = None  # the one statement whose uses count (an exclusive buffer's call)
+        self.barriers = _barriers()
 
     def use(self, target: str, param: str, params: list[str], use: TempStorageUse) -> TempStorageUse:
         from numba.cuda.core import ir
@@ -81,74 +81,13 @@ class _Kernel:
                     var = _argument(stmt.value, param, params)
                     if var is None:
                         return use
-                    storage = self.ir.get_definition(var)
                     # An exclusive buffer gives each call its own slice: only the call itself (run
                     # again, in a loop) reuses it.
-                    self.only = stmt if use.sharing == "exclusive" else None
-                    separated = self._clean_before(label, i, storage, _barriers())
+                    only = stmt if use.sharing == "exclusive" else None
+                    events = _Events(self, self.ir.get_definition(var), only)
+                    separated = events.clean_before(label, i)
                     return TempStorageUse(use.sharing, use.auto_sync, separated, self._divergent(label))
         return use
-
-    def _is_storage(self, var: Any, storage: Any) -> bool:
-        """Whether ``var`` is the buffer (through renames; a phi of two buffers cannot be typed:
-        each ``coop.TempStorage()`` call site is a type of its own)."""
-        try:
-            return self.ir.get_definition(var) is storage
-        except KeyError:
-            return False
-
-    def _event(self, stmt: Any, storage: Any, barriers: tuple[Any, ...]) -> str:
-        """ "barrier", "use" (of the buffer) or "" for one statement."""
-        from numba.cuda.core import ir
-
-        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call":
-            if _python_value(self.ir, stmt.value.func) in barriers:
-                return "barrier"
-        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Var):
-            return ""  # a rename of the buffer is not a use
-        if isinstance(stmt, ir.Assign) and stmt.value is storage:
-            return ""  # its creation
-        if self.only is not None and stmt is not self.only:
-            return ""
-        return "use" if any(self._is_storage(v, storage) for v in stmt.list_vars()) else ""
-
-    def _exit_dirty(self, label: int, storage: Any, barriers: tuple[Any, ...], entry_dirty: bool) -> bool:
-        for stmt in reversed(self.blocks[label].body):
-            event = self._event(stmt, storage, barriers)
-            if event:
-                return event == "use"
-        return entry_dirty
-
-    def _clean_before(self, label: int, index: int, storage: Any, barriers: tuple[Any, ...]) -> bool:
-        """No use of ``storage`` since the last barrier on any path to statement ``index`` of block
-        ``label`` (the statement itself is the call)."""
-        for stmt in reversed(self.blocks[label].body[:index]):
-            event = self._event(stmt, storage, barriers)
-            if event:
-                return event == "barrier"
-        return not self._entry_dirty(storage, barriers)[label]
-
-    def _entry_dirty(self, storage: Any, barriers: tuple[Any, ...]) -> dict[int, bool]:
-        from numba.cuda.core import ir
-
-        entry = self.cfg.entry_point()
-        # A buffer made in this function is clean where the function starts; one passed in (a device
-        # helper's argument) may have been used by the caller just before.
-        made_here = isinstance(storage, ir.Expr)
-        dirty = {label: False for label in self.blocks}
-        dirty[entry] = not made_here
-        changed = True
-        while changed:  # dirtiness only grows: a fixpoint in at most len(blocks) rounds
-            changed = False
-            for label in self.blocks:
-                if label == entry:
-                    continue
-                now = any(
-                    self._exit_dirty(p, storage, barriers, dirty[p]) for p, _ in self.cfg.predecessors(label)
-                )
-                if now and not dirty[label]:
-                    dirty[label], changed = True, True
-        return dirty
 
     def _tainted(self) -> set[str]:
         """Variables computed (flow-insensitively) from the thread index."""
@@ -199,6 +138,72 @@ class _Kernel:
             if term.cond.name in tainted:
                 return f"the branch at {site(term.loc.filename, term.loc.line)}"
         return ""
+
+
+class _Events:
+    """The barriers and uses of one buffer along the kernel's blocks."""
+
+    def __init__(self, kernel: _Kernel, storage: Any, only: Any) -> None:
+        self.kernel, self.storage = kernel, storage
+        self.only = only  # the one statement whose uses count (an exclusive buffer's call), or None
+
+    def _is_storage(self, var: Any) -> bool:
+        """Whether ``var`` is the buffer (through renames; a phi of two buffers cannot be typed:
+        each ``coop.TempStorage()`` call site is a type of its own)."""
+        try:
+            return self.kernel.ir.get_definition(var) is self.storage
+        except KeyError:
+            return False
+
+    def _event(self, stmt: Any) -> str:
+        """ "barrier", "use" (of the buffer) or "" for one statement."""
+        from numba.cuda.core import ir
+
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call":
+            if _python_value(self.kernel.ir, stmt.value.func) in self.kernel.barriers:
+                return "barrier"
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Var):
+            return ""  # a rename of the buffer is not a use
+        if isinstance(stmt, ir.Assign) and stmt.value is self.storage:
+            return ""  # its creation
+        if self.only is not None and stmt is not self.only:
+            return ""
+        return "use" if any(self._is_storage(v) for v in stmt.list_vars()) else ""
+
+    def _last(self, stmts: list[Any]) -> str:
+        for stmt in reversed(stmts):
+            event = self._event(stmt)
+            if event:
+                return event
+        return ""
+
+    def clean_before(self, label: int, index: int) -> bool:
+        """No use of the buffer since the last barrier on any path to statement ``index`` of block
+        ``label`` (the statement itself is the call)."""
+        event = self._last(self.kernel.blocks[label].body[:index])
+        return event == "barrier" if event else not self._entry_dirty()[label]
+
+    def _entry_dirty(self) -> dict[int, bool]:
+        from numba.cuda.core import ir
+
+        cfg = self.kernel.cfg
+        entry = cfg.entry_point()
+        # each block's last event ("barrier", "use" or "": neither), read once
+        last = {label: self._last(block.body) for label, block in self.kernel.blocks.items()}
+        # A buffer made in this function is clean where the function starts; one passed in (a device
+        # helper's argument) may have been used by the caller just before.
+        dirty = {label: False for label in self.kernel.blocks}
+        dirty[entry] = not isinstance(self.storage, ir.Expr)
+        changed = True
+        while changed:  # dirtiness only grows: a fixpoint in at most len(blocks) rounds
+            changed = False
+            for label in self.kernel.blocks:
+                if label == entry or dirty[label]:
+                    continue
+                exits = (last[p] == "use" if last[p] else dirty[p] for p, _ in cfg.predecessors(label))
+                if any(exits):
+                    dirty[label], changed = True, True
+        return dirty
 
 
 def _argument(call: Any, param: str, params: list[str]) -> Any:

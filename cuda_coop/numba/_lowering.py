@@ -149,7 +149,7 @@ def _field_pointers(
 ) -> list[ir.Value]:
     """The per-field pointers of a slot of a struct type: fresh storage for a result, the tuple's
     ThreadData (or its scalars, spilled) for an argument, the fallback's for an absent one."""
-    fields = fields_of(slot.dtype)
+    fields = slot.fields
     if slot.result:
         storages[slot.name] = [_storage(context, builder, f, slot.items) for f in fields]
         return [builder.bitcast(p, _I8P) for p in storages[slot.name]]
@@ -166,7 +166,7 @@ def _field_pointers(
 
 def _field_results(context: Any, builder: ir.IRBuilder, slot: Any, storage: list[ir.Value]) -> ir.Value:
     """A result of a struct type as the kernel sees it: a tuple of scalars, or of ThreadData."""
-    fields = fields_of(slot.dtype)
+    fields = slot.fields
     if slot.scalar:
         zero = [ir.Constant(_I32, 0), ir.Constant(_I32, 0)]
         members = [builder.load(builder.gep(p, zero)) for p in storage]
@@ -229,10 +229,9 @@ def _lower(key: PlanKey) -> Any:
         storages: dict[str, ir.Value] = {}
         for slot in plan.slots:
             ty, val = tys.get(slot.name), vals.get(slot.name)
-            fields = fields_of(slot.dtype) if slot.shape in (Shape.ITEMS, Shape.VALUE) else ()
-            if fields:  # items of a struct: one pointer per field, as the kernel holds them
+            if slot.fields:  # items of a struct: one pointer per field, as the kernel holds them
                 values[slot.name] = _field_pointers(context, builder, slot, ty, val, storages, values)
-                types_.extend([_I8P] * len(fields))
+                types_.extend([_I8P] * len(slot.fields))
                 continue
             if slot.result:
                 storages[slot.name] = _storage(context, builder, slot.dtype, slot.items)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from cuda.coop._dtypes import DTYPES, TUPLE_PREFIX, fields_of, supported_name
+from cuda.coop._dtypes import DTYPES, fields_of, supported_name, tuple_name
 from cuda.coop._errors import CoopTypeError, current_call_site
 from cuda.coop._kinds import Arg, Form, TempStorageUse, temp_storage_options
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
@@ -40,7 +40,7 @@ def numba_type(dtype: str) -> types.Type:
     """The Numba type of one of our element types (a field list: the tuple of its fields' types)."""
     fields = fields_of(dtype)
     if fields:
-        return types.Tuple([getattr(types, f) for f in fields])
+        return types.Tuple([numba_type(f) for f in fields])
     return getattr(types, dtype)
 
 
@@ -49,7 +49,7 @@ def items_type(dtype: str, items: int) -> types.Type:
     a tuple of ThreadData, one per field (structs of arrays, as the kernel holds them)."""
     fields = fields_of(dtype)
     if fields:
-        return types.Tuple([ThreadDataType(getattr(types, f), items) for f in fields])
+        return types.Tuple([ThreadDataType(numba_type(f), items) for f in fields])
     return ThreadDataType(numba_type(dtype), items)
 
 
@@ -58,8 +58,7 @@ def _tuple_arg(ty: types.BaseTuple) -> Arg | None:
     shown = str(ty)
     if len(ty) >= 2 and all(isinstance(t, ThreadDataType) for t in ty):
         counts = {t.items_per_thread for t in ty}
-        names = [dtype_name(t.dtype) for t in ty]
-        dtype = TUPLE_PREFIX + "_".join(names) if all(names) else None  # type: ignore[arg-type]
+        dtype = tuple_name([dtype_name(t.dtype) for t in ty])
         problem = (
             ""
             if len(counts) == 1
@@ -67,9 +66,7 @@ def _tuple_arg(ty: types.BaseTuple) -> Arg | None:
         )
         return Arg(Form.THREAD_DATA, shown, dtype, shown, min(counts), problem=problem)
     if len(ty) >= 2 and all(isinstance(t, types.Number) and not isinstance(t, types.Literal) for t in ty):
-        names = [dtype_name(t) for t in ty]
-        dtype = TUPLE_PREFIX + "_".join(names) if all(names) else None  # type: ignore[arg-type]
-        return Arg(Form.SCALAR, shown, dtype, shown)
+        return Arg(Form.SCALAR, shown, tuple_name([dtype_name(t) for t in ty]), shown)
     return None
 
 
