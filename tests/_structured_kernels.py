@@ -66,8 +66,6 @@ def data(rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 def expected(d: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     values = d["values"].reshape(ROWS, TILE)
-    a = d["a"].reshape(ROWS, ITEMS, THREADS)  # striped: item i of thread t at i * THREADS + t
-    b = d["b"].reshape(ROWS, ITEMS, THREADS)
     w = d["w"].reshape(-1, WIDTH)
     ids = np.arange(WARP_THREADS, dtype=np.int32).reshape(-1, WIDTH)
     h, hs = 0.0, np.empty(TILES * TILE)
@@ -79,8 +77,9 @@ def expected(d: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {
         "argmax_value": values.max(axis=1),
         "argmax_index": values.argmax(axis=1).astype(np.int32),  # the first of the ties
-        "exchange_float64": a.transpose(0, 2, 1).reshape(-1),  # thread t then holds t*ITEMS + i
-        "exchange_int8": b.transpose(0, 2, 1).reshape(-1),
+        # an exchange keeps each item's rank in the tile: striped in, blocked out is the tile as it was
+        "exchange_float64": d["a"],
+        "exchange_int8": d["b"],
         "warp_reduce": w.sum(axis=1) + (w * 2).max(axis=1) + ids.min(axis=1),
         "recurrence": hs,
         "exclusive_scan": excl_x + excl_y,

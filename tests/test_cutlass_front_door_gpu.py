@@ -192,10 +192,14 @@ def test_tvm_ffi_call_with_torch_tensors_on_a_torch_stream() -> None:
     assert compiled.tvm_ffi
     src = torch.randint(-(2**31), 2**31 - 1, (N,), dtype=torch.int32, device="cuda")
     dst = torch.full_like(src, -7)
+    compiled(src, dst)  # the first call loads the module (slower than the sleep below: measured)
+    torch.cuda.synchronize()
+    assert torch.equal(dst, src)
+    dst.fill_(-7)
     torch.cuda.synchronize()
     stream, other = torch.cuda.Stream(), torch.cuda.Stream()
     with tvm_ffi.use_torch_stream(torch.cuda.stream(stream)):
-        torch.cuda._sleep(200_000_000)  # ~0.1 s: the kernel, queued behind it, has not run yet
+        torch.cuda._sleep(1_000_000_000)  # ~0.5 s: the kernel, queued behind it, has not run yet
         compiled(src, dst)
     with torch.cuda.stream(other):  # a stream that does not wait for `stream`
         early = dst.clone()
