@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._choices import Choices, Option
-from ._dtypes import DTYPES, dtype_named
+from ._dtypes import DTYPES, dtype_named, fields_of
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._kinds import (
     BlockShape,
@@ -25,6 +25,8 @@ from ._kinds import (
     Element,
     Flag,
     GlobalArray,
+    Index,
+    IndexedPayload,
     Items,
     LogicalWarp,
     Offset,
@@ -621,6 +623,69 @@ REDUCE = Primitive(
 )
 
 
+def _arg_details(where: str) -> str:
+    return (
+        f"An item's index is its ``indices`` entry when given, else its position in the {where}'s tile "
+        f"in the blocked arrangement (the {'lane' if where == 'logical warp' else 'thread'}'s rank times "
+        "the items per thread, plus the item). Ties go to the smallest index, and a NaN wins over every "
+        "number, the first NaN (smallest index) over the others, as in NumPy's ``np.argmax`` / "
+        "``np.argmin``: the operator is coop's own, a total order (CUB's ``cub::ArgMax`` depends on the "
+        "items' order when there are NaNs). The items have one scalar type; the index is an int32."
+    )
+
+
+_ARG_RETURNS = (
+    "a tuple ``(value, index)``: the value of the element type and its int32 index. It is defined in "
+    "thread 0 only, as CUB's reductions, unless ``broadcast=True``."
+)
+_INDICES = Param(
+    "indices",
+    Index(),
+    "ThreadData | int | None",
+    "the items' indices: an int32 ``ThreadData`` like ``x``, or an integer for a scalar ``x``; by default "
+    "each item's position in the tile.",
+    None,
+)
+
+
+def _block_arg(name: str, best: str) -> Primitive:
+    return Primitive(
+        scope="block",
+        name=name,
+        cub=Cub(
+            "cub::BlockReduce",
+            "cub/block/block_reduce.cuh",
+            ("INDEXED_T", "BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:]),
+        ),
+        params=(
+            Param(
+                "x",
+                IndexedPayload(scalar=True, scalar_form=True),
+                "ThreadData | Any",
+                "the thread's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
+                keyword_only=False,
+            ),
+            _INDICES,
+            *_REDUCE_COMMON,
+        ),
+        call=Call(
+            "Reduce",
+            ("x", "best", "num_valid"),
+            returns="result",
+            exprs=(("best", f"coop_arg_best<{'true' if best == 'largest' else 'false'}>{{{{}}}}"),),
+        ),
+        results=(Result("result", "the (value, index) pair.", indexed=True, broadcast="broadcast"),),
+        summary=f"The block's {best} item and its index (a CUB BlockReduce of (value, index) pairs).",
+        details="All threads of the block must call it. " + _arg_details("block"),
+        returns_doc=_ARG_RETURNS,
+        returns_annotation="tuple[Any, Any]",
+    )
+
+
+ARGMAX = _block_arg("argmax", "largest")
+ARGMIN = _block_arg("argmin", "smallest")
+
+
 def _scan(name: str, method: str, summary: str, *, op: bool, initial: bool, note: str = "") -> Primitive:
     params = [_X]
     if op:
@@ -1015,8 +1080,8 @@ ADJACENT_DIFFERENCE = Primitive(
         "items follow thread ``t-1``'s). With ``op='subtract'`` and ``direction='left'``, ``out[1:]`` "
         "is ``np.diff`` of the tile."
     ),
-    returns_doc="a fresh ``ThreadData`` like ``items``.",
-    returns_annotation="ThreadData",
+    returns_doc="a fresh ``ThreadData`` like ``items`` (a tuple of them for a tuple).",
+    returns_annotation=_TUPLED,
 )
 
 BLOCK_DISCONTINUITY_FLAGS = Choices(
@@ -1822,6 +1887,45 @@ WARP_REDUCE = Primitive(
     returns_annotation="Any",
 )
 
+
+def _warp_arg(name: str, best: str) -> Primitive:
+    return Primitive(
+        scope="warp",
+        name=name,
+        cub=Cub("cub::WarpReduce", "cub/warp/warp_reduce.cuh", ("INDEXED_T", "threads_in_warp")),
+        params=(
+            Param(
+                "x",
+                IndexedPayload(scalar=True, scalar_form=True, width="threads_in_warp"),
+                "ThreadData | Any",
+                "the lane's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
+                keyword_only=False,
+            ),
+            _INDICES,
+            _WVALID_REDUCE,
+            _WBCAST,
+            _WIDTH,
+            _WTEMP,
+            _TPB,
+        ),
+        call=Call(
+            "Reduce",
+            ("x", "best", "valid_items"),
+            returns="result",
+            exprs=(("best", f"coop_arg_best<{'true' if best == 'largest' else 'false'}>{{{{}}}}"),),
+        ),
+        results=(Result("result", "the (value, index) pair.", indexed=True, broadcast="broadcast"),),
+        scratch=False,
+        summary=f"Each logical warp's {best} item and its index (a CUB WarpReduce of (value, index) pairs).",
+        details=_WARP_DETAILS + _arg_details("logical warp") + " Shuffles only.",
+        returns_doc=_ARG_RETURNS.replace("thread 0", "lane 0").replace("every thread", "every lane"),
+        returns_annotation="tuple[Any, Any]",
+    )
+
+
+WARP_ARGMAX = _warp_arg("argmax", "largest")
+WARP_ARGMIN = _warp_arg("argmin", "smallest")
+
 _WAGG = Param(
     "warp_aggregate",
     Flag("agg"),
@@ -1997,7 +2101,7 @@ def _batched(name: str, method: str, summary: str, *, op: bool) -> Primitive:
         Param(
             "x",
             Payload(structured=True),
-            "ThreadData",
+            _TUPLED,
             "the lane's item of each batch (a ``coop.ThreadData`` of ``B`` items: item ``b`` belongs to "
             "batch ``b``).",
             keyword_only=False,
@@ -2042,8 +2146,8 @@ def _batched(name: str, method: str, summary: str, *, op: bool) -> Primitive:
         "the logical warp's lanes, all batches at once. Results past the last batch are undefined. "
         "Shuffles only.",
         returns_doc="a ``ThreadData`` of ``ceil(B / threads_in_warp)`` items: the lane's share of the "
-        "batches' aggregates, in the order ``arrangement`` says.",
-        returns_annotation="ThreadData",
+        "batches' aggregates, in the order ``arrangement`` says (a tuple of them for a tuple).",
+        returns_annotation=_TUPLED,
     )
 
 
@@ -2143,9 +2247,15 @@ WARP_STORE = Primitive(
 
 
 def _check_warp_exchange(r: Resolver) -> None:
-    """CUB's shuffle exchange transposes a square tile and has no scatter."""
+    """CUB's shuffle exchange transposes a square tile of scalars and has no scatter."""
     if r.option("algorithm") != "shuffle":
         return
+    if fields_of(r.dtype):
+        raise CoopTypeError(
+            f"{r.q}: algorithm='shuffle' moves each item with one __shfl_xor_sync (CUB's "
+            f"WarpExchangeShfl), which takes scalars only, and items is a tuple "
+            f"({', '.join(fields_of(r.dtype))}); use algorithm='smem'"
+        )
     width = int(str(r.option("threads_in_warp")))
     if r.n != width:
         raise CoopValueError(
@@ -2171,7 +2281,7 @@ WARP_EXCHANGE = Primitive(
         Param(
             "items",
             Payload(structured=True),
-            "ThreadData",
+            _TUPLED,
             "the lane's items (rearranged in place unless ``out`` is given).",
             keyword_only=False,
         ),
@@ -2228,7 +2338,7 @@ WARP_MERGE_SORT = Primitive(
         Param(
             "keys",
             Payload(structured=True),
-            "ThreadData",
+            _TUPLED,
             "the lane's keys (a ``coop.ThreadData``, blocked), sorted in place.",
             keyword_only=False,
         ),
@@ -2273,6 +2383,8 @@ CATALOG: dict[str, Primitive] = {
         EXCHANGE,
         SUM,
         REDUCE,
+        ARGMAX,
+        ARGMIN,
         INCLUSIVE_SUM,
         EXCLUSIVE_SUM,
         INCLUSIVE_SCAN,
@@ -2283,6 +2395,8 @@ CATALOG: dict[str, Primitive] = {
         WARP_EXCHANGE,
         WARP_SUM,
         WARP_REDUCE,
+        WARP_ARGMAX,
+        WARP_ARGMIN,
         WARP_INCLUSIVE_SUM,
         WARP_EXCLUSIVE_SUM,
         WARP_INCLUSIVE_SCAN,

@@ -16,7 +16,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, ClassVar
 
 from ._choices import Choices
-from ._dtypes import DTYPES, dtype_named, fields_of, supported_name
+from ._dtypes import DTYPES, dtype_named, fields_of, supported_name, tuple_name
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._operators import (
     ASSOCIATIVE,
@@ -279,6 +279,78 @@ class Payload(Kind):
         shape = Shape.VALUE if req.has("scalar") and self.scalar_form else Shape.ITEMS
         copy = self.read_only and shape is Shape.ITEMS
         return Slot(name, shape, req.dtype, req.items_per_thread, copy=copy)
+
+
+#: The element type of an index paired with an item (``argmax``, ``argmin``).
+INDEX_DTYPE = "int32"
+
+
+def indexed_dtype(dtype: str) -> str:
+    """The structured type of an item of ``dtype`` paired with its index: ``(value, index)``."""
+    return str(tuple_name([dtype, INDEX_DTYPE]))
+
+
+@dataclass(frozen=True)
+class IndexedPayload(Payload):
+    """The payload of an arg-reduction: items of one scalar type, each reaching CUB paired with its
+    index as the struct ``(value, index)`` (CUB's ``T``: the row's template names ``INDEXED_T``).
+    The index is the ``indices`` parameter's when given, else the item's position in the group's
+    tile in blocked order (the thread's rank in the block, or its lane in the logical warp of the
+    ``width`` parameter, times the items per thread, plus the item)."""
+
+    indices: str = "indices"
+    width: str | None = None  # the LogicalWarp parameter of a warp-scope row
+
+    def call_arg(self, req: Request, name: str) -> tuple[str, str]:
+        pair, n = dtype_named(indexed_dtype(req.dtype)).cxx, req.items_per_thread
+        x, y, z = req.block_dims
+        rank = f"int(cub::RowMajorTid({x}, {y}, {z}))"
+        if self.width is not None:
+            rank = f"({rank} % {req.option(self.width)})"
+        given = req.has(Index.tag)
+        if req.has("scalar"):
+            index = f"{self.indices}" if given else rank
+            return f"  {pair} {name}_pair{{{name}, {index}}};\n", f"{name}_pair"
+        index = f"{self.indices}[i]" if given else f"{rank} * {n} + i"
+        setup = (
+            f"  {pair} {name}_pairs[{n}];\n"
+            f"  for (int i = 0; i < {n}; ++i) {name}_pairs[i] = {pair}{{{name}[i], {index}}};\n"
+        )
+        return setup, f"{name}_pairs"
+
+
+@dataclass(frozen=True)
+class Index(Kind):
+    """The indices of an arg-reduction's items: an int32 ThreadData with the payload's items per
+    thread, or for a scalar payload an integer scalar (taken as int32)."""
+
+    tag: ClassVar[str] = "indices"
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
+        if not arg.given:
+            return
+        if r.scalar:
+            ok = _integer_scalar(arg) or (arg.form is Form.CONSTANT and is_int(arg.value))
+            if not ok:
+                raise CoopTypeError(
+                    f"{r.q}: {name} must be an integer (the index of {r.payload_name}, a scalar), got "
+                    f"{arg.shown}"
+                )
+            if arg.form is Form.CONSTANT and not -(2**31) <= arg.value < 2**31:  # type: ignore[operator]
+                raise CoopValueError(f"{r.q}: {name}={arg.value} does not fit an int32 index")
+        elif arg.form is not Form.THREAD_DATA or arg.dtype != INDEX_DTYPE or arg.items != r.n:
+            raise CoopTypeError(
+                f"{r.q}: {name} must be a coop.ThreadData of {r.n} int32 items (one index per item of "
+                f"{r.payload_name}), got {arg.shown}"
+            )
+        r.mark_present(name, self.tag)
+
+    def slot(self, req: Request, name: str) -> Slot | None:
+        if not req.has(self.tag):
+            return None
+        if req.has("scalar"):
+            return Slot(name, Shape.VALUE, INDEX_DTYPE)
+        return Slot(name, Shape.ITEMS, INDEX_DTYPE, req.items_per_thread)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from ._kinds import (
     Payload,
     Shape,
     Slot,
+    indexed_dtype,
     is_int,
 )
 from ._operators import UserFunction
@@ -78,6 +79,8 @@ class Result:
             over the logical warp's lanes (``ceil(items / width)`` items per thread).
         items: a Constant parameter: the result is a ThreadData of that many items per thread (not
             the payload's; a run-length decode's window).
+        indexed: one value of the payload's element type paired with an int32 index, the struct
+            ``(value, index)`` (an arg-reduction's); the kernel sees a tuple.
     """
 
     name: str
@@ -90,6 +93,7 @@ class Result:
     dtype: str | None = None
     init: str | None = None
     items: str | None = None
+    indexed: bool = False
 
 
 @dataclass(frozen=True)
@@ -514,7 +518,7 @@ class Primitive:
         for res in self.results:
             if not self.given(req, res.name):
                 continue
-            dtype = res.dtype or req.dtype
+            dtype = indexed_dtype(req.dtype) if res.indexed else res.dtype or req.dtype
             if res.items is not None:
                 slot = Slot(res.name, Shape.ITEMS, dtype, int(str(req.option(res.items))), result=True)
             elif res.spread is not None:

@@ -29,6 +29,7 @@ from ._kinds import (
     Payload,
     Shape,
     Slot,
+    indexed_dtype,
 )
 from ._operators import BOOL
 from ._primitive import Primitive
@@ -50,6 +51,38 @@ struct coop_running_prefix
     T prefix = running;
     running = op(prefix, aggregate);
     return prefix;
+  }}
+}};
+
+// An arg-reduction's operator on (value f0, index f1) pairs: the larger value (Max) or the smaller,
+// ties to the smaller index, and NaN above every number (the first NaN wins, as NumPy's argmax and
+// argmin): a total order, so associative and commutative whatever CUB's reduction order.
+template <typename T>
+__device__ __forceinline__ bool coop_is_nan(const T& v)
+{{
+  return !(v == v);
+}}
+
+template <bool Max>
+struct coop_arg_best
+{{
+  template <typename P>
+  __device__ __forceinline__ P operator()(const P& a, const P& b) const
+  {{
+    const bool a_nan = coop_is_nan(a.f0), b_nan = coop_is_nan(b.f0);
+    if (a_nan || b_nan)
+    {{
+      return (a_nan && (!b_nan || a.f1 <= b.f1)) ? a : b;
+    }}
+    if (Max ? (b.f0 > a.f0) : (b.f0 < a.f0))
+    {{
+      return b;
+    }}
+    if (Max ? (a.f0 > b.f0) : (a.f0 < b.f0))
+    {{
+      return a;
+    }}
+    return b.f1 < a.f1 ? b : a;
   }}
 }};
 """
@@ -205,6 +238,8 @@ def _template_arg(prim: Primitive, req: Request, name: str) -> str:
         "BLOCK_DIM_Z": str(z),
         "ITEMS_PER_THREAD": str(req.items_per_thread),
     }
+    if name == "INDEXED_T":  # an item paired with its index (of an arg-reduction: scalar items)
+        return _cxx(indexed_dtype(req.dtype))
     if name in fixed:
         return fixed[name]
     fixed_here = dict(prim.cub_class(req).fixed)
@@ -419,7 +454,7 @@ def _wrapper(req: Request) -> str:
         )
     for res in prim.results:
         if res.broadcast and prim.given(req, res.name) and prim.given(req, res.broadcast):
-            call += scope.broadcast(res.name, t)
+            call += scope.broadcast(res.name, _cxx(next(s.dtype for s in slots if s.name == res.name)))
     call += "".join(_pack_fields(s) for s in slots)
     return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}{call}}}\n'
 

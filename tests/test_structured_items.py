@@ -126,7 +126,40 @@ def test_cute_keeps_tuples_in_registers() -> None:
     assert _run("-m", "tests._structured_kernels", "aot", "cute") == ["cute 0 0 0 6"]
 
 
+def test_numba_arg_sort_and_neighbour_kernels_keep_tuples_in_registers() -> None:
+    """The kernels of tests/_structured_rows.py (block and warp argmax/argmin; merge sorts of tuple
+    keys, sorts with tuple values, top-k; adjacent differences, discontinuity flags and shuffles
+    of tuples): one function each, no CALL, no local memory."""
+    assert _run("-m", "tests._structured_rows", "aot", "numba") == [
+        f"{n} 0 0 0 1" for n in ("arg", "sort", "neighbours")
+    ]
+
+
+def test_cute_arg_sort_and_neighbour_kernels_keep_tuples_in_registers() -> None:
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    assert _run("-m", "tests._structured_rows", "aot", "cute") == [
+        f"{n} 0 0 0 1" for n in ("arg", "sort", "neighbours")
+    ]
+
+
 @pytest.mark.gpu
+@pytest.mark.sanitizer
+@pytest.mark.parametrize("backend", ["numba", "cute"])
+def test_arg_sort_and_neighbour_kernels_on_the_gpu(backend: str) -> None:
+    """argmax/argmin with ties, NaNs (the first wins) and infinities, sorts by tuple keys and with
+    tuple values, top-k, adjacent differences, flags and shuffles of tuples, against NumPy."""
+    if backend == "cute":
+        pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+        pytest.importorskip("torch", reason="the CuTe half moves data with torch")
+    from ._structured_rows import CHECKS
+
+    lines = _run("-m", "tests._structured_rows", "gpu", backend)
+    assert [line.split()[0] for line in lines] == list(CHECKS), lines
+    assert all(line.endswith(" ok") for line in lines), lines
+
+
+@pytest.mark.gpu
+@pytest.mark.sanitizer
 @pytest.mark.parametrize("backend", ["numba", "cute"])
 def test_structured_rows_on_the_gpu(backend: str) -> None:
     """The same kernels on the GPU against NumPy, fresh random data, poisoned outputs."""
@@ -156,6 +189,12 @@ def kernel(a, o):
         coop.block.radix_sort((x, y))
     if {case!r} == "load":
         coop.block.load(a, (x, y))
+    if {case!r} == "argtuple":
+        coop.block.argmax((x, y))
+    if {case!r} == "indices":
+        coop.block.argmax(x, indices=x)
+    if {case!r} == "shuffle":
+        coop.warp.exchange((x, y), "blocked_to_striped", algorithm="shuffle", threads_in_warp=4)
     if {case!r} == "arity":
         coop.block.reduce((x, y), lambda p, q: p[0] + q[0])
 
@@ -188,6 +227,12 @@ def kernel(a: cute.Tensor, o: cute.Tensor):
         coop.block.radix_sort((x, y))
     if cutlass.const_expr({case!r} == "load"):
         coop.block.load(a, (x, y))
+    if cutlass.const_expr({case!r} == "argtuple"):
+        coop.block.argmax((x, y))
+    if cutlass.const_expr({case!r} == "indices"):
+        coop.block.argmax(x, indices=x)
+    if cutlass.const_expr({case!r} == "shuffle"):
+        coop.warp.exchange((x, y), "blocked_to_striped", algorithm="shuffle", threads_in_warp=4)
     if cutlass.const_expr({case!r} == "arity"):
         coop.block.reduce((x, y), lambda p, q: p[0] + q[0])
 
@@ -213,6 +258,9 @@ except Exception as exc:
         ("radix", 4, "coop.block.radix_sort: keys is a tuple"),
         ("radix", 4, "sort tuples with merge_sort and a comparator on tuples"),
         ("load", 4, "load or store each field from its own array"),
+        ("argtuple", 4, "coop.block.argmax: x is a tuple"),
+        ("indices", 4, "indices must be a coop.ThreadData of 4 int32 items"),
+        ("shuffle", 4, "algorithm='shuffle' moves each item with one __shfl_xor_sync"),
         ("arity", 4, "must return a tuple of 2 values"),
     ],
 )
