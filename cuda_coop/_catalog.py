@@ -283,26 +283,43 @@ _SORT_OOB_DEFAULT = Param(
     None,
     requires=("valid_items",),
 )
+#: Annotations of payloads that take structured items (a tuple of ThreadData, or of scalars)
+_TUPLED = "ThreadData | tuple[ThreadData, ...]"
+_TUPLED_OR_SCALAR = "ThreadData | tuple[ThreadData, ...] | Any"
+_RADIX_TUPLES = (
+    "CUB's radix sorts and ranks take scalar keys: sort tuples with merge_sort and a comparator on "
+    "tuples, and pass further fields as values="
+)
 _BLOCKED_ITEMS = Param(
     "items",
-    Payload(),
-    "ThreadData",
-    "the thread's items in a blocked arrangement (a ``coop.ThreadData``).",
+    Payload(structured=True),
+    _TUPLED,
+    "the thread's items in a blocked arrangement (a ``coop.ThreadData``, or a tuple of them: "
+    "structured items).",
     keyword_only=False,
 )
 _SORT_KEYS = Param(
     "keys",
-    Payload(),
+    Payload(instead=_RADIX_TUPLES),
     "ThreadData",
     "the thread's keys in a blocked arrangement (a ``coop.ThreadData``), sorted in place.",
+    keyword_only=False,
+)
+_MERGE_SORT_KEYS = Param(
+    "keys",
+    Payload(structured=True),
+    _TUPLED,
+    "the thread's keys in a blocked arrangement (a ``coop.ThreadData``, or a tuple of them ordered "
+    "by a comparator on tuples), sorted in place.",
     keyword_only=False,
 )
 _BLOCK_DIMS = ("BLOCK_DIM_X", "BLOCK_DIM_Y", "BLOCK_DIM_Z")
 _X = Param(
     "x",
-    Payload(scalar=True),
-    "ThreadData | Any",
-    "the thread's items (a ``coop.ThreadData``) or one typed scalar.",
+    Payload(scalar=True, structured=True),
+    _TUPLED_OR_SCALAR,
+    "the thread's items (a ``coop.ThreadData``) or one typed scalar; or a tuple of either "
+    "(structured items).",
     keyword_only=False,
 )
 _OP = Param(
@@ -375,7 +392,10 @@ LOAD = Primitive(
         _SRC,
         Param(
             "items",
-            Payload(keep_past=("valid_items", "oob_default")),
+            Payload(
+                keep_past=("valid_items", "oob_default"),
+                instead="load or store each field from its own array with a call of its own",
+            ),
             "ThreadData",
             "the calling thread's items (a ``coop.ThreadData``).",
             keyword_only=False,
@@ -420,7 +440,9 @@ STORE = Primitive(
         _DST,
         Param(
             "items",
-            Payload(read_only=True),
+            Payload(
+                read_only=True, instead="load or store each field from its own array with a call of its own"
+            ),
             "ThreadData",
             "the calling thread's items (a ``coop.ThreadData``; left as they are).",
             keyword_only=False,
@@ -471,9 +493,10 @@ EXCHANGE = Primitive(
     params=(
         Param(
             "items",
-            Payload(),
-            "ThreadData",
-            "the thread's items (rearranged in place unless ``out`` is given).",
+            Payload(structured=True),
+            _TUPLED,
+            "the thread's items (rearranged in place unless ``out`` is given); a tuple of ThreadData "
+            "moves each field alike.",
             keyword_only=False,
         ),
         Param(
@@ -501,8 +524,9 @@ EXCHANGE = Primitive(
         Param(
             "out",
             Items(fallback="items"),
-            "ThreadData | None",
-            "where the rearranged items go (a ``ThreadData`` like ``items``); by default ``items``.",
+            f"{_TUPLED} | None",
+            "where the rearranged items go (a ``ThreadData`` like ``items``, a tuple for a tuple); by "
+            "default ``items``.",
             None,
         ),
         Param(
@@ -560,9 +584,10 @@ _REDUCE_RETURNS = (
 )
 _X_REDUCE = Param(
     "x",
-    Payload(scalar=True, scalar_form=True),
-    "ThreadData | Any",
-    "the thread's items (a ``coop.ThreadData``) or one typed scalar.",
+    Payload(scalar=True, scalar_form=True, structured=True),
+    _TUPLED_OR_SCALAR,
+    "the thread's items (a ``coop.ThreadData``) or one typed scalar; or a tuple of either "
+    "(structured items).",
     keyword_only=False,
 )
 
@@ -765,9 +790,10 @@ RADIX_SORT = Primitive(
         _SORT_KEYS,
         Param(
             "values",
-            Items(tag="values", dtypes=_ALL_DTYPES),
-            "ThreadData | None",
-            "values moved with their keys (a ``ThreadData`` of any element type with the keys' items per "
+            Items(tag="values", dtypes=_ALL_DTYPES, structured=True),
+            f"{_TUPLED} | None",
+            "values moved with their keys (a ``ThreadData`` of any element type, or a tuple of them, with "
+            "the keys' items per "
             "thread), sorted in place.",
             None,
         ),
@@ -854,13 +880,14 @@ MERGE_SORT = Primitive(
         ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "values", *_BLOCK_DIMS[1:]),
     ),
     params=(
-        _SORT_KEYS,
+        _MERGE_SORT_KEYS,
         _CMP,
         Param(
             "values",
-            Items(tag="values", dtypes=_ALL_DTYPES),
-            "ThreadData | None",
-            "values moved with their keys (a ``ThreadData`` of any element type with the keys' items per "
+            Items(tag="values", dtypes=_ALL_DTYPES, structured=True),
+            f"{_TUPLED} | None",
+            "values moved with their keys (a ``ThreadData`` of any element type, or a tuple of them, with "
+            "the keys' items per "
             "thread), sorted in place; by default keys only.",
             None,
         ),
@@ -1170,10 +1197,10 @@ SHUFFLE = Primitive(
     params=(
         Param(
             "x",
-            Payload(scalar=True, scalar_form=True),
-            "ThreadData | Any",
+            Payload(scalar=True, scalar_form=True, structured=True),
+            _TUPLED_OR_SCALAR,
             "the thread's value (a typed scalar) for ``'offset'``/``'rotate'``; its items in a blocked "
-            "arrangement (a ``coop.ThreadData``) for ``'up'``/``'down'``.",
+            "arrangement (a ``coop.ThreadData``) for ``'up'``/``'down'``; or a tuple of either.",
             keyword_only=False,
         ),
         Param(
@@ -1287,7 +1314,7 @@ HISTOGRAM = Primitive(
     params=(
         Param(
             "samples",
-            Payload(),
+            Payload(instead="samples are bin indices of one integer type"),
             "ThreadData",
             "the thread's samples (a ``coop.ThreadData`` of an integer type), each a bin number "
             "``0 .. bins-1``; sorted in place by ``algorithm='sort'``.",
@@ -1548,7 +1575,7 @@ RADIX_RANK = Primitive(
     params=(
         Param(
             "keys",
-            Payload(),
+            Payload(instead=_RADIX_TUPLES),
             "ThreadData",
             "the thread's keys in a blocked arrangement (a ``coop.ThreadData`` of an unsigned integer type: "
             "the keys' bits).",
@@ -1628,7 +1655,7 @@ TOP_K = Primitive(
     params=(
         Param(
             "keys",
-            Payload(),
+            Payload(instead="CUB's top-k selects by scalar keys: pass further fields as values="),
             "ThreadData",
             "the thread's keys in a blocked arrangement (a ``coop.ThreadData`` of an integer or floating "
             "type); the selected keys replace the tile's first ``min(k, valid)`` items.",
@@ -1644,9 +1671,10 @@ TOP_K = Primitive(
         ),
         Param(
             "values",
-            Items(tag="values", dtypes=_ALL_DTYPES),
-            "ThreadData | None",
-            "values that move with their keys (a ``ThreadData`` of any element type with the keys' items "
+            Items(tag="values", dtypes=_ALL_DTYPES, structured=True),
+            f"{_TUPLED} | None",
+            "values that move with their keys (a ``ThreadData`` of any element type, or a tuple of them, "
+            "with the keys' items "
             "per thread).",
             None,
         ),
@@ -1734,16 +1762,16 @@ _WREDUCE_CUB = Cub("cub::WarpReduce", "cub/warp/warp_reduce.cuh", ("T", "threads
 _WSCAN_CUB = Cub("cub::WarpScan", "cub/warp/warp_scan.cuh", ("T", "threads_in_warp"))
 _WX = Param(
     "x",
-    Payload(scalar=True, scalar_form=True),
-    "ThreadData | Any",
-    "the lane's items (a ``coop.ThreadData``) or one typed scalar.",
+    Payload(scalar=True, scalar_form=True, structured=True),
+    _TUPLED_OR_SCALAR,
+    "the lane's items (a ``coop.ThreadData``) or one typed scalar; or a tuple of either (structured items).",
     keyword_only=False,
 )
 _WX_SCALAR = Param(
     "x",
-    Payload(scalar=True, scalar_form=True, thread_data=False),
+    Payload(scalar=True, scalar_form=True, thread_data=False, structured=True),
     "Any",
-    "the lane's value, a typed scalar.",
+    "the lane's value, a typed scalar (or a tuple of them: structured items).",
     keyword_only=False,
 )
 _WVALID_REDUCE = Param(
@@ -1968,7 +1996,7 @@ def _batched(name: str, method: str, summary: str, *, op: bool) -> Primitive:
     params = [
         Param(
             "x",
-            Payload(),
+            Payload(structured=True),
             "ThreadData",
             "the lane's item of each batch (a ``coop.ThreadData`` of ``B`` items: item ``b`` belongs to "
             "batch ``b``).",
@@ -2040,7 +2068,10 @@ WARP_LOAD = Primitive(
         _SRC,
         Param(
             "items",
-            Payload(keep_past=("valid_items", "oob_default")),
+            Payload(
+                keep_past=("valid_items", "oob_default"),
+                instead="load or store each field from its own array with a call of its own",
+            ),
             "ThreadData",
             "the calling lane's items (a ``coop.ThreadData``).",
             keyword_only=False,
@@ -2083,7 +2114,9 @@ WARP_STORE = Primitive(
         _DST,
         Param(
             "items",
-            Payload(read_only=True),
+            Payload(
+                read_only=True, instead="load or store each field from its own array with a call of its own"
+            ),
             "ThreadData",
             "the calling lane's items (a ``coop.ThreadData``; left as they are).",
             keyword_only=False,
@@ -2137,7 +2170,7 @@ WARP_EXCHANGE = Primitive(
     params=(
         Param(
             "items",
-            Payload(),
+            Payload(structured=True),
             "ThreadData",
             "the lane's items (rearranged in place unless ``out`` is given).",
             keyword_only=False,
@@ -2159,8 +2192,9 @@ WARP_EXCHANGE = Primitive(
         Param(
             "out",
             Items(fallback="items"),
-            "ThreadData | None",
-            "where the rearranged items go (a ``ThreadData`` like ``items``); by default ``items``.",
+            f"{_TUPLED} | None",
+            "where the rearranged items go (a ``ThreadData`` like ``items``, a tuple for a tuple); by "
+            "default ``items``.",
             None,
         ),
         Param(
@@ -2193,7 +2227,7 @@ WARP_MERGE_SORT = Primitive(
     params=(
         Param(
             "keys",
-            Payload(),
+            Payload(structured=True),
             "ThreadData",
             "the lane's keys (a ``coop.ThreadData``, blocked), sorted in place.",
             keyword_only=False,
@@ -2201,9 +2235,10 @@ WARP_MERGE_SORT = Primitive(
         _CMP,
         Param(
             "values",
-            Items(tag="values", dtypes=tuple(DTYPES)),
-            "ThreadData | None",
-            "values that move with their keys (a ``ThreadData`` of any element type with the keys' items "
+            Items(tag="values", dtypes=_ALL_DTYPES, structured=True),
+            f"{_TUPLED} | None",
+            "values that move with their keys (a ``ThreadData`` of any element type, or a tuple of them, "
+            "with the keys' items "
             "per thread), sorted in place; by default keys only.",
             None,
         ),

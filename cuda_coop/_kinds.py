@@ -149,13 +149,14 @@ def _supported(r: Resolver, name: str, arg: Arg) -> str:
     return supported_name(arg.dtype, shown=arg.dtype_shown or arg.shown, primitive=r.q, argument=name)
 
 
-def _supported_item(r: Resolver, name: str, arg: Arg, structured: bool) -> str:
-    """The payload's element type: a scalar one, or a field list where the row takes those."""
+def _supported_item(r: Resolver, name: str, arg: Arg, structured: bool, instead: str = "") -> str:
+    """The payload's element type: a scalar one, or a field list where the row takes those
+    (``instead``: what to do with tuples where it does not)."""
     if arg.dtype is not None and fields_of(arg.dtype):
         if not structured:
             raise CoopTypeError(
-                f"{r.q}: {name} is a tuple ({arg.dtype_shown or arg.shown}); this primitive takes items of "
-                f"one scalar type: {', '.join(DTYPES)}"
+                f"{r.q}: {name} is a tuple ({arg.dtype_shown or arg.shown}); {name} takes items of one "
+                f"scalar type ({', '.join(DTYPES)}){'; ' + instead if instead else ''}"
             )
         return arg.dtype
     return _supported(r, name, arg)
@@ -251,12 +252,15 @@ class Payload(Kind):
     # in place (BlockStore / WarpStore transposing algorithms): CUB gets a copy, the kernel's
     # ThreadData keeps its values
     structured: bool = False  # a tuple of ThreadData (or of scalars) is taken as items of a struct
+    instead: str = ""  # not structured: what a tuple's caller should do instead (the error says it)
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if self.thread_data and arg.form is Form.THREAD_DATA and not arg.problem:
-            r.set_payload(_supported_item(r, name, arg, self.structured), arg.items, scalar=False)
+            r.set_payload(
+                _supported_item(r, name, arg, self.structured, self.instead), arg.items, scalar=False
+            )
         elif self.scalar and arg.form is Form.SCALAR:
-            r.set_payload(_supported_item(r, name, arg, self.structured), 1, scalar=True)
+            r.set_payload(_supported_item(r, name, arg, self.structured, self.instead), 1, scalar=True)
         else:
             what = " or ".join(
                 w
@@ -606,6 +610,7 @@ class Items(Kind):
     tag: str | None = None  # given: the tag in the request (without a tag, see fallback)
     dtypes: tuple[str, ...] | None = None
     fallback: str | None = None
+    structured: bool = False  # with ``dtypes``: a tuple of ThreadData of those types is taken too
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if not arg.given:
@@ -614,7 +619,7 @@ class Items(Kind):
             raise CoopTypeError(
                 f"{r.q}: {name} must be a coop.ThreadData created in the kernel, got {arg.shown}"
             )
-        structured = self.dtypes is None and bool(fields_of(r.dtype))  # items like the payload's
+        structured = self.structured or (self.dtypes is None and bool(fields_of(r.dtype)))
         dtype = _supported_item(r, name, arg, structured)
         if arg.items != r.n:
             raise CoopValueError(
@@ -625,11 +630,11 @@ class Items(Kind):
                 f"{r.q}: {name} has element type {dtype} but {r.payload_name} is a ThreadData of {r.dtype}; "
                 "make them the same type"
             )
-        if self.dtypes is not None and dtype not in self.dtypes:
+        if self.dtypes is not None and not set(fields_of(dtype) or (dtype,)) <= set(self.dtypes):
             raise CoopTypeError(
                 f"{r.q}: {name} must be a ThreadData of {' or '.join(self.dtypes)}, got {dtype}"
             )
-        if self.dtypes is not None and len(self.dtypes) > 1:
+        if self.dtypes is not None and (len(self.dtypes) > 1 or fields_of(dtype)):
             r.record(name, dtype)
         r.mark_present(name, self.tag)
 

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Kernels on structured items (tuples), for tests/test_structured_items.py, run in a process of
-their own: the module adds rows copied from the catalog with ``structured=True`` (no shipped row
-takes tuples yet), so they do not leak into other tests' catalog.
+their own.
 
     python -m tests._structured_kernels aot numba|cute   # compile ahead of time, print SASS facts
     python -m tests._structured_kernels gpu numba|cute   # run against NumPy, print "check ok"
@@ -13,7 +12,6 @@ warps of 8 lanes, the linear recurrence h = a*h + b over several tiles (an inclu
 (float32, int32) seeded with a tuple constant, and the field-wise built-in sum of (x, x*x, 1).
 """
 
-import dataclasses
 import sys
 
 import numpy as np
@@ -30,24 +28,6 @@ WARP_THREADS, WIDTH = 96, 8
 TILES = 5  # of the recurrence
 CHECKS = ("argmax_value", "argmax_index", "exchange_float64", "exchange_int8", "warp_reduce", "recurrence",
           "exclusive_scan", "moments_sum", "moments_count")  # fmt: skip
-
-
-def add_rows() -> None:
-    from cuda.coop import _catalog
-    from cuda.coop._catalog import CATALOG
-
-    for key in (
-        "block.reduce",
-        "block.exchange",
-        "warp.reduce",
-        "block.inclusive_scan",
-        "block.exclusive_scan",
-        "block.sum",
-    ):
-        row = CATALOG[key]
-        kind = dataclasses.replace(row.payload.kind, structured=True)
-        params = tuple(dataclasses.replace(q, kind=kind) if q is row.payload else q for q in row.params)
-        _catalog.add(dataclasses.replace(row, name=f"struct_{row.name}", params=params))
 
 
 def data(rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -136,7 +116,7 @@ def numba_kernels() -> dict[str, tuple[object, str, int, int]]:
         for i in range(ITEMS):  # blocked: thread t holds items t*ITEMS .. t*ITEMS+ITEMS-1
             v[i] = src[row * TILE + t * ITEMS + i]
             ix[i] = t * ITEMS + i
-        best = coop.block.struct_reduce((v, ix), argmax)
+        best = coop.block.reduce((v, ix), argmax)
         if t == 0:
             dst_v[row] = best[0]
             dst_i[row] = best[1]
@@ -148,7 +128,7 @@ def numba_kernels() -> dict[str, tuple[object, str, int, int]]:
         for i in range(ITEMS):  # striped in
             x[i] = a[base + i * THREADS + t]
             y[i] = b[base + i * THREADS + t]
-        coop.block.struct_exchange((x, y), mode="striped_to_blocked")
+        coop.block.exchange((x, y), mode="striped_to_blocked")
         for i in range(ITEMS):  # blocked out
             oa[base + t * ITEMS + i] = x[i]
             ob[base + t * ITEMS + i] = y[i]
@@ -158,7 +138,7 @@ def numba_kernels() -> dict[str, tuple[object, str, int, int]]:
 
     def warp_kernel(w, o):  # type: ignore[no-untyped-def]
         t = cuda.threadIdx.x
-        s = coop.warp.struct_reduce((w[t], np.int32(t), w[t] * 2), combine, threads_in_warp=WIDTH)
+        s = coop.warp.reduce((w[t], np.int32(t), w[t] * 2), combine, threads_in_warp=WIDTH)
         if t % WIDTH == 0:
             o[t // WIDTH] = s[0] + s[2] + s[1]
 
@@ -176,7 +156,7 @@ def numba_kernels() -> dict[str, tuple[object, str, int, int]]:
             for i in range(ITEMS):
                 x[i] = a[tile * TILE + t * ITEMS + i]
                 y[i] = b[tile * TILE + t * ITEMS + i]
-            _, h = coop.block.struct_inclusive_scan((x, y), compose, prefix_op=running)
+            _, h = coop.block.inclusive_scan((x, y), compose, prefix_op=running)
             for i in range(ITEMS):
                 out[tile * TILE + t * ITEMS + i] = h[i]
 
@@ -190,9 +170,7 @@ def numba_kernels() -> dict[str, tuple[object, str, int, int]]:
         for i in range(ITEMS):
             x[i] = x_in[t * ITEMS + i]
             y[i] = y_in[t * ITEMS + i]
-        sx, sy = coop.block.struct_exclusive_scan(
-            (x, y), sum_max, initial_value=(np.float32(0), np.int32(-5))
-        )
+        sx, sy = coop.block.exclusive_scan((x, y), sum_max, initial_value=(np.float32(0), np.int32(-5)))
         for i in range(ITEMS):
             out[t * ITEMS + i] = sx[i] + sy[i]
 
@@ -205,7 +183,7 @@ def numba_kernels() -> dict[str, tuple[object, str, int, int]]:
             x[i] = src[row * TILE + t * ITEMS + i]
             xx[i] = x[i] * x[i]
             n[i] = 1
-        s = coop.block.struct_sum((x, xx, n))
+        s = coop.block.sum((x, xx, n))
         if t == 0:
             dst_s[row] = s[0] + s[1]
             dst_n[row] = s[2]
@@ -279,7 +257,7 @@ def cute_host() -> object:
         for i in cutlass.range_constexpr(ITEMS):
             v[i] = src[row * TILE + t * ITEMS + i]
             ix[i] = t * ITEMS + i
-        best = coop.block.struct_reduce((v, ix), argmax)
+        best = coop.block.reduce((v, ix), argmax)
         if t == 0:
             dst_v[row] = best[0]
             dst_i[row] = best[1]
@@ -294,7 +272,7 @@ def cute_host() -> object:
         for i in cutlass.range_constexpr(ITEMS):
             x[i] = a[base + i * THREADS + t]
             y[i] = b[base + i * THREADS + t]
-        coop.block.struct_exchange((x, y), mode="striped_to_blocked")
+        coop.block.exchange((x, y), mode="striped_to_blocked")
         for i in cutlass.range_constexpr(ITEMS):
             oa[base + t * ITEMS + i] = x[i]
             ob[base + t * ITEMS + i] = y[i]
@@ -305,7 +283,7 @@ def cute_host() -> object:
     @cute.kernel
     def warp_kernel(w: cute.Tensor, o: cute.Tensor):  # type: ignore[no-untyped-def]
         t, _, _ = cute.arch.thread_idx()
-        s = coop.warp.struct_reduce((w[t], cutlass.Int32(t), w[t] * 2), combine, threads_in_warp=WIDTH)
+        s = coop.warp.reduce((w[t], cutlass.Int32(t), w[t] * 2), combine, threads_in_warp=WIDTH)
         if t % WIDTH == 0:
             o[t // WIDTH] = s[0] + s[2] + cutlass.Float32(s[1])
 
@@ -324,7 +302,7 @@ def cute_host() -> object:
             for i in cutlass.range_constexpr(ITEMS):
                 x[i] = a[tile * TILE + t * ITEMS + i]
                 y[i] = b[tile * TILE + t * ITEMS + i]
-            _, h = coop.block.struct_inclusive_scan((x, y), compose, prefix_op=running)
+            _, h = coop.block.inclusive_scan((x, y), compose, prefix_op=running)
             for i in cutlass.range_constexpr(ITEMS):
                 out[tile * TILE + t * ITEMS + i] = h[i]
 
@@ -339,7 +317,7 @@ def cute_host() -> object:
         for i in cutlass.range_constexpr(ITEMS):
             x[i] = x_in[t * ITEMS + i]
             y[i] = y_in[t * ITEMS + i]
-        sx, sy = coop.block.struct_exclusive_scan((x, y), sum_max, initial_value=(0.0, -5))
+        sx, sy = coop.block.exclusive_scan((x, y), sum_max, initial_value=(0.0, -5))
         for i in cutlass.range_constexpr(ITEMS):
             out[t * ITEMS + i] = sx[i] + cutlass.Float32(sy[i])
 
@@ -354,7 +332,7 @@ def cute_host() -> object:
             x[i] = src[row * TILE + t * ITEMS + i]
             xx[i] = x[i] * x[i]
             n[i] = 1
-        s = coop.block.struct_sum((x, xx, n))
+        s = coop.block.sum((x, xx, n))
         if t == 0:
             dst_s[row] = s[0] + s[1]
             dst_n[row] = s[2]
@@ -412,7 +390,6 @@ def cute_gpu() -> None:
 
 
 if __name__ == "__main__":
-    add_rows()
     {
         ("aot", "numba"): numba_aot,
         ("gpu", "numba"): numba_gpu,

@@ -144,22 +144,20 @@ _BAD_NUMBA = """
 import numpy as np
 from cuda import coop
 import cuda.coop.numba as numba_coop
-from tests._structured_kernels import add_rows
-
-add_rows()
-
 
 def kernel(a, o):
     x = coop.ThreadData(4, np.float32)
     y = coop.ThreadData({y_items}, np.int32)
     if {case!r} == "unequal":
-        coop.block.struct_exchange((x, y), mode="striped_to_blocked")
-    if {case!r} == "builtin":
-        coop.block.struct_reduce((x, y), "max")
-    if {case!r} == "shipped":
         coop.block.exchange((x, y), mode="striped_to_blocked")
+    if {case!r} == "builtin":
+        coop.block.reduce((x, y), "max")
+    if {case!r} == "radix":
+        coop.block.radix_sort((x, y))
+    if {case!r} == "load":
+        coop.block.load(a, (x, y))
     if {case!r} == "arity":
-        coop.block.struct_reduce((x, y), lambda p, q: p[0] + q[0])
+        coop.block.reduce((x, y), lambda p, q: p[0] + q[0])
 
 
 try:
@@ -177,23 +175,21 @@ import cutlass.cute as cute
 import cuda.coop.cutlass as cutlass_coop
 from cuda import coop
 from tests._cute_kernels import fake_tensor
-from tests._structured_kernels import add_rows
-
-add_rows()
-
 
 @cute.kernel
 def kernel(a: cute.Tensor, o: cute.Tensor):
     x = coop.ThreadData(4, cutlass.Float32)
     y = coop.ThreadData({y_items}, cutlass.Int32)
     if cutlass.const_expr({case!r} == "unequal"):
-        coop.block.struct_exchange((x, y), mode="striped_to_blocked")
-    if cutlass.const_expr({case!r} == "builtin"):
-        coop.block.struct_reduce((x, y), "max")
-    if cutlass.const_expr({case!r} == "shipped"):
         coop.block.exchange((x, y), mode="striped_to_blocked")
+    if cutlass.const_expr({case!r} == "builtin"):
+        coop.block.reduce((x, y), "max")
+    if cutlass.const_expr({case!r} == "radix"):
+        coop.block.radix_sort((x, y))
+    if cutlass.const_expr({case!r} == "load"):
+        coop.block.load(a, (x, y))
     if cutlass.const_expr({case!r} == "arity"):
-        coop.block.struct_reduce((x, y), lambda p, q: p[0] + q[0])
+        coop.block.reduce((x, y), lambda p, q: p[0] + q[0])
 
 
 @cute.jit
@@ -214,7 +210,9 @@ except Exception as exc:
     [
         ("unequal", 2, "have [2, 4] items"),
         ("builtin", 4, "only some built-in operators apply to tuples, field by field ('sum', 'mul')"),
-        ("shipped", 4, "coop.block.exchange: items is a tuple"),
+        ("radix", 4, "coop.block.radix_sort: keys is a tuple"),
+        ("radix", 4, "sort tuples with merge_sort and a comparator on tuples"),
+        ("load", 4, "load or store each field from its own array"),
         ("arity", 4, "must return a tuple of 2 values"),
     ],
 )
@@ -222,8 +220,9 @@ except Exception as exc:
 def test_bad_tuples_are_typed_errors(
     backend: str, case: str, y_items: int, message: str, tmp_path: Path
 ) -> None:
-    """Unequal items per thread, a built-in operator, a shipped row (scalar items only), an
-    operator returning one value for two fields: each a typed error naming the call's argument."""
+    """Unequal items per thread, a built-in operator that is not field-wise, radix sort keys and a
+    load's items as tuples (each says what to do instead), an operator returning one value for two
+    fields: each a typed error naming the call's argument."""
     if backend == "cute":
         pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
     script = tmp_path / f"bad_{backend}.py"  # CuTe reads the kernel's source from its file

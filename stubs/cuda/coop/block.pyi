@@ -17,40 +17,40 @@ def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorit
 def store(dst: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | BlockStoreAlgorithm = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Store a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockStore)."""
 
-def exchange(items: ThreadData, mode: str | BlockExchangeMode, *, ranks: ThreadData | None = ..., valid_flags: ThreadData | None = ..., out: ThreadData | None = ..., warp_time_slicing: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def exchange(items: ThreadData | tuple[ThreadData, ...], mode: str | BlockExchangeMode, *, ranks: ThreadData | None = ..., valid_flags: ThreadData | None = ..., out: ThreadData | tuple[ThreadData, ...] | None = ..., warp_time_slicing: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Rearrange the block's items among its threads (CUB BlockExchange)."""
 
-def sum(x: ThreadData | Any, *, num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Sum the items of the whole block (CUB BlockReduce::Sum)."""
 
-def reduce(x: ThreadData | Any, op: str | Callable[[Any, Any], Any], *, num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def reduce(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Reduce the items of the whole block with an operator (CUB BlockReduce::Reduce)."""
 
-def inclusive_sum(x: ThreadData | Any, *, block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def inclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Inclusive prefix sum over the block (CUB BlockScan)."""
 
-def exclusive_sum(x: ThreadData | Any, *, block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def exclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Exclusive prefix sum over the block (CUB BlockScan)."""
 
-def inclusive_scan(x: ThreadData | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def inclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Inclusive prefix scan with an operator over the block (CUB BlockScan)."""
 
-def exclusive_scan(x: ThreadData | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def exclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Exclusive prefix scan with an operator over the block (CUB BlockScan)."""
 
-def radix_sort(keys: ThreadData, *, values: ThreadData | None = ..., descending: bool = ..., begin_bit: int = ..., end_bit: int | None = ..., output: str | BlockRadixSortOutput = ..., radix_bits: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def radix_sort(keys: ThreadData, *, values: ThreadData | tuple[ThreadData, ...] | None = ..., descending: bool = ..., begin_bit: int = ..., end_bit: int | None = ..., output: str | BlockRadixSortOutput = ..., radix_bits: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Sort the block's keys (and values) by their bits, stably (CUB BlockRadixSort)."""
 
-def merge_sort(keys: ThreadData, op: str | Callable[[Any, Any], bool], *, values: ThreadData | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., stable: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def merge_sort(keys: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], bool], *, values: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., stable: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Sort the block's keys (and values) with a comparator (CUB BlockMergeSort)."""
 
-def adjacent_difference(items: ThreadData, *, op: str | Callable[[Any, Any], Any] = ..., direction: str | BlockAdjacentDirection = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
+def adjacent_difference(items: ThreadData | tuple[ThreadData, ...], *, op: str | Callable[[Any, Any], Any] = ..., direction: str | BlockAdjacentDirection = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
     """Combine each item with its left or right neighbour in the tile (CUB BlockAdjacentDifference)."""
 
-def discontinuity(items: ThreadData, *, flags: str | BlockDiscontinuityFlags = ..., op: str | Callable[[Any, Any], Any] = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def discontinuity(items: ThreadData | tuple[ThreadData, ...], *, flags: str | BlockDiscontinuityFlags = ..., op: str | Callable[[Any, Any], Any] = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Flag the items where the tile's runs start or end (CUB BlockDiscontinuity)."""
 
-def shuffle(x: ThreadData | Any, *, mode: str | BlockShuffleMode = ..., distance: int = ..., block_suffix: bool = ..., block_prefix: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def shuffle(x: ThreadData | tuple[ThreadData, ...] | Any, *, mode: str | BlockShuffleMode = ..., distance: int = ..., block_suffix: bool = ..., block_prefix: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Move values among the block's threads by an offset, a rotation or one tile position (CUB BlockShuffle)."""
 
 def histogram(samples: ThreadData, counters: Any, *, bins: int, offset: int = ..., algorithm: str | BlockHistogramAlgorithm = ..., init: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
@@ -62,5 +62,5 @@ def run_length_decode(run_values: ThreadData, *, decoded_items_per_thread: int, 
 def radix_rank(keys: ThreadData, *, begin_bit: int, num_bits: int, descending: bool = ..., algorithm: str | BlockRadixRankAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
     """Rank the block's keys by one digit of their bits, stably (CUB BlockRadixRank)."""
 
-def top_k(keys: ThreadData, k: int, *, values: ThreadData | None = ..., largest: bool = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def top_k(keys: ThreadData, k: int, *, values: ThreadData | tuple[ThreadData, ...] | None = ..., largest: bool = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Select the block's k largest (or smallest) keys, and their values (CUB's block top-k)."""

@@ -17,13 +17,13 @@ def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorit
 def store(dst: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | WarpStoreAlgorithm = ..., valid_items: int | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Store a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpStore)."""
 
-def exchange(items: ThreadData, mode: str | WarpExchangeMode, *, ranks: ThreadData | None = ..., out: ThreadData | None = ..., algorithm: str | WarpExchangeAlgorithm = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def exchange(items: ThreadData, mode: str | WarpExchangeMode, *, ranks: ThreadData | None = ..., out: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | WarpExchangeAlgorithm = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Rearrange each logical warp's items among its lanes (CUB WarpExchange)."""
 
-def sum(x: ThreadData | Any, *, valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Sum the items of each logical warp (CUB WarpReduce::Sum)."""
 
-def reduce(x: ThreadData | Any, op: str | Callable[[Any, Any], Any], *, valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def reduce(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Reduce the items of each logical warp with an operator (CUB WarpReduce::Reduce)."""
 
 def inclusive_sum(x: Any, *, warp_aggregate: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
@@ -59,5 +59,5 @@ def batched_sum(x: ThreadData, *, arrangement: str | WarpBatchedArrangement = ..
 def batched_reduce(x: ThreadData, op: str | Callable[[Any, Any], Any], *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
     """Reduce many batches over each logical warp at once with an operator (CUB WarpReduceBatched)."""
 
-def merge_sort(keys: ThreadData, op: str | Callable[[Any, Any], bool], *, values: ThreadData | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def merge_sort(keys: ThreadData, op: str | Callable[[Any, Any], bool], *, values: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Sort each logical warp's keys (and values), stably, with a comparator (CUB WarpMergeSort)."""
