@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """The CuTe DSL kernels of benchmarks/structured.py (loaded by path from there). Each function
-returns a ``@cute.jit`` host launching one kernel; ``prims`` is structured.py's
-``tuple_rows()``: the block reduce, sum and inclusive scan that take tuples."""
+returns a ``@cute.jit`` host launching one kernel."""
 
 # No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
 from typing import Any
@@ -28,7 +27,7 @@ def _compose(p, q):  # type: ignore[no-untyped-def]
     return p[0] * q[0], q[0] * p[1] + q[1]
 
 
-def argmax(threads: int, items: int, prims: tuple[Any, Any, Any], packed: bool = False) -> Any:
+def argmax(threads: int, items: int, packed: bool = False) -> Any:
     """Row argmax, one block per row (the grid is the number of rows, ``out_v``'s size): the tuple
     (value, index) through one block reduce with a user operator, or (``packed``) the uint64
     workaround through the built-in max."""
@@ -38,7 +37,6 @@ def argmax(threads: int, items: int, prims: tuple[Any, Any, Any], packed: bool =
     from cutlass._mlir.dialects import llvm
 
     tile = threads * items
-    reduce_tuple = prims[0]
 
     @cute.kernel
     def kernel(src: cute.Tensor, out_v: cute.Tensor, out_i: cute.Tensor, n: cutlass.Int32):  # type: ignore[no-untyped-def]
@@ -54,7 +52,7 @@ def argmax(threads: int, items: int, prims: tuple[Any, Any, Any], packed: bool =
                 best_v = cutlass.select_(take, buf[j], best_v)
                 best_i = cutlass.select_(take, base + j * threads + tidx, best_i)
         if cutlass.const_expr(not packed):
-            best = reduce_tuple((best_v, best_i), _argmax_op)
+            best = coop.block.reduce((best_v, best_i), _argmax_op)
             if tidx == 0:
                 out_v[bidx] = best[0]
                 out_i[bidx] = best[1]
@@ -80,14 +78,13 @@ def argmax(threads: int, items: int, prims: tuple[Any, Any, Any], packed: bool =
     return host
 
 
-def welford(threads: int, items: int, prims: tuple[Any, Any, Any], eps: float) -> Any:
+def welford(threads: int, items: int, eps: float) -> Any:
     """Row mean and rstd in one pass, one block per row (the grid: ``out_mean``'s size)."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
 
     tile = threads * items
-    reduce_tuple = prims[0]
 
     @cute.kernel
     def kernel(src: cute.Tensor, out_mean: cute.Tensor, out_rstd: cute.Tensor, n: cutlass.Int32):  # type: ignore[no-untyped-def]
@@ -107,7 +104,7 @@ def welford(threads: int, items: int, prims: tuple[Any, Any, Any], eps: float) -
                 d = buf[j] - tm
                 tq = tq + d * d
             cnt, mean, m2 = _welford_combine((cnt, mean, m2), (cutlass.Float32(items), tm, tq))
-        r = reduce_tuple((cnt, mean, m2), _welford_combine, broadcast=False)
+        r = coop.block.reduce((cnt, mean, m2), _welford_combine, broadcast=False)
         if tidx == 0:
             out_mean[bidx] = r[1]
             out_rstd[bidx] = cutlass.Float32(1.0) / cute.math.sqrt(r[2] / r[0] + cutlass.Float32(eps))
@@ -119,7 +116,7 @@ def welford(threads: int, items: int, prims: tuple[Any, Any, Any], eps: float) -
     return host
 
 
-def recurrence(threads: int, items: int, prims: tuple[Any, Any, Any], row: int) -> Any:
+def recurrence(threads: int, items: int, row: int) -> Any:
     """h = a*h + b along rows of ``row``, one block per row, tiles in a loop."""
     import cutlass
     import cutlass.cute as cute
@@ -127,7 +124,6 @@ def recurrence(threads: int, items: int, prims: tuple[Any, Any, Any], row: int) 
 
     tile = threads * items
     tiles = row // tile
-    scan_tuple = prims[2]
 
     @cute.kernel
     def kernel(a: cute.Tensor, b: cute.Tensor, h: cute.Tensor):  # type: ignore[no-untyped-def]
@@ -142,7 +138,7 @@ def recurrence(threads: int, items: int, prims: tuple[Any, Any, Any], row: int) 
             base = bidx * row + t * tile
             coop.block.load(a, xa, offset=base, algorithm="warp_transpose")
             coop.block.load(b, xb, offset=base, algorithm="warp_transpose")
-            _, hb = scan_tuple((xa, xb), _compose, prefix_op=(run_a, run_b))
+            _, hb = coop.block.inclusive_scan((xa, xb), _compose, prefix_op=(run_a, run_b))
             coop.block.store(h, hb, offset=base, algorithm="warp_transpose")
 
     @cute.jit
@@ -152,7 +148,7 @@ def recurrence(threads: int, items: int, prims: tuple[Any, Any, Any], row: int) 
     return host
 
 
-def complex_sum(threads: int, items: int, prims: tuple[Any, Any, Any], how: str) -> Any:
+def complex_sum(threads: int, items: int, how: str) -> Any:
     """Device-wide complex sum of an interleaved float32 view (``m`` floats) into ``out[0:2]``:
     the block sum of the tuple (re, im) of ThreadData, by coop.block.sum (``how`` "sum") or
     coop.block.reduce(..., "sum") ("reduce"); a grid-stride loop, two atomics per block."""
@@ -161,7 +157,6 @@ def complex_sum(threads: int, items: int, prims: tuple[Any, Any, Any], how: str)
     from cuda import coop
 
     tile = 2 * threads * items
-    reduce_tuple, sum_tuple, _ = prims
     use_sum = how == "sum"
 
     @cute.kernel
@@ -181,9 +176,9 @@ def complex_sum(threads: int, items: int, prims: tuple[Any, Any, Any], how: str)
                 re[j] = re[j] + buf[2 * j]
                 im[j] = im[j] + buf[2 * j + 1]
         if cutlass.const_expr(use_sum):
-            total = sum_tuple((re, im))
+            total = coop.block.sum((re, im))
         else:
-            total = reduce_tuple((re, im), "sum")
+            total = coop.block.reduce((re, im), "sum")
         if tidx == 0:
             cute.arch.atomic_add(out.iterator, total[0])
             cute.arch.atomic_add(out.iterator + 1, total[1])

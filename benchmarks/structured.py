@@ -26,7 +26,7 @@ bytes read + written):
 
 ``--aot`` compiles every kernel (CUB C++ and coop, both backends) ahead of time for sm_90a and prints
 each coop kernel's SASS verdict (no GPU needed). On a GPU every kernel's output is checked against
-NumPy / torch before anything is timed.
+NumPy / torch before it is timed.
 """
 
 # No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
@@ -44,11 +44,6 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
-
-#: The block rows called on tuples are ``coop.block.<ROW_PREFIX>reduce`` / ``sum`` / ``inclusive_scan``.
-#: "struct_": the copies of the shipped rows with tuple items that tests/_structured_kernels.add_rows()
-#: registers (no shipped row takes tuples yet); "": the shipped rows, once they take tuples.
-ROW_PREFIX = "struct_"
 
 ARGMAX_ROWS = (4096, 65536)
 ARGMAX_CONFIGS = [(256, 8), (512, 8), (1024, 4)]
@@ -242,20 +237,6 @@ def _cutlass_half() -> Any:
     return _by_path("coop_structured_cutlass", "_structured_cutlass.py")
 
 
-def tuple_rows() -> tuple[Any, Any, Any]:
-    """``coop.block``'s reduce, sum and inclusive_scan that take tuples (see ROW_PREFIX)."""
-    from cuda import coop
-
-    if ROW_PREFIX and not hasattr(coop.block, ROW_PREFIX + "reduce"):
-        root = str(Path(__file__).resolve().parents[1])
-        if root not in sys.path:
-            sys.path.append(root)
-        from tests._structured_kernels import add_rows
-
-        add_rows()
-    return tuple(getattr(coop.block, ROW_PREFIX + n) for n in ("reduce", "sum", "inclusive_scan"))  # type: ignore[return-value]
-
-
 def _cub_kernels(arch: str, load: bool = True) -> dict[tuple[Any, ...], Any]:
     """The CUB C++ reference kernels, compiled (and, with ``load``, loaded) for ``arch``."""
     from cuda.cccl import get_include_paths
@@ -313,7 +294,6 @@ def numba_argmax(threads: int, items: int, packed: bool = False) -> Any:
     from numba.cuda import libdevice
 
     tile = threads * items
-    reduce_tuple = tuple_rows()[0]
     neg_inf = np.float32(-np.inf)
 
     lo32 = np.uint64(0xFFFFFFFF)
@@ -332,7 +312,7 @@ def numba_argmax(threads: int, items: int, packed: bool = False) -> Any:
                     best_i = np.int32(base + j * threads + cuda.threadIdx.x)
             base += tile
         if not packed:  # (a constant: Numba prunes the other branch before typing)
-            best = reduce_tuple((best_v, best_i), argmax_op)
+            best = coop.block.reduce((best_v, best_i), argmax_op)
             if cuda.threadIdx.x == 0:
                 out_v[cuda.blockIdx.x] = best[0]
                 out_i[cuda.blockIdx.x] = best[1]
@@ -360,7 +340,6 @@ def numba_welford(threads: int, items: int) -> Any:
     from numba import cuda
 
     tile = threads * items
-    reduce_tuple = tuple_rows()[0]
     f_items, inv_items, eps, zero, one = (np.float32(x) for x in (items, 1 / items, EPS, 0, 1))
 
     def welford(src, out_mean, out_rstd, n):  # type: ignore[no-untyped-def]
@@ -386,7 +365,7 @@ def numba_welford(threads: int, items: int) -> Any:
             m2 = m2 + tq + d * d * cnt * w
             cnt = nn
             base += tile
-        r = reduce_tuple((cnt, mean, m2), welford_combine, broadcast=False)
+        r = coop.block.reduce((cnt, mean, m2), welford_combine, broadcast=False)
         if cuda.threadIdx.x == 0:
             out_mean[cuda.blockIdx.x] = r[1]
             out_rstd[cuda.blockIdx.x] = one / math.sqrt(r[2] / r[0] + eps)
@@ -402,7 +381,6 @@ def numba_recurrence(threads: int, items: int) -> Any:
 
     tile = threads * items
     tiles = ROW // tile
-    scan_tuple = tuple_rows()[2]
 
     def recurrence(a, b, h):  # type: ignore[no-untyped-def]
         run_a = coop.ThreadData(1, np.float32)
@@ -415,7 +393,7 @@ def numba_recurrence(threads: int, items: int) -> Any:
             base = cuda.blockIdx.x * ROW + t * tile
             coop.block.load(a, xa, offset=base, algorithm="warp_transpose")
             coop.block.load(b, xb, offset=base, algorithm="warp_transpose")
-            _, hb = scan_tuple((xa, xb), compose, prefix_op=(run_a, run_b))
+            _, hb = coop.block.inclusive_scan((xa, xb), compose, prefix_op=(run_a, run_b))
             coop.block.store(h, hb, offset=base, algorithm="warp_transpose")
 
     return numba_coop.jit(recurrence)
@@ -431,7 +409,6 @@ def numba_complex_sum(threads: int, items: int, how: str) -> Any:
     from cuda import coop
     from numba import cuda
 
-    reduce_tuple, sum_tuple, _ = tuple_rows()
     zero = np.float32(0)
 
     if how == "complex64":
@@ -473,7 +450,7 @@ def numba_complex_sum(threads: int, items: int, how: str) -> Any:
                 re[j] += buf[2 * j]
                 im[j] += buf[2 * j + 1]
             base += cuda.gridDim.x * tile
-        total = sum_tuple((re, im)) if use_sum else reduce_tuple((re, im), "sum")
+        total = coop.block.sum((re, im)) if use_sum else coop.block.reduce((re, im), "sum")
         if cuda.threadIdx.x == 0:
             cuda.atomic.add(out, 0, total[0])
             cuda.atomic.add(out, 1, total[1])
@@ -525,18 +502,17 @@ def cute_hosts() -> dict[tuple[Any, ...], Any]:
     """Every CuTe kernel of the benchmark, as its ``@cute.jit`` host (not yet compiled): the keys
     of :func:`numba_kernels` but the complex64 one."""
     cute_half = _cutlass_half()
-    prims = tuple_rows()
     out: dict[tuple[Any, ...], Any] = {}
     for t, i in ARGMAX_CONFIGS:
-        out[("argmax", "tuple", t, i)] = cute_half.argmax(t, i, prims)
-        out[("argmax", "packed", t, i)] = cute_half.argmax(t, i, prims, packed=True)
+        out[("argmax", "tuple", t, i)] = cute_half.argmax(t, i)
+        out[("argmax", "packed", t, i)] = cute_half.argmax(t, i, packed=True)
     for t, i in WELFORD_CONFIGS:
-        out[("welford", "tuple", t, i)] = cute_half.welford(t, i, prims, EPS)
+        out[("welford", "tuple", t, i)] = cute_half.welford(t, i, EPS)
     for t, i in RECURRENCE_CONFIGS:
-        out[("recurrence", "tuple", t, i)] = cute_half.recurrence(t, i, prims, ROW)
+        out[("recurrence", "tuple", t, i)] = cute_half.recurrence(t, i, ROW)
     for t, i in COMPLEX_CONFIGS:
         for how in ("sum", "reduce"):
-            out[("complex", how, t, i)] = cute_half.complex_sum(t, i, prims, how)
+            out[("complex", how, t, i)] = cute_half.complex_sum(t, i, how)
     return out
 
 
@@ -669,7 +645,9 @@ class _Gpu:
 
 
 def _bench_argmax(g: _Gpu, n: int) -> list[dict[str, Any]]:
-    torch, cutlass = g.torch, __import__("cutlass")
+    import cutlass
+
+    torch = g.torch
     rows = []
     for rowlen in ARGMAX_ROWS:
         nrows = n // rowlen
@@ -678,8 +656,9 @@ def _bench_argmax(g: _Gpu, n: int) -> list[dict[str, Any]]:
         xv = x.view(-1)
         out_v = torch.empty(nrows, device="cuda")
         out_i = torch.empty(nrows, dtype=torch.int32, device="cuda")
-        want_v, want_i = torch.max(x, dim=-1)
-        assert torch.equal(torch.argmax(x, dim=-1), want_i), "torch.argmax and torch.max disagree"
+        want_v = torch.amax(x, dim=-1)  # and the first index holding it, whatever torch's tie rule
+        cols = torch.arange(rowlen, device="cuda").expand(nrows, rowlen)
+        want_i = torch.where(x == want_v[:, None], cols, rowlen).amin(dim=-1)
         tensors, extra = (xv, out_v, out_i), (cutlass.Int32(rowlen),)
         nb = [g.cuda.as_cuda_array(v) for v in tensors]
         for t, i in ARGMAX_CONFIGS:
@@ -709,7 +688,9 @@ def _bench_argmax(g: _Gpu, n: int) -> list[dict[str, Any]]:
 
 
 def _bench_welford(g: _Gpu, n: int) -> list[dict[str, Any]]:
-    torch, cutlass = g.torch, __import__("cutlass")
+    import cutlass
+
+    torch = g.torch
     rows = []
     for rowlen in WELFORD_ROWS:
         nrows = n // rowlen
@@ -794,7 +775,9 @@ def _bench_recurrence(g: _Gpu, n: int) -> tuple[list[dict[str, Any]], str]:
 
 
 def _bench_complex(g: _Gpu, n: int) -> tuple[list[dict[str, Any]], str | None]:
-    torch, cutlass = g.torch, __import__("cutlass")
+    import cutlass
+
+    torch = g.torch
     z = torch.randn(n, dtype=torch.complex64, device="cuda")
     zf = torch.view_as_real(z).view(-1)  # interleaved (re, im) float32
     out = torch.zeros(2, device="cuda")
@@ -842,12 +825,12 @@ def _print_tables(g: _Gpu, n: int, res: dict[str, Any]) -> None:
 
     print(
         f"device: {g.dev.name}, {n} elements per table, median of {g.reps} interleaved batches of "
-        f"{bench.BATCH} launches; the complex sum uses {GRID_PER_SM} blocks per SM; the tuple rows: "
-        f"coop.block.{ROW_PREFIX}reduce, {ROW_PREFIX}sum, {ROW_PREFIX}inclusive_scan"
+        f"{bench.BATCH} launches; the complex sum uses {GRID_PER_SM} blocks per SM"
     )
     bench._table(
         "Row argmax (float32 value + int32 index per row; GB/s read + written): one block reduce of the "
-        "tuple (value, index) with a user operator, and the uint64 packing workaround (built-in max)",
+        "tuple (value, index) with a user operator, and the uint64 packing workaround (built-in max); "
+        "goals: coop/CUB >= 0.98, coop/torch >= 1.5, tuple/packed >= 0.98",
         ["row: threads x items", "numba", "cute", "numba packed", "cute packed", "CUB C++", "torch.argmax",
          "torch.max", "numba/CUB", "cute/CUB", "coop/torch (worst/best)", "numba tuple/packed",
          "cute tuple/packed"],
@@ -862,7 +845,7 @@ def _print_tables(g: _Gpu, n: int, res: dict[str, Any]) -> None:
     )  # fmt: skip
     bench._table(
         "Welford row statistics in one pass (mean and rstd per row; GB/s read + written): one block "
-        "reduce of (count, mean, M2) with a combine operator",
+        "reduce of (count, mean, M2) with a combine operator; goals: coop/CUB >= 0.98, coop/torch >= 1.5",
         ["row: threads x items", "numba", "cute", "CUB C++", "torch.var_mean", "numba/CUB", "cute/CUB",
          "coop/torch (worst)"],
         [
@@ -889,7 +872,8 @@ def _print_tables(g: _Gpu, n: int, res: dict[str, Any]) -> None:
         ],
     )  # fmt: skip
     bench._table(
-        "complex64 device-wide sum (GB/s read): the block sum of a tuple (re, im) of float32 ThreadData",
+        "complex64 device-wide sum (GB/s read): the block sum of a tuple (re, im) of float32 ThreadData; "
+        "goal: coop/torch >= 0.95",
         ["threads x items", "numba sum", "numba reduce 'sum'", "numba complex64", "cute sum",
          "cute reduce 'sum'", "CUB C++", "CUB C++ 64-bit index", "torch.sum", "numba/CUB 64-bit", "cute/CUB",
          "numba/torch", "cute/torch"],
@@ -931,7 +915,7 @@ def main() -> None:
             "a GPU, or pass --aot to compile everything for sm_90a"
         )
     g = _Gpu(nb_kernels, hosts, args.reps)
-    res: dict[str, Any] = {"device": g.dev.name, "elements": n, "row_prefix": ROW_PREFIX}
+    res: dict[str, Any] = {"device": g.dev.name, "elements": n}
     res["argmax"] = _bench_argmax(g, n)
     res["welford"] = _bench_welford(g, n)
     res["recurrence"], res["torch_log_space"] = _bench_recurrence(g, n)
