@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from . import BlockAdjacentDirection, BlockDiscontinuityFlags, BlockExchangeMode, BlockHistogramAlgorithm, BlockLoadAlgorithm, BlockRadixRankAlgorithm, BlockRadixSortOutput, BlockReduceAlgorithm, BlockScanAlgorithm, BlockShuffleMode, BlockStoreAlgorithm, TempStorage, ThreadData
 
-__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "merge_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram", "run_length_decode", "radix_rank", "top_k"]
+__all__ = ["load", "store", "exchange", "sum", "reduce", "argmax", "argmin", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "merge_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram", "run_length_decode", "radix_rank", "top_k"]
 
 def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad)."""
@@ -25,6 +25,12 @@ def sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, num_valid: int | None =
 
 def reduce(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Reduce the items of the whole block with an operator (CUB BlockReduce::Reduce)."""
+
+def argmax(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
+    """The block's largest item and its index (a CUB BlockReduce of (value, index) pairs)."""
+
+def argmin(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
+    """The block's smallest item and its index (a CUB BlockReduce of (value, index) pairs)."""
 
 def inclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Inclusive prefix sum over the block (CUB BlockScan)."""
@@ -44,7 +50,7 @@ def radix_sort(keys: ThreadData, *, values: ThreadData | tuple[ThreadData, ...] 
 def merge_sort(keys: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], bool], *, values: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., stable: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Sort the block's keys (and values) with a comparator (CUB BlockMergeSort)."""
 
-def adjacent_difference(items: ThreadData | tuple[ThreadData, ...], *, op: str | Callable[[Any, Any], Any] = ..., direction: str | BlockAdjacentDirection = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
+def adjacent_difference(items: ThreadData | tuple[ThreadData, ...], *, op: str | Callable[[Any, Any], Any] = ..., direction: str | BlockAdjacentDirection = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData | tuple[ThreadData, ...]:
     """Combine each item with its left or right neighbour in the tile (CUB BlockAdjacentDifference)."""
 
 def discontinuity(items: ThreadData | tuple[ThreadData, ...], *, flags: str | BlockDiscontinuityFlags = ..., op: str | Callable[[Any, Any], Any] = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:

@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from . import TempStorage, ThreadData, WarpBatchedArrangement, WarpExchangeAlgorithm, WarpExchangeMode, WarpLoadAlgorithm, WarpStoreAlgorithm
 
-__all__ = ["load", "store", "exchange", "sum", "reduce", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "broadcast", "head_segmented_sum", "tail_segmented_sum", "head_segmented_reduce", "tail_segmented_reduce", "batched_sum", "batched_reduce", "merge_sort"]
+__all__ = ["load", "store", "exchange", "sum", "reduce", "argmax", "argmin", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "broadcast", "head_segmented_sum", "tail_segmented_sum", "head_segmented_reduce", "tail_segmented_reduce", "batched_sum", "batched_reduce", "merge_sort"]
 
 def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | WarpLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpLoad)."""
@@ -17,7 +17,7 @@ def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorit
 def store(dst: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | WarpStoreAlgorithm = ..., valid_items: int | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Store a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpStore)."""
 
-def exchange(items: ThreadData, mode: str | WarpExchangeMode, *, ranks: ThreadData | None = ..., out: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | WarpExchangeAlgorithm = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def exchange(items: ThreadData | tuple[ThreadData, ...], mode: str | WarpExchangeMode, *, ranks: ThreadData | None = ..., out: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | WarpExchangeAlgorithm = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Rearrange each logical warp's items among its lanes (CUB WarpExchange)."""
 
 def sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
@@ -25,6 +25,12 @@ def sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, valid_items: int | None
 
 def reduce(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Reduce the items of each logical warp with an operator (CUB WarpReduce::Reduce)."""
+
+def argmax(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
+    """Each logical warp's largest item and its index (a CUB WarpReduce of (value, index) pairs)."""
+
+def argmin(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
+    """Each logical warp's smallest item and its index (a CUB WarpReduce of (value, index) pairs)."""
 
 def inclusive_sum(x: Any, *, warp_aggregate: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Inclusive prefix sum over each logical warp (CUB WarpScan)."""
@@ -53,11 +59,11 @@ def head_segmented_reduce(x: Any, head_flag: bool | int | Any, op: str | Callabl
 def tail_segmented_reduce(x: Any, tail_flag: bool | int | Any, op: str | Callable[[Any, Any], Any], *, threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Reduce each segment of a logical warp with an operator, segments given by tail flags (CUB WarpReduce)."""
 
-def batched_sum(x: ThreadData, *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
+def batched_sum(x: ThreadData | tuple[ThreadData, ...], *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData | tuple[ThreadData, ...]:
     """Sum many batches over each logical warp at once (CUB WarpReduceBatched)."""
 
-def batched_reduce(x: ThreadData, op: str | Callable[[Any, Any], Any], *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
+def batched_reduce(x: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], Any], *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData | tuple[ThreadData, ...]:
     """Reduce many batches over each logical warp at once with an operator (CUB WarpReduceBatched)."""
 
-def merge_sort(keys: ThreadData, op: str | Callable[[Any, Any], bool], *, values: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def merge_sort(keys: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], bool], *, values: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Sort each logical warp's keys (and values), stably, with a comparator (CUB WarpMergeSort)."""
