@@ -102,11 +102,14 @@ def _block_case(case: cc.Case, cfg: Config) -> cc.Case:
 
 def _warp_case(case: wc.Case, cfg: Config) -> wc.Case:
     """The case with each built-in that does not apply to tuples replaced by the user operator of
-    the same meaning (its name, which the reference reads, stays)."""
-    statement = case.statement
+    the same meaning. The reference reads the operator from the name: a bit operator's name names
+    the user operator that replaces it (max and min keep theirs: the same meaning)."""
+    name, statement = case.name, case.statement
     for builtin, user in _TUPLE_OP.items():
         statement = statement.replace(repr(builtin), user)
-    return dataclasses.replace(case, statement=statement)
+        if builtin.startswith("bit_"):
+            name = name.replace(f"-{builtin}", f"-{user}")
+    return dataclasses.replace(case, name=name, statement=statement)
 
 
 def cases(cfg: Config) -> list[Any]:
