@@ -638,6 +638,16 @@ _ARG_RETURNS = (
     "a tuple ``(value, index)``: the value of the element type and its int32 index. It is defined in "
     "thread 0 only, as CUB's reductions, unless ``broadcast=True``."
 )
+_ARG_RESULTS = (Result("result", "the (value, index) pair.", indexed=True, broadcast="broadcast"),)
+
+
+def _arg_call(best: str, count: str) -> Call:
+    """CUB's Reduce of the (value, index) pairs with coop's arg operator (``best``: "largest" or
+    "smallest"), over the first ``count`` threads or lanes when that parameter is given."""
+    op = f"coop_arg_best<{'true' if best == 'largest' else 'false'}>{{{{}}}}"
+    return Call("Reduce", ("x", "best", count), returns="result", exprs=(("best", op),))
+
+
 _INDICES = Param(
     "indices",
     Index(),
@@ -668,13 +678,8 @@ def _block_arg(name: str, best: str) -> Primitive:
             _INDICES,
             *_REDUCE_COMMON,
         ),
-        call=Call(
-            "Reduce",
-            ("x", "best", "num_valid"),
-            returns="result",
-            exprs=(("best", f"coop_arg_best<{'true' if best == 'largest' else 'false'}>{{{{}}}}"),),
-        ),
-        results=(Result("result", "the (value, index) pair.", indexed=True, broadcast="broadcast"),),
+        call=_arg_call(best, "num_valid"),
+        results=_ARG_RESULTS,
         summary=f"The block's {best} item and its index (a CUB BlockReduce of (value, index) pairs).",
         details="All threads of the block must call it. " + _arg_details("block"),
         returns_doc=_ARG_RETURNS,
@@ -1081,7 +1086,7 @@ ADJACENT_DIFFERENCE = Primitive(
         "is ``np.diff`` of the tile."
     ),
     returns_doc="a fresh ``ThreadData`` like ``items`` (a tuple of them for a tuple).",
-    returns_annotation=_TUPLED,
+    returns_annotation="ThreadData",  # a tuple for a tuple: no overloads in the stub
 )
 
 BLOCK_DISCONTINUITY_FLAGS = Choices(
@@ -1908,13 +1913,8 @@ def _warp_arg(name: str, best: str) -> Primitive:
             _WTEMP,
             _TPB,
         ),
-        call=Call(
-            "Reduce",
-            ("x", "best", "valid_items"),
-            returns="result",
-            exprs=(("best", f"coop_arg_best<{'true' if best == 'largest' else 'false'}>{{{{}}}}"),),
-        ),
-        results=(Result("result", "the (value, index) pair.", indexed=True, broadcast="broadcast"),),
+        call=_arg_call(best, "valid_items"),
+        results=_ARG_RESULTS,
         scratch=False,
         summary=f"Each logical warp's {best} item and its index (a CUB WarpReduce of (value, index) pairs).",
         details=_WARP_DETAILS + _arg_details("logical warp") + " Shuffles only.",
@@ -2147,7 +2147,7 @@ def _batched(name: str, method: str, summary: str, *, op: bool) -> Primitive:
         "Shuffles only.",
         returns_doc="a ``ThreadData`` of ``ceil(B / threads_in_warp)`` items: the lane's share of the "
         "batches' aggregates, in the order ``arrangement`` says (a tuple of them for a tuple).",
-        returns_annotation=_TUPLED,
+        returns_annotation="ThreadData",  # a tuple for a tuple: no overloads in the stub
     )
 
 

@@ -50,7 +50,7 @@ def radix_sort(keys: ThreadData, *, values: ThreadData | tuple[ThreadData, ...] 
 def merge_sort(keys: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], bool], *, values: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., stable: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Sort the block's keys (and values) with a comparator (CUB BlockMergeSort)."""
 
-def adjacent_difference(items: ThreadData | tuple[ThreadData, ...], *, op: str | Callable[[Any, Any], Any] = ..., direction: str | BlockAdjacentDirection = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData | tuple[ThreadData, ...]:
+def adjacent_difference(items: ThreadData | tuple[ThreadData, ...], *, op: str | Callable[[Any, Any], Any] = ..., direction: str | BlockAdjacentDirection = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
     """Combine each item with its left or right neighbour in the tile (CUB BlockAdjacentDifference)."""
 
 def discontinuity(items: ThreadData | tuple[ThreadData, ...], *, flags: str | BlockDiscontinuityFlags = ..., op: str | Callable[[Any, Any], Any] = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:

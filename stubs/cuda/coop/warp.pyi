@@ -59,10 +59,10 @@ def head_segmented_reduce(x: Any, head_flag: bool | int | Any, op: str | Callabl
 def tail_segmented_reduce(x: Any, tail_flag: bool | int | Any, op: str | Callable[[Any, Any], Any], *, threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Reduce each segment of a logical warp with an operator, segments given by tail flags (CUB WarpReduce)."""
 
-def batched_sum(x: ThreadData | tuple[ThreadData, ...], *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData | tuple[ThreadData, ...]:
+def batched_sum(x: ThreadData | tuple[ThreadData, ...], *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
     """Sum many batches over each logical warp at once (CUB WarpReduceBatched)."""
 
-def batched_reduce(x: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], Any], *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData | tuple[ThreadData, ...]:
+def batched_reduce(x: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], Any], *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
     """Reduce many batches over each logical warp at once with an operator (CUB WarpReduceBatched)."""
 
 def merge_sort(keys: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], bool], *, values: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
