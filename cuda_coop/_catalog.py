@@ -292,6 +292,7 @@ _RADIX_TUPLES = (
     "CUB's radix sorts and ranks take scalar keys: sort tuples with merge_sort and a comparator on "
     "tuples, and pass further fields as values="
 )
+_LOAD_STORE_TUPLES = "load or store each field from its own array with a call of its own"
 _BLOCKED_ITEMS = Param(
     "items",
     Payload(structured=True),
@@ -396,7 +397,7 @@ LOAD = Primitive(
             "items",
             Payload(
                 keep_past=("valid_items", "oob_default"),
-                instead="load or store each field from its own array with a call of its own",
+                instead=_LOAD_STORE_TUPLES,
             ),
             "ThreadData",
             "the calling thread's items (a ``coop.ThreadData``).",
@@ -442,9 +443,7 @@ STORE = Primitive(
         _DST,
         Param(
             "items",
-            Payload(
-                read_only=True, instead="load or store each field from its own array with a call of its own"
-            ),
+            Payload(read_only=True, instead=_LOAD_STORE_TUPLES),
             "ThreadData",
             "the calling thread's items (a ``coop.ThreadData``; left as they are).",
             keyword_only=False,
@@ -1901,7 +1900,7 @@ def _warp_arg(name: str, best: str) -> Primitive:
         params=(
             Param(
                 "x",
-                IndexedPayload(scalar=True, scalar_form=True, width="threads_in_warp"),
+                IndexedPayload(scalar=True, scalar_form=True),
                 "ThreadData | Any",
                 "the lane's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
                 keyword_only=False,
@@ -2174,7 +2173,7 @@ WARP_LOAD = Primitive(
             "items",
             Payload(
                 keep_past=("valid_items", "oob_default"),
-                instead="load or store each field from its own array with a call of its own",
+                instead=_LOAD_STORE_TUPLES,
             ),
             "ThreadData",
             "the calling lane's items (a ``coop.ThreadData``).",
@@ -2218,9 +2217,7 @@ WARP_STORE = Primitive(
         _DST,
         Param(
             "items",
-            Payload(
-                read_only=True, instead="load or store each field from its own array with a call of its own"
-            ),
+            Payload(read_only=True, instead=_LOAD_STORE_TUPLES),
             "ThreadData",
             "the calling lane's items (a ``coop.ThreadData``; left as they are).",
             keyword_only=False,

@@ -215,6 +215,11 @@ class Kind:
         """(C++ statements the wrapper runs first, the argument's C++ text) in CUB's call."""
         return "", name
 
+    def uses_rank(self, req: Request) -> bool:
+        """Its ``call_arg`` C++ reads ``coop_rank``, the calling thread's rank in its group (the
+        block, or its logical warp), which the wrapper then defines."""
+        return False
+
     def absent_arg(self, req: Request) -> str | None:
         """C++ passed in the parameter's place when it is absent (later arguments keep their
         positions), or None to leave it out."""
@@ -295,23 +300,21 @@ class IndexedPayload(Payload):
     """The payload of an arg-reduction: items of one scalar type, each reaching CUB paired with its
     index as the struct ``(value, index)`` (CUB's ``T``: the row's template names ``INDEXED_T``).
     The index is the ``indices`` parameter's when given, else the item's position in the group's
-    tile in blocked order (the thread's rank in the block, or its lane in the logical warp of the
-    ``width`` parameter, times the items per thread, plus the item)."""
+    tile in blocked order (the thread's rank in the block, or its lane in its logical warp, times
+    the items per thread, plus the item)."""
 
     indices: str = "indices"
-    width: str | None = None  # the LogicalWarp parameter of a warp-scope row
+
+    def uses_rank(self, req: Request) -> bool:
+        return not req.has(Index.tag)  # the default index is the item's position
 
     def call_arg(self, req: Request, name: str) -> tuple[str, str]:
         pair, n = dtype_named(indexed_dtype(req.dtype)).cxx, req.items_per_thread
-        x, y, z = req.block_dims
-        rank = f"int(cub::RowMajorTid({x}, {y}, {z}))"
-        if self.width is not None:
-            rank = f"({rank} % {req.option(self.width)})"
         given = req.has(Index.tag)
         if req.has("scalar"):
-            index = f"{self.indices}" if given else rank
+            index = f"{self.indices}" if given else "coop_rank"
             return f"  {pair} {name}_pair{{{name}, {index}}};\n", f"{name}_pair"
-        index = f"{self.indices}[i]" if given else f"{rank} * {n} + i"
+        index = f"{self.indices}[i]" if given else f"coop_rank * {n} + i"
         setup = (
             f"  {pair} {name}_pairs[{n}];\n"
             f"  for (int i = 0; i < {n}; ++i) {name}_pairs[i] = {pair}{{{name}[i], {index}}};\n"

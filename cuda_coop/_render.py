@@ -392,6 +392,9 @@ def _wrapper(req: Request) -> str:
                 body += f"  for (int i = 0; i < {src.items}; ++i) {res.name}[i] = {res.init}[i];\n"
             else:
                 body += f"  {res.name} = {res.init};\n"
+    scope = _scope(req)
+    if any(p.kind.uses_rank(req) for p in prim.params):
+        body += f"  const int coop_rank = {scope.rank()};\n"
     results = {r.name for r in prim.results}
     exprs = dict(prim.call.exprs)
 
@@ -417,7 +420,6 @@ def _wrapper(req: Request) -> str:
 
     args = arguments(prim.call_args(req))
     ctor_args = "".join(f", {a}" for a in arguments(prim.call.ctor))
-    scope = _scope(req)
     storage = f"{req.symbol}_storage"
     scratch = prim.needs_scratch(dict(req.options))
     if req.caller_temp_storage:

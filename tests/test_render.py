@@ -238,3 +238,24 @@ def test_user_operator_symbol_follows_its_code() -> None:
 
     assert op(a) == op(a) and op(a) != op(b)
     assert op(make(1)) == op(make(1)) and op(make(1)) != op(make(2))  # closure values count
+
+
+def test_an_arg_reduction_pairs_items_with_their_index() -> None:
+    """argmax/argmin: each item reaches CUB as a (value, index) struct; the default index is the
+    item's blocked position (the group's rank: the lane in a logical warp), given indices replace
+    it (and then no rank is computed), and coop's own operator reduces the pairs."""
+    warp = _req("warp.argmax", dtype="float32", block_dims=(40, 1, 1), options=(("threads_in_warp", "8"),))
+    given = _req(
+        "block.argmin", "raking", dtype="float16", block_dims=(8, 5, 2), items_per_thread=1,
+        tags=("scalar", "indices"),
+    )  # fmt: skip
+    src = render_bundle([warp, given], []).source
+    body = _body(src, warp.symbol)
+    assert "const int coop_rank = int(cub::RowMajorTid(40, 1, 1) % 8);" in body
+    assert "x_pairs[i] = coop_tuple_float32_int32{x[i], coop_rank * 4 + i};" in body
+    assert "cub::WarpReduce<coop_tuple_float32_int32, 8>" in src
+    assert ".Reduce(x_pairs, coop_arg_best<true>{});" in body
+    body = _body(src, given.symbol)
+    assert "coop_rank" not in body
+    assert "coop_tuple_float16_int32 x_pair{x, indices};" in body
+    assert ".Reduce(x_pair, coop_arg_best<false>{});" in body
