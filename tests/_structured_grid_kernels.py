@@ -31,7 +31,8 @@ def _names(base: str, n: int) -> str:
 
 
 def _ops(cfg: Config, numba: bool) -> str:
-    """Field-wise user operators on tuples (and comparators of the warp suite's sorts, unused)."""
+    """The module's imports and the field-wise user operators on tuples (built on per-field max and
+    min helpers), for the field types of ``cfg``."""
     n = len(cfg.fields)
     if numba:
         head = """

@@ -38,8 +38,12 @@ def _scalars(cfg: sc.Config, d: list[Any], m: int) -> list[int]:
     return [d[0].nvalid, m] if cfg.suite == "block" else [d[0].nv, d[0].ni, m]
 
 
-def _outputs(cfg: sc.Config) -> list[str]:
-    return ["out", "red", "agg"]
+_OUTPUTS = ("out", "red", "agg")  # each field's; a warp config's int32 ``vout`` once (field 0's)
+
+
+def _label(case: Any) -> str:
+    """How a failure names its case (block cases have an ``id``, warp cases a ``name``)."""
+    return getattr(case, "id", None) or case.name
 
 
 @pytest.mark.parametrize("cfg", sc.gpu_params())
@@ -57,7 +61,7 @@ def test_structured_grid_numba(cfg: sc.Config) -> None:
         p = sc.poisons(rng, cfg)
         xs, shared, inits = _inputs(cfg, d)
         dev = [{k: cuda.to_device(v) for k, v in pk.items()} for pk in p]
-        outs = [dev[k][name] for name in _outputs(cfg) for k in range(len(cfg.fields))]
+        outs = [dev[k][name] for name in _OUTPUTS for k in range(len(cfg.fields))]
         vout = [dev[0]["vout"]] if cfg.suite == "warp" else []
         kernel[GRID, cfg.block](
             *[cuda.to_device(x) for x in xs],
@@ -68,10 +72,7 @@ def test_structured_grid_numba(cfg: sc.Config) -> None:
             *[np.int32(v) for v in _scalars(cfg, d, m)],
         )
         got = [{k: v.copy_to_host() for k, v in dk.items()} for dk in dev]
-        return [
-            f"{getattr(case, 'id', getattr(case, 'name', ''))}: {e}"
-            for e in sc.mismatches(case, cfg, d, p, got)
-        ]
+        return [f"{_label(case)}: {e}" for e in sc.mismatches(case, cfg, d, p, got)]
 
     check_cases(cs, run)
 
@@ -101,7 +102,7 @@ def test_structured_grid_cute(cfg: sc.Config) -> None:
             for pk, f in zip(p, cfg.fields, strict=True)
         ]
         tensors = [gpu_tensor(x, f) for x, f in zip(xs, cfg.fields, strict=True)]
-        tensors += [outs[k][name] for name in _outputs(cfg) for k in range(len(cfg.fields))]
+        tensors += [outs[k][name] for name in _OUTPUTS for k in range(len(cfg.fields))]
         tensors += [outs[0]["vout"]] if cfg.suite == "warp" else []
         tensors += [gpu_tensor(v, t) for v, t in zip(shared, shared_types, strict=True)]
         tensors += [gpu_tensor(v, f) for v, f in zip(inits, cfg.fields, strict=True)]
@@ -115,9 +116,6 @@ def test_structured_grid_cute(cfg: sc.Config) -> None:
             {k: host_array(v, "int32" if k == "vout" else f) for k, v in ok.items()}
             for ok, f in zip(outs, cfg.fields, strict=True)
         ]
-        return [
-            f"{getattr(case, 'id', getattr(case, 'name', ''))}: {e}"
-            for e in sc.mismatches(case, cfg, d, p, got)
-        ]
+        return [f"{_label(case)}: {e}" for e in sc.mismatches(case, cfg, d, p, got)]
 
     check_cases(cs, run)

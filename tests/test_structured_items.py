@@ -126,18 +126,14 @@ def test_cute_keeps_tuples_in_registers() -> None:
     assert _run("-m", "tests._structured_kernels", "aot", "cute") == ["cute 0 0 0 6"]
 
 
-def test_numba_arg_sort_and_neighbour_kernels_keep_tuples_in_registers() -> None:
+@pytest.mark.parametrize("backend", ["numba", "cute"])
+def test_arg_sort_and_neighbour_kernels_keep_tuples_in_registers(backend: str) -> None:
     """The kernels of tests/_structured_rows.py (block and warp argmax/argmin; merge sorts of tuple
     keys, sorts with tuple values, top-k; adjacent differences, discontinuity flags and shuffles
     of tuples): one function each, no CALL, no local memory."""
-    assert _run("-m", "tests._structured_rows", "aot", "numba") == [
-        f"{n} 0 0 0 1" for n in ("arg", "sort", "neighbours")
-    ]
-
-
-def test_cute_arg_sort_and_neighbour_kernels_keep_tuples_in_registers() -> None:
-    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
-    assert _run("-m", "tests._structured_rows", "aot", "cute") == [
+    if backend == "cute":
+        pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    assert _run("-m", "tests._structured_rows", "aot", backend) == [
         f"{n} 0 0 0 1" for n in ("arg", "sort", "neighbours")
     ]
 
