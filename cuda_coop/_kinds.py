@@ -155,8 +155,8 @@ def _supported_item(r: Resolver, name: str, arg: Arg, structured: bool, instead:
     if arg.dtype is not None and fields_of(arg.dtype):
         if not structured:
             raise CoopTypeError(
-                f"{r.q}: {name} is a tuple ({arg.dtype_shown or arg.shown}); {name} takes items of one "
-                f"scalar type ({', '.join(DTYPES)}){'; ' + instead if instead else ''}"
+                f"{r.q}: {name} is a tuple of ({', '.join(fields_of(arg.dtype))}) items; {name} takes "
+                f"items of one scalar type ({', '.join(DTYPES)}){'; ' + instead if instead else ''}"
             )
         return arg.dtype
     return _supported(r, name, arg)
