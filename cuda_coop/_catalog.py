@@ -255,22 +255,23 @@ _TPB = Param(
 _SRC = Param(
     "src",
     GlobalArray(),
-    "npt.NDArray[Any]",
-    "global-memory array to read (1-D, contiguous).",
+    "npt.NDArray[Any] | tuple[npt.NDArray[Any], ...]",
+    "global-memory array to read (1-D, contiguous); for a tuple of items, a tuple of arrays, one per field.",
     keyword_only=False,
 )
 _DST = Param(
     "dst",
     GlobalArray(write=True),
-    "npt.NDArray[Any]",
-    "global-memory array to write (1-D, contiguous).",
+    "npt.NDArray[Any] | tuple[npt.NDArray[Any], ...]",
+    "global-memory array to write (1-D, contiguous); for a tuple of items, a tuple of arrays, one per field.",
     keyword_only=False,
 )
 _OOB_DEFAULT = Param(
     "oob_default",
-    Element("oob"),
-    "int | float | None",
-    "value given to items past ``valid_items``; without it they keep their values.",
+    Element("oob", one_for_all=True),
+    "int | float | tuple[int | float, ...] | None",
+    "value given to items past ``valid_items``; without it they keep their values (for a tuple of "
+    "items: a tuple of one value per field, or one value for every field).",
     None,
     requires=("valid_items",),
 )
@@ -292,7 +293,6 @@ _RADIX_TUPLES = (
     "CUB's radix sorts and ranks take scalar keys: sort tuples with merge_sort and a comparator on "
     "tuples, and pass further fields as values="
 )
-_LOAD_STORE_TUPLES = "load or store each field from its own array with a call of its own"
 _BLOCKED_ITEMS = Param(
     "items",
     Payload(structured=True),
@@ -395,11 +395,8 @@ LOAD = Primitive(
         _SRC,
         Param(
             "items",
-            Payload(
-                keep_past=("valid_items", "oob_default"),
-                instead=_LOAD_STORE_TUPLES,
-            ),
-            "ThreadData",
+            Payload(keep_past=("valid_items", "oob_default"), structured=True),
+            _TUPLED,
             "the calling thread's items (a ``coop.ThreadData``).",
             keyword_only=False,
         ),
@@ -443,8 +440,8 @@ STORE = Primitive(
         _DST,
         Param(
             "items",
-            Payload(read_only=True, instead=_LOAD_STORE_TUPLES),
-            "ThreadData",
+            Payload(read_only=True, structured=True),
+            _TUPLED,
             "the calling thread's items (a ``coop.ThreadData``; left as they are).",
             keyword_only=False,
         ),
@@ -2171,11 +2168,8 @@ WARP_LOAD = Primitive(
         _SRC,
         Param(
             "items",
-            Payload(
-                keep_past=("valid_items", "oob_default"),
-                instead=_LOAD_STORE_TUPLES,
-            ),
-            "ThreadData",
+            Payload(keep_past=("valid_items", "oob_default"), structured=True),
+            _TUPLED,
             "the calling lane's items (a ``coop.ThreadData``).",
             keyword_only=False,
         ),
@@ -2217,8 +2211,8 @@ WARP_STORE = Primitive(
         _DST,
         Param(
             "items",
-            Payload(read_only=True, instead=_LOAD_STORE_TUPLES),
-            "ThreadData",
+            Payload(read_only=True, structured=True),
+            _TUPLED,
             "the calling lane's items (a ``coop.ThreadData``; left as they are).",
             keyword_only=False,
         ),

@@ -136,9 +136,10 @@ class Slot:
 
     @property
     def fields(self) -> tuple[str, ...]:
-        """The field types of ITEMS or a VALUE of a structured item type (one pointer each in the C
-        ABI); () for every other slot."""
-        return fields_of(self.dtype) if self.shape in (Shape.ITEMS, Shape.VALUE) else ()
+        """The field types of ITEMS, a VALUE or an ARRAY of a structured item type (one pointer each
+        in the C ABI, as the kernel holds them: a struct of arrays, or a tuple of arrays); () for
+        every other slot."""
+        return fields_of(self.dtype) if self.shape in (Shape.ITEMS, Shape.VALUE, Shape.ARRAY) else ()
 
 
 def _integer_scalar(arg: Arg) -> bool:
@@ -359,7 +360,9 @@ class Index(Kind):
 @dataclass(frozen=True)
 class GlobalArray(Kind):
     """A 1-D contiguous array in global memory, of the payload's element type; the call reads (or
-    writes) the tile that starts ``offset`` elements in (the ``offset`` parameter)."""
+    writes) the tile that starts ``offset`` elements in (the ``offset`` parameter). For items of a
+    structured type it is a tuple of such arrays, one per field (each field read or written by a
+    CUB call of its own, at the same offset)."""
 
     write: bool = False
     offset: str = "offset"
@@ -370,14 +373,23 @@ class GlobalArray(Kind):
         if arg.problem:
             raise CoopTypeError(f"{r.q}: {name} {arg.problem}")
         self.check_memory(r, name, arg.memory, arg.shown)
-        dtype = arg.dtype if arg.dtype in DTYPES else None
+        fields = fields_of(arg.dtype) if arg.dtype else ()
+        dtype = arg.dtype if arg.dtype in DTYPES or fields else None
         if dtype is None:
             _supported(r, name, arg)
         if dtype != r.dtype:
-            raise CoopTypeError(
-                f"{r.q}: {name} has element type {dtype} but {r.payload_name} is a ThreadData of "
-                f"{r.dtype}; make them the same type"
+            have = f"a tuple of arrays of ({', '.join(fields)})" if fields else f"element type {dtype}"
+            want = (
+                f"a tuple of ThreadData of ({', '.join(fields_of(r.dtype))})"
+                if fields_of(r.dtype)
+                else f"a ThreadData of {r.dtype}"
             )
+            fix = (
+                "pass one array per field, of the field's type"
+                if fields_of(r.dtype)
+                else "make them the same type"
+            )
+            raise CoopTypeError(f"{r.q}: {name} has {have} but {r.payload_name} is {want}; {fix}")
         if self.write and not arg.writable:
             raise CoopTypeError(f"{r.q}: {name} is read-only ({arg.shown})")
         if arg.stride != 1:
@@ -504,14 +516,30 @@ class Count(Kind):
 
 @dataclass(frozen=True)
 class Element(Kind):
-    """An optional value of the payload's element type (a constant must be representable)."""
+    """An optional value of the payload's element type (a constant must be representable). For
+    items of a structured type it is a tuple of one value per field, or with ``one_for_all`` also
+    one number that every field takes (representable in each)."""
 
     tag: str
+    one_for_all: bool = False
+
+    def _one_for_all(self, r: Resolver, arg: Arg) -> bool:
+        """A single number given for every field of a structured payload."""
+        if not (self.one_for_all and fields_of(r.dtype)):
+            return False
+        if arg.form is Form.CONSTANT:
+            return not isinstance(arg.value, tuple)
+        return arg.form is Form.SCALAR and arg.dtype in DTYPES
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if not arg.given:
             return
-        if arg.form is Form.CONSTANT:
+        if self._one_for_all(r, arg) and arg.form is Form.CONSTANT:
+            for field in fields_of(r.dtype):
+                DTYPES[field].check_representable(arg.value, primitive=r.q, argument=name)
+        elif self._one_for_all(r, arg):
+            pass  # a runtime number, converted to each field's type
+        elif arg.form is Form.CONSTANT:
             dtype_named(r.dtype).check_representable(arg.value, primitive=r.q, argument=name)
         elif arg.form is not Form.SCALAR or arg.dtype is None:
             raise CoopTypeError(f"{r.q}: {name} must be a number of type {r.dtype}, got {arg.shown}")

@@ -19,7 +19,7 @@ shared memory at all for a class whose ``TempStorage`` is empty (CUB's shuffle s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ._catalog import CATALOG
 from ._dtypes import dtype_named, fields_of
@@ -306,7 +306,11 @@ def _abi(slot: Slot) -> str:
     if slot.shape is Shape.INT:
         return f"int {slot.name}_"
     if slot.fields:
-        return ", ".join(f"void* {slot.name}_f{k}_" for k in range(len(slot.fields)))
+        stride = [f"int {slot.name}_f{k}_stride_" if slot.strided else "" for k in range(len(slot.fields))]
+        return ", ".join(
+            f"void* {slot.name}_f{k}_" + (f", {stride[k]}" if stride[k] else "")
+            for k in range(len(slot.fields))
+        )
     return f"void* {slot.name}_, int {slot.name}_stride_" if slot.strided else f"void* {slot.name}_"
 
 
@@ -379,7 +383,54 @@ def _expression(prim: Primitive, req: Request, text: str) -> str:
     return text.format(**fields)
 
 
+def _per_field(req: Request) -> bool:
+    """A request whose items of a structured type come from (or go to) a tuple of arrays, one per
+    field: each field is its own CUB call (:func:`_field_requests`), as a kernel written by hand
+    would load or store it."""
+    return bool(fields_of(req.dtype)) and any(
+        s.shape is Shape.ARRAY and s.fields for s in _row(req).slots(req)[0]
+    )
+
+
+def _field_requests(req: Request) -> list[Request]:
+    """The scalar request of each field of a per-field request (equal field types share one)."""
+    return list(dict.fromkeys(replace(req, dtype=f) for f in fields_of(req.dtype)))
+
+
+def _per_field_class(req: Request) -> str:
+    """A per-field request's class: only its ``TempStorage``, a union of its fields' (the field calls
+    run one after the other and each waits for the previous one's use of the scratch)."""
+    members = "".join(
+        f"    typename {sub.symbol}_t::TempStorage f{k};\n" for k, sub in enumerate(_field_requests(req))
+    )
+    return f"struct {req.symbol}_t\n{{\n  union TempStorage\n  {{\n{members}  }};\n}};\n"
+
+
+def _per_field_wrapper(req: Request) -> str:
+    """A per-field request's wrapper: its fields' wrappers called in field order, each with the
+    field's pointers and the slots that all fields share (a count, a caller-owned scratch)."""
+    prim = _row(req)
+    slots = prim.slots(req)[0]
+    fielded = {s.name for s in slots if s.fields}
+    subs = {sub.dtype: sub for sub in _field_requests(req)}
+    between = ""
+    if req.caller_temp_storage and not req.has(AUTO_SYNC) and prim.needs_scratch(dict(req.options)):
+        between = f"  {_scope(req).barrier()}  // the next field reuses the caller's scratch\n"
+    body = ""
+    for k, field in enumerate(fields_of(req.dtype)):
+        sub = subs[field]
+        args = []
+        for s in prim.slots(sub)[0]:
+            own = f"{s.name}_f{k}_" if s.name in fielded else f"{s.name}_"
+            args.append(own + (f", {s.name}_f{k}_stride_" if s.strided else ""))
+        body += (between if k else "") + f"  {sub.symbol}({', '.join(args)});\n"
+    abi = ", ".join(_abi(s) for s in slots)
+    return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}}}\n'
+
+
 def _wrapper(req: Request) -> str:
+    if _per_field(req):
+        return _per_field_wrapper(req)
     prim = _row(req)
     slots, _ = prim.slots(req)
     t, n = _cxx(req.dtype), req.items_per_thread
@@ -494,8 +545,19 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
     probes: dict[str, str] = {}
     scratch = [r for r in requests if _row(r).needs_scratch(dict(r.options))]
-    for req in requests:
+    # A per-field request's fields are scalar requests of their own (classes, scratch types and
+    # wrappers), declared before the per-field requests that use them.
+    split = [r for r in requests if _per_field(r)]
+    fields = [
+        sub for sub in dict.fromkeys(sub for r in split for sub in _field_requests(r)) if sub not in requests
+    ]
+    plain = [r for r in requests if r not in split] + fields
+    for req in plain:
         parts.append(f"using {req.symbol}_t = {_cub_type(req)};\n")
+    for req in fields:
+        if _row(req).needs_scratch(dict(req.options)):
+            parts.append(f"using {req.symbol}_storage = {_scope(req).storage(req.symbol)};\n")
+    parts += [_per_field_class(req) for req in split]
     for req in scratch:
         parts.append(f"using {req.symbol}_storage = {_scope(req).storage(req.symbol)};\n")
         ts = f"{req.symbol}_storage"
@@ -537,5 +599,5 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
                 f"  return &static_cast<{kind}*>({temp_storage_symbol(slot)}())->m{k};\n"
                 "}\n"
             )
-    parts.extend(_wrapper(req) for req in requests)
+    parts.extend(_wrapper(req) for req in [*plain, *split])
     return RenderedBundle(source="".join(parts), probes=probes)

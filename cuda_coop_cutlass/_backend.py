@@ -238,6 +238,11 @@ def _tuple_arg(value: tuple[Any, ...]) -> Arg | None:
     args = [arg_of(v) for v in value]
     shown = f"a tuple ({', '.join(a.shown for a in args)})"
     dtype = tuple_name([a.dtype for a in args])
+    if all(a.form is Form.ARRAY for a in args):  # one array per field
+        problem = next((f"[{k}] {a.problem}" for k, a in enumerate(args) if a.problem), "")
+        memory = next((m for m in ("shared", "global") if any(a.memory == m for a in args)), "")
+        stride = 1 if all(a.stride == 1 for a in args) else ...
+        return Arg(Form.ARRAY, shown, dtype, shown, problem=problem, memory=memory, stride=stride)
     if all(a.form is Form.THREAD_DATA for a in args):
         counts = sorted({a.items for a in args})
         problem = next((a.problem for a in args if a.problem), "")
@@ -267,7 +272,8 @@ def _numeric_types(dtype: str) -> Any:
 
 def _field_pointers(slot: Any, value: Any, results: dict[str, Any], values: dict[str, Any]) -> list[Any]:
     """The per-field pointers of a slot of a struct type: fresh register tensors for a result, the
-    tuple's tensors (or its scalars, spilled) for an argument, the fallback's for an absent one."""
+    tuple's tensors (or its scalars, spilled; one number spilled for every field) for an argument,
+    the fallback's for an absent one."""
     import cutlass.cute as cute
 
     if slot.result:
@@ -277,9 +283,25 @@ def _field_pointers(slot: Any, value: Any, results: dict[str, Any], values: dict
         return [_cute_hooks.llvm_pointer(t.iterator) for t in results[slot.name]]
     if slot.fallback is not None and value is None:
         return list(values[slot.fallback])
+    if not isinstance(value, tuple):  # one number for every field
+        return [_spill(value, f) for f in slot.fields]
     if all(isinstance(v, cute.Tensor) for v in value):
         return [_cute_hooks.llvm_pointer(v.iterator) for v in value]
     return [_spill(v, f) for v, f in zip(value, slot.fields, strict=True)]
+
+
+def _array_pointer(value: Any, offset: Any, strided: bool) -> tuple[Any, Any]:
+    """A tensor or pointer argument as the generic pointer to its tile (``offset`` items of the
+    view in), and its stride in elements for a strided slot (1 for a contiguous field of one)."""
+    import cutlass.cute as cute
+
+    base = value.iterator if isinstance(value, cute.Tensor) else value
+    stride: Any = 1
+    if strided and isinstance(value, cute.Tensor) and _tensor_arg(value).stride != 1:
+        stride = _view_stride(cute.coalesce(value.layout))  # the offset counts items of the view
+        offset = offset * stride
+    pointer = _cute_hooks.generic_pointer(base if isinstance(offset, int) and offset == 0 else base + offset)
+    return pointer, stride
 
 
 def _result(storage: Any, scalar: bool) -> Any:
@@ -327,21 +349,21 @@ def call(
     strides: dict[str, Any] = {}
     for slot in plan.slots:
         value = bound.get(slot.name)
+        if slot.shape is Shape.ARRAY:
+            offset = bound.get(prim.param(slot.name).kind.offset, 0)  # type: ignore[union-attr]
+            if slot.fields:  # one array per field, each at the tile's offset
+                pairs = [_array_pointer(v, offset, slot.strided) for v in value]
+                values[slot.name] = [p for p, _ in pairs]
+                strides[slot.name] = [st for _, st in pairs]
+            else:
+                values[slot.name], strides[slot.name] = _array_pointer(value, offset, slot.strided)
+            continue
         if slot.fields:  # items of a struct: one pointer per field, as the kernel holds them
             values[slot.name] = _field_pointers(slot, value, results, values)
             continue
         if slot.result:
             results[slot.name] = cute.make_rmem_tensor(cute.make_layout(slot.items), cutlass_type(slot.dtype))
             values[slot.name] = _cute_hooks.llvm_pointer(results[slot.name].iterator)
-        elif slot.shape is Shape.ARRAY:
-            base = value.iterator if isinstance(value, cute.Tensor) else value
-            offset = bound.get(prim.param(slot.name).kind.offset, 0)  # type: ignore[union-attr]
-            if slot.strided:  # the offset counts items of the view: stride elements each
-                strides[slot.name] = _view_stride(cute.coalesce(value.layout))
-                offset = offset * strides[slot.name]
-            values[slot.name] = _cute_hooks.generic_pointer(
-                base if isinstance(offset, int) and offset == 0 else base + offset
-            )
         elif slot.shape is Shape.INT:
             values[slot.name] = cutlass.Int32(value)
         elif slot.shape is Shape.SCRATCH:  # an exclusive TempStorage: this call's own slice
@@ -356,15 +378,15 @@ def call(
     call_args: list[Any] = []
     is_int: list[bool] = []
     for s in plan.slots:  # the C ABI: a strided array is its pointer, then its stride (an int)
-        if isinstance(values[s.name], list):  # a struct's fields
-            call_args += values[s.name]
-            is_int += [False] * len(values[s.name])
-            continue
-        call_args.append(values[s.name])
-        is_int.append(s.shape is Shape.INT)
-        if s.strided:
-            call_args.append(cutlass.Int32(strides[s.name]))
-            is_int.append(True)
+        fields = values[s.name] if isinstance(values[s.name], list) else [values[s.name]]
+        field_strides = strides.get(s.name)
+        field_strides = field_strides if isinstance(field_strides, list) else [field_strides] * len(fields)
+        for value, stride in zip(fields, field_strides, strict=True):
+            call_args.append(value)
+            is_int.append(s.shape is Shape.INT)
+            if s.strided:
+                call_args.append(cutlass.Int32(stride))
+                is_int.append(True)
     _cute_hooks.extern_call(symbol, call_args, is_int)
     for v in bound.values():
         if isinstance(v, TempStorage) and v.sharing == "shared":

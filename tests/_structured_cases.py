@@ -105,6 +105,10 @@ def _warp_case(case: wc.Case, cfg: Config) -> wc.Case:
     the same meaning. The reference reads the operator from the name: a bit operator's name names
     the user operator that replaces it (max and min keep theirs: the same meaning)."""
     name, statement = case.name, case.statement
+    n = len(cfg.fields)
+    for verb, array in (("load", "x"), ("store", "out")):  # a tuple of arrays, one per field
+        fields = ", ".join(f"{array}{k}" for k in range(n))
+        statement = statement.replace(f"coop.warp.{verb}({array}, ", f"coop.warp.{verb}(({fields}), ")
     for builtin, user in _TUPLE_OP.items():
         statement = statement.replace(repr(builtin), user)
         if builtin.startswith("bit_"):
@@ -113,15 +117,13 @@ def _warp_case(case: wc.Case, cfg: Config) -> wc.Case:
 
 
 def cases(cfg: Config) -> list[Any]:
-    """The scalar suite's cases of ``cfg`` (those of its first field), with tuple operators; of the
-    warp tile family only the exchanges (a load or store takes one array: not tuples), and not the
-    shuffle exchange (scalars only: a typed error for tuples)."""
+    """The scalar suite's cases of ``cfg`` (those of its first field), with tuple operators and a
+    tuple of arrays (one per field) for each load and store; not the shuffle exchange (scalars
+    only: a typed error for tuples)."""
     first = cfg.field(0)
     if cfg.suite == "block":
         return [_block_case(c, cfg) for c in cc.cases(first)]
-    out = [_warp_case(c, cfg) for c in wc.cases(first)]
-    tile = [c for c in out if c.name.startswith("exchange") and "shuffle" not in c.name]
-    return tile if cfg.family == "tile" else out
+    return [_warp_case(c, cfg) for c in wc.cases(first) if "shuffle" not in c.name]
 
 
 # --- data and references ---------------------------------------------------------------------------

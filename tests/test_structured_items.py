@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Structured items, the core's part so far: the element-type table's field lists (laid out as C
-structs) and the renderer's struct-of-arrays ABI (one pointer per field; the wrapper gathers them
-into CUB's array of structs and scatters the result back). Kernels cannot pass tuples yet: the
-kinds still take scalar element types only, so nothing here is reachable from a kernel."""
+"""Structured items (issue 18): the element-type table's field lists (laid out as C structs), the
+renderer's struct-of-arrays ABI (one pointer per field; the wrapper gathers them into CUB's array
+of structs and scatters the result back; a tuple of arrays is one CUB call per field), both
+backends' kernels ahead of time (no CALL, no local memory) and on the GPU, and the typed errors of
+bad tuples."""
 
 from __future__ import annotations
 
@@ -92,6 +93,39 @@ def test_nvrtc_compiles_structured_requests_and_sizes_their_scratch() -> None:
         size, align = bundle.temp_storage[req.symbol]
         want = np.dtype([(f"f{k}", _numpy(f)) for k, f in enumerate(fields_of(req.dtype))], align=True)
         assert size >= 96 * 3 * want.itemsize and align >= want.alignment, (req.dtype, size, align)
+
+
+def test_a_tuple_of_arrays_is_one_cub_call_per_field() -> None:
+    """A load of (float32, int32, float32) items from three arrays: the wrapper calls a scalar
+    wrapper per field type (float32 once), each with its field's pointers and the shared count;
+    caller-owned scratch without auto_sync gets coop's barrier between the fields, and the
+    request's scratch is the largest field's."""
+    options = (("algorithm", "transpose"),)
+    req = Request("block.load", "tuple_float32_int32_float32", (96, 1, 1), 3, options, ("partial",),
+                  caller_temp_storage=True)  # fmt: skip
+    source = render_bundle([req], ()).source
+    f32, i32 = (
+        Request("block.load", t, (96, 1, 1), 3, options, ("partial",), True) for t in ("float32", "int32")
+    )
+    body = source[source.index(f"void {req.symbol}(") :].split("\n}\n", 1)[0]
+    assert (
+        f"void {req.symbol}(void* src_f0_, void* src_f1_, void* src_f2_, void* items_f0_, void* items_f1_, "
+        "void* items_f2_, int valid_items_, void* temp_storage_)"
+    ) in body
+    calls = [line.strip() for line in body.splitlines()[2:]]
+    assert calls == [
+        f"{f32.symbol}(src_f0_, items_f0_, valid_items_, temp_storage_);",
+        "__syncthreads();  // the next field reuses the caller's scratch",
+        f"{i32.symbol}(src_f1_, items_f1_, valid_items_, temp_storage_);",
+        "__syncthreads();  // the next field reuses the caller's scratch",
+        f"{f32.symbol}(src_f2_, items_f2_, valid_items_, temp_storage_);",
+    ]
+    assert (
+        source.count(f"void {f32.symbol}(") == 1 and f"using {f32.symbol}_t = cub::BlockLoad<float," in source
+    )
+    bundle = compile_bundle([req], (), "sm_90a")
+    size, _align = bundle.temp_storage[req.symbol]
+    assert size >= 96 * 3 * 4, size  # a field's tile staged in shared memory
 
 
 # --- both backends' plumbing, through rows copied with structured=True (none shipped yet) ------
@@ -253,7 +287,7 @@ except Exception as exc:
         ("builtin", 4, "only some built-in operators apply to tuples, field by field ('sum', 'mul')"),
         ("radix", 4, "coop.block.radix_sort: keys is a tuple"),
         ("radix", 4, "sort tuples with merge_sort and a comparator on tuples"),
-        ("load", 4, "load or store each field from its own array"),
+        ("load", 4, "pass one array per field, of the field's type"),
         ("argtuple", 4, "coop.block.argmax: x is a tuple"),
         ("indices", 4, "indices must be a coop.ThreadData of 4 int32 items"),
         ("shuffle", 4, "algorithm='shuffle' moves each item with one __shfl_xor_sync"),

@@ -146,16 +146,25 @@ def _field_pointers(
     val: Any,
     storages: dict[str, Any],
     values: dict[str, Any],
+    offset: ir.Value | None = None,
 ) -> list[ir.Value]:
     """The per-field pointers of a slot of a struct type: fresh storage for a result, the tuple's
-    ThreadData (or its scalars, spilled) for an argument, the fallback's for an absent one."""
+    ThreadData (or its scalars, spilled; one number spilled for every field) for an argument, the
+    fallback's for an absent one, the tuple's arrays at ``offset`` for an array."""
     fields = slot.fields
     if slot.result:
         storages[slot.name] = [_storage(context, builder, f, slot.items) for f in fields]
         return [builder.bitcast(p, _I8P) for p in storages[slot.name]]
     if slot.fallback is not None and isinstance(ty, (types.Omitted, types.NoneType)):
         return list(values[slot.fallback])
+    if not isinstance(ty, types.BaseTuple):  # one number for every field
+        return [_spill(context, builder, ty, val, f) for f in fields]
     members = [builder.extract_value(val, k) for k in range(len(fields))]
+    if slot.shape is Shape.ARRAY:  # one array per field, each at the tile's offset
+        return [
+            builder.bitcast(builder.gep(context.make_array(t)(context, builder, m).data, [offset]), _I8P)
+            for t, m in zip(ty, members, strict=True)
+        ]
     if all(isinstance(t, ThreadDataType) for t in ty):
         return [
             builder.bitcast(context.make_array(t)(context, builder, m).data, _I8P)
@@ -229,22 +238,24 @@ def _lower(key: PlanKey) -> Any:
         storages: dict[str, ir.Value] = {}
         for slot in plan.slots:
             ty, val = tys.get(slot.name), vals.get(slot.name)
-            if slot.fields:  # items of a struct: one pointer per field, as the kernel holds them
-                values[slot.name] = _field_pointers(context, builder, slot, ty, val, storages, values)
-                types_.extend([_I8P] * len(slot.fields))
-                continue
-            if slot.result:
-                storages[slot.name] = _storage(context, builder, slot.dtype, slot.items)
-                value = builder.bitcast(storages[slot.name], _I8P)
-            elif slot.shape is Shape.ARRAY:
+            offset = None
+            if slot.shape is Shape.ARRAY:
                 offset_name = prim.param(slot.name).kind.offset  # type: ignore[union-attr]
-                array = context.make_array(ty)(context, builder, val)
                 off_ty, off = tys[offset_name], vals[offset_name]
                 offset = (
                     context.get_constant(types.intp, off_ty.value)
                     if isinstance(off_ty, types.Omitted)
                     else context.cast(builder, off, off_ty, types.intp)
                 )
+            if slot.fields:  # a struct: one pointer per field, as the kernel holds them
+                values[slot.name] = _field_pointers(context, builder, slot, ty, val, storages, values, offset)
+                types_.extend([_I8P] * len(slot.fields))
+                continue
+            if slot.result:
+                storages[slot.name] = _storage(context, builder, slot.dtype, slot.items)
+                value = builder.bitcast(storages[slot.name], _I8P)
+            elif slot.shape is Shape.ARRAY:
+                array = context.make_array(ty)(context, builder, val)
                 value = builder.bitcast(builder.gep(array.data, [offset]), _I8P)
             elif slot.shape is Shape.INT:
                 value = context.cast(builder, val, ty, types.int32)

@@ -23,6 +23,8 @@ import types as pytypes
 from collections.abc import Iterator
 from typing import Any
 
+from cuda.coop._dtypes import tuple_name
+
 
 def _names(code: pytypes.CodeType) -> Iterator[str]:
     yield from code.co_names
@@ -86,7 +88,8 @@ def _python_value(func_ir: Any, var: Any) -> Any:
 
 
 def _thread_data_dtype(func_ir: Any, var: Any) -> str | None:
-    """The element type of ``var`` when it is made by ``coop.ThreadData(n, dtype)`` in the body."""
+    """The element type of ``var`` when it is made by ``coop.ThreadData(n, dtype)`` in the body (for
+    a tuple built there of such ThreadData, their field list)."""
     from cuda.coop import ThreadData
     from numba.cuda.core import ir
 
@@ -96,6 +99,8 @@ def _thread_data_dtype(func_ir: Any, var: Any) -> str | None:
         node = func_ir.get_definition(var)
     except Exception:
         return None
+    if isinstance(node, ir.Expr) and node.op == "build_tuple":  # a tuple of ThreadData: a field list
+        return tuple_name([_thread_data_dtype(func_ir, item) for item in node.items])
     is_call = isinstance(node, ir.Expr) and node.op == "call"
     if not (is_call and _python_value(func_ir, node.func) is ThreadData):
         return None
@@ -114,7 +119,8 @@ def _thread_data_dtype(func_ir: Any, var: Any) -> str | None:
 
 
 def _is_local_array(func_ir: Any, var: Any) -> bool:
-    """``var`` is made by ``cuda.local.array(...)`` in the body (thread-private memory)."""
+    """``var`` is made by ``cuda.local.array(...)`` in the body (thread-private memory), or is a
+    tuple built there with such an array in it."""
     from numba import cuda
     from numba.cuda.core import ir
 
@@ -122,6 +128,8 @@ def _is_local_array(func_ir: Any, var: Any) -> bool:
         node = func_ir.get_definition(var)
     except Exception:
         return False
+    if isinstance(node, ir.Expr) and node.op == "build_tuple":  # a tuple of arrays, one per field
+        return any(_is_local_array(func_ir, item) for item in node.items)
     return (
         isinstance(node, ir.Expr)
         and node.op == "call"

@@ -53,9 +53,23 @@ def items_type(dtype: str, items: int) -> types.Type:
     return ThreadDataType(numba_type(dtype), items)
 
 
+def _array_arg(ty: types.Array) -> Arg:
+    problem = ""
+    if ty.ndim != 1 or ty.layout != "C":
+        problem = f"must be a 1-D C-contiguous array, got {ty}; pass a contiguous view (e.g. a.ravel())"
+    return Arg(Form.ARRAY, str(ty), dtype_name(ty.dtype), str(ty.dtype), problem=problem, writable=ty.mutable)
+
+
 def _tuple_arg(ty: types.BaseTuple) -> Arg | None:
-    """A tuple of ThreadData (equal items per thread) or of scalars as items of a field list."""
+    """A tuple of ThreadData (equal items per thread), of scalars or of arrays (one per field) as
+    items of a field list."""
     shown = str(ty)
+    if len(ty) >= 2 and all(isinstance(t, types.Array) and not isinstance(t, ThreadDataType) for t in ty):
+        arrays = [_array_arg(t) for t in ty]
+        problem = next((f"[{k}] {a.problem}" for k, a in enumerate(arrays) if a.problem), "")
+        writable = all(a.writable for a in arrays)
+        dtype = tuple_name([a.dtype for a in arrays])
+        return Arg(Form.ARRAY, shown, dtype, shown, problem=problem, writable=writable)
     if len(ty) >= 2 and all(isinstance(t, ThreadDataType) for t in ty):
         counts = {t.items_per_thread for t in ty}
         dtype = tuple_name([dtype_name(t.dtype) for t in ty])
@@ -89,12 +103,7 @@ def arg_of(ty: types.Type) -> Arg:
     if isinstance(ty, ThreadDataType):
         return Arg(Form.THREAD_DATA, shown, dtype_name(ty.dtype), str(ty.dtype), ty.items_per_thread)
     if isinstance(ty, types.Array):
-        problem = ""
-        if ty.ndim != 1 or ty.layout != "C":
-            problem = f"must be a 1-D C-contiguous array, got {ty}; pass a contiguous view (e.g. a.ravel())"
-        return Arg(
-            Form.ARRAY, shown, dtype_name(ty.dtype), str(ty.dtype), problem=problem, writable=ty.mutable
-        )
+        return _array_arg(ty)
     value = _constant(ty)
     if value is not ...:
         return Arg(Form.CONSTANT, shown, value=value)
