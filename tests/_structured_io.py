@@ -18,7 +18,7 @@ import numpy as np
 
 from ._compute_kernels import _CUTE_TYPES, load
 
-__all__ = ["Case", "Config", "configs", "cases", "numba_source", "cute_source", "load", "run_case"]
+__all__ = ["Case", "Config", "configs", "cases", "numba_source", "cute_source", "load"]
 
 GRID, TILES = 3, 2
 FIELDS = [("float32", "int32"), ("float64", "int64", "float32"), ("int8", "float16")]
@@ -108,7 +108,8 @@ def _source(cfg: Config, numba: bool) -> str:
     if numba:
         head = "import numpy as np\nfrom numba import cuda\nfrom cuda import coop\n\n\n"
         sig = f"def kernel({', '.join(names)}, nvalid, mode):"
-        tid = "    t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)"
+        tid = "    t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * "
+        tid += "cuda.threadIdx.z)"
         block, loop, tiles, barrier = (
             "cuda.blockIdx.x",
             f"range({ipt})",
@@ -164,7 +165,8 @@ def _source(cfg: Config, numba: bool) -> str:
         bx, by, bz = cfg.block
         source += (
             f"\n\n@cute.jit\ndef host({tensors}, nvalid: cutlass.Int32, mode: cutlass.Int32):\n"
-            f"    kernel({', '.join(names)}, nvalid, mode).launch(grid=({GRID}, 1, 1), block=({bx}, {by}, {bz}))\n"
+            f"    kernel({', '.join(names)}, nvalid, mode).launch(grid=({GRID}, 1, 1), "
+            f"block=({bx}, {by}, {bz}))\n"
         )
     return source
 
@@ -220,6 +222,7 @@ def mismatches(cfg: Config, case: Case, got: list[np.ndarray], d: dict[str, Any]
         bad = np.flatnonzero(g != w)
         if bad.size:
             problems.append(
-                f"{case.name} field {k}: {bad.size} wrong, at {bad[:6].tolist()}: {g[bad[:4]]} want {w[bad[:4]]}"
+                f"{case.name} field {k}: {bad.size} wrong, at {bad[:6].tolist()}: {g[bad[:4]]} "
+                f"want {w[bad[:4]]}"
             )
     return problems
