@@ -110,13 +110,22 @@ def tuple_dtype(fields: tuple[str, ...] | list[str]) -> DType:
         raise CoopTypeError(
             f"a structured item needs two or more fields of {', '.join(DTYPES)}; got {fields!r}"
         )
-    offset = align = 0
+    offsets = field_offsets(fields)
+    align = max(DTYPES[f].itemsize for f in fields)
+    end = offsets[-1] + DTYPES[fields[-1]].itemsize
+    name = str(tuple_name(fields))
+    return DType(name, f"coop_{name}", -(-end // align) * align, "t", fields, align)
+
+
+def field_offsets(fields: Sequence[str]) -> tuple[int, ...]:
+    """The byte offset of each field (scalar types) in the C struct of ``fields``: each at the next
+    multiple of its size (a scalar's alignment), as C lays them out."""
+    out, end = [], 0
     for f in fields:
         size = DTYPES[f].itemsize
-        offset = -(-offset // size) * size + size
-        align = max(align, size)
-    name = str(tuple_name(fields))
-    return DType(name, f"coop_{name}", -(-offset // align) * align, "t", fields, align)
+        out.append(-(-end // size) * size)
+        end = out[-1] + size
+    return tuple(out)
 
 
 def fields_of(name: str) -> tuple[str, ...]:

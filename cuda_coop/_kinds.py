@@ -70,6 +70,9 @@ class Arg:
         truth: a SCALAR that is a truth value (a DSL boolean; it has no element type).
         stride: elements between consecutive items of a 1-D ARRAY: 1 (contiguous), an int, or
             ``...`` (known only at run time).
+        records: for items, a value or an array of a structured ``dtype`` held as C structs (NumPy
+            records, in Numba; laid out as ``dtype``'s struct) rather than a tuple of fields: the
+            record type as the backend names it (its operators are compiled for it); "" otherwise.
     """
 
     form: Form
@@ -84,6 +87,7 @@ class Arg:
     function: object = None
     truth: bool = False
     stride: object = 1
+    records: str = ""
 
     @property
     def given(self) -> bool:
@@ -122,6 +126,8 @@ class Slot:
         scalar: a result that the kernel sees as a scalar (item 0), not as a ThreadData.
         copy: ITEMS the call only reads but CUB's method rearranges in place (a transposing store
             exchanges them through shared memory first): the wrapper hands CUB a copy.
+        packed: items, a value or an array of a structured type held as C structs (NumPy records):
+            one pointer to the structs, not one per field.
     """
 
     name: str
@@ -133,13 +139,27 @@ class Slot:
     strided: bool = False
     scalar: bool = False
     copy: bool = False
+    packed: bool = False
 
     @property
     def fields(self) -> tuple[str, ...]:
         """The field types of ITEMS, a VALUE or an ARRAY of a structured item type (one pointer each
         in the C ABI, as the kernel holds them: a struct of arrays, or a tuple of arrays); () for
-        every other slot."""
-        return fields_of(self.dtype) if self.shape in (Shape.ITEMS, Shape.VALUE, Shape.ARRAY) else ()
+        every other slot, and for structs held as structs (``packed``)."""
+        if self.packed or self.shape not in (Shape.ITEMS, Shape.VALUE, Shape.ARRAY):
+            return ()
+        return fields_of(self.dtype)
+
+
+def records_tag(name: str) -> str:
+    """The request tag of a parameter given as NumPy records (its slot is ``packed``)."""
+    return f"{name}_records"
+
+
+def _note_records(r: Resolver, name: str, arg: Arg) -> None:
+    """Record that ``name`` holds records (C structs), not a tuple of fields."""
+    if arg.records:
+        r.tags.append(records_tag(name))
 
 
 def _integer_scalar(arg: Arg) -> bool:
@@ -265,8 +285,12 @@ class Payload(Kind):
             r.set_payload(
                 _supported_item(r, name, arg, self.structured, self.instead), arg.items, scalar=False
             )
-        elif self.scalar and arg.form is Form.SCALAR:
+            r.records = arg.records
+            _note_records(r, name, arg)
+        elif self.scalar and arg.form is Form.SCALAR and not arg.problem:
             r.set_payload(_supported_item(r, name, arg, self.structured, self.instead), 1, scalar=True)
+            r.records = arg.records
+            _note_records(r, name, arg)
         else:
             what = " or ".join(
                 w
@@ -284,7 +308,8 @@ class Payload(Kind):
     def slot(self, req: Request, name: str) -> Slot:
         shape = Shape.VALUE if req.has("scalar") and self.scalar_form else Shape.ITEMS
         copy = self.read_only and shape is Shape.ITEMS
-        return Slot(name, shape, req.dtype, req.items_per_thread, copy=copy)
+        packed = req.has(records_tag(name))
+        return Slot(name, shape, req.dtype, req.items_per_thread, copy=copy, packed=packed)
 
 
 #: The element type of an index paired with an item (``argmax``, ``argmin``).
@@ -395,6 +420,7 @@ class GlobalArray(Kind):
         if arg.stride != 1:
             r.strided[name] = "a runtime stride" if arg.stride is ... else f"stride {arg.stride}"
         r.mark_present(name, self._strided(name) if arg.stride != 1 else None)
+        _note_records(r, name, arg)
 
     @staticmethod
     def _strided(name: str) -> str:
@@ -410,7 +436,8 @@ class GlobalArray(Kind):
             raise CoopTypeError(f"{r.q}: {name} must be in global memory, got {shown}")
 
     def slot(self, req: Request, name: str) -> Slot:
-        return Slot(name, Shape.ARRAY, req.dtype, strided=req.has(self._strided(name)))
+        strided, packed = req.has(self._strided(name)), req.has(records_tag(name))
+        return Slot(name, Shape.ARRAY, req.dtype, strided=strided, packed=packed)
 
 
 @dataclass(frozen=True)
@@ -544,6 +571,7 @@ class Element(Kind):
         elif arg.form is not Form.SCALAR or arg.dtype is None:
             raise CoopTypeError(f"{r.q}: {name} must be a number of type {r.dtype}, got {arg.shown}")
         r.mark_present(name, self.tag)
+        _note_records(r, name, arg)
 
     def check_constant(self, r: Resolver, name: str, value: object) -> None:
         if r.dtype and (isinstance(value, (float, complex)) or _wider_than_64_bits(value)):
@@ -551,7 +579,9 @@ class Element(Kind):
         _refuse_wide(r, name, value)
 
     def slot(self, req: Request, name: str) -> Slot | None:
-        return Slot(name, Shape.VALUE, req.dtype) if req.has(self.tag) else None
+        if not req.has(self.tag):
+            return None
+        return Slot(name, Shape.VALUE, req.dtype, packed=req.has(records_tag(name)))
 
 
 @dataclass(frozen=True)
@@ -661,8 +691,8 @@ class Functor(Kind):
             r.record(name, op.name)
         elif arg.form is Form.FUNCTION:
             result = self.result(r.dtype)
-            symbol = user_operator_symbol(arg.function, r.dtype, result)  # type: ignore[arg-type]
-            r.operators[symbol] = UserFunction(symbol, arg.function, r.dtype, result)
+            symbol = user_operator_symbol(arg.function, r.dtype, result, r.records)  # type: ignore[arg-type]
+            r.operators[symbol] = UserFunction(symbol, arg.function, r.dtype, result, r.records)
             r.record(name, symbol)
         else:
             raise CoopTypeError(
@@ -739,14 +769,26 @@ class Items(Kind):
             )
         if self.dtypes is not None and (len(self.dtypes) > 1 or fields_of(dtype)):
             r.record(name, dtype)
+        if self.fallback is not None and bool(arg.records) != (records_tag(self.fallback) in r.tags):
+            held = ("records", "a tuple") if arg.records else ("a tuple", "records")
+            raise CoopTypeError(
+                f"{r.q}: {name} is {held[0]} and {self.fallback} is {held[1]}; give both as NumPy records "
+                "or both as tuples of ThreadData"
+            )
         r.mark_present(name, self.tag)
+        if self.fallback is None:
+            _note_records(r, name, arg)
 
     def slot(self, req: Request, name: str) -> Slot | None:
+        packed = req.has(records_tag(name))
         if self.tag is not None and req.has(self.tag):
             dtype = self.dtypes[0] if self.dtypes and len(self.dtypes) == 1 else req.option(name) or req.dtype
-            return Slot(name, Shape.ITEMS, dtype, req.items_per_thread)
+            return Slot(name, Shape.ITEMS, dtype, req.items_per_thread, packed=packed)
         if self.fallback is not None:  # given or not, the slot exists: the fallback stands in
-            return Slot(name, Shape.ITEMS, req.dtype, req.items_per_thread, fallback=self.fallback)
+            packed = req.has(records_tag(self.fallback))  # given, it is held as the fallback is
+            return Slot(
+                name, Shape.ITEMS, req.dtype, req.items_per_thread, fallback=self.fallback, packed=packed
+            )
         return None
 
     def template_arg(self, req: Request, name: str, given: bool) -> str | None:
@@ -772,9 +814,11 @@ class PrefixOp(Kind):
                 f"prefix (coop.ThreadData(1, ...)), got {arg.shown}"
             )
         r.mark_present(name, self.tag)
+        _note_records(r, name, arg)
 
     def slot(self, req: Request, name: str) -> Slot | None:
-        return Slot(name, Shape.ITEMS, req.dtype, 1) if req.has(self.tag) else None
+        packed = req.has(records_tag(name))
+        return Slot(name, Shape.ITEMS, req.dtype, 1, packed=packed) if req.has(self.tag) else None
 
     def call_arg(self, req: Request, name: str) -> tuple[str, str]:
         functor = _cxx_functor(str(req.option(self.op) or self.op), req.dtype)

@@ -76,6 +76,7 @@ class UserFunction:
     function: object
     dtype: str
     result: str
+    records: str = ""  # the record type the function takes, as the backend names it ("" for tuples)
 
 
 def python_function(obj: object) -> Callable[..., object] | None:
@@ -112,15 +113,19 @@ def _digest_value(value: object) -> str:
     return f"{type(value).__qualname__}@{id(value):x}"
 
 
-def user_operator_symbol(function: Callable[..., object], dtype: str, result: str | None = None) -> str:
+def user_operator_symbol(
+    function: Callable[..., object], dtype: str, result: str | None = None, records: str = ""
+) -> str:
     """The extern "C" name under which the backend defines ``function`` for ``dtype`` (returning
-    ``result``, by default ``dtype``): a digest of its module, name, bytecode, constants and closure
-    values, and of what it returns."""
+    ``result``, by default ``dtype``; taking the record type ``records`` when given): a digest of its
+    module, name, bytecode, constants and closure values, and of what it takes and returns."""
     fn = python_function(function)
     assert fn is not None
     h = hashlib.sha256(f"{fn.__module__}.{fn.__qualname__}".encode())
     if result not in (None, dtype):
         h.update(f"->{result}".encode())
+    if records:
+        h.update(f"records {records}".encode())
     _digest_code(h, fn.__code__)
     for cell in fn.__closure__ or ():
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ._choices import Choices
 from ._dtypes import dtype_named
@@ -24,6 +24,7 @@ from ._kinds import (
     Slot,
     indexed_dtype,
     is_int,
+    records_tag,
 )
 from ._operators import UserFunction
 from ._requests import Request
@@ -171,6 +172,7 @@ class Plan:
     returns: tuple[Slot, ...]
     operators: Mapping[str, UserFunction]
     where: str = ""  # the call's file:line in the kernel source, when the backend knows it
+    records: str = ""  # the payload's record type (NumPy records), as the backend names it
 
 
 class Resolver:
@@ -193,6 +195,7 @@ class Resolver:
         self.caller_temp_storage = False
         self.constants: dict[str, int] = {}  # compile-time values of runtime-capable parameters
         self.strided: dict[str, str] = {}  # arrays given as strided views: their stride, for messages
+        self.records = ""  # the payload's record type (NumPy records), as the backend names it
 
     def set_payload(self, dtype: str, n: int, *, scalar: bool) -> None:
         """Record the payload's element type and items per thread."""
@@ -411,7 +414,7 @@ class Primitive:
             scratch_group=launch.scratch_group if scratch else 0,
         )
         slots, returns = self.slots(request)
-        return Plan(self, request, slots, returns, dict(r.operators), current_call_site())
+        return Plan(self, request, slots, returns, dict(r.operators), current_call_site(), r.records)
 
     def _check_combinations(self, r: Resolver) -> None:
         for p in self.params:
@@ -515,6 +518,7 @@ class Primitive:
         returns = []
         scalar = req.has("scalar")
         scalar_form = scalar and getattr(self.payload.kind, "scalar_form", False)
+        records = req.has(records_tag(self.payload.name))  # results of its type are records too
         for res in self.results:
             if not self.given(req, res.name):
                 continue
@@ -531,6 +535,8 @@ class Primitive:
                 slot = Slot(res.name, Shape.ITEMS, dtype, req.items_per_thread, result=True, scalar=scalar)
             else:
                 slot = Slot(res.name, Shape.VALUE, dtype, 1, result=True, scalar=True)
+            if records and dtype == req.dtype:
+                slot = replace(slot, packed=True)
             slots.append(slot)
             returns.append(slot)
         return tuple(slots), tuple(returns)

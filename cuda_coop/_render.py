@@ -383,6 +383,11 @@ def _expression(prim: Primitive, req: Request, text: str) -> str:
     return text.format(**fields)
 
 
+#: The tag of a per-field request's field: its scratch pointer is its group's own TempStorage,
+#: sliced (and synchronised) by the per-field request's wrapper.
+_FIELD = "field"
+
+
 def _per_field(req: Request) -> bool:
     """A request whose items of a structured type come from (or go to) a tuple of arrays, one per
     field: each field is its own CUB call (:func:`_field_requests`), as a kernel written by hand
@@ -393,13 +398,22 @@ def _per_field(req: Request) -> bool:
 
 
 def _field_requests(req: Request) -> list[Request]:
-    """The scalar request of each field of a per-field request (equal field types share one)."""
-    return list(dict.fromkeys(replace(req, dtype=f) for f in fields_of(req.dtype)))
+    """The scalar request of each field of a per-field request (equal field types share one). A
+    field's call gets its group's slice of the request's scratch from the request's wrapper, so that
+    the fields' calls use the same bytes of the same group whatever their types (a warp's slices
+    of different field types would otherwise overlap other warps' slices)."""
+    scratch = _row(req).needs_scratch(dict(req.options)) or req.caller_temp_storage
+    tags = tuple(t for t in req.tags if t != AUTO_SYNC) + (_FIELD,)
+    return list(
+        dict.fromkeys(
+            replace(req, dtype=f, tags=tags, caller_temp_storage=scratch) for f in fields_of(req.dtype)
+        )
+    )
 
 
 def _per_field_class(req: Request) -> str:
     """A per-field request's class: only its ``TempStorage``, a union of its fields' (the field calls
-    run one after the other and each waits for the previous one's use of the scratch)."""
+    run one after the other, each after a barrier over the group's previous use of the scratch)."""
     members = "".join(
         f"    typename {sub.symbol}_t::TempStorage f{k};\n" for k, sub in enumerate(_field_requests(req))
     )
@@ -408,24 +422,68 @@ def _per_field_class(req: Request) -> str:
 
 def _per_field_wrapper(req: Request) -> str:
     """A per-field request's wrapper: its fields' wrappers called in field order, each with the
-    field's pointers and the slots that all fields share (a count, a caller-owned scratch)."""
+    field's pointers, the slots that all fields share (a count) and the group's slice of the scratch;
+    a barrier before each field's use of the scratch (before the first too for the call's own
+    scratch or ``auto_sync``, as for any call)."""
     prim = _row(req)
     slots = prim.slots(req)[0]
     fielded = {s.name for s in slots if s.fields}
     subs = {sub.dtype: sub for sub in _field_requests(req)}
-    between = ""
-    if req.caller_temp_storage and not req.has(AUTO_SYNC) and prim.needs_scratch(dict(req.options)):
-        between = f"  {_scope(req).barrier()}  // the next field reuses the caller's scratch\n"
-    body = ""
+    scope, body, first = _scope(req), "", ""
+    records = [s for s in slots if s.packed and s.shape is not Shape.ARRAY]
+    after = ""
+    for s in records:  # structs held as structs: the fields' calls take one array (or value) per field
+        body += _split_records(s)
+        after += _join_records(s)
+    needs = prim.needs_scratch(dict(req.options))
+    if needs:
+        base = (
+            "temp_storage_" if req.caller_temp_storage else f"&{_scratch_name(prim.scope, req.scratch_group)}"
+        )
+        group = scope.slice(f"*reinterpret_cast<{req.symbol}_storage*>({base})")
+        body += f"  void* const coop_slice = &{group};\n"
+        if not req.caller_temp_storage or req.has(AUTO_SYNC):
+            first = f"  {scope.barrier()}\n"
+    elif req.caller_temp_storage:
+        body += "  void* const coop_slice = temp_storage_;  // CUB's TempStorage is empty here\n"
+    between = f"  {scope.barrier()}  // the next field reuses the scratch\n" if needs else ""
     for k, field in enumerate(fields_of(req.dtype)):
         sub = subs[field]
         args = []
         for s in prim.slots(sub)[0]:
+            if s.shape is Shape.SCRATCH:
+                args.append("coop_slice")
+                continue
+            if any(r.name == s.name for r in records):
+                args.append(f"{'&' if s.shape is Shape.VALUE else ''}{s.name}_f{k}")
+                continue
             own = f"{s.name}_f{k}_" if s.name in fielded else f"{s.name}_"
             args.append(own + (f", {s.name}_f{k}_stride_" if s.strided else ""))
-        body += (between if k else "") + f"  {sub.symbol}({', '.join(args)});\n"
+        body += (between if k else first) + f"  {sub.symbol}({', '.join(args)});\n"
     abi = ", ".join(_abi(s) for s in slots)
-    return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}}}\n'
+    return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}{after}}}\n'
+
+
+def _split_records(slot: Slot) -> str:
+    """Locals of each field of a slot of structs (a per-field request's records), filled from them."""
+    t, n, fields = _cxx(slot.dtype), slot.items, fields_of(slot.dtype)
+    if slot.shape is Shape.VALUE:
+        whole = f"*static_cast<const {t}*>({slot.name}_)"
+        return "".join(f"  {_cxx(f)} {slot.name}_f{k} = ({whole}).f{k};\n" for k, f in enumerate(fields))
+    out = f"  {t}* const {slot.name}_structs = static_cast<{t}*>({slot.name}_);\n"
+    out += "".join(f"  {_cxx(f)} {slot.name}_f{k}[{n}];\n" for k, f in enumerate(fields))
+    gather = " ".join(f"{slot.name}_f{k}[i] = {slot.name}_structs[i].f{k};" for k in range(len(fields)))
+    return out + f"  for (int i = 0; i < {n}; ++i) {{ {gather} }}\n"
+
+
+def _join_records(slot: Slot) -> str:
+    """A slot of structs written back from its fields' locals (items a call fills; not a value, nor
+    items the call only reads)."""
+    if slot.shape is not Shape.ITEMS or slot.copy:
+        return ""
+    n = len(fields_of(slot.dtype))
+    scatter = " ".join(f"{slot.name}_structs[i].f{k} = {slot.name}_f{k}[i];" for k in range(n))
+    return f"  for (int i = 0; i < {slot.items}; ++i) {{ {scatter} }}\n"
 
 
 def _wrapper(req: Request) -> str:
@@ -473,7 +531,10 @@ def _wrapper(req: Request) -> str:
     ctor_args = "".join(f", {a}" for a in arguments(prim.call.ctor))
     storage = f"{req.symbol}_storage"
     scratch = prim.needs_scratch(dict(req.options))
-    if req.caller_temp_storage:
+    if req.has(_FIELD):  # a field of a per-field request: the scratch is its group's, sliced already
+        own = f"*reinterpret_cast<typename {req.symbol}_t::TempStorage*>(temp_storage_)"
+        ctor = f"{req.symbol}_t({own}{ctor_args})"
+    elif req.caller_temp_storage:
         ctor = f"{req.symbol}_t({scope.slice(f'*reinterpret_cast<{storage}*>(temp_storage_)')}{ctor_args})"
         if req.has(AUTO_SYNC):  # coop.TempStorage(auto_sync=True): the barrier before a reuse is ours
             body += f"  {scope.barrier()}\n"
@@ -545,18 +606,13 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
     probes: dict[str, str] = {}
     scratch = [r for r in requests if _row(r).needs_scratch(dict(r.options))]
-    # A per-field request's fields are scalar requests of their own (classes, scratch types and
-    # wrappers), declared before the per-field requests that use them.
+    # A per-field request's fields are scalar requests of their own (classes and wrappers), declared
+    # before the per-field requests that use them.
     split = [r for r in requests if _per_field(r)]
-    fields = [
-        sub for sub in dict.fromkeys(sub for r in split for sub in _field_requests(r)) if sub not in requests
-    ]
+    fields = list(dict.fromkeys(sub for r in split for sub in _field_requests(r)))
     plain = [r for r in requests if r not in split] + fields
     for req in plain:
         parts.append(f"using {req.symbol}_t = {_cub_type(req)};\n")
-    for req in fields:
-        if _row(req).needs_scratch(dict(req.options)):
-            parts.append(f"using {req.symbol}_storage = {_scope(req).storage(req.symbol)};\n")
     parts += [_per_field_class(req) for req in split]
     for req in scratch:
         parts.append(f"using {req.symbol}_storage = {_scope(req).storage(req.symbol)};\n")

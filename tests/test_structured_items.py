@@ -97,15 +97,16 @@ def test_nvrtc_compiles_structured_requests_and_sizes_their_scratch() -> None:
 
 def test_a_tuple_of_arrays_is_one_cub_call_per_field() -> None:
     """A load of (float32, int32, float32) items from three arrays: the wrapper calls a scalar
-    wrapper per field type (float32 once), each with its field's pointers and the shared count;
-    caller-owned scratch without auto_sync gets coop's barrier between the fields, and the
-    request's scratch is the largest field's."""
+    wrapper per field type (float32 once), each with its field's pointers, the shared count and the
+    group's slice of the scratch; caller-owned scratch without auto_sync gets coop's barrier between
+    the fields only; the request's scratch is the largest field's."""
     options = (("algorithm", "transpose"),)
     req = Request("block.load", "tuple_float32_int32_float32", (96, 1, 1), 3, options, ("partial",),
                   caller_temp_storage=True)  # fmt: skip
     source = render_bundle([req], ()).source
     f32, i32 = (
-        Request("block.load", t, (96, 1, 1), 3, options, ("partial",), True) for t in ("float32", "int32")
+        Request("block.load", t, (96, 1, 1), 3, options, ("partial", "field"), True)
+        for t in ("float32", "int32")
     )
     body = source[source.index(f"void {req.symbol}(") :].split("\n}\n", 1)[0]
     assert (
@@ -114,11 +115,12 @@ def test_a_tuple_of_arrays_is_one_cub_call_per_field() -> None:
     ) in body
     calls = [line.strip() for line in body.splitlines()[2:]]
     assert calls == [
-        f"{f32.symbol}(src_f0_, items_f0_, valid_items_, temp_storage_);",
-        "__syncthreads();  // the next field reuses the caller's scratch",
-        f"{i32.symbol}(src_f1_, items_f1_, valid_items_, temp_storage_);",
-        "__syncthreads();  // the next field reuses the caller's scratch",
-        f"{f32.symbol}(src_f2_, items_f2_, valid_items_, temp_storage_);",
+        f"void* const coop_slice = &*reinterpret_cast<{req.symbol}_storage*>(temp_storage_);",
+        f"{f32.symbol}(src_f0_, items_f0_, valid_items_, coop_slice);",
+        "__syncthreads();  // the next field reuses the scratch",
+        f"{i32.symbol}(src_f1_, items_f1_, valid_items_, coop_slice);",
+        "__syncthreads();  // the next field reuses the scratch",
+        f"{f32.symbol}(src_f2_, items_f2_, valid_items_, coop_slice);",
     ]
     assert (
         source.count(f"void {f32.symbol}(") == 1 and f"using {f32.symbol}_t = cub::BlockLoad<float," in source
@@ -126,6 +128,24 @@ def test_a_tuple_of_arrays_is_one_cub_call_per_field() -> None:
     bundle = compile_bundle([req], (), "sm_90a")
     size, _align = bundle.temp_storage[req.symbol]
     assert size >= 96 * 3 * 4, size  # a field's tile staged in shared memory
+
+
+def test_a_warp_field_call_gets_its_logical_warps_slice() -> None:
+    """A warp transpose of (float64, float32) items from two arrays on logical warps of 8: the
+    wrapper slices the request's scratch (a union of the fields') by logical warp and hands each
+    field's call that slice, so that a float32 slice cannot overlap another warp's float64 one; a
+    barrier over the logical warp before each field (the call's own scratch)."""
+    options = (("algorithm", "transpose"), ("threads_in_warp", "8"))
+    req = Request("warp.load", "tuple_float64_float32", (64, 1, 1), 4, options)
+    source = render_bundle([req], ()).source
+    body = source[source.index(f"void {req.symbol}(") :].split("\n}\n", 1)[0]
+    assert f"coop_slice = &(*reinterpret_cast<{req.symbol}_storage*>(&coop_warp_scratch_0))[" in body
+    assert body.count("__syncwarp(coop_warp_mask<8>());") == 2
+    sub = Request("warp.load", "float32", (64, 1, 1), 4, options, ("field",), True)
+    wrapper = source[source.index(f"void {sub.symbol}(") :].split("\n}\n", 1)[0]
+    assert f"*reinterpret_cast<typename {sub.symbol}_t::TempStorage*>(temp_storage_)" in wrapper
+    assert "__sync" not in wrapper  # the per-field wrapper synchronises
+    assert compile_bundle([req], (), "sm_90a").ltoir
 
 
 # --- both backends' plumbing, through rows copied with structured=True (none shipped yet) ------

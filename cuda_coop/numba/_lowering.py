@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cuda.coop._dtypes import fields_of
+from cuda.coop._dtypes import dtype_named, fields_of
 from cuda.coop._errors import CoopError, CoopTypeError
 from cuda.coop._kinds import Shape
 from cuda.coop._operators import BOOL, UserFunction, python_function
@@ -26,7 +26,7 @@ from numba.cuda.typing.templates import signature
 
 from . import _numba_hooks
 from ._types import ThreadDataType
-from ._typing import items_type, numba_type
+from ._typing import RECORDS, items_type, numba_type, record_dtype, slot_type
 
 _I8P = ir.IntType(8).as_pointer()
 _I32 = ir.IntType(32)
@@ -134,8 +134,19 @@ def thread_data(context: Any, builder: ir.IRBuilder, aryty: ThreadDataType, stor
 
 
 def _storage(context: Any, builder: ir.IRBuilder, dtype: str, items: int) -> ir.Value:
+    """Fresh storage for ``items`` items of ``dtype`` (a struct's: C's layout and alignment)."""
     lltype = context.get_data_type(numba_type(dtype))
     return cgutils.alloca_once(builder, ir.ArrayType(lltype, items), name="coop_result")
+
+
+def _record_copy(
+    context: Any, builder: ir.IRBuilder, ty: types.Record, val: ir.Value, dtype: str
+) -> ir.Value:
+    """A record argument copied to storage aligned as its C struct (a record's bytes may lie at any
+    address Numba chose; CUB reads the struct's fields at their alignment)."""
+    storage = _storage(context, builder, dtype, 1)
+    builder.store(builder.load(val), builder.bitcast(storage, val.type))
+    return builder.bitcast(storage, _I8P)
 
 
 def _field_pointers(
@@ -195,28 +206,46 @@ def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
         return
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [_I8P, _I8P, _I8P]), op.symbol)
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
-    ty = numba_type(op.dtype)
     result_ty = types.boolean if op.result == BOOL else numba_type(op.result)
-    ptr = context.get_data_type(ty).as_pointer()
-    a = builder.load(builder.bitcast(fn.args[1], ptr))
-    b = builder.load(builder.bitcast(fn.args[2], ptr))
-    sig = signature(result_ty, ty, ty)
+    if op.records:  # a record is passed around as a pointer to its bytes (the C struct)
+        ty = RECORDS[op.records]
+        a, b = (builder.bitcast(arg, context.get_value_type(ty)) for arg in fn.args[1:])
+    else:
+        ty = numba_type(op.dtype)
+        ptr = context.get_data_type(ty).as_pointer()
+        a = builder.load(builder.bitcast(fn.args[1], ptr))
+        b = builder.load(builder.bitcast(fn.args[2], ptr))
     fields = fields_of(op.dtype)
-    try:
-        # No caching: Numba's cache keys on the code object, and two operators may share one.
-        cres = context.compile_subroutine(builder, python_function(op.function), sig, caching=False)
-    except Exception as exc:
+    what = "two records" if op.records else "two such tuples"
+    # an operator on records may also return one of them (a record: its bytes are copied)
+    returns = [result_ty, ty] if op.records and op.result != BOOL else [result_ty]
+    failure = None
+    for result_ty in returns:
+        sig = signature(result_ty, ty, ty)
+        try:
+            # No caching: Numba's cache keys on the code object, and two operators may share one.
+            cres = context.compile_subroutine(builder, python_function(op.function), sig, caching=False)
+            break
+        except Exception as exc:
+            failure = exc
+    else:
         if not fields:
-            raise
+            raise failure  # type: ignore[misc]
         name = getattr(op.function, "__qualname__", repr(op.function))
+        also = " (or one of the records)" if op.records else ""
         raise CoopTypeError(
-            f"the operator {name!r} must return a tuple of {len(fields)} values ({', '.join(fields)}) "
-            f"for two such tuples; Numba could not compile it so: "
-            f"{' '.join(str(exc).split())[:300]}"
+            f"the operator {name!r} must return a tuple of {len(fields)} values ({', '.join(fields)}){also} "
+            f"for {what}; Numba could not compile it so: {' '.join(str(failure).split())[:300]}"
         ) from None
     _status, result = context.call_internal_no_propagate(builder, cres.fndesc, sig, [a, b])
     out = builder.bitcast(fn.args[0], context.get_data_type(result_ty).as_pointer())
-    builder.store(context.get_value_as_data(builder, result_ty, result), out)
+    if isinstance(result_ty, types.Record):  # one of the two (else another record, copied as is):
+        # the copy selects between values, not pointers, so that the structs stay in registers
+        is_a, is_b = (builder.icmp_unsigned("==", result, x) for x in (a, b))
+        other = builder.select(is_b, builder.load(b), builder.load(result))
+        builder.store(builder.select(is_a, builder.load(a), other), out)
+    else:
+        builder.store(context.get_value_as_data(builder, result_ty, result), out)
     builder.ret_void()
 
 
@@ -269,6 +298,8 @@ def _lower(key: PlanKey) -> Any:
                 value = values[slot.fallback]
             elif isinstance(ty, ThreadDataType):
                 value = builder.bitcast(context.make_array(ty)(context, builder, val).data, _I8P)
+            elif isinstance(ty, types.Record):  # a record value: its bytes, copied aligned
+                value = _record_copy(context, builder, ty, val, slot.dtype)
             else:  # a scalar or a constant, passed in thread-private memory
                 value = _spill(context, builder, ty, val, slot.dtype)
             values[slot.name] = value
@@ -285,13 +316,15 @@ def _lower(key: PlanKey) -> Any:
             storage = storages[slot.name]
             if isinstance(storage, list):
                 results.append(_field_results(context, builder, slot, storage))
+            elif slot.scalar and slot.packed:  # a record: a pointer to its bytes
+                first = builder.gep(storage, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)])
+                results.append(builder.bitcast(first, context.get_value_type(slot_type(slot, plan.records))))
             elif slot.scalar:
                 results.append(
                     builder.load(builder.gep(storage, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)]))
                 )
             else:
-                aryty = ThreadDataType(numba_type(slot.dtype), slot.items)
-                results.append(thread_data(context, builder, aryty, storage))
+                results.append(thread_data(context, builder, slot_type(slot, plan.records), storage))
         if not results:
             return context.get_dummy_value()
         if len(results) == 1:
@@ -308,6 +341,8 @@ def lower_thread_data(context: Any, builder: ir.IRBuilder, sig: Any, args: list[
     storage = cgutils.alloca_once(
         builder, ir.ArrayType(lltype, aryty.items_per_thread), name="coop_thread_data"
     )
+    if isinstance(aryty.dtype, types.Record):  # bytes, as Numba holds records: align them as C's struct
+        storage.align = dtype_named(str(record_dtype(aryty.dtype)[0])).alignment
     return thread_data(context, builder, aryty, storage)
 
 

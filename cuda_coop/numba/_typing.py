@@ -8,11 +8,12 @@ plan (its request) once, here; lowering reuses that plan through the implementat
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 from typing import Any
 
-from cuda.coop._dtypes import DTYPES, fields_of, supported_name, tuple_name
+from cuda.coop._dtypes import DTYPES, field_offsets, fields_of, supported_name, tuple_dtype, tuple_name
 from cuda.coop._errors import CoopTypeError, current_call_site
-from cuda.coop._kinds import Arg, Form, TempStorageUse, temp_storage_options
+from cuda.coop._kinds import Arg, Form, Slot, TempStorageUse, temp_storage_options
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
 from cuda.coop._session import current
 from numba.cuda import types
@@ -36,6 +37,35 @@ def dtype_name(ty: types.Type) -> str | None:
     return name if name in DTYPES and isinstance(ty, types.Number) else None
 
 
+#: The record types of the kernels compiled so far, by the name their Args carry (``Arg.records``):
+#: results and operators of a call on records are typed with its record type.
+RECORDS: dict[str, types.Record] = {}
+
+
+def record_dtype(ty: types.Record) -> tuple[str | None, str]:
+    """(our structured type of a NumPy record type, or None; why it cannot be used, or ""). Its
+    fields must be two or more of our scalar types laid out as C lays out a struct of them."""
+    fields = [dtype_name(t) for _name, t in ty.members]
+    if len(fields) < 2:
+        return None, f"is a record of one field ({ty}); use the field's type"
+    if not all(fields):
+        return None, f"is a record with a field that is not one of {', '.join(DTYPES)} ({ty})"
+    offsets = tuple(ty.offset(name) for name, _t in ty.members)
+    want, size = field_offsets(fields), tuple_dtype(fields).itemsize  # type: ignore[arg-type]
+    if offsets != want or ty.size != size:
+        return None, (
+            f"is a record laid out as C does not lay out its fields (offsets {list(offsets)}, {ty.size} "
+            f"bytes; C: {list(want)}, {size} bytes); make its dtype with np.dtype([...], align=True)"
+        )
+    RECORDS[str(ty)] = ty
+    return tuple_name(fields), ""
+
+
+def _records_arg(ty: types.Record, form: Form, shown: str, items: int = 0, writable: bool = True) -> Arg:
+    dtype, problem = record_dtype(ty)
+    return Arg(form, shown, dtype, str(ty), items, problem=problem, writable=writable, records=str(ty))
+
+
 def numba_type(dtype: str) -> types.Type:
     """The Numba type of one of our element types (a field list: the tuple of its fields' types)."""
     fields = fields_of(dtype)
@@ -57,6 +87,9 @@ def _array_arg(ty: types.Array) -> Arg:
     problem = ""
     if ty.ndim != 1 or ty.layout != "C":
         problem = f"must be a 1-D C-contiguous array, got {ty}; pass a contiguous view (e.g. a.ravel())"
+    if isinstance(ty.dtype, types.Record):  # an array of structs
+        arg = _records_arg(ty.dtype, Form.ARRAY, str(ty), writable=ty.mutable)
+        return arg if arg.problem else replace(arg, problem=problem)
     return Arg(Form.ARRAY, str(ty), dtype_name(ty.dtype), str(ty.dtype), problem=problem, writable=ty.mutable)
 
 
@@ -100,8 +133,12 @@ def arg_of(ty: types.Type) -> Arg:
         return Arg(Form.ABSENT)
     if isinstance(ty, types.NoneType):
         return Arg(Form.NONE, "None")
+    if isinstance(ty, ThreadDataType) and isinstance(ty.dtype, types.Record):
+        return _records_arg(ty.dtype, Form.THREAD_DATA, shown, ty.items_per_thread)
     if isinstance(ty, ThreadDataType):
         return Arg(Form.THREAD_DATA, shown, dtype_name(ty.dtype), str(ty.dtype), ty.items_per_thread)
+    if isinstance(ty, types.Record):  # one record (a struct value)
+        return _records_arg(ty, Form.SCALAR, shown)
     if isinstance(ty, types.Array):
         return _array_arg(ty)
     value = _constant(ty)
@@ -129,9 +166,17 @@ def _launch() -> Launch:
     return Launch(compile_.block_dims if compile_ is not None else None, _UNKNOWN_DIMS)
 
 
+def slot_type(slot: Slot, records: str = "") -> types.Type:
+    """The Numba type of what a result slot holds: a value or a ThreadData (a tuple of them for
+    fields; records of ``records``, the call's record type, for structs held as structs)."""
+    if slot.packed:
+        return RECORDS[records] if slot.scalar else ThreadDataType(RECORDS[records], slot.items)
+    return numba_type(slot.dtype) if slot.scalar else items_type(slot.dtype, slot.items)
+
+
 def return_type(plan: Plan) -> types.Type:
     """The Numba type of what a planned call returns (None, one value, or a tuple)."""
-    values = [numba_type(s.dtype) if s.scalar else items_type(s.dtype, s.items) for s in plan.returns]
+    values = [slot_type(s, plan.records) for s in plan.returns]
     if not values:
         return types.none
     return values[0] if len(values) == 1 else types.Tuple(values)
@@ -203,9 +248,15 @@ class ThreadDataTemplate(AbstractTemplate):
             dtype = numba_type(d_ty.literal_value)
         else:
             raise CoopTypeError(
-                f"coop.ThreadData: dtype must be a scalar type such as numba.int32 or 'int32', got {d_ty}"
+                "coop.ThreadData: dtype must be a scalar type such as numba.int32 or 'int32', or a NumPy "
+                f"record dtype, got {d_ty}"
             )
-        supported_name(dtype_name(dtype), shown=dtype, primitive="coop.ThreadData", argument="dtype")
+        if isinstance(dtype, types.Record):
+            problem = record_dtype(dtype)[1]
+            if problem:
+                raise CoopTypeError(f"coop.ThreadData: dtype {problem}")
+        else:
+            supported_name(dtype_name(dtype), shown=dtype, primitive="coop.ThreadData", argument="dtype")
         return signature(ThreadDataType(dtype, n), n_ty, d_ty).replace(pysig=self._pysig)
 
 
