@@ -531,7 +531,7 @@ def _wrapper(req: Request) -> str:
     ctor_args = "".join(f", {a}" for a in arguments(prim.call.ctor))
     storage = f"{req.symbol}_storage"
     scratch = prim.needs_scratch(dict(req.options))
-    if req.has(_FIELD):  # a field of a per-field request: the scratch is its group's, sliced already
+    if req.has(_FIELD) and req.caller_temp_storage:  # a per-field request's field: its group's scratch
         own = f"*reinterpret_cast<typename {req.symbol}_t::TempStorage*>(temp_storage_)"
         ctor = f"{req.symbol}_t({own}{ctor_args})"
     elif req.caller_temp_storage:

@@ -223,6 +223,81 @@ def test_structured_rows_on_the_gpu(backend: str) -> None:
     assert all(line.endswith(" ok") for line in lines), lines
 
 
+def test_numba_keeps_records_in_registers() -> None:
+    """The kernels of tests/_structured_records.py (NumPy records as items, arrays of records, record
+    values and results; operators returning a tuple or one of the records; records and tuples of
+    arrays mixed): one function each, no CALL, no local memory."""
+    names = ["io", "mixed", "sort", "pick"]
+    assert _run("-m", "tests._structured_records", "aot") == [f"{n} 0 0 0 1" for n in names]
+
+
+@pytest.mark.gpu
+@pytest.mark.sanitizer
+def test_records_on_the_gpu() -> None:
+    """The same kernels on the GPU against NumPy's structured arrays (fresh random data, outputs
+    poisoned)."""
+    from ._structured_records import CHECKS
+
+    lines = _run("-m", "tests._structured_records", "gpu")
+    assert [line.split()[0] for line in lines] == list(CHECKS), lines
+    assert all(line.endswith(" ok") for line in lines), lines
+
+
+_BAD_RECORDS = """
+import numpy as np
+from cuda import coop
+import cuda.coop.numba as numba_coop
+from numba.cuda import types
+from numba.cuda.np import numpy_support
+
+REC = np.dtype([("v", np.float32), ("i", np.int32)], align=True)
+BAD = {{
+    "packed": np.dtype([("a", np.int8), ("v", np.float32)]),  # v at offset 1: not C's layout
+    "one": np.dtype([("v", np.float32)], align=True),
+    "nested": np.dtype([("v", np.float32), ("p", REC)], align=True),
+}}.get({case!r}, REC)
+
+def kernel(a, o):
+    x = coop.ThreadData(4, BAD)
+    if {case!r} == "mixed":
+        out = (coop.ThreadData(4, np.float32), coop.ThreadData(4, np.int32))
+        coop.block.exchange(x, "blocked_to_striped", out=out)
+    if {case!r} == "arity":
+        coop.block.reduce(x, lambda p, q: p.v + q.v)
+    if {case!r} == "array":
+        coop.block.load(a, x)
+
+arr = types.Array(numpy_support.from_dtype(REC), 1, "C")
+bad = types.Array(numpy_support.from_dtype(np.dtype([("a", np.int8), ("v", np.float32)])), 1, "C")
+try:
+    numba_coop.compile(kernel, (bad if {case!r} == "array" else arr, arr), block=64)
+    print("compiled")
+except Exception as exc:
+    print(type(exc).__name__, " ".join(str(exc).split()))
+"""
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("packed", "coop.ThreadData: dtype is a record laid out as C does not lay out its fields (offsets"),
+        ("one", "is a record of one field"),
+        ("nested", "is a record with a field that is not one of"),
+        ("mixed", "out is a tuple and items is records; give both as NumPy records or both as tuples"),
+        ("arity", "must return a tuple of 2 values (float32, int32) (or one of the records) for two records"),
+        ("array", "coop.block.load: src is a record laid out as C does not lay out its fields"),
+    ],
+)
+def test_bad_records_are_typed_errors(case: str, message: str, tmp_path: Path) -> None:
+    """A record dtype unlike C's struct, of one field or with a nested record; records and tuples
+    mixed; an operator on records returning one value; an array of records laid out unlike C: each a
+    typed error naming what to change."""
+    script = tmp_path / "bad_records.py"
+    script.write_text(_BAD_RECORDS.format(case=case))
+    (line,) = _run(str(script))
+    assert line.startswith("CoopTypeError ") and message in line, line
+
+
 _BAD_NUMBA = """
 import numpy as np
 from cuda import coop

@@ -207,9 +207,13 @@ def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [_I8P, _I8P, _I8P]), op.symbol)
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
     result_ty = types.boolean if op.result == BOOL else numba_type(op.result)
-    if op.records:  # a record is passed around as a pointer to its bytes (the C struct)
+    if op.records:  # a record is passed around as a pointer to its bytes (the C struct): the
+        # function gets pointers to copies of its own, so that whichever it returns (or reads) only
+        # these escape, and CUB's structs stay in registers
         ty = RECORDS[op.records]
-        a, b = (builder.bitcast(arg, context.get_value_type(ty)) for arg in fn.args[1:])
+        a, b = (_record_copy(context, builder, ty, builder.bitcast(arg, context.get_value_type(ty)),
+                             op.dtype) for arg in fn.args[1:])  # fmt: skip
+        a, b = (builder.bitcast(x, context.get_value_type(ty)) for x in (a, b))
     else:
         ty = numba_type(op.dtype)
         ptr = context.get_data_type(ty).as_pointer()
@@ -239,11 +243,8 @@ def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
         ) from None
     _status, result = context.call_internal_no_propagate(builder, cres.fndesc, sig, [a, b])
     out = builder.bitcast(fn.args[0], context.get_data_type(result_ty).as_pointer())
-    if isinstance(result_ty, types.Record):  # one of the two (else another record, copied as is):
-        # the copy selects between values, not pointers, so that the structs stay in registers
-        is_a, is_b = (builder.icmp_unsigned("==", result, x) for x in (a, b))
-        other = builder.select(is_b, builder.load(b), builder.load(result))
-        builder.store(builder.select(is_a, builder.load(a), other), out)
+    if isinstance(result_ty, types.Record):  # a record (one of the two, or any): its bytes
+        builder.store(builder.load(result), out)
     else:
         builder.store(context.get_value_as_data(builder, result_ty, result), out)
     builder.ret_void()

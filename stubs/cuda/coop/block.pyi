@@ -11,10 +11,10 @@ from . import BlockAdjacentDirection, BlockDiscontinuityFlags, BlockExchangeMode
 
 __all__ = ["load", "store", "exchange", "sum", "reduce", "argmax", "argmin", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "merge_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram", "run_length_decode", "radix_rank", "top_k"]
 
-def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def load(src: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | tuple[int | float, ...] | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad)."""
 
-def store(dst: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | BlockStoreAlgorithm = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def store(dst: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | BlockStoreAlgorithm = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Store a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockStore)."""
 
 def exchange(items: ThreadData | tuple[ThreadData, ...], mode: str | BlockExchangeMode, *, ranks: ThreadData | None = ..., valid_flags: ThreadData | None = ..., out: ThreadData | tuple[ThreadData, ...] | None = ..., warp_time_slicing: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:

@@ -11,10 +11,10 @@ from . import TempStorage, ThreadData, WarpBatchedArrangement, WarpExchangeAlgor
 
 __all__ = ["load", "store", "exchange", "sum", "reduce", "argmax", "argmin", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "broadcast", "head_segmented_sum", "tail_segmented_sum", "head_segmented_reduce", "tail_segmented_reduce", "batched_sum", "batched_reduce", "merge_sort"]
 
-def load(src: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | WarpLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def load(src: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | WarpLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | tuple[int | float, ...] | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpLoad)."""
 
-def store(dst: npt.NDArray[Any], items: ThreadData, *, offset: int = ..., algorithm: str | WarpStoreAlgorithm = ..., valid_items: int | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def store(dst: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | WarpStoreAlgorithm = ..., valid_items: int | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Store a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpStore)."""
 
 def exchange(items: ThreadData | tuple[ThreadData, ...], mode: str | WarpExchangeMode, *, ranks: ThreadData | None = ..., out: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | WarpExchangeAlgorithm = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
