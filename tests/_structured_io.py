@@ -80,10 +80,12 @@ def cases(cfg: Config) -> list[Case]:
             Case(f"store-{alg}-partial", store + ", valid_items=nvalid)", False, s, "poison"),
         ]
     # caller-owned scratch: the fields' calls reuse it (coop's barrier between them), the kernel's
-    # barrier between the load and the store; and the same with auto_sync=True
+    # barriers between the load and the store and before the next tile's load; and the same with
+    # auto_sync=True (coop's barriers)
     out += [
         Case("ts-transpose", "coop.block.load(X, items, offset=base, algorithm='transpose', temp_storage=ts)"
-             "; BARRIER; coop.block.store(O, items, offset=base, algorithm='transpose', temp_storage=ts)",
+             "; BARRIER; coop.block.store(O, items, offset=base, algorithm='transpose', temp_storage=ts)"
+             "; BARRIER",
              False, False, ""),
         Case("ts-auto-transpose",
              "coop.block.load(X, items, offset=base, algorithm='transpose', valid_items=nvalid, "

@@ -104,11 +104,11 @@ def expected(d: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     want["soa_v"], want["soa_i"], want["aos"] = r["v"], r["i"], r.copy()
     r3 = d["r3"].reshape(ROWS, TILE)
     want["sorted"] = np.concatenate([t[np.lexsort((t["c"], t["x"], t["a"]))] for t in r3])
-    # blocked -> striped: thread t's item j goes to striped position t + j*THREADS of the tile
+    # blocked -> striped: thread t's item j is the tile's item t + j*THREADS, stored at t*ITEMS + j
     striped = np.empty_like(r3)
     for t in range(THREADS):
         for j in range(ITEMS):
-            striped[:, t + j * THREADS] = r3[:, t * ITEMS + j]
+            striped[:, t * ITEMS + j] = r3[:, t + j * THREADS]
     want["striped"] = striped.reshape(-1)
     # each logical warp's best of its lanes' first records (as REC: v from x, i from c)
     firsts = r3[:, 0 : THREADS * ITEMS : ITEMS].reshape(ROWS, THREADS // WIDTH, WIDTH)
@@ -195,7 +195,7 @@ def kernels() -> dict[str, object]:
         coop.block.load(r3, items, offset=base)
         moved = coop.ThreadData(ITEMS, REC3)
         coop.block.exchange(items, "blocked_to_striped", out=moved)
-        coop.block.store(striped, moved, offset=base, algorithm="striped")
+        coop.block.store(striped, moved, offset=base)  # blocked: thread t's items in a row
         shifted = coop.block.shuffle(items, mode="up")
         coop.block.store(up, shifted, offset=base)
         w = coop.warp.reduce(items[0], wmax, threads_in_warp=WIDTH)
