@@ -749,8 +749,9 @@ class Items(Kind):
         if not arg.given:
             return
         if arg.form is not Form.THREAD_DATA or arg.problem:
+            detail = f" ({arg.problem})" if arg.problem else ""
             raise CoopTypeError(
-                f"{r.q}: {name} must be a coop.ThreadData created in the kernel, got {arg.shown}"
+                f"{r.q}: {name} must be a coop.ThreadData created in the kernel, got {arg.shown}{detail}"
             )
         structured = self.structured or (self.dtypes is None and bool(fields_of(r.dtype)))
         dtype = _supported_item(r, name, arg, structured)

@@ -235,6 +235,11 @@ def _tuple_arg(value: tuple[Any, ...]) -> Arg | None:
     """A tuple of register tensors (equal sizes) or of CuTe numerics as items of a field list."""
     from cutlass.base_dsl.typing import Numeric
 
+    if any(isinstance(v, tuple) for v in value):
+        nested = (
+            "a tuple of tuples: structured items are one flat tuple, one register tensor (or value) per field"
+        )
+        return Arg(Form.OTHER, repr(value), problem=nested)
     args = [arg_of(v) for v in value]
     shown = f"a tuple ({', '.join(a.shown for a in args)})"
     dtype = tuple_name([a.dtype for a in args])

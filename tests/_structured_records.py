@@ -229,10 +229,20 @@ def _signature(name: str) -> tuple[object, ...]:
 
 def aot() -> None:
     import cuda.coop.numba as numba_coop
+    from cuda import coop
 
     for name, kernel in kernels().items():
+        before = coop.compile_stats().nvrtc_compiles
         r = numba_coop.compile(kernel, _signature(name), block=(BX, BY)).inspect()
-        print(name, r.calls, r.local_loads, r.local_stores, len(r.functions))
+        nvrtc = coop.compile_stats().nvrtc_compiles - before
+        print(
+            name,
+            r.calls,
+            r.local_loads,
+            r.local_stores,
+            len(r.functions),
+            "nvrtc<=1" if nvrtc <= 1 else nvrtc,
+        )
 
 
 def gpu() -> None:

@@ -388,6 +388,8 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
      "oob_default=1.5 is not an integer and cannot be stored in int32"),
     ("tuple-warp-load-one-array", "coop.warp.load(src, (items, ints), threads_in_warp=8)", E,
      "src has element type float32 but items is a tuple of ThreadData of (float32, int32)"),
+    ("tuple-nested", "coop.block.reduce(((items, ints), items), 'sum')", E,
+     "a tuple of tuples: structured items are one flat tuple"),
     ("tuple-values-count", "coop.block.merge_sort(items, 'less', values=(two, two))", V,
      "values has 2 items per thread, keys has 4"),
     ("tuple-warp-shuffle-exchange",

@@ -52,8 +52,11 @@ def _cute_fakes(cfg: sio.Config) -> list[Any]:
 @pytest.mark.parametrize("backend", ["numba", "cute"])
 def test_tuple_loads_and_stores_keep_items_in_registers(backend: str) -> None:
     """Every case of the first and the last config in one kernel: one function, no CALL, no local
-    memory (the fields' CUB calls inlined, the tuples in registers)."""
+    memory (the fields' CUB calls inlined, the tuples in registers), at most one NVRTC call."""
+    from cuda import coop
+
     for cfg in (_CONFIGS[0], _CONFIGS[-1]):
+        before = coop.compile_stats().nvrtc_compiles
         if backend == "numba":
             import cuda.coop.numba as numba_coop
 
@@ -66,6 +69,7 @@ def test_tuple_loads_and_stores_keep_items_in_registers(backend: str) -> None:
             host = sio.load(_name("cute", cfg), sio.cute_source(cfg)).host
             r = cutlass_coop.compile(host, *_cute_fakes(cfg), arch="sm_90a").inspect()
         assert (r.calls, r.local_loads, r.local_stores, len(r.functions)) == (0, 0, 0, 1), cfg.id
+        assert coop.compile_stats().nvrtc_compiles - before <= 1, cfg.id  # one bundle (none if cached)
 
 
 @pytest.mark.gpu

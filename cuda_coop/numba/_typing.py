@@ -93,10 +93,15 @@ def _array_arg(ty: types.Array) -> Arg:
     return Arg(Form.ARRAY, str(ty), dtype_name(ty.dtype), str(ty.dtype), problem=problem, writable=ty.mutable)
 
 
+_NESTED = "a tuple of tuples: structured items are one flat tuple, one ThreadData (or value) per field"
+
+
 def _tuple_arg(ty: types.BaseTuple) -> Arg | None:
     """A tuple of ThreadData (equal items per thread), of scalars or of arrays (one per field) as
     items of a field list."""
     shown = str(ty)
+    if any(isinstance(t, types.BaseTuple) for t in ty):
+        return Arg(Form.OTHER, shown, problem=_NESTED)
     if len(ty) >= 2 and all(isinstance(t, types.Array) and not isinstance(t, ThreadDataType) for t in ty):
         arrays = [_array_arg(t) for t in ty]
         problem = next((f"[{k}] {a.problem}" for k, a in enumerate(arrays) if a.problem), "")
