@@ -347,10 +347,11 @@ def _prefix(op: str) -> Param:
     return Param(
         "prefix_op",
         PrefixOp(op),
-        "ThreadData | None",
+        "ThreadData | tuple[ThreadData, ...] | None",
         "a running prefix carried across the tiles of a loop (CUB's block prefix callback): a "
-        "``coop.ThreadData`` of one item, read by the first warp as the prefix of this tile and "
-        "updated there with the tile's aggregate. Only the first warp's copy is kept up to date.",
+        "``coop.ThreadData`` of one item (for a tuple of items, a tuple of them), read by the first "
+        "warp as the prefix of this tile and updated there with the tile's aggregate. Only the first "
+        "warp's copy is kept up to date.",
         None,
     )
 

@@ -4,6 +4,8 @@
 from enum import Enum
 from typing import Any
 
+import numpy as np
+
 from . import block as block
 from . import warp as warp
 
@@ -101,9 +103,10 @@ class BlockRadixRankAlgorithm(str, Enum):
 # END generated: choices
 
 class ThreadData:
-    """A thread's items: ``ThreadData(items_per_thread, dtype)`` inside a kernel."""
+    """A thread's items: ``ThreadData(items_per_thread, dtype)`` inside a kernel (``dtype``: a
+    scalar type or its name, or in Numba a NumPy record dtype)."""
 
-    def __init__(self, items_per_thread: int, dtype: type[Any] | str) -> None: ...
+    def __init__(self, items_per_thread: int, dtype: type[Any] | str | np.dtype[Any]) -> None: ...
     def __getitem__(self, index: int) -> Any: ...
     def __setitem__(self, index: int, value: Any) -> None: ...
     def __len__(self) -> int: ...

@@ -32,16 +32,16 @@ def argmax(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., num_v
 def argmin(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
     """The block's smallest item and its index (a CUB BlockReduce of (value, index) pairs)."""
 
-def inclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def inclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, block_aggregate: bool = ..., prefix_op: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Inclusive prefix sum over the block (CUB BlockScan)."""
 
-def exclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def exclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, block_aggregate: bool = ..., prefix_op: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Exclusive prefix sum over the block (CUB BlockScan)."""
 
-def inclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def inclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Inclusive prefix scan with an operator over the block (CUB BlockScan)."""
 
-def exclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def exclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Exclusive prefix scan with an operator over the block (CUB BlockScan)."""
 
 def radix_sort(keys: ThreadData, *, values: ThreadData | tuple[ThreadData, ...] | None = ..., descending: bool = ..., begin_bit: int = ..., end_bit: int | None = ..., output: str | BlockRadixSortOutput = ..., radix_bits: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
