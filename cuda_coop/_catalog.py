@@ -398,6 +398,7 @@ LOAD = Primitive(
             Payload(
                 keep_past=("valid_items", "oob_default"),
                 instead=_LOAD_STORE_TUPLES,
+                complex=True,
             ),
             "ThreadData",
             "the calling thread's items (a ``coop.ThreadData``).",
@@ -443,7 +444,7 @@ STORE = Primitive(
         _DST,
         Param(
             "items",
-            Payload(read_only=True, instead=_LOAD_STORE_TUPLES),
+            Payload(read_only=True, instead=_LOAD_STORE_TUPLES, complex=True),
             "ThreadData",
             "the calling thread's items (a ``coop.ThreadData``; left as they are).",
             keyword_only=False,
@@ -2174,6 +2175,7 @@ WARP_LOAD = Primitive(
             Payload(
                 keep_past=("valid_items", "oob_default"),
                 instead=_LOAD_STORE_TUPLES,
+                complex=True,
             ),
             "ThreadData",
             "the calling lane's items (a ``coop.ThreadData``).",
@@ -2217,7 +2219,7 @@ WARP_STORE = Primitive(
         _DST,
         Param(
             "items",
-            Payload(read_only=True, instead=_LOAD_STORE_TUPLES),
+            Payload(read_only=True, instead=_LOAD_STORE_TUPLES, complex=True),
             "ThreadData",
             "the calling lane's items (a ``coop.ThreadData``; left as they are).",
             keyword_only=False,
