@@ -108,7 +108,10 @@ def _refuse_complex(primitive: str, bound: dict[str, Any]) -> None:
     for name, value in bound.items():
         values = value if isinstance(value, tuple) else (value,)
         if any(isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real) for v in values):
-            raise CoopTypeError(f"{primitive}: {name}={value!r} is a complex number; {_NO_COMPLEX}")
+            raise CoopTypeError(
+                f"{primitive}: {name} must be a number or a tuple of numbers, got {value!r}, a complex "
+                f"number; {_NO_COMPLEX}"
+            )
 
 
 def cutlass_type(name: str) -> Any:

@@ -121,7 +121,9 @@ def _aligned(context: Any, alloca: ir.AllocaInstr, dtype: str | None) -> ir.Allo
 def _spill(context: Any, builder: ir.IRBuilder, ty: types.Type, val: ir.Value, dtype: str) -> ir.Value:
     """A scalar argument (or a constant) as a pointer to one value of ``dtype``."""
     target = numba_type(dtype)
-    slot = _aligned(context, cgutils.alloca_once(builder, context.get_data_type(target)), dtype)
+    slot = _aligned(
+        context, cgutils.alloca_once(builder, context.get_data_type(target), name="coop_value"), dtype
+    )
     builder.store(context.cast(builder, val, ty, target), slot)
     return builder.bitcast(slot, _I8P)
 
