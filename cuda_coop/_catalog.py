@@ -266,10 +266,13 @@ _DST = Param(
     "global-memory array to write (1-D, contiguous).",
     keyword_only=False,
 )
+#: The annotation of a value of the element type: a number (a complex one for complex items), or a
+#: tuple of them for structured items
+_VALUE = "int | float | complex | tuple[Any, ...] | None"
 _OOB_DEFAULT = Param(
     "oob_default",
     Element("oob"),
-    "int | float | None",
+    _VALUE,
     "value given to items past ``valid_items``; without it they keep their values.",
     None,
     requires=("valid_items",),
@@ -280,7 +283,7 @@ _STORE_VALID = Param(
 _SORT_OOB_DEFAULT = Param(
     "oob_default",
     Element("oob"),
-    "int | float | None",
+    _VALUE,
     "a key ordered after every valid key, which CUB pads a partial tile with (optional).",
     None,
     requires=("valid_items",),
@@ -330,7 +333,8 @@ _OP = Param(
     Operator(),
     "str | Callable[[Any, Any], Any]",
     "a built-in operator (``'sum'``, ``'mul'``, ``'min'``, ``'max'``, ``'bit_and'``, ``'bit_or'``, "
-    "``'bit_xor'``) or a function of two values of the element type returning one.",
+    "``'bit_xor'``, ``'complex_mul'``: the complex product, of complex items or ``(re, im)`` pairs) or a "
+    "function of two values of the element type returning one.",
     keyword_only=False,
 )
 _AGG = Param(
@@ -700,7 +704,7 @@ def _scan(name: str, method: str, summary: str, *, op: bool, initial: bool, note
             Param(
                 "initial_value",
                 Element("init"),
-                "int | float | None",
+                _VALUE,
                 "a value of the element type that seeds the scan (it precedes the first item).",
                 None,
                 excludes=("prefix_op",),
@@ -1048,7 +1052,7 @@ ADJACENT_DIFFERENCE = Primitive(
         Param(
             "tile_predecessor",
             Element("pred"),
-            "int | float | None",
+            _VALUE,
             "the item before the tile (thread 0's is used), for ``direction='left'``; without it the "
             "tile's first item is copied.",
             None,
@@ -1056,7 +1060,7 @@ ADJACENT_DIFFERENCE = Primitive(
         Param(
             "tile_successor",
             Element("succ"),
-            "int | float | None",
+            _VALUE,
             "the item after the tile (the last thread's is used), for ``direction='right'``; without it "
             "the tile's last item is copied.",
             None,
@@ -1147,7 +1151,7 @@ DISCONTINUITY = Primitive(
         Param(
             "tile_predecessor",
             Element("pred"),
-            "int | float | None",
+            _VALUE,
             "the item before the tile (thread 0's is used), for head flags; without it the tile's first "
             "item is flagged.",
             None,
@@ -1155,7 +1159,7 @@ DISCONTINUITY = Primitive(
         Param(
             "tile_successor",
             Element("succ"),
-            "int | float | None",
+            _VALUE,
             "the item after the tile (the last thread's is used), for tail flags; without it the tile's "
             "last item is flagged.",
             None,
@@ -1950,7 +1954,7 @@ def _warp_scan(name: str, method: str, summary: str, *, op: bool, note: str = ""
             Param(
                 "initial_value",
                 Element("init"),
-                "int | float | None",
+                _VALUE,
                 "a value of the element type that seeds the scan (it precedes lane 0's value; not part "
                 "of the aggregate).",
                 None,

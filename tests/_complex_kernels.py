@@ -158,6 +158,44 @@ def numba_kernel(dtype: str, block: Any, items: int) -> Any:
     return kernel
 
 
+def numba_breadth_kernel() -> Any:
+    """A complex64 kernel over the other rows that take complex numbers (compiled ahead of time
+    only): warp load / store, adjacent difference, discontinuity flags, complex values of a radix
+    sort, a merge sort by a user comparator, an inclusive sum with a complex running prefix, a warp
+    exchange, batched, segmented and exclusive warp sums. Signature ``(complex64[::1],
+    complex64[::1], float32[::1])``, 128 threads."""
+    from cuda import coop
+    from numba import cuda
+
+    n = 4
+
+    def by_abs(a, b):  # type: ignore[no-untyped-def]
+        return abs(a) < abs(b)
+
+    def kernel(src, dst, keys):  # type: ignore[no-untyped-def]
+        x = coop.ThreadData(n, np.complex64)
+        coop.warp.load(src, x)
+        d = coop.block.adjacent_difference(x)
+        f = coop.block.discontinuity(x)
+        k = coop.ThreadData(n, np.float32)
+        for i in range(n):
+            k[i] = keys[cuda.threadIdx.x * n + i]
+        coop.block.radix_sort(k, values=x)
+        coop.block.merge_sort(x, by_abs)
+        run = coop.ThreadData(1, np.complex64)
+        run[0] = 0
+        y = coop.block.inclusive_sum(x, prefix_op=run)
+        coop.warp.exchange(y, "blocked_to_striped")
+        b = coop.warp.batched_sum(y)
+        h = coop.warp.head_segmented_sum(y[0], f[0])
+        e = coop.warp.exclusive_sum(y[1])
+        coop.warp.store(dst, d)
+        if cuda.threadIdx.x == 0:
+            dst[0] = b[0] + h + e
+
+    return kernel
+
+
 def numba_signature(dtype: str) -> str:
     return f"void({', '.join([f'{dtype}[::1]'] * (1 + len(OUTPUTS)))})"
 
@@ -169,6 +207,11 @@ def numba_aot() -> None:
         kernel = numba_kernel(dtype, block, items)
         r = numba_coop.compile(kernel, numba_signature(dtype), block=block).inspect()
         print(f"{dtype}-{items}", r.calls, r.local_loads, r.local_stores, len(r.functions))
+    r = numba_coop.compile(
+        numba_breadth_kernel(), "void(complex64[::1], complex64[::1], float32[::1])", block=128
+    )
+    r = r.inspect()
+    print("breadth", r.calls, r.local_loads, r.local_stores, len(r.functions))
     for part, block, items in (("float32", 128, 4), ("float64", (5, 7, 2), 3)):
         kernel = pair_kernels(part, block, items)[0]
         r = numba_coop.compile(kernel, pair_signature(part, "numba"), block=block).inspect()
