@@ -360,7 +360,46 @@ def cute_aot() -> None:
         print(f"pair-{part}-{items}", r.calls, r.local_loads, r.local_stores, len(r.functions))
 
 
+def gpu_configs_aot() -> None:
+    """Every kernel of tests/test_complex_gpu.py compiled ahead of time (slow: for a check by hand,
+    ``python -m tests._complex_kernels aot-all both``): ``label calls LDL STL functions`` each."""
+    import cuda.coop.numba as numba_coop
+
+    from ._cute_kernels import fake_tensor
+
+    def show(label: str, r: Any) -> None:
+        print(label, r.calls, r.local_loads, r.local_stores, len(r.functions), flush=True)
+
+    for block in BLOCKS:
+        for items in ITEMS:
+            shape = "x".join(map(str, dims(block)))
+            for dtype in DTYPES:
+                kernel = numba_kernel(dtype, block, items)
+                show(
+                    f"numba-{dtype}-{shape}-{items}",
+                    numba_coop.compile(kernel, numba_signature(dtype), block=block).inspect(),
+                )
+            for part in PARTS.values():
+                numba_k, host = pair_kernels(part, block, items)
+                r = numba_coop.compile(numba_k, pair_signature(part, "numba"), block=block).inspect()
+                show(f"numba-pair-{part}-{shape}-{items}", r)
+                if host is None:
+                    continue
+                import cuda.coop.cutlass as cutlass_coop
+
+                s = pair_sizes(block, items)
+                fakes = [fake_tensor(part, sizes(block, items)["copy"])] * 2
+                fakes += [fake_tensor(part, s[o]) for o in PAIR_OUTPUTS for _ in "ri"]
+                show(
+                    f"cute-pair-{part}-{shape}-{items}",
+                    cutlass_coop.compile(host, *fakes, arch="sm_90a").inspect(),
+                )
+
+
 if __name__ == "__main__":
-    {("aot", "numba"): numba_aot, ("ir", "numba"): numba_ir, ("aot", "cute"): cute_aot}[
-        sys.argv[1], sys.argv[2]
-    ]()
+    {
+        ("aot", "numba"): numba_aot,
+        ("ir", "numba"): numba_ir,
+        ("aot", "cute"): cute_aot,
+        ("aot-all", "both"): gpu_configs_aot,
+    }[sys.argv[1], sys.argv[2]]()
