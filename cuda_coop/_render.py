@@ -18,7 +18,7 @@ shared memory at all for a class whose ``TempStorage`` is empty (CUB's shuffle s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ._catalog import CATALOG
@@ -486,12 +486,12 @@ def _wrapper(req: Request) -> str:
     return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}{call}}}\n'
 
 
-def _dtype_headers(dtypes: set[object]) -> list[str]:
+def _dtype_headers(dtypes: Iterable[object]) -> list[str]:
     """The headers that declare a bundle's element types (``cuda_fp16.h``, ``cuda/std/complex``...)."""
     return sorted({dtype_named(d).header for d in dtypes if isinstance(d, str) and d in DTYPES} - {""})
 
 
-def _complex_preambles(dtypes: set[object]) -> list[str]:
+def _complex_preambles(dtypes: Iterable[object]) -> list[str]:
     """coop's complex product, where a bundle has complex numbers or pairs (re, im) of one float."""
     names = {d for d in dtypes if isinstance(d, str)}
     parts = [_PAIR_PREAMBLE] if any(is_complex(d) or complex_pair(d) for d in names) else []
