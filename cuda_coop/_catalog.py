@@ -2253,11 +2253,11 @@ def _check_warp_exchange(r: Resolver) -> None:
     """CUB's shuffle exchange transposes a square tile of scalars and has no scatter."""
     if r.option("algorithm") != "shuffle":
         return
-    if fields_of(r.dtype):
+    if dtype_named(r.dtype).structured:
+        what = f"a tuple ({', '.join(fields_of(r.dtype))})" if fields_of(r.dtype) else f"of {r.dtype}"
         raise CoopTypeError(
             f"{r.q}: algorithm='shuffle' moves each item with one __shfl_xor_sync (CUB's "
-            f"WarpExchangeShfl), which takes scalars only, and items is a tuple "
-            f"({', '.join(fields_of(r.dtype))}); use algorithm='smem'"
+            f"WarpExchangeShfl), which takes real scalars only, and items is {what}; use algorithm='smem'"
         )
     width = int(str(r.option("threads_in_warp")))
     if r.n != width:

@@ -437,6 +437,9 @@ COMPLEX_ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("complex-array-mismatch", "coop.block.load(src, z)", E,
      "src has element type float32 but items is a ThreadData of complex64"),
     ("complex-tuple-field", "coop.block.sum((z, items))", E, "a tuple's fields are real scalar types"),
+    ("complex-warp-shuffle-exchange",
+     "coop.warp.exchange(z, 'blocked_to_striped', algorithm='shuffle', threads_in_warp=4)", E,
+     "which takes real scalars only, and items is of complex64; use algorithm='smem'"),
 ]  # fmt: skip
 
 #: CuTe DSL 4.8 has no complex numeric type: complex values are refused, naming the 2-tuple.
