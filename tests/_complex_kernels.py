@@ -196,6 +196,59 @@ def numba_breadth_kernel() -> Any:
     return kernel
 
 
+def numba_algorithms_kernel() -> Any:
+    """A complex128 kernel calling every load / store / reduce / scan algorithm, exchange mode
+    (time-sliced), shuffle mode, flag kind and batched arrangement once, with partial tiles, a
+    complex out-of-bounds value and integer / complex constants as initial values (compiled ahead
+    of time only: every CUB specialisation instantiated on ``cuda::std::complex<double>``).
+    Signature ``(complex128[::1], complex128[::1], int32)``, 128 threads."""
+    from cuda.coop._catalog import CATALOG
+
+    from ._compute_kernels import load
+
+    def options(key: str, param: str) -> list[str]:
+        return [o.value for o in CATALOG[key].param(param).kind.choices.options]  # type: ignore[attr-defined]
+
+    body = ["x = coop.ThreadData(4, np.complex128)", "acc = np.complex128(0)"]
+    body += [
+        f"coop.block.load(src, x, algorithm={a!r}, valid_items=n, oob_default=2j)"
+        for a in options("block.load", "algorithm")
+    ]
+    body += [
+        f"coop.block.store(dst, x, algorithm={a!r}, valid_items=n)"
+        for a in options("block.store", "algorithm")
+    ]
+    body += [
+        f"coop.warp.load(src, x, algorithm={a!r}, valid_items=n)" for a in options("warp.load", "algorithm")
+    ]
+    body += [f"coop.warp.store(dst, x, algorithm={a!r})" for a in options("warp.store", "algorithm")]
+    body += [
+        f"acc += coop.block.reduce(x, 'sum', algorithm={a!r})" for a in options("block.reduce", "algorithm")
+    ]
+    body += ["acc += coop.block.sum(x[0], num_valid=n)"]
+    for a in options("block.inclusive_scan", "algorithm"):
+        body += [f"acc += coop.block.exclusive_scan(x, 'complex_mul', initial_value=1, algorithm={a!r}, "
+                 "block_aggregate=True)[1]"]  # fmt: skip
+    modes = [m for m in options("block.exchange", "mode") if "scatter" not in m]
+    body += [f"coop.block.exchange(x, {m!r}, warp_time_slicing=True)" for m in modes]
+    for m in options("block.shuffle", "mode"):
+        body += [f"x = coop.block.shuffle(x, mode={m!r})" if m in ("up", "down") else
+                 f"acc += coop.block.shuffle(x[0], mode={m!r}, distance=1)"]  # fmt: skip
+    body += [
+        f"f = coop.block.discontinuity(x, flags={f!r}, op='equal')"
+        for f in options("block.discontinuity", "flags")
+    ]
+    body += [
+        "acc += coop.warp.reduce(x[0], 'mul', valid_items=n, threads_in_warp=8)",
+        "acc += coop.warp.exclusive_scan(x[0], 'mul', initial_value=1j, threads_in_warp=16)",
+    ]
+    body += [f"b = coop.warp.batched_reduce(x, 'sum', arrangement={a!r}, threads_in_warp=4)"
+             for a in options("warp.batched_sum", "arrangement")]  # fmt: skip
+    body += ["dst[0] = acc + b[0]"]
+    source = "import numpy as np\nfrom cuda import coop\n\n\ndef kernel(src, dst, n):\n"
+    return load("complex_algorithms", source + "".join(f"    {line}\n" for line in body)).kernel
+
+
 def numba_signature(dtype: str) -> str:
     return f"void({', '.join([f'{dtype}[::1]'] * (1 + len(OUTPUTS)))})"
 
@@ -212,6 +265,9 @@ def numba_aot() -> None:
     )
     r = r.inspect()
     print("breadth", r.calls, r.local_loads, r.local_stores, len(r.functions))
+    sig = "void(complex128[::1], complex128[::1], int32)"
+    r = numba_coop.compile(numba_algorithms_kernel(), sig, block=128).inspect()
+    print("algorithms", r.calls, r.local_loads, r.local_stores, len(r.functions))
     for part, block, items in (("float32", 128, 4), ("float64", (5, 7, 2), 3)):
         kernel = pair_kernels(part, block, items)[0]
         r = numba_coop.compile(kernel, pair_signature(part, "numba"), block=block).inspect()

@@ -123,11 +123,19 @@ def test_numba_hands_the_bundle_storage_aligned_as_cxx_complex() -> None:
 def test_numba_keeps_complex_items_in_registers() -> None:
     """The complex64 / complex128 kernels (load, sums, scans with 'mul', a user product and a
     complex constant, shuffle, warp sum / scan / broadcast, exchange, store), a kernel over the other
-    rows that take complex numbers, and the (re, im) pair kernels: one function each, no CALL, no
-    local memory."""
+    rows that take complex numbers, one over every algorithm, mode and arrangement on complex128,
+    and the (re, im) pair kernels: one function each, no CALL, no local memory."""
     assert _run("-m", "tests._complex_kernels", "aot", "numba") == [
         f"{n} 0 0 0 1"
-        for n in ("complex64-4", "complex128-3", "complex64-1", "breadth", "pair-float32-4", "pair-float64-3")
+        for n in (
+            "complex64-4",
+            "complex128-3",
+            "complex64-1",
+            "breadth",
+            "algorithms",
+            "pair-float32-4",
+            "pair-float64-3",
+        )
     ]
 
 
