@@ -115,8 +115,11 @@ def _refuse_complex(primitive: str, bound: dict[str, Any]) -> None:
 
 
 def cutlass_type(name: str) -> Any:
-    """The CuTe numeric type of one of our element types."""
+    """The CuTe numeric type of one of our element types (CoopTypeError for a complex one)."""
     import cutlass
+
+    if is_complex(name):
+        raise CoopTypeError(f"{name}: {_NO_COMPLEX}")
 
     return {
         "uint8": cutlass.Uint8,
