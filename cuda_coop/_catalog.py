@@ -266,10 +266,13 @@ _DST = Param(
     "global-memory array to write (1-D, contiguous); for a tuple of items, a tuple of arrays, one per field.",
     keyword_only=False,
 )
+#: The annotation of a value of the element type: a number (a complex one for complex items), or a
+#: tuple of them for structured items
+_VALUE = "int | float | complex | tuple[Any, ...] | None"
 _OOB_DEFAULT = Param(
     "oob_default",
     Element("oob", one_for_all=True),
-    "int | float | tuple[int | float, ...] | None",
+    _VALUE,
     "value given to items past ``valid_items``; without it they keep their values (for a tuple of "
     "items: a tuple of one value per field, or one value for every field).",
     None,
@@ -281,7 +284,7 @@ _STORE_VALID = Param(
 _SORT_OOB_DEFAULT = Param(
     "oob_default",
     Element("oob"),
-    "int | float | None",
+    _VALUE,
     "a key ordered after every valid key, which CUB pads a partial tile with (optional).",
     None,
     requires=("valid_items",),
@@ -330,7 +333,8 @@ _OP = Param(
     Operator(),
     "str | Callable[[Any, Any], Any]",
     "a built-in operator (``'sum'``, ``'mul'``, ``'min'``, ``'max'``, ``'bit_and'``, ``'bit_or'``, "
-    "``'bit_xor'``) or a function of two values of the element type returning one.",
+    "``'bit_xor'``, ``'complex_mul'``: the complex product, of complex items or ``(re, im)`` pairs) or a "
+    "function of two values of the element type returning one.",
     keyword_only=False,
 )
 _AGG = Param(
@@ -697,7 +701,7 @@ def _scan(name: str, method: str, summary: str, *, op: bool, initial: bool, note
             Param(
                 "initial_value",
                 Element("init"),
-                "int | float | None",
+                _VALUE,
                 "a value of the element type that seeds the scan (it precedes the first item).",
                 None,
                 excludes=("prefix_op",),
@@ -1045,7 +1049,7 @@ ADJACENT_DIFFERENCE = Primitive(
         Param(
             "tile_predecessor",
             Element("pred"),
-            "int | float | None",
+            _VALUE,
             "the item before the tile (thread 0's is used), for ``direction='left'``; without it the "
             "tile's first item is copied.",
             None,
@@ -1053,7 +1057,7 @@ ADJACENT_DIFFERENCE = Primitive(
         Param(
             "tile_successor",
             Element("succ"),
-            "int | float | None",
+            _VALUE,
             "the item after the tile (the last thread's is used), for ``direction='right'``; without it "
             "the tile's last item is copied.",
             None,
@@ -1144,7 +1148,7 @@ DISCONTINUITY = Primitive(
         Param(
             "tile_predecessor",
             Element("pred"),
-            "int | float | None",
+            _VALUE,
             "the item before the tile (thread 0's is used), for head flags; without it the tile's first "
             "item is flagged.",
             None,
@@ -1152,7 +1156,7 @@ DISCONTINUITY = Primitive(
         Param(
             "tile_successor",
             Element("succ"),
-            "int | float | None",
+            _VALUE,
             "the item after the tile (the last thread's is used), for tail flags; without it the tile's "
             "last item is flagged.",
             None,
@@ -1947,7 +1951,7 @@ def _warp_scan(name: str, method: str, summary: str, *, op: bool, note: str = ""
             Param(
                 "initial_value",
                 Element("init"),
-                "int | float | None",
+                _VALUE,
                 "a value of the element type that seeds the scan (it precedes lane 0's value; not part "
                 "of the aggregate).",
                 None,
@@ -2242,11 +2246,11 @@ def _check_warp_exchange(r: Resolver) -> None:
     """CUB's shuffle exchange transposes a square tile of scalars and has no scatter."""
     if r.option("algorithm") != "shuffle":
         return
-    if fields_of(r.dtype):
+    if dtype_named(r.dtype).structured:
+        what = f"a tuple ({', '.join(fields_of(r.dtype))})" if fields_of(r.dtype) else f"of {r.dtype}"
         raise CoopTypeError(
             f"{r.q}: algorithm='shuffle' moves each item with one __shfl_xor_sync (CUB's "
-            f"WarpExchangeShfl), which takes scalars only, and items is a tuple "
-            f"({', '.join(fields_of(r.dtype))}); use algorithm='smem'"
+            f"WarpExchangeShfl), which takes real scalars only, and items is {what}; use algorithm='smem'"
         )
     width = int(str(r.option("threads_in_warp")))
     if r.n != width:

@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """Element types: the one table of names, C++ spellings, sizes and value ranges, and the structured
-item types built from them (field lists, laid out as C structs)."""
+item types built from them (field lists, laid out as C structs).
+
+Complex numbers (``complex64``, ``complex128``: ``cuda::std::complex<float>`` / ``<double>``) are
+element types of their own, made of two parts of a real type. Like field lists they are *structured*
+items: rows that take tuples take them (a complex number moves, adds, multiplies and compares for
+equality), rows that need an order or the bits of one scalar refuse them."""
 
 from __future__ import annotations
 
@@ -18,13 +23,22 @@ class DType:
     name: str
     cxx: str
     itemsize: int
-    kind: str  # "i" signed, "u" unsigned, "f" float, "t" a field list
+    kind: str  # "i" signed, "u" unsigned, "f" float, "c" complex, "t" a field list
     fields: tuple[str, ...] = ()
     align: int = 0  # 0: the size (a scalar)
+    header: str = ""  # the C++ header that declares ``cxx`` ("": none needed)
+    part: str = ""  # a complex number's real and imaginary parts' type
+    largest: float = 0.0  # a float's largest finite value (0: not checked, any double fits)
 
     @property
     def alignment(self) -> int:
         return self.align or self.itemsize
+
+    @property
+    def structured(self) -> bool:
+        """Made of parts (a field list, or a complex number): taken where a row takes tuples (and
+        refused, with the row's advice, where it takes items of one real scalar type only)."""
+        return self.kind in "tc"
 
     def check_representable(self, value: object, *, primitive: str, argument: str) -> None:
         """Raise CoopValueError unless ``value`` is exactly representable in this type (for a field
@@ -37,6 +51,16 @@ class DType:
                 )
             for k, (field, v) in enumerate(zip(self.fields, value, strict=True)):
                 DTYPES[field].check_representable(v, primitive=primitive, argument=f"{argument}[{k}]")
+            return
+        if self.kind == "c":  # a Python int, float or complex; each part representable in its type
+            if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
+                raise CoopTypeError(
+                    f"{primitive}: {argument} must be a number representable as {self.name} (an int, "
+                    f"float or complex), got {value!r} ({type(value).__name__})"
+                )
+            z = complex(value)
+            for part, v in (("real", z.real), ("imag", z.imag)):
+                DTYPES[self.part].check_representable(v, primitive=primitive, argument=f"{argument}.{part}")
             return
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise CoopTypeError(
@@ -55,11 +79,19 @@ class DType:
                     f"{primitive}: {argument}={value!r} is outside the range of {self.name} "
                     f"[{lo}, {hi}]; pass a value in range"
                 )
-        elif self.itemsize == 2 and self.name == "float16" and abs(float(value)) > 65504.0:
-            if value == value and abs(float(value)) != float("inf"):
-                raise CoopValueError(
-                    f"{primitive}: {argument}={value!r} overflows float16 (largest finite 65504)"
-                )
+        elif self.largest and _overflows(value, self.largest):
+            raise CoopValueError(
+                f"{primitive}: {argument}={value!r} overflows {self.name} (largest finite {self.largest:g})"
+            )
+
+
+def _overflows(value: int | float, largest: float) -> bool:
+    """A finite number beyond ``largest`` in magnitude (NaN and the infinities fit every float)."""
+    try:
+        magnitude = abs(float(value))
+    except OverflowError:  # an int beyond every double
+        return True
+    return magnitude != float("inf") and magnitude > largest
 
 
 _TABLE = (
@@ -71,13 +103,44 @@ _TABLE = (
     DType("uint16", "unsigned short", 2, "u"),
     DType("uint32", "unsigned int", 4, "u"),
     DType("uint64", "unsigned long long", 8, "u"),
-    DType("float16", "__half", 2, "f"),
-    DType("bfloat16", "__nv_bfloat16", 2, "f"),
-    DType("float32", "float", 4, "f"),
+    DType("float16", "__half", 2, "f", header="cuda_fp16.h", largest=65504.0),
+    DType("bfloat16", "__nv_bfloat16", 2, "f", header="cuda_bf16.h", largest=3.3895313892515355e38),
+    DType("float32", "float", 4, "f", largest=3.4028234663852886e38),
     DType("float64", "double", 8, "f"),
+    # libcu++ declares complex<T> alignas(2 * sizeof(T)) (cuda/std/__complex/vector_support.h): a
+    # complex128 is 16-aligned, where Numba's {double, double} is only 8-aligned (see its lowering)
+    DType(
+        "complex64", "::cuda::std::complex<float>", 8, "c", align=8, header="cuda/std/complex", part="float32"
+    ),
+    DType(
+        "complex128",
+        "::cuda::std::complex<double>",
+        16,
+        "c",
+        align=16,
+        header="cuda/std/complex",
+        part="float64",
+    ),
 )
 
 DTYPES: dict[str, DType] = {d.name: d for d in _TABLE}
+
+#: The element types of one real scalar (the fields a tuple may have; the keys radix sorts take).
+REAL_DTYPES = tuple(name for name, d in DTYPES.items() if not d.structured)
+
+
+def is_complex(name: str | None) -> bool:
+    """``name`` is a complex element type (``complex64``, ``complex128``)."""
+    return name in DTYPES and DTYPES[name].kind == "c"
+
+
+def complex_pair(name: str | None) -> str | None:
+    """The part type of a complex number spelled as a field list ``(re, im)``: two fields of one
+    float type (``tuple_float32_float32`` -> ``float32``); None for any other type."""
+    fields = fields_of(name) if name else ()
+    if len(fields) == 2 and fields[0] == fields[1] and fields[0] in DTYPES and DTYPES[fields[0]].kind == "f":
+        return fields[0]
+    return None
 
 
 def supported_name(name: str | None, *, shown: object, primitive: str, argument: str) -> str:
@@ -106,9 +169,9 @@ def tuple_dtype(fields: tuple[str, ...] | list[str]) -> DType:
     """The structured item type of ``fields`` (scalar element types, in order; at least two), laid
     out as a C struct of them (``f0``, ``f1``, ...): its name, C++ struct name, size, alignment."""
     fields = tuple(fields)
-    if len(fields) < 2 or any(f not in DTYPES for f in fields):
+    if len(fields) < 2 or any(f not in REAL_DTYPES for f in fields):
         raise CoopTypeError(
-            f"a structured item needs two or more fields of {', '.join(DTYPES)}; got {fields!r}"
+            f"a structured item needs two or more fields of {', '.join(REAL_DTYPES)}; got {fields!r}"
         )
     offsets = field_offsets(fields)
     align = max(DTYPES[f].itemsize for f in fields)

@@ -16,7 +16,16 @@ from enum import Enum
 from typing import TYPE_CHECKING, ClassVar
 
 from ._choices import Choices
-from ._dtypes import DTYPES, dtype_named, fields_of, supported_name, tuple_name
+from ._dtypes import (
+    DTYPES,
+    REAL_DTYPES,
+    complex_pair,
+    dtype_named,
+    fields_of,
+    is_complex,
+    supported_name,
+    tuple_name,
+)
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._operators import (
     ASSOCIATIVE,
@@ -171,15 +180,29 @@ def _supported(r: Resolver, name: str, arg: Arg) -> str:
 
 
 def _supported_item(r: Resolver, name: str, arg: Arg, structured: bool, instead: str = "") -> str:
-    """The payload's element type: a scalar one, or a field list where the row takes those
-    (``instead``: what to do with tuples where it does not)."""
-    if arg.dtype is not None and fields_of(arg.dtype):
+    """The payload's element type: a real scalar one, or a structured one (a field list, a complex
+    number) where the row takes those (``instead``: what to do with them where it does not)."""
+    advice = f"; {instead}" if instead else ""
+    fields = fields_of(arg.dtype) if arg.dtype is not None else ()
+    if fields:
         if not structured:
             raise CoopTypeError(
-                f"{r.q}: {name} is a tuple of ({', '.join(fields_of(arg.dtype))}) items; {name} takes "
-                f"items of one scalar type ({', '.join(DTYPES)}){'; ' + instead if instead else ''}"
+                f"{r.q}: {name} is a tuple of ({', '.join(fields)}) items; {name} takes "
+                f"items of one scalar type ({', '.join(DTYPES)}){advice}"
             )
-        return arg.dtype
+        odd = [f for f in fields if f not in REAL_DTYPES]
+        if odd and all(f in DTYPES for f in odd):  # unsupported fields: the type's own message
+            raise CoopTypeError(
+                f"{r.q}: {name} is a tuple with {', '.join(odd)} fields; a tuple's fields are real scalar "
+                f"types ({', '.join(REAL_DTYPES)}): spell a complex field as two fields (re, im)"
+            )
+        return arg.dtype  # type: ignore[return-value]
+    if is_complex(arg.dtype) and not structured:
+        raise CoopTypeError(
+            f"{r.q}: {name} has {arg.dtype} items; {name} takes items of one real scalar type "
+            f"({', '.join(REAL_DTYPES)}), and complex numbers have no order and no single bits to select "
+            f"by: pass a real value computed from each (abs(z), z.real){advice}"
+        )
     return _supported(r, name, arg)
 
 
@@ -277,7 +300,8 @@ class Payload(Kind):
     read_only: bool = False  # the call only reads the items, though CUB's method may rearrange them
     # in place (BlockStore / WarpStore transposing algorithms): CUB gets a copy, the kernel's
     # ThreadData keeps its values
-    structured: bool = False  # a tuple of ThreadData (or of scalars) is taken as items of a struct
+    structured: bool = False  # a tuple of ThreadData (or of scalars) is taken as items of a struct,
+    # and so are complex numbers
     instead: str = ""  # not structured: what a tuple's caller should do instead (the error says it)
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
@@ -570,6 +594,11 @@ class Element(Kind):
             dtype_named(r.dtype).check_representable(arg.value, primitive=r.q, argument=name)
         elif arg.form is not Form.SCALAR or arg.dtype is None:
             raise CoopTypeError(f"{r.q}: {name} must be a number of type {r.dtype}, got {arg.shown}")
+        elif is_complex(arg.dtype) and not is_complex(r.dtype):
+            raise CoopTypeError(
+                f"{r.q}: {name} is a complex value ({arg.shown}) but {r.payload_name} has {r.dtype} "
+                "items; pass a real value (z.real) or complex items"
+            )
         r.mark_present(name, self.tag)
         _note_records(r, name, arg)
 
@@ -648,6 +677,29 @@ class Flag(Kind):
             )
 
 
+def _check_on_complex(
+    r: Resolver, name: str, op: BuiltinOperator, builtins: Sequence[str], noun: str
+) -> None:
+    """A built-in operator or comparator on complex items (or a complex-only one on other items):
+    refused unless it is defined there."""
+    table = {**BUILTIN_OPERATORS, **BUILTIN_COMPARATORS}
+    if is_complex(r.dtype):
+        if op.on_complex:
+            return
+        ok = ", ".join(repr(b) for b in builtins if table[b].on_complex) or "none"
+        raise CoopTypeError(
+            f"{r.q}: {name}={op.name!r} is not defined on complex numbers ({r.payload_name} has {r.dtype} "
+            f"items): they have no order and no bits. Built-in {noun}s on complex numbers: {ok}; for an "
+            f"order pass a function of two complex values (e.g. comparing abs(a) and abs(b))"
+        )
+    if complex_pair(r.dtype) is None:
+        raise CoopTypeError(
+            f"{r.q}: {name}={op.name!r} multiplies complex numbers: {r.payload_name} must have complex "
+            f"items (complex64, complex128) or be a pair (re, im) of one float type, got {r.dtype}; use "
+            f"'mul' for a product of real numbers"
+        )
+
+
 @dataclass(frozen=True)
 class Functor(Kind):
     """A binary function of two values of the element type, which becomes a C++ functor: one of
@@ -670,7 +722,9 @@ class Functor(Kind):
             arg = Arg(Form.CONSTANT, repr(default), value=default)
         names = ", ".join(map(repr, self.builtins))
         op = self.table.get(arg.value) if arg.form is Form.CONSTANT and arg.value in self.builtins else None
-        if arg.form is Form.CONSTANT and fields_of(r.dtype) and not (op is not None and op.fieldwise):
+        if op is not None and (is_complex(r.dtype) or op.complex_only):
+            _check_on_complex(r, name, op, self.builtins, self.noun)
+        elif arg.form is Form.CONSTANT and fields_of(r.dtype) and not (op is not None and op.fieldwise):
             fieldwise = ", ".join(repr(b) for b in self.builtins if self.table[b].fieldwise) or "none"
             returning = " returning a tuple" if self.noun == "operator" else ""
             raise CoopTypeError(
@@ -753,7 +807,7 @@ class Items(Kind):
             raise CoopTypeError(
                 f"{r.q}: {name} must be a coop.ThreadData created in the kernel, got {arg.shown}{detail}"
             )
-        structured = self.structured or (self.dtypes is None and bool(fields_of(r.dtype)))
+        structured = self.structured or (self.dtypes is None and dtype_named(r.dtype).structured)
         dtype = _supported_item(r, name, arg, structured)
         if arg.items != r.n:
             raise CoopValueError(

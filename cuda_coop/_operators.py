@@ -22,28 +22,35 @@ class BuiltinOperator:
     """A built-in operator: its name, the libcu++ functor and the element types it accepts."""
 
     name: str
-    functor: str  # a libcu++ class template, instantiated with the element type
+    functor: str  # a class template (libcu++'s, or coop's own), instantiated with the element type
     integer_only: bool = False
     fieldwise: bool = False  # also defined on structured items, field by field (C++ operator of the
     # generated struct): ``sum`` of (a, b) tuples is (a1 + a2, b1 + b2)
+    on_complex: bool = False  # defined on complex numbers (their C++ operator: libcu++'s complex)
+    complex_only: bool = False  # defined only on complex numbers and on (re, im) pairs of one float
+    # type, taken as complex numbers (``complex_mul``)
 
 
 BUILTIN_OPERATORS: dict[str, BuiltinOperator] = {
     op.name: op
     for op in (
-        BuiltinOperator("sum", "::cuda::std::plus", fieldwise=True),
-        BuiltinOperator("mul", "::cuda::std::multiplies", fieldwise=True),
+        BuiltinOperator("sum", "::cuda::std::plus", fieldwise=True, on_complex=True),
+        BuiltinOperator("mul", "::cuda::std::multiplies", fieldwise=True, on_complex=True),
         BuiltinOperator("min", "::cuda::minimum"),
         BuiltinOperator("max", "::cuda::maximum"),
         BuiltinOperator("bit_and", "::cuda::std::bit_and", integer_only=True),
         BuiltinOperator("bit_or", "::cuda::std::bit_or", integer_only=True),
         BuiltinOperator("bit_xor", "::cuda::std::bit_xor", integer_only=True),
-        BuiltinOperator("subtract", "::cuda::std::minus", fieldwise=True),
+        BuiltinOperator("subtract", "::cuda::std::minus", fieldwise=True, on_complex=True),
+        # (a + bi)(c + di) = (ac - bd) + (ad + bc)i, NumPy's formula, on complex numbers and on (re, im)
+        # pairs alike (the renderer's coop_complex_multiplies), so that one kernel source spelling
+        # complex numbers as pairs gives the same on both DSLs
+        BuiltinOperator("complex_mul", "coop_complex_multiplies", on_complex=True, complex_only=True),
     )
 }
 
 #: The built-ins of the reducing and scanning primitives (associative operators).
-ASSOCIATIVE = ("sum", "mul", "min", "max", "bit_and", "bit_or", "bit_xor")
+ASSOCIATIVE = ("sum", "mul", "min", "max", "bit_and", "bit_or", "bit_xor", "complex_mul")
 
 #: Built-in comparators: binary predicates (``"less"`` and ``"greater"`` are the strict weak
 #: orderings sorts take; flag operators also take ``"equal"`` and ``"not_equal"``).
@@ -52,8 +59,8 @@ BUILTIN_COMPARATORS: dict[str, BuiltinOperator] = {
     for op in (
         BuiltinOperator("less", "::cuda::std::less"),
         BuiltinOperator("greater", "::cuda::std::greater"),
-        BuiltinOperator("equal", "::cuda::std::equal_to", fieldwise=True),
-        BuiltinOperator("not_equal", "::cuda::std::not_equal_to", fieldwise=True),
+        BuiltinOperator("equal", "::cuda::std::equal_to", fieldwise=True, on_complex=True),
+        BuiltinOperator("not_equal", "::cuda::std::not_equal_to", fieldwise=True, on_complex=True),
     )
 }
 

@@ -18,11 +18,11 @@ shared memory at all for a class whose ``TempStorage`` is empty (CUB's shuffle s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ._catalog import CATALOG
-from ._dtypes import dtype_named, fields_of
+from ._dtypes import DTYPES, complex_pair, dtype_named, fields_of, is_complex
 from ._kinds import (
     AUTO_SYNC,
     LogicalWarp,
@@ -87,6 +87,31 @@ struct coop_arg_best
 }};
 """
 
+
+# (a + bi)(c + di) = (ac - bd) + (ad + bc)i (NumPy's formula; built-in "complex_mul"), on a pair (re f0,
+# im f1) of one float type; complex numbers get the specialisation below
+_PAIR_PREAMBLE = """
+template <typename T>
+struct coop_complex_multiplies
+{
+  __device__ __forceinline__ T operator()(const T& a, const T& b) const
+  {
+    return T{a.f0 * b.f0 - a.f1 * b.f1, a.f0 * b.f1 + a.f1 * b.f0};
+  }
+};
+"""
+
+_COMPLEX_PREAMBLE = """
+template <typename F>
+struct coop_complex_multiplies<::cuda::std::complex<F>>
+{
+  __device__ __forceinline__ ::cuda::std::complex<F>
+  operator()(const ::cuda::std::complex<F>& a, const ::cuda::std::complex<F>& b) const
+  {
+    return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+  }
+};
+"""
 
 _WARP_PREAMBLE = """
 // The lanes of the calling thread's logical warp of Width threads.
@@ -573,6 +598,18 @@ def _wrapper(req: Request) -> str:
     return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}{call}}}\n'
 
 
+def _dtype_headers(dtypes: Iterable[object]) -> list[str]:
+    """The headers that declare a bundle's element types (``cuda_fp16.h``, ``cuda/std/complex``...)."""
+    return sorted({dtype_named(d).header for d in dtypes if isinstance(d, str) and d in DTYPES} - {""})
+
+
+def _complex_preambles(dtypes: Iterable[object]) -> list[str]:
+    """coop's complex product, where a bundle has complex numbers or pairs (re, im) of one float."""
+    names = {d for d in dtypes if isinstance(d, str)}
+    parts = [_PAIR_PREAMBLE] if any(is_complex(d) or complex_pair(d) for d in names) else []
+    return parts + ([_COMPLEX_PREAMBLE] if any(is_complex(d) for d in names) else [])
+
+
 def _union(name: str, requests: Sequence[Request]) -> str:
     members = "".join(f"  {r.symbol}_storage m{i};\n" for i, r in enumerate(requests))
     return f"union {name} {{\n{members or '  char unused;'}\n}};\n"
@@ -592,14 +629,12 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     dtypes |= {f for d in structs for f in fields_of(d)}
     if any(s.strided for s in slots):
         headers["cuda/iterator"] = None
-    if "float16" in dtypes:
-        headers["cuda_fp16.h"] = None
-    if "bfloat16" in dtypes:
-        headers["cuda_bf16.h"] = None
+    headers.update(dict.fromkeys(_dtype_headers(dtypes)))
     functions = _user_functions(requests)
     headers.update(dict.fromkeys(h for r in requests for p in _row(r).params for h in p.kind.headers))
     parts = [f"#include <{h}>\n" for h in headers]
     parts.append(_PREAMBLE)
+    parts += _complex_preambles(dtypes)
     parts += [_struct(d) for d in structs]
     if any(_row(r).scope == "warp" for r in requests):
         parts.append(_WARP_PREAMBLE)

@@ -7,12 +7,13 @@ primitive."""
 from __future__ import annotations
 
 import inspect
+import numbers
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
 from cuda.coop._catalog import CATALOG
-from cuda.coop._dtypes import DTYPES, fields_of, supported_name, tuple_name
+from cuda.coop._dtypes import DTYPES, fields_of, is_complex, supported_name, tuple_name
 from cuda.coop._errors import CoopBackendError, CoopTypeError
 from cuda.coop._kinds import Arg, Form, Shape, TempStorageUse, temp_storage_options
 from cuda.coop._operators import BOOL
@@ -92,9 +93,33 @@ def dtype_name(dtype: Any) -> str | None:
     return name if name in DTYPES else None
 
 
+#: Why a complex number cannot be an element type in CuTe, and how to spell one instead.
+_NO_COMPLEX = (
+    "CuTe DSL has no complex numeric type: spell a complex number as the 2-tuple (re, im) of one float "
+    "type (two register tensors, e.g. (coop.ThreadData(n, cutlass.Float32), coop.ThreadData(n, "
+    "cutlass.Float32)), or two numerics), and combine pairs with the built-in operators 'sum', "
+    "'subtract' and 'complex_mul' (the complex product) or a function of two pairs"
+)
+
+
+def _refuse_complex(primitive: str, bound: dict[str, Any]) -> None:
+    """A Python (or NumPy) complex number passed to a coop call in CuTe: a typed error naming the
+    argument and the 2-tuple spelling."""
+    for name, value in bound.items():
+        values = value if isinstance(value, tuple) else (value,)
+        if any(isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real) for v in values):
+            raise CoopTypeError(
+                f"{primitive}: {name} must be a number or a tuple of numbers, got {value!r}, a complex "
+                f"number; {_NO_COMPLEX}"
+            )
+
+
 def cutlass_type(name: str) -> Any:
-    """The CuTe numeric type of one of our element types."""
+    """The CuTe numeric type of one of our element types (CoopTypeError for a complex one)."""
     import cutlass
+
+    if is_complex(name):
+        raise CoopTypeError(f"{name}: {_NO_COMPLEX}")
 
     return {
         "uint8": cutlass.Uint8,
@@ -111,6 +136,8 @@ def thread_data(items_per_thread: Any, dtype: Any) -> Any:
 
     n = check_items_per_thread(items_per_thread, primitive="coop.ThreadData")
     name = supported_name(dtype_name(dtype), shown=dtype, primitive="coop.ThreadData", argument="dtype")
+    if is_complex(name):
+        raise CoopTypeError(f"coop.ThreadData: dtype={name}: {_NO_COMPLEX}")
     return cute.make_rmem_tensor(cute.make_layout(n), cutlass_type(name))
 
 
@@ -331,6 +358,7 @@ def call(
     import cutlass.cute as cute
 
     bound = prim.bind(args, kwargs)
+    _refuse_complex(prim.qualname, bound)
     unknown = (
         f"CuTe kernel {kernel!r} is launched with dynamic block dimensions; launch it with constant "
         "block=(x, y, z) so that CUB can be specialised, or pass threads_per_block="

@@ -411,6 +411,61 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("warp-argmin-width", "coop.warp.argmin(s, threads_in_warp=3)", V, "threads_in_warp=3 is not a logical"),
     ("warp-argmax-indices-array", "coop.warp.argmax(items, indices=src)", E,
      "indices must be a coop.ThreadData of 4 int32 items"),
+    # the complex product on what is not complex (complex numbers themselves: COMPLEX_ROWS)
+    ("complex-mul-on-float", "coop.block.inclusive_scan(items, 'complex_mul')", E,
+     "op='complex_mul' multiplies complex numbers: x must have complex items"),
+    ("complex-mul-on-mixed-pair", "coop.block.reduce((items, ints), 'complex_mul')", E,
+     "or be a pair (re, im) of one float type, got tuple_float32_int32"),
+    ("complex-mul-on-triple", "coop.warp.reduce((s, s, s), 'complex_mul')", E,
+     "op='complex_mul' multiplies complex numbers"),
+]  # fmt: skip
+
+#: Complex numbers, which are element types in Numba only (CuTe DSL has none: CUTE_COMPLEX_ROWS):
+#: every row that cannot take them, and the built-ins that are not defined on them.
+COMPLEX_ROWS: list[tuple[str, str, type[Exception], str]] = [
+    ("complex-radix-keys", "coop.block.radix_sort(z)", E, "keys has complex64 items; keys takes items of one "
+     "real scalar type"),
+    ("complex-radix-rank", "coop.block.radix_rank(z, begin_bit=0, num_bits=4)", E,
+     "coop.block.radix_rank: keys has complex64 items"),
+    ("complex-top-k", "coop.block.top_k(z, 2)", E, "coop.block.top_k: keys has complex64 items"),
+    ("complex-histogram", "coop.block.histogram(z, isrc, bins=8)", E, "samples has complex64 items"),
+    ("complex-argmax", "coop.block.argmax(z)", E, "coop.block.argmax: x has complex64 items"),
+    ("complex-warp-argmin", "coop.warp.argmin(zs)", E, "coop.warp.argmin: x has complex64 items"),
+    ("complex-run-values", "coop.block.run_length_decode(z, decoded_items_per_thread=4, run_lengths=ints)",
+     E, "run_values has complex64 items"),
+    ("complex-max", "coop.block.reduce(z, 'max')", E,
+     "op='max' is not defined on complex numbers (x has complex64 items)"),
+    ("complex-min-warp", "coop.warp.reduce(zs, 'min')", E, "op='min' is not defined on complex numbers"),
+    ("complex-bit-xor", "coop.block.inclusive_scan(z, 'bit_xor')", E,
+     "Built-in operators on complex numbers: 'sum', 'mul', 'complex_mul'"),
+    ("complex-less", "coop.block.merge_sort(z, 'less')", E,
+     "op='less' is not defined on complex numbers"),
+    ("complex-warp-greater", "coop.warp.merge_sort(z, 'greater')", E,
+     "for an order pass a function of two complex values"),
+    ("complex-flags-less", "coop.block.discontinuity(z, op='less')", E,
+     "Built-in comparators on complex numbers: 'not_equal', 'equal'"),
+    ("complex-initial-for-float", "coop.block.exclusive_scan(items, 'sum', initial_value=zs)", E,
+     "initial_value is a complex value (complex64) but x has float32 items"),
+    ("complex-initial-overflow", "coop.block.exclusive_scan(z, 'sum', initial_value=1e39 + 0j)", V,
+     "initial_value.real=1e+39 overflows float32"),
+    ("complex-oob-string", "coop.block.load(csrc, z, valid_items=3, oob_default='z')", E,
+     "oob_default must be a number"),
+    ("complex-array-mismatch", "coop.block.load(src, z)", E,
+     "src has element type float32 but items is a ThreadData of complex64"),
+    ("complex-tuple-field", "coop.block.sum((z, items))", E, "a tuple's fields are real scalar types"),
+    ("complex-warp-shuffle-exchange",
+     "coop.warp.exchange(z, 'blocked_to_striped', algorithm='shuffle', threads_in_warp=4)", E,
+     "which takes real scalars only, and items is of complex64; use algorithm='smem'"),
+]  # fmt: skip
+
+#: CuTe DSL 4.8 has no complex numeric type: complex values are refused, naming the 2-tuple.
+CUTE_COMPLEX_ROWS: list[tuple[str, str, type[Exception], str]] = [
+    ("cute-complex-thread-data", "coop.ThreadData(4, 'complex64')", E,
+     "dtype=complex64: CuTe DSL has no complex numeric type: spell a complex number as the 2-tuple (re, im)"),
+    ("cute-complex-initial", "coop.block.exclusive_scan((items, items), 'complex_mul', initial_value=1 + 0j)",
+     E, "initial_value must be a number or a tuple of numbers, got (1+0j), a complex number"),
+    ("cute-complex-in-a-tuple", "coop.block.exclusive_scan((items, items), 'sum', initial_value=(1j, 0.0))",
+     E, "CuTe DSL has no complex numeric type"),
 ]  # fmt: skip
 
 _NUMBA = {"F32": "np.float32", "I32": "np.int32", "I8": "np.int8", "U8": "np.uint8", "F16": "np.float16"}
@@ -443,7 +498,15 @@ def no_cxx_compiled() -> Iterator[None]:
     assert coop.compile_stats().nvrtc_compiles == before, "an error surfaced only after NVRTC ran"
 
 
-@pytest.mark.parametrize(("call", "error", "match"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+_NUMBA_COMPLEX = """
+    z = coop.ThreadData(4, np.complex64)
+    zs = csrc[0]
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"), [r[1:] for r in ROWS + COMPLEX_ROWS], ids=[r[0] for r in ROWS + COMPLEX_ROWS]
+)
 def test_numba(call: str, error: type[Exception], match: str, no_cxx_compiled: None) -> None:
     import re
 
@@ -451,8 +514,8 @@ def test_numba(call: str, error: type[Exception], match: str, no_cxx_compiled: N
     import numpy as np
 
     scope = {"coop": coop, "np": np}
-    exec("def kernel(src, dst, isrc, hsrc):" + _body(call, _NUMBA), scope)
-    sig = "void(float32[::1], float32[::1], int32[::1], float16[::1])"
+    exec("def kernel(src, dst, isrc, hsrc, csrc):" + _NUMBA_COMPLEX + _body(call, _NUMBA), scope)
+    sig = "void(float32[::1], float32[::1], int32[::1], float16[::1], complex64[::1])"
     with pytest.raises(error, match=re.escape(match)) as info:
         numba_coop.compile(scope["kernel"], sig, block=128)
     assert isinstance(info.value, coop.CoopError)
@@ -467,7 +530,7 @@ def _cute_hosts() -> dict[str, object]:
         from ._compute_kernels import load
 
         lines = ["import cutlass", "import cutlass.cute as cute", "from cuda import coop", ""]
-        for i, (_id, call, _e, _m) in enumerate(ROWS):
+        for i, (_id, call, _e, _m) in enumerate(ROWS + CUTE_COMPLEX_ROWS):
             lines += [
                 "@cute.kernel",
                 f"def kernel_{i}(src: cute.Tensor, dst: cute.Tensor, isrc: cute.Tensor, hsrc: cute.Tensor):"
@@ -478,11 +541,17 @@ def _cute_hosts() -> dict[str, object]:
                 "",
             ]
         module = load("bad_inputs_cute", "\n".join(lines))
-        _CUTE_MODULE.update({row[0]: getattr(module, f"host_{i}") for i, row in enumerate(ROWS)})
+        _CUTE_MODULE.update(
+            {row[0]: getattr(module, f"host_{i}") for i, row in enumerate(ROWS + CUTE_COMPLEX_ROWS)}
+        )
     return _CUTE_MODULE
 
 
-@pytest.mark.parametrize(("row", "error", "match"), [(r[0], *r[2:]) for r in ROWS], ids=[r[0] for r in ROWS])
+@pytest.mark.parametrize(
+    ("row", "error", "match"),
+    [(r[0], *r[2:]) for r in ROWS + CUTE_COMPLEX_ROWS],
+    ids=[r[0] for r in ROWS + CUTE_COMPLEX_ROWS],
+)
 def test_cute(row: str, error: type[Exception], match: str, no_cxx_compiled: None) -> None:
     import re
 

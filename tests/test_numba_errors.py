@@ -158,9 +158,9 @@ def test_unknown_keyword() -> None:
 
 def test_unsupported_thread_data_dtype() -> None:
     def k(src, dst):  # type: ignore[no-untyped-def]
-        coop.ThreadData(4, np.complex64)
+        coop.ThreadData(4, np.bool_)
 
-    with pytest.raises(coop.CoopTypeError, match="complex64, which is not supported"):
+    with pytest.raises(coop.CoopTypeError, match="bool, which is not supported"):
         _compile(k)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cuda.coop._dtypes import dtype_named, fields_of
+from cuda.coop._dtypes import DTYPES, dtype_named, fields_of
 from cuda.coop._errors import CoopError, CoopTypeError
 from cuda.coop._kinds import Shape
 from cuda.coop._operators import BOOL, UserFunction, python_function
@@ -26,7 +26,7 @@ from numba.cuda.typing.templates import signature
 
 from . import _numba_hooks
 from ._types import ThreadDataType
-from ._typing import RECORDS, items_type, numba_type, record_dtype, slot_type
+from ._typing import RECORDS, dtype_name, items_type, numba_type, record_dtype, slot_type
 
 _I8P = ir.IntType(8).as_pointer()
 _I32 = ir.IntType(32)
@@ -109,10 +109,22 @@ def _declare(builder: ir.IRBuilder, symbol: str, ret: ir.Type, args: list[ir.Typ
     return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, args), symbol)
 
 
+def _aligned(context: Any, alloca: ir.AllocaInstr, dtype: str | None) -> ir.AllocaInstr:
+    """``alloca`` aligned as the C++ type that the bundle's wrapper takes it for (libcu++'s complex
+    numbers are aligned to their size, Numba's {float, float} only to a float's; a struct as C
+    aligns it, Numba's record bytes not at all), at least."""
+    if dtype in DTYPES or (dtype and fields_of(dtype)):
+        natural = context.get_abi_alignment(alloca.allocated_type)
+        alloca.align = max(alloca.align or 0, natural, dtype_named(dtype).alignment)
+    return alloca
+
+
 def _spill(context: Any, builder: ir.IRBuilder, ty: types.Type, val: ir.Value, dtype: str) -> ir.Value:
     """A scalar argument (or a constant) as a pointer to one value of ``dtype``."""
     target = numba_type(dtype)
-    slot = cgutils.alloca_once(builder, context.get_data_type(target))
+    slot = _aligned(
+        context, cgutils.alloca_once(builder, context.get_data_type(target), name="coop_value"), dtype
+    )
     builder.store(context.cast(builder, val, ty, target), slot)
     return builder.bitcast(slot, _I8P)
 
@@ -136,7 +148,9 @@ def thread_data(context: Any, builder: ir.IRBuilder, aryty: ThreadDataType, stor
 def _storage(context: Any, builder: ir.IRBuilder, dtype: str, items: int) -> ir.Value:
     """Fresh storage for ``items`` items of ``dtype`` (a struct's: C's layout and alignment)."""
     lltype = context.get_data_type(numba_type(dtype))
-    return cgutils.alloca_once(builder, ir.ArrayType(lltype, items), name="coop_result")
+    return _aligned(
+        context, cgutils.alloca_once(builder, ir.ArrayType(lltype, items), name="coop_result"), dtype
+    )
 
 
 def _record_copy(
@@ -342,8 +356,9 @@ def lower_thread_data(context: Any, builder: ir.IRBuilder, sig: Any, args: list[
     storage = cgutils.alloca_once(
         builder, ir.ArrayType(lltype, aryty.items_per_thread), name="coop_thread_data"
     )
-    if isinstance(aryty.dtype, types.Record):  # bytes, as Numba holds records: align them as C's struct
-        storage.align = dtype_named(str(record_dtype(aryty.dtype)[0])).alignment
+    # a record's bytes (as Numba holds records) aligned as C's struct
+    record = isinstance(aryty.dtype, types.Record)
+    _aligned(context, storage, record_dtype(aryty.dtype)[0] if record else dtype_name(aryty.dtype))
     return thread_data(context, builder, aryty, storage)
 
 

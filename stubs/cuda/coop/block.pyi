@@ -11,7 +11,7 @@ from . import BlockAdjacentDirection, BlockDiscontinuityFlags, BlockExchangeMode
 
 __all__ = ["load", "store", "exchange", "sum", "reduce", "argmax", "argmin", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "merge_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram", "run_length_decode", "radix_rank", "top_k"]
 
-def load(src: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | tuple[int | float, ...] | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def load(src: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | complex | tuple[Any, ...] | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad)."""
 
 def store(dst: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | BlockStoreAlgorithm = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
@@ -38,22 +38,22 @@ def inclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, block_aggrega
 def exclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, block_aggregate: bool = ..., prefix_op: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Exclusive prefix sum over the block (CUB BlockScan)."""
 
-def inclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def inclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | complex | tuple[Any, ...] | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Inclusive prefix scan with an operator over the block (CUB BlockScan)."""
 
-def exclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def exclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | complex | tuple[Any, ...] | None = ..., block_aggregate: bool = ..., prefix_op: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Exclusive prefix scan with an operator over the block (CUB BlockScan)."""
 
 def radix_sort(keys: ThreadData, *, values: ThreadData | tuple[ThreadData, ...] | None = ..., descending: bool = ..., begin_bit: int = ..., end_bit: int | None = ..., output: str | BlockRadixSortOutput = ..., radix_bits: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Sort the block's keys (and values) by their bits, stably (CUB BlockRadixSort)."""
 
-def merge_sort(keys: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], bool], *, values: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., stable: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def merge_sort(keys: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], bool], *, values: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., oob_default: int | float | complex | tuple[Any, ...] | None = ..., stable: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Sort the block's keys (and values) with a comparator (CUB BlockMergeSort)."""
 
-def adjacent_difference(items: ThreadData | tuple[ThreadData, ...], *, op: str | Callable[[Any, Any], Any] = ..., direction: str | BlockAdjacentDirection = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
+def adjacent_difference(items: ThreadData | tuple[ThreadData, ...], *, op: str | Callable[[Any, Any], Any] = ..., direction: str | BlockAdjacentDirection = ..., tile_predecessor: int | float | complex | tuple[Any, ...] | None = ..., tile_successor: int | float | complex | tuple[Any, ...] | None = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
     """Combine each item with its left or right neighbour in the tile (CUB BlockAdjacentDifference)."""
 
-def discontinuity(items: ThreadData | tuple[ThreadData, ...], *, flags: str | BlockDiscontinuityFlags = ..., op: str | Callable[[Any, Any], Any] = ..., tile_predecessor: int | float | None = ..., tile_successor: int | float | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def discontinuity(items: ThreadData | tuple[ThreadData, ...], *, flags: str | BlockDiscontinuityFlags = ..., op: str | Callable[[Any, Any], Any] = ..., tile_predecessor: int | float | complex | tuple[Any, ...] | None = ..., tile_successor: int | float | complex | tuple[Any, ...] | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Flag the items where the tile's runs start or end (CUB BlockDiscontinuity)."""
 
 def shuffle(x: ThreadData | tuple[ThreadData, ...] | Any, *, mode: str | BlockShuffleMode = ..., distance: int = ..., block_suffix: bool = ..., block_prefix: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:

@@ -11,7 +11,7 @@ from . import TempStorage, ThreadData, WarpBatchedArrangement, WarpExchangeAlgor
 
 __all__ = ["load", "store", "exchange", "sum", "reduce", "argmax", "argmin", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "broadcast", "head_segmented_sum", "tail_segmented_sum", "head_segmented_reduce", "tail_segmented_reduce", "batched_sum", "batched_reduce", "merge_sort"]
 
-def load(src: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | WarpLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | tuple[int | float, ...] | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def load(src: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | WarpLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | complex | tuple[Any, ...] | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpLoad)."""
 
 def store(dst: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | WarpStoreAlgorithm = ..., valid_items: int | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
@@ -38,10 +38,10 @@ def inclusive_sum(x: Any, *, warp_aggregate: bool = ..., threads_in_warp: int = 
 def exclusive_sum(x: Any, *, warp_aggregate: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Exclusive prefix sum over each logical warp (CUB WarpScan)."""
 
-def inclusive_scan(x: Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., valid_items: int | None = ..., warp_aggregate: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def inclusive_scan(x: Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | complex | tuple[Any, ...] | None = ..., valid_items: int | None = ..., warp_aggregate: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Inclusive prefix scan with an operator over each logical warp (CUB WarpScan)."""
 
-def exclusive_scan(x: Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | None = ..., valid_items: int | None = ..., warp_aggregate: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def exclusive_scan(x: Any, op: str | Callable[[Any, Any], Any], *, initial_value: int | float | complex | tuple[Any, ...] | None = ..., valid_items: int | None = ..., warp_aggregate: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Exclusive prefix scan with an operator over each logical warp (CUB WarpScan)."""
 
 def broadcast(x: Any, src_lane: int, *, threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
@@ -65,5 +65,5 @@ def batched_sum(x: ThreadData | tuple[ThreadData, ...], *, arrangement: str | Wa
 def batched_reduce(x: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], Any], *, arrangement: str | WarpBatchedArrangement = ..., sync_physical_warp: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> ThreadData:
     """Reduce many batches over each logical warp at once with an operator (CUB WarpReduceBatched)."""
 
-def merge_sort(keys: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], bool], *, values: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., oob_default: int | float | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def merge_sort(keys: ThreadData | tuple[ThreadData, ...], op: str | Callable[[Any, Any], bool], *, values: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., oob_default: int | float | complex | tuple[Any, ...] | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Sort each logical warp's keys (and values), stably, with a comparator (CUB WarpMergeSort)."""
