@@ -186,8 +186,9 @@ def _supported_item(r: Resolver, name: str, arg: Arg, structured: bool, instead:
     fields = fields_of(arg.dtype) if arg.dtype is not None else ()
     if fields:
         if not structured:
+            held = "records" if arg.records else "a tuple"
             raise CoopTypeError(
-                f"{r.q}: {name} is a tuple of ({', '.join(fields)}) items; {name} takes "
+                f"{r.q}: {name} is {held} of ({', '.join(fields)}) items; {name} takes "
                 f"items of one scalar type ({', '.join(DTYPES)}){advice}"
             )
         odd = [f for f in fields if f not in REAL_DTYPES]
@@ -427,17 +428,15 @@ class GlobalArray(Kind):
         if dtype is None:
             _supported(r, name, arg)
         if dtype != r.dtype:
-            have = f"a tuple of arrays of ({', '.join(fields)})" if fields else f"element type {dtype}"
-            want = (
-                f"a tuple of ThreadData of ({', '.join(fields_of(r.dtype))})"
-                if fields_of(r.dtype)
-                else f"a ThreadData of {r.dtype}"
-            )
-            fix = (
-                "pass one array per field, of the field's type"
-                if fields_of(r.dtype)
-                else "make them the same type"
-            )
+            have = f"element type {dtype}"
+            if fields:
+                have = f"{'records' if arg.records else 'a tuple of arrays'} of ({', '.join(fields)})"
+            want = f"a ThreadData of {r.dtype}"
+            fix = "make them the same type"
+            if fields_of(r.dtype):
+                held = "a ThreadData of records" if r.records else "a tuple of ThreadData"
+                want = f"{held} of ({', '.join(fields_of(r.dtype))})"
+                fix = "pass one array per field, of the field's type (Numba: or an array of such records)"
             raise CoopTypeError(f"{r.q}: {name} has {have} but {r.payload_name} is {want}; {fix}")
         if self.write and not arg.writable:
             raise CoopTypeError(f"{r.q}: {name} is read-only ({arg.shown})")

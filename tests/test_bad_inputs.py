@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 from cuda import coop
 
@@ -374,7 +375,7 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
      "samples are bin indices of one integer type"),
     ("tuple-load-one-array", "coop.block.load(src, (items, ints))", E,
      "src has element type float32 but items is a tuple of ThreadData of (float32, int32); pass one "
-     "array per field"),
+     "array per field, of the field's type"),
     ("tuple-store-field-types", "coop.block.store((src, src), (items, ints))", E,
      "dst has a tuple of arrays of (float32, float32) but items is a tuple of ThreadData of "
      "(float32, int32)"),
@@ -458,6 +459,22 @@ COMPLEX_ROWS: list[tuple[str, str, type[Exception], str]] = [
      "which takes real scalars only, and items is of complex64; use algorithm='smem'"),
 ]  # fmt: skip
 
+#: NumPy records, items in Numba only (CuTe DSL has no record type: tuples are its spelling).
+RECORD_ROWS: list[tuple[str, str, type[Exception], str]] = [
+    ("record-radix-keys", "coop.block.radix_sort(rec)", E, "keys is records of (float32, int32) items"),
+    ("record-top-k", "coop.block.top_k(rec, 2)", E, "keys is records of (float32, int32) items"),
+    ("record-builtin-max", "coop.block.reduce(rec, 'max')", E,
+     "only some built-in operators apply to tuples, field by field"),
+    ("record-array-for-floats", "coop.block.load(src, rec)", E,
+     "src has element type float32 but items is a ThreadData of records of (float32, int32)"),
+    ("record-out-tuple", "coop.block.exchange(rec, 'blocked_to_striped', out=(items, ints))", E,
+     "out is a tuple and items is records"),
+    ("record-unaligned", "coop.ThreadData(4, BADREC)", E,
+     "coop.ThreadData: dtype is a record laid out as C does not lay out its fields"),
+    ("record-one-field", "coop.ThreadData(4, ONEREC)", E, "is a record of one field"),
+    ("record-argmax", "coop.block.argmax(rec)", E, "x is records of (float32, int32) items"),
+]  # fmt: skip
+
 #: CuTe DSL 4.8 has no complex numeric type: complex values are refused, naming the 2-tuple.
 CUTE_COMPLEX_ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("cute-complex-thread-data", "coop.ThreadData(4, 'complex64')", E,
@@ -501,11 +518,20 @@ def no_cxx_compiled() -> Iterator[None]:
 _NUMBA_COMPLEX = """
     z = coop.ThreadData(4, np.complex64)
     zs = csrc[0]
+    rec = coop.ThreadData(4, REC)
 """
+_RECORDS = {
+    "REC": np.dtype([("v", np.float32), ("i", np.int32)], align=True),
+    "BADREC": np.dtype([("a", np.int8), ("v", np.float32)]),  # v at offset 1
+    "ONEREC": np.dtype([("v", np.float32)], align=True),
+}
+
+
+_NUMBA_ROWS = ROWS + COMPLEX_ROWS + RECORD_ROWS
 
 
 @pytest.mark.parametrize(
-    ("call", "error", "match"), [r[1:] for r in ROWS + COMPLEX_ROWS], ids=[r[0] for r in ROWS + COMPLEX_ROWS]
+    ("call", "error", "match"), [r[1:] for r in _NUMBA_ROWS], ids=[r[0] for r in _NUMBA_ROWS]
 )
 def test_numba(call: str, error: type[Exception], match: str, no_cxx_compiled: None) -> None:
     import re
@@ -513,7 +539,7 @@ def test_numba(call: str, error: type[Exception], match: str, no_cxx_compiled: N
     import cuda.coop.numba as numba_coop
     import numpy as np
 
-    scope = {"coop": coop, "np": np}
+    scope = {"coop": coop, "np": np, **_RECORDS}
     exec("def kernel(src, dst, isrc, hsrc, csrc):" + _NUMBA_COMPLEX + _body(call, _NUMBA), scope)
     sig = "void(float32[::1], float32[::1], int32[::1], float16[::1], complex64[::1])"
     with pytest.raises(error, match=re.escape(match)) as info:
