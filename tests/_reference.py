@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """NumPy references for coop.block.load/store, independent of CUB: where each item goes; and the
 loop the GPU grid tests share (fresh data per case, a seed reported on failure), and the moves of
-exact bits between NumPy and the torch tensors of the CuTe tests."""
+exact bits between NumPy and the torch tensors of the CuTe tests; and a Python process of its own
+for test modules that run kernels in one (``run_python``)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
@@ -67,3 +72,20 @@ def host_array(tensor, dtype: str) -> np.ndarray:  # type: ignore[no-untyped-def
         return tensor.float().cpu().numpy()
     signed = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[tensor.element_size()]
     return tensor.view(signed).cpu().numpy().view(np.dtype(dtype))
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_python(*args: str) -> list[str]:
+    """The lines ``python *args`` prints, run from the repository root with it on the path (a test
+    module's kernels in a process of their own); its failure fails the test with its output."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    out = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, check=False, cwd=ROOT, env=env
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout.splitlines()

@@ -7,11 +7,6 @@ no CALL and no local memory (Numba: complex items; CuTe and Numba: ``(re, im)`` 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from cuda.coop._bundle import compile_bundle
 from cuda.coop._dtypes import DTYPES, REAL_DTYPES, complex_pair, is_complex
@@ -19,19 +14,9 @@ from cuda.coop._errors import CoopTypeError, CoopValueError
 from cuda.coop._render import render_bundle
 from cuda.coop._requests import Request
 
-_ROOT = Path(__file__).resolve().parents[1]
+from ._reference import run_python
 
-
-def _run(*args: str) -> list[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")])),
-    }
-    out = subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, check=False, cwd=_ROOT, env=env
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    return out.stdout.splitlines()
+_run = run_python  # kernels in a process of their own
 
 
 def test_complex_types_are_libcudacxx_complex_numbers() -> None:

@@ -7,9 +7,6 @@ bad tuples."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +16,8 @@ from cuda.coop._dtypes import DTYPES, dtype_named, fields_of, tuple_dtype
 from cuda.coop._errors import CoopTypeError
 from cuda.coop._render import render_bundle
 from cuda.coop._requests import Request
+
+from ._reference import run_python
 
 FIELD_LISTS = [
     ("float32", "int32"),
@@ -150,19 +149,7 @@ def test_a_warp_field_call_gets_its_logical_warps_slice() -> None:
 
 # --- both backends' plumbing, through rows copied with structured=True (none shipped yet) ------
 
-_ROOT = Path(__file__).resolve().parents[1]
-
-
-def _run(*args: str) -> list[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")])),
-    }
-    out = subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, check=False, cwd=_ROOT, env=env
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    return out.stdout.splitlines()
+_run = run_python  # kernels in a process of their own
 
 
 def test_numba_keeps_tuples_in_registers() -> None:
