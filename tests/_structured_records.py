@@ -13,8 +13,8 @@ tuple, an exclusive scan seeded with a record, a running prefix in a
 one-record ThreadData over tiles. ``mixed``: a record array loaded into a tuple of ThreadData and
 stored back, a tuple of arrays loaded into record ThreadData (per field) and stored as records.
 ``sort``: a merge sort of 3-field records by a lexicographic comparator, an exchange, a warp reduce
-and a block shuffle of records. ``pick``: a reduce by an operator returning one of the records.
-One block of 16 x 8 threads x 3 items per tile.
+and a block shuffle of records. ``pick``: reduces by operators returning one of the records (by
+``if`` and by one expression). One block of 16 x 8 threads x 3 items per tile.
 """
 
 import sys
@@ -32,7 +32,7 @@ KERNELS = {
     "io": (("r", "init"), ("copy", "best", "total", "scan", "xscan", "run")),
     "mixed": (("r", "v", "i"), ("soa_v", "soa_i", "aos")),
     "sort": (("r3",), ("sorted", "striped", "wbest", "up")),
-    "pick": (("r",), ("picked",)),
+    "pick": (("r",), ("picked", "picked2")),
 }
 CHECKS = [name for _ins, outs in KERNELS.values() for name in outs]
 
@@ -59,6 +59,7 @@ def outputs() -> dict[str, tuple[int, np.dtype]]:
         "run": (ROWS, REC), "soa_v": (n, np.dtype(np.float32)), "soa_i": (n, np.dtype(np.int32)),
         "aos": (n, REC), "sorted": (ROWS * TILE, REC3), "striped": (ROWS * TILE, REC3),
         "wbest": (ROWS * THREADS // WIDTH, REC), "up": (ROWS * TILE, REC3), "picked": (ROWS * TILES, REC),
+        "picked2": (ROWS * TILES, REC),
     }  # fmt: skip
 
 
@@ -89,7 +90,7 @@ def expected(d: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     r, init = d["r"], d["init"][0]
     tiles = r.reshape(ROWS * TILES, TILE)
     want: dict[str, np.ndarray] = {"copy": r.copy()}
-    want["best"] = want["picked"] = np.array([_best(t) for t in tiles], REC)
+    want["best"] = want["picked"] = want["picked2"] = np.array([_best(t) for t in tiles], REC)
     total = np.zeros(ROWS * TILES, REC)
     total["v"], total["i"] = tiles["v"].sum(axis=1), tiles["i"].astype(np.int64).sum(axis=1).astype(np.int32)
     want["total"] = total
@@ -205,14 +206,19 @@ def kernels() -> dict[str, object]:
         coop.block.merge_sort(items, lex)
         coop.block.store(sorted_out, items, offset=base)
 
-    def pick_kernel(r, picked):  # type: ignore[no-untyped-def]  # an operator returning a record
+    def best_ternary(a, b):  # type: ignore[no-untyped-def]  # the same, one expression
+        return b if b.v > a.v or (b.v == a.v and b.i < a.i) else a
+
+    def pick_kernel(r, picked, picked2):  # type: ignore[no-untyped-def]  # operators returning a record
         for tile in range(TILES):
             at = (cuda.blockIdx.x * TILES + tile) * TILE
             items = coop.ThreadData(ITEMS, REC)
             coop.block.load(r, items, offset=at)
             b = coop.block.reduce(items, best)
+            b2 = coop.block.reduce(items, best_ternary)
             if cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0:
                 picked[cuda.blockIdx.x * TILES + tile] = b
+                picked2[cuda.blockIdx.x * TILES + tile] = b2
 
     return {"io": io_kernel, "mixed": mixed_kernel, "sort": sort_kernel, "pick": pick_kernel}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cuda.coop._dtypes import DTYPES, dtype_named, fields_of
+from cuda.coop._dtypes import DTYPES, dtype_named, field_offsets, fields_of
 from cuda.coop._errors import CoopError, CoopTypeError
 from cuda.coop._kinds import Shape
 from cuda.coop._operators import BOOL, UserFunction, python_function
@@ -153,13 +153,24 @@ def _storage(context: Any, builder: ir.IRBuilder, dtype: str, items: int) -> ir.
     )
 
 
+def _copy_fields(context: Any, builder: ir.IRBuilder, src: ir.Value, dst: ir.Value, dtype: str) -> None:
+    """Copy a struct of ``dtype`` field by field, each a load and a store of its own type (a copy
+    of its bytes as one ``[n x i8]`` would leave SROA slices of bytes, not registers of fields)."""
+    src, dst = builder.bitcast(src, _I8P), builder.bitcast(dst, _I8P)
+    for field, offset in zip(fields_of(dtype), field_offsets(fields_of(dtype)), strict=True):
+        ptr = context.get_data_type(numba_type(field)).as_pointer()
+        at = [ir.Constant(_I32, offset)]
+        value = builder.load(builder.bitcast(builder.gep(src, at), ptr))
+        builder.store(value, builder.bitcast(builder.gep(dst, at), ptr))
+
+
 def _record_copy(
     context: Any, builder: ir.IRBuilder, ty: types.Record, val: ir.Value, dtype: str
 ) -> ir.Value:
     """A record argument copied to storage aligned as its C struct (a record's bytes may lie at any
     address Numba chose; CUB reads the struct's fields at their alignment)."""
     storage = _storage(context, builder, dtype, 1)
-    builder.store(builder.load(val), builder.bitcast(storage, val.type))
+    _copy_fields(context, builder, val, storage, dtype)
     return builder.bitcast(storage, _I8P)
 
 
@@ -257,8 +268,8 @@ def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
         ) from None
     _status, result = context.call_internal_no_propagate(builder, cres.fndesc, sig, [a, b])
     out = builder.bitcast(fn.args[0], context.get_data_type(result_ty).as_pointer())
-    if isinstance(result_ty, types.Record):  # a record (one of the two, or any): its bytes
-        builder.store(builder.load(result), out)
+    if isinstance(result_ty, types.Record):  # a record (one of the two, or any): its fields
+        _copy_fields(context, builder, result, out, op.dtype)
     else:
         builder.store(context.get_value_as_data(builder, result_ty, result), out)
     builder.ret_void()
