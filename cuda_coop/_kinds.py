@@ -307,15 +307,9 @@ class Payload(Kind):
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if self.thread_data and arg.form is Form.THREAD_DATA and not arg.problem:
-            r.set_payload(
-                _supported_item(r, name, arg, self.structured, self.instead), arg.items, scalar=False
-            )
-            r.records = arg.records
-            _note_records(r, name, arg)
+            items, scalar = arg.items, False
         elif self.scalar and arg.form is Form.SCALAR and not arg.problem:
-            r.set_payload(_supported_item(r, name, arg, self.structured, self.instead), 1, scalar=True)
-            r.records = arg.records
-            _note_records(r, name, arg)
+            items, scalar = 1, True
         else:
             what = " or ".join(
                 w
@@ -329,6 +323,9 @@ class Payload(Kind):
                 what += " (CUB takes one value per thread here; pass an item, e.g. items[0])"
             detail = f" ({arg.problem})" if arg.problem else ""
             raise CoopTypeError(f"{r.q}: {name} must be {what}, got {arg.shown}{detail}")
+        r.set_payload(_supported_item(r, name, arg, self.structured, self.instead), items, scalar=scalar)
+        r.records = arg.records
+        _note_records(r, name, arg)
 
     def slot(self, req: Request, name: str) -> Slot:
         shape = Shape.VALUE if req.has("scalar") and self.scalar_form else Shape.ITEMS
@@ -584,11 +581,10 @@ class Element(Kind):
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if not arg.given:
             return
-        if self._one_for_all(r, arg) and arg.form is Form.CONSTANT:
-            for field in fields_of(r.dtype):
-                DTYPES[field].check_representable(arg.value, primitive=r.q, argument=name)
-        elif self._one_for_all(r, arg):
-            pass  # a runtime number, converted to each field's type
+        if self._one_for_all(r, arg):
+            if arg.form is Form.CONSTANT:  # exact in every field (a runtime number is converted)
+                for field in fields_of(r.dtype):
+                    DTYPES[field].check_representable(arg.value, primitive=r.q, argument=name)
         elif arg.form is Form.CONSTANT:
             dtype_named(r.dtype).check_representable(arg.value, primitive=r.q, argument=name)
         elif arg.form is not Form.SCALAR or arg.dtype is None:

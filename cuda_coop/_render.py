@@ -331,11 +331,8 @@ def _abi(slot: Slot) -> str:
     if slot.shape is Shape.INT:
         return f"int {slot.name}_"
     if slot.fields:
-        stride = [f"int {slot.name}_f{k}_stride_" if slot.strided else "" for k in range(len(slot.fields))]
-        return ", ".join(
-            f"void* {slot.name}_f{k}_" + (f", {stride[k]}" if stride[k] else "")
-            for k in range(len(slot.fields))
-        )
+        names = [f"{slot.name}_f{k}_" for k in range(len(slot.fields))]  # the stride: {name}stride_
+        return ", ".join(f"void* {n}, int {n}stride_" if slot.strided else f"void* {n}" for n in names)
     return f"void* {slot.name}_, int {slot.name}_stride_" if slot.strided else f"void* {slot.name}_"
 
 
@@ -456,10 +453,9 @@ def _per_field_wrapper(req: Request) -> str:
     subs = {sub.dtype: sub for sub in _field_requests(req)}
     scope, body, first = _scope(req), "", ""
     records = [s for s in slots if s.packed and s.shape is not Shape.ARRAY]
-    after = ""
-    for s in records:  # structs held as structs: the fields' calls take one array (or value) per field
-        body += _split_records(s)
-        after += _join_records(s)
+    body += "".join(_split_records(s) for s in records)  # structs held as structs: the fields'
+    after = "".join(_join_records(s) for s in records)  # calls take one array (or value) per field
+    records_named = {s.name for s in records}
     needs = prim.needs_scratch(dict(req.options))
     if needs:
         base = (
@@ -479,7 +475,7 @@ def _per_field_wrapper(req: Request) -> str:
             if s.shape is Shape.SCRATCH:
                 args.append("coop_slice")
                 continue
-            if any(r.name == s.name for r in records):
+            if s.name in records_named:
                 args.append(f"{'&' if s.shape is Shape.VALUE else ''}{s.name}_f{k}")
                 continue
             own = f"{s.name}_f{k}_" if s.name in fielded else f"{s.name}_"

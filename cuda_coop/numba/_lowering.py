@@ -164,11 +164,9 @@ def _copy_fields(context: Any, builder: ir.IRBuilder, src: ir.Value, dst: ir.Val
         builder.store(value, builder.bitcast(builder.gep(dst, at), ptr))
 
 
-def _record_copy(
-    context: Any, builder: ir.IRBuilder, ty: types.Record, val: ir.Value, dtype: str
-) -> ir.Value:
-    """A record argument copied to storage aligned as its C struct (a record's bytes may lie at any
-    address Numba chose; CUB reads the struct's fields at their alignment)."""
+def _record_copy(context: Any, builder: ir.IRBuilder, val: ir.Value, dtype: str) -> ir.Value:
+    """A record (a pointer to its bytes) copied to storage aligned as its C struct (a record's bytes
+    may lie at any address Numba chose; CUB reads the struct's fields at their alignment)."""
     storage = _storage(context, builder, dtype, 1)
     _copy_fields(context, builder, val, storage, dtype)
     return builder.bitcast(storage, _I8P)
@@ -236,9 +234,10 @@ def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
         # function gets pointers to copies of its own, so that whichever it returns (or reads) only
         # these escape, and CUB's structs stay in registers
         ty = RECORDS[op.records]
-        a, b = (_record_copy(context, builder, ty, builder.bitcast(arg, context.get_value_type(ty)),
-                             op.dtype) for arg in fn.args[1:])  # fmt: skip
-        a, b = (builder.bitcast(x, context.get_value_type(ty)) for x in (a, b))
+        a, b = (
+            builder.bitcast(_record_copy(context, builder, arg, op.dtype), context.get_value_type(ty))
+            for arg in fn.args[1:]
+        )
     else:
         ty = numba_type(op.dtype)
         ptr = context.get_data_type(ty).as_pointer()
@@ -246,7 +245,7 @@ def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
         b = builder.load(builder.bitcast(fn.args[2], ptr))
     fields = fields_of(op.dtype)
     what = "two records" if op.records else "two such tuples"
-    # an operator on records may also return one of them (a record: its bytes are copied)
+    # an operator on records may also return one of them (a record: its fields are copied)
     returns = [result_ty, ty] if op.records and op.result != BOOL else [result_ty]
     failure = None
     for result_ty in returns:
@@ -324,8 +323,8 @@ def _lower(key: PlanKey) -> Any:
                 value = values[slot.fallback]
             elif isinstance(ty, ThreadDataType):
                 value = builder.bitcast(context.make_array(ty)(context, builder, val).data, _I8P)
-            elif isinstance(ty, types.Record):  # a record value: its bytes, copied aligned
-                value = _record_copy(context, builder, ty, val, slot.dtype)
+            elif isinstance(ty, types.Record):  # a record value: its fields, copied aligned
+                value = _record_copy(context, builder, val, slot.dtype)
             else:  # a scalar or a constant, passed in thread-private memory
                 value = _spill(context, builder, ty, val, slot.dtype)
             values[slot.name] = value
