@@ -7,7 +7,7 @@ Backends are activated with :func:`register` (importing ``cuda.coop.numba`` does
 
 from __future__ import annotations
 
-from . import block, warp
+from . import block, cluster, warp
 from ._catalog import CHOICES
 from ._errors import (
     CoopBackendError,
@@ -33,6 +33,7 @@ globals().update({c.enum_name: c.enum for c in CHOICES})
 __all__ = [
     "block",
     "warp",
+    "cluster",
     "ThreadData",
     "TempStorage",
     *(c.enum_name for c in CHOICES),

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import _cache
-from ._errors import CoopCompileError, CoopTypeError, CoopValueError
+from ._errors import CoopCompileError, CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._render import RenderedBundle, TempStorageSlot, render_bundle
 from ._requests import Request
 from ._stats import _bump
@@ -147,6 +147,7 @@ def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStora
     exclusive one, the calls that take a slice of it).
     """
     arch = normalize_arch(arch)
+    _check_clusters(requests, arch)
     rendered = render_bundle(sorted(set(requests), key=lambda r: r.symbol), temp_storage)
     options = _options(arch)
     key = bundle_key(rendered, options)
@@ -161,6 +162,17 @@ def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStora
                 hit = (_sizes(meta), ltoir, str(meta["source_path"]))
     sizes, ltoir, src_path = hit
     return Bundle(ltoir=ltoir, arch=arch, key=key, temp_storage=sizes, source_path=src_path)
+
+
+def _check_clusters(requests: Sequence[Request], arch: str) -> None:
+    """CoopLaunchConfigError for a cluster row in a kernel built for a GPU without thread-block
+    clusters (before sm_90)."""
+    clustered = sorted({f"coop.{r.primitive}" for r in requests if r.cluster_dims is not None})
+    if clustered and int(_ARCH.match(arch).group(2)) < 90:  # type: ignore[union-attr]
+        raise CoopLaunchConfigError(
+            f"{', '.join(clustered)} needs thread-block clusters, which GPUs have from sm_90 on; the "
+            f"kernel is built for {arch}: build it for sm_90 or later, or reduce within each block"
+        )
 
 
 def _sizes(meta: dict[str, object]) -> dict[str, tuple[int, int]]:

@@ -642,11 +642,13 @@ _ARG_RETURNS = (
 _ARG_RESULTS = (Result("result", "the (value, index) pair.", indexed=True, broadcast="broadcast"),)
 
 
-def _arg_call(best: str, count: str) -> Call:
+def _arg_call(best: str, count: str | None) -> Call:
     """CUB's Reduce of the (value, index) pairs with coop's arg operator (``best``: "largest" or
-    "smallest"), over the first ``count`` threads or lanes when that parameter is given."""
+    "smallest"), over the first ``count`` threads or lanes when that parameter is given (a row
+    without a count parameter passes None)."""
     op = f"coop_arg_best<{'true' if best == 'largest' else 'false'}>{{{{}}}}"
-    return Call("Reduce", ("x", "best", count), returns="result", exprs=(("best", op),))
+    args = ("x", "best") if count is None else ("x", "best", count)
+    return Call("Reduce", args, returns="result", exprs=(("best", op),))
 
 
 _INDICES = Param(
@@ -2370,6 +2372,99 @@ WARP_MERGE_SORT = Primitive(
     "equal keep their order. It goes through a shared-memory slice per logical warp. " + _PARTIAL_WARP_NOTE,
 )
 
+# --- the cluster scope (sm_90+) ---------------------------------------------------------------------
+# Not one CUB class: coop's own class template (the renderer writes it into the bundle) runs CUB's
+# BlockReduce in each block of the thread-block cluster, then every thread folds the blocks'
+# aggregates, read from their shared memory (distributed shared memory), in block-rank order.
+
+_CLUSTER_TEMPLATE = ("BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:], "CLUSTER_BLOCKS")
+_CLUSTER_CUB = Cub("coop_cluster_reduce", "cub/block/block_reduce.cuh", ("T", *_CLUSTER_TEMPLATE))
+_CLUSTER_ALG = Param(
+    "algorithm",
+    Choice(BLOCK_REDUCE_ALGORITHMS),
+    "str | BlockReduceAlgorithm",
+    "the ``BlockReduceAlgorithm`` (or its name) of the reduction within each block.",
+    "warp_reductions",
+)
+_CLUSTER_RESULT = (Result("result", "the cluster's aggregate."),)
+_CLUSTER_DETAILS = (
+    "All threads of every block of the cluster must call it, in a kernel launched with a thread-block "
+    "cluster (sm_90 or later; the cluster dims come from the launch, as the block dims do). Each block "
+    "reduces its items with CUB's BlockReduce; then every thread combines the blocks' aggregates, read "
+    "from the blocks' shared memory (distributed shared memory), in block-rank order, so every thread of "
+    "every block gets the same value. Two cluster barriers per call."
+)
+_CLUSTER_RETURNS = "the cluster's aggregate, in every thread of every block of the cluster."
+
+
+def _cluster_reduce(name: str, call: Call, summary: str, details: str = "") -> Primitive:
+    params = (_X_REDUCE, _OP) if "op" in call.args else (_X_REDUCE,)
+    return Primitive(
+        scope="cluster",
+        name=name,
+        cub=_CLUSTER_CUB,
+        params=(*params, _CLUSTER_ALG, _TEMP, _TPB),
+        call=call,
+        results=_CLUSTER_RESULT,
+        summary=summary,
+        details=_CLUSTER_DETAILS + details,
+        returns_doc=_CLUSTER_RETURNS,
+        returns_annotation="Any",
+    )
+
+
+CLUSTER_SUM = _cluster_reduce(
+    "sum",
+    Call("Sum", ("x",), returns="result"),
+    "Sum the items of every block of the thread-block cluster (CUB BlockReduce in each block, then the "
+    "blocks' sums over distributed shared memory).",
+)
+CLUSTER_REDUCE = _cluster_reduce(
+    "reduce",
+    Call("Reduce", ("x", "op"), returns="result"),
+    "Reduce the items of every block of the thread-block cluster with an operator.",
+    " The operator must be associative; ``algorithm='raking_commutative_only'`` also needs it "
+    "commutative within each block.",
+)
+
+
+def _cluster_arg(name: str, best: str) -> Primitive:
+    return Primitive(
+        scope="cluster",
+        name=name,
+        cub=Cub("coop_cluster_reduce", "cub/block/block_reduce.cuh", ("INDEXED_T", *_CLUSTER_TEMPLATE)),
+        params=(
+            Param(
+                "x",
+                IndexedPayload(scalar=True, scalar_form=True),
+                "ThreadData | Any",
+                "the thread's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
+                keyword_only=False,
+            ),
+            _INDICES,
+            _CLUSTER_ALG,
+            _TEMP,
+            _TPB,
+        ),
+        call=_arg_call(best, None),
+        results=(Result("result", "the (value, index) pair.", indexed=True),),
+        summary=f"The cluster's {best} item and its index (a reduction of (value, index) pairs over the "
+        "blocks of the thread-block cluster).",
+        details=_CLUSTER_DETAILS
+        + " An item's index is its ``indices`` entry when given, else its position in the cluster's tile: "
+        "the blocks' tiles one after the other in block-rank order, each in the blocked arrangement (the "
+        "block's rank in the cluster times the block's items, plus the thread's rank times the items per "
+        "thread, plus the item). Ties go to the smallest index and a NaN wins over every number, as for "
+        "``coop.block." + name + "``. The items have one scalar type; the index is an int32.",
+        returns_doc="a tuple ``(value, index)``: the value of the element type and its int32 index, in "
+        "every thread of every block of the cluster.",
+        returns_annotation="tuple[Any, Any]",
+    )
+
+
+CLUSTER_ARGMAX = _cluster_arg("argmax", "largest")
+CLUSTER_ARGMIN = _cluster_arg("argmin", "smallest")
+
 #: Every primitive, by catalog key (``"block.load"``), in the order they are documented.
 CATALOG: dict[str, Primitive] = {
     p.key: p
@@ -2405,12 +2500,16 @@ CATALOG: dict[str, Primitive] = {
         WARP_BATCHED_SUM,
         WARP_BATCHED_REDUCE,
         WARP_MERGE_SORT,
+        CLUSTER_SUM,
+        CLUSTER_REDUCE,
+        CLUSTER_ARGMAX,
+        CLUSTER_ARGMIN,
     )
 }
 
 
 def in_scope(scope: str) -> dict[str, Primitive]:
-    """The primitives of ``scope`` (``"block"`` or ``"warp"``), by name."""
+    """The primitives of ``scope`` (``"block"``, ``"warp"`` or ``"cluster"``), by name."""
     return {p.name: p for p in CATALOG.values() if p.scope == scope}
 
 

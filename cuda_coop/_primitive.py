@@ -34,6 +34,11 @@ REQUIRED = inspect.Parameter.empty
 #: Static shared memory a kernel may declare (bytes); CUB scratch is static.
 STATIC_SHARED_LIMIT = 48 * 1024
 
+#: Blocks a thread-block cluster may have: 8 on every GPU that has clusters (portable), up to 16 where
+#: the GPU allows non-portable sizes (H100, H200: the launch opts in).
+PORTABLE_CLUSTER_BLOCKS = 8
+MAX_CLUSTER_BLOCKS = 16
+
 
 @dataclass(frozen=True)
 class Param:
@@ -152,6 +157,9 @@ class Launch:
         where: appended to messages about the launch (e.g. " of kernel 'k'").
         array_noun: what the DSL calls a global-memory array, for messages.
         scratch_group: the kernel's number among the kernels of one bundle.
+        cluster_dims: the launch's thread-block cluster, or None for a launch without one.
+        no_cluster: how to launch with a cluster in this DSL (for the message of a cluster row in a
+            kernel launched without one).
     """
 
     block_dims: tuple[int, int, int] | None
@@ -159,6 +167,8 @@ class Launch:
     where: str = ""
     array_noun: str = "a device array in global memory"
     scratch_group: int = 0
+    cluster_dims: tuple[int, int, int] | None = None
+    no_cluster: str = "launch the kernel with a thread-block cluster"
 
 
 @dataclass(frozen=True)
@@ -239,7 +249,7 @@ class Primitive:
     """One catalog row.
 
     Attributes:
-        scope: ``"block"`` (or ``"warp"``).
+        scope: ``"block"``, ``"warp"`` or ``"cluster"``.
         name: the function's name in its scope (``"load"``).
         cub: the CUB class.
         params: the parameters, in signature order; exactly one is the :class:`Payload`.
@@ -399,6 +409,7 @@ class Primitive:
         for p in self.params:
             p.kind.check_launch(r, p.name)
         self._check_options(r)
+        cluster = self._check_cluster(launch) if self.scope == "cluster" else None
         if self.check is not None:
             self.check(r)
         options = dict(r.options)
@@ -412,9 +423,27 @@ class Primitive:
             tags=tuple(t for t in r.tags if t != AUTO_SYNC or (scratch and r.caller_temp_storage)),
             caller_temp_storage=scratch and r.caller_temp_storage,
             scratch_group=launch.scratch_group if scratch else 0,
+            cluster_dims=cluster,
         )
         slots, returns = self.slots(request)
         return Plan(self, request, slots, returns, dict(r.operators), current_call_site(), r.records)
+
+    def _check_cluster(self, launch: Launch) -> tuple[int, int, int]:
+        """The launch's cluster dims, for a row of the cluster scope; CoopLaunchConfigError for a
+        launch without a cluster or with one larger than any GPU allows."""
+        dims = launch.cluster_dims
+        if dims is None:
+            raise CoopLaunchConfigError(
+                f"{self.qualname} combines the blocks of a thread-block cluster, and the "
+                f"launch{launch.where} has none; {launch.no_cluster}"
+            )
+        blocks = dims[0] * dims[1] * dims[2]
+        if blocks > MAX_CLUSTER_BLOCKS:
+            raise CoopLaunchConfigError(
+                f"{self.qualname}: a cluster of {dims} has {blocks} blocks; GPUs allow at most "
+                f"{PORTABLE_CLUSTER_BLOCKS} (portable) or {MAX_CLUSTER_BLOCKS} (H100/H200, non-portable)"
+            )
+        return dims
 
     def _check_combinations(self, r: Resolver) -> None:
         for p in self.params:
@@ -554,6 +583,27 @@ def normalize_block_dims(dims: object, *, what: str) -> tuple[int, int, int]:
     full = tuple(operator.index(d) for d in dims) + (1,) * (3 - len(dims))
     if full[0] * full[1] * full[2] > 1024:
         raise CoopLaunchConfigError(f"{what}={dims!r} has more than 1024 threads")
+    return (full[0], full[1], full[2])
+
+
+def normalize_cluster_dims(dims: object, *, what: str) -> tuple[int, int, int] | None:
+    """Normalise a thread-block cluster (None: no cluster; an int or a tuple/list of 1 to 3 positive
+    ints) into ``(x, y, z)``; at most :data:`MAX_CLUSTER_BLOCKS` blocks."""
+    if dims is None:
+        return None
+    if is_int(dims):
+        dims = (dims,)
+    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3:
+        raise CoopLaunchConfigError(f"{what} must be None, an int or a tuple of 1 to 3 ints, got {dims!r}")
+    if not all(is_int(d) and operator.index(d) > 0 for d in dims):
+        raise CoopLaunchConfigError(f"{what} must be positive ints, got {dims!r}")
+    full = tuple(operator.index(d) for d in dims) + (1,) * (3 - len(dims))
+    blocks = full[0] * full[1] * full[2]
+    if blocks > MAX_CLUSTER_BLOCKS:
+        raise CoopLaunchConfigError(
+            f"{what}={dims!r} has {blocks} blocks; GPUs allow at most {PORTABLE_CLUSTER_BLOCKS} (portable) "
+            f"or {MAX_CLUSTER_BLOCKS} (H100/H200, non-portable)"
+        )
     return (full[0], full[1], full[2])
 
 

@@ -123,6 +123,87 @@ __device__ __forceinline__ unsigned int coop_warp_mask()
 """
 
 
+_CLUSTER_PREAMBLE = """
+#include <cuda/ptx>
+
+// coop's cluster reduction (sm_90+): CUB's BlockReduce in each block of the thread-block cluster, then
+// every thread folds the blocks' aggregates, read from the blocks' shared memory (distributed shared
+// memory) in block-rank order, so that every thread of every block gets the same value. The interface
+// is BlockReduce's (a TempStorage, Reduce and Sum of an item or of a thread's items).
+template <typename T, int BLOCK_DIM_X, cub::BlockReduceAlgorithm ALGORITHM, int BLOCK_DIM_Y, int BLOCK_DIM_Z,
+          int CLUSTER_BLOCKS>
+class coop_cluster_reduce
+{
+  using block_t = cub::BlockReduce<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y, BLOCK_DIM_Z>;
+  struct storage_t
+  {
+    typename block_t::TempStorage block;
+    cub::Uninitialized<T> aggregate; // this block's, read by every block of the cluster
+  };
+
+public:
+  struct TempStorage : cub::Uninitialized<storage_t>
+  {};
+
+  __device__ __forceinline__ explicit coop_cluster_reduce(TempStorage& storage)
+      : storage(storage.Alias())
+  {}
+
+  template <typename Op>
+  __device__ __forceinline__ T Reduce(T x, Op op)
+  {
+    return combine(block_t(storage.block).Reduce(x, op), op);
+  }
+
+  template <int N, typename Op>
+  __device__ __forceinline__ T Reduce(T (&x)[N], Op op)
+  {
+    return combine(block_t(storage.block).Reduce(x, op), op);
+  }
+
+  __device__ __forceinline__ T Sum(T x)
+  {
+    return combine(block_t(storage.block).Sum(x), ::cuda::std::plus<>{});
+  }
+
+  template <int N>
+  __device__ __forceinline__ T Sum(T (&x)[N])
+  {
+    return combine(block_t(storage.block).Sum(x), ::cuda::std::plus<>{});
+  }
+
+private:
+  storage_t& storage;
+
+  __device__ __forceinline__ const T& of_block(int rank)
+  {
+    return *static_cast<const T*>(__cluster_map_shared_rank(&storage.aggregate.Alias(), rank));
+  }
+
+  template <typename Op>
+  __device__ __forceinline__ T combine(const T& aggregate, Op op)
+  {
+    if (cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z) == 0)
+    {
+      storage.aggregate.Alias() = aggregate; // CUB defines it in thread 0
+    }
+    ::cuda::ptx::barrier_cluster_arrive(); // release: every block's aggregate is written ...
+    ::cuda::ptx::barrier_cluster_wait(); // acquire: ... and visible to every thread of the cluster
+    T total = of_block(0);
+#pragma unroll
+    for (int rank = 1; rank < CLUSTER_BLOCKS; ++rank)
+    {
+      total = op(total, of_block(rank));
+    }
+    // No block may reuse its scratch, or exit, while another block still reads its aggregate.
+    ::cuda::ptx::barrier_cluster_arrive();
+    ::cuda::ptx::barrier_cluster_wait();
+    return total;
+  }
+};
+"""
+
+
 @dataclass(frozen=True)
 class RenderedBundle:
     """A translation unit and the name expressions whose lowered names carry its probes."""
@@ -157,7 +238,9 @@ class TempStorageSlot:
 
 
 def _scratch_name(scope: str, group: int) -> str:
-    return f"coop_scratch_{group}" if scope == "block" else f"coop_{scope}_scratch_{group}"
+    """The implicit scratch buffer of a kernel (``group``) for the rows of ``scope``; a cluster row's
+    scratch is its block's (its reads from other blocks end before the call returns)."""
+    return f"coop_scratch_{group}" if scope in ("block", "cluster") else f"coop_{scope}_scratch_{group}"
 
 
 def _row(req: Request) -> Primitive:
@@ -249,9 +332,17 @@ class _WarpScope(_Scope):
         return f"  {name} = cub::ShuffleIndex<{self.width}>({name}, 0, {self.mask});\n"
 
 
+class _ClusterScope(_Scope):
+    """The blocks of a thread-block cluster: each block's threads as in the block scope (its scratch,
+    its barriers); a thread's rank counts the threads of the blocks of lower rank in the cluster."""
+
+    def rank(self) -> str:
+        return f"int(__clusterRelativeBlockRank() * {self.threads} + {self.tid})"
+
+
 def _scope(req: Request) -> _Scope:
     prim = _row(req)
-    return (_WarpScope if prim.scope == "warp" else _Scope)(prim, req)
+    return {"warp": _WarpScope, "cluster": _ClusterScope}.get(prim.scope, _Scope)(prim, req)
 
 
 def _template_arg(prim: Primitive, req: Request, name: str) -> str:
@@ -263,6 +354,9 @@ def _template_arg(prim: Primitive, req: Request, name: str) -> str:
         "BLOCK_DIM_Z": str(z),
         "ITEMS_PER_THREAD": str(req.items_per_thread),
     }
+    if req.cluster_dims is not None:
+        cx, cy, cz = req.cluster_dims
+        fixed["CLUSTER_BLOCKS"] = str(cx * cy * cz)
     if name == "INDEXED_T":  # an item paired with its index (of an arg-reduction: scalar items)
         return _cxx(indexed_dtype(req.dtype))
     if name in fixed:
@@ -634,6 +728,8 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     parts += [_struct(d) for d in structs]
     if any(_row(r).scope == "warp" for r in requests):
         parts.append(_WARP_PREAMBLE)
+    if any(_row(r).scope == "cluster" for r in requests):
+        parts.append(_CLUSTER_PREAMBLE)
     parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
     probes: dict[str, str] = {}
     scratch = [r for r in requests if _row(r).needs_scratch(dict(r.options))]
@@ -650,13 +746,13 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
         ts = f"{req.symbol}_storage"
         probes[f"&{_PROBE}<sizeof({ts}), alignof({ts})>"] = req.symbol
     implicit = [r for r in scratch if not r.caller_temp_storage]
-    for scope_name, group in sorted({(_row(r).scope, r.scratch_group) for r in implicit}):
+    buffers = {r: _scratch_name(_row(r).scope, r.scratch_group) for r in implicit}
+    for name in sorted(set(buffers.values())):
         # A kernel's static shared memory is every __shared__ variable it reaches: one buffer per
         # kernel keeps a kernel from paying for another kernel's larger scratch. Block and warp
         # scratch are apart: a warp may start on its slice while other warps still read the block's.
-        name = _scratch_name(scope_name, group)
         union = f"{name.replace('scratch', 'scratch_union')}"
-        members = [r for r in implicit if r.scratch_group == group and _row(r).scope == scope_name]
+        members = [r for r in implicit if buffers[r] == name]
         parts.append(_union(union, members))
         parts.append(f"static __shared__ {union} {name};\n")
     for group in sorted({t.group for t in temp_storage if not t.exclusive}):

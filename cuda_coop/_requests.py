@@ -34,6 +34,8 @@ class Request:
         caller_temp_storage: its CUB ``TempStorage`` is a caller-owned ``coop.TempStorage``.
         scratch_group: which kernel of the bundle owns its scratch (0 unless several kernels share
             one bundle; only for requests that use scratch).
+        cluster_dims: the launch's thread-block cluster ``(x, y, z)``, for a row of the cluster
+            scope (None for the others, whatever the launch).
     """
 
     primitive: str
@@ -44,6 +46,7 @@ class Request:
     tags: tuple[str, ...] = ()
     caller_temp_storage: bool = False
     scratch_group: int = 0
+    cluster_dims: tuple[int, int, int] | None = None
 
     def option(self, name: str) -> str | None:
         """The compile-time value recorded for parameter ``name``, or None."""
@@ -62,6 +65,8 @@ class Request:
         flags = "".join(f"_{t}" for t in self.tags)
         flags += "_ts" if self.caller_temp_storage else ""
         flags += f"_g{self.scratch_group}" if self.scratch_group else ""
+        if self.cluster_dims is not None:
+            flags += "_c{}x{}x{}".format(*self.cluster_dims)
         text = f"coop_{scope}_{name}_{self.dtype}{values}_b{x}x{y}x{z}_i{self.items_per_thread}{flags}"
         text = _UNSAFE.sub("_", text)
         if len(text) <= _MAX_SYMBOL:

@@ -106,12 +106,15 @@ class Compile:
         session: the session that collects the requests (the CUTLASS bridge's), if any.
         link_options: extra nvJitLink options the front door asks for (e.g. ``-g`` under
             ``debug=True``).
+        cluster_dims: the thread-block cluster the kernel is specialised for (Numba's front door),
+            or None for a launch without one.
     """
 
     block_dims: tuple[int, int, int] | None = None
     arch: str | None = None
     session: TraceSession | None = None
     link_options: tuple[str, ...] = ()
+    cluster_dims: tuple[int, int, int] | None = None
 
 
 _current: contextvars.ContextVar[Compile | None] = contextvars.ContextVar("cuda_coop_compile", default=None)
@@ -128,9 +131,10 @@ def compiling(
     arch: str | None = None,
     session: TraceSession | None = None,
     link_options: tuple[str, ...] = (),
+    cluster_dims: tuple[int, int, int] | None = None,
 ) -> Iterator[Compile]:
     """Make a :class:`Compile` current for the duration of a kernel compile (nests)."""
-    compile_ = Compile(block_dims, arch, session, link_options)
+    compile_ = Compile(block_dims, arch, session, link_options, cluster_dims)
     token = _current.set(compile_)
     try:
         yield compile_

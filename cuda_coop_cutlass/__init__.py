@@ -11,7 +11,7 @@ the computing primitives return register tensors or CuTe scalars, and ``op=`` ma
 
 from __future__ import annotations
 
-from cuda.coop import TempStorage, ThreadData, block, warp
+from cuda.coop import TempStorage, ThreadData, block, cluster, warp
 from cuda.coop._catalog import CHOICES
 from cuda.coop._registry import register_on_import
 
@@ -32,6 +32,7 @@ __all__ = [
     "from_ssa",
     "block",
     "warp",
+    "cluster",
     "ThreadData",
     "TempStorage",
     *(c.enum_name for c in CHOICES),

@@ -363,7 +363,22 @@ def call(
         f"CuTe kernel {kernel!r} is launched with dynamic block dimensions; launch it with constant "
         "block=(x, y, z) so that CUB can be specialised, or pass threads_per_block="
     )
-    launch = Launch(dims, unknown, f" of kernel {kernel!r}", _ARRAY_NOUN, session.scratch_group(kernel))
+    cluster, clustered = _cute_hooks.launch_cluster_dims() if prim.scope == "cluster" else (None, False)
+    no_cluster = (
+        "its cluster is not known exactly (dynamic, or a preferred cluster unlike the fallback one); launch "
+        "it with a constant cluster=(x, y, z)"
+        if clustered
+        else "launch it with kernel(...).launch(grid=..., block=..., cluster=(n, 1, 1))"
+    )
+    launch = Launch(
+        dims,
+        unknown,
+        f" of kernel {kernel!r}",
+        _ARRAY_NOUN,
+        session.scratch_group(kernel),
+        cluster_dims=cluster,
+        no_cluster=no_cluster,
+    )
     block = _barriers.current_block()
     uses: dict[int, list[Any]] = session.attached.setdefault("cutlass.temp_storage_uses", {})  # type: ignore[assignment]
     args_of = {name: arg_of(v) for name, v in bound.items()}

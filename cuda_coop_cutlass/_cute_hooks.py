@@ -34,6 +34,8 @@ def check() -> None:
     needed = [
         (cute, "_get_launch_facts"),
         (importlib.import_module("cutlass.cute.launch_facts"), "_current_kernel"),
+        (importlib.import_module("cutlass.cute.launch_facts").LaunchFacts, "exact_cluster_dim"),
+        (importlib.import_module("cutlass.cute.launch_facts").LaunchFacts, "cluster_launch"),
         (cute, "ffi"),
         (compiler, "PostCompileHookContext"),
         (compiler, "ExtraCompilerOpts"),
@@ -197,6 +199,21 @@ def launch_block_dims() -> tuple[tuple[int, int, int] | None, str] | None:
     except DSLRuntimeError:  # no static launch facts
         dims = None
     return (tuple(int(d) for d in dims) if dims is not None else None), _symbol_name(kernel)  # type: ignore[return-value]
+
+
+def launch_cluster_dims() -> tuple[tuple[int, int, int] | None, bool]:
+    """``(exact cluster dims or None, whether the launch has a cluster)`` of the CuTe kernel being
+    traced (the dims are None for a launch without a cluster, and for one whose cluster is dynamic or
+    whose preferred and fallback clusters differ)."""
+    import cutlass.cute as cute
+    from cutlass.base_dsl.common import DSLRuntimeError
+
+    try:
+        facts = cute._get_launch_facts()
+    except DSLRuntimeError:  # no static launch facts
+        return None, False
+    dims = facts.exact_cluster_dim
+    return (tuple(int(d) for d in dims) if dims is not None else None), bool(facts.cluster_launch)  # type: ignore[return-value]
 
 
 def _symbol_name(op: Any) -> str:

@@ -9,7 +9,7 @@ kernel-side primitives as ``cuda.coop`` plus the Numba entry points :func:`jit` 
 
 from __future__ import annotations
 
-from cuda.coop import TempStorage, ThreadData, block, warp
+from cuda.coop import TempStorage, ThreadData, block, cluster, warp
 from cuda.coop._errors import CoopBackendError
 
 try:
@@ -39,6 +39,7 @@ __all__ = [
     "PreparedLaunch",
     "block",
     "warp",
+    "cluster",
     "ThreadData",
     "TempStorage",
     *(c.enum_name for c in CHOICES),

@@ -10,7 +10,7 @@ from typing import Any
 from cuda.coop._bundle import normalize_arch
 from cuda.coop._errors import CoopTypeError, CoopValueError, short_traceback
 from cuda.coop._link import Input, link
-from cuda.coop._primitive import normalize_block_dims
+from cuda.coop._primitive import normalize_block_dims, normalize_cluster_dims
 from cuda.coop._sass import CubinReport, inspect_cubin
 from cuda.coop._session import TraceSession, compiling
 
@@ -35,6 +35,7 @@ class CompiledKernel:
         bundle_ltoir: the kernel's CUB bundle as LTO-IR (empty if the kernel uses no primitive).
         temp_storage: exact ``(size, alignment)`` of each CUB ``TempStorage`` in the bundle, by
             wrapper symbol (from the bundle's own sizeof/alignof probes).
+        cluster: the thread-block cluster the coop primitives were specialised for, or None.
     """
 
     code: bytes
@@ -43,6 +44,7 @@ class CompiledKernel:
     block: tuple[int, int, int]
     bundle_ltoir: bytes
     temp_storage: dict[str, tuple[int, int]]
+    cluster: tuple[int, int, int] | None = None
 
     def inspect(self) -> CubinReport:
         """Registers, shared memory and SASS facts of the cubin (``output="cubin"`` only)."""
@@ -58,6 +60,7 @@ def compile(
     block: int | tuple[int, ...] | None = None,
     arch: str | None = "sm_90a",
     output: str = "cubin",
+    cluster: int | tuple[int, ...] | None = None,
     **options: Any,
 ) -> CompiledKernel:
     """Compile a kernel and link its coop bundle for ``arch``, without needing a GPU.
@@ -70,6 +73,8 @@ def compile(
         block: the block dimensions it will be launched with (ints, NumPy ints too); required.
         arch: target architecture, e.g. ``"sm_90a"`` or ``"sm_100"``; None: the current GPU's.
         output: ``"cubin"`` (linked, default), ``"ptx"`` (linked) or ``"ltoir"`` (unlinked).
+        cluster: the thread-block cluster it will be launched with (``coop.cluster`` primitives are
+            compiled for exactly that; at most 16 blocks; sm_90 or later); None: no cluster.
         **options: numba-cuda's options that shape code: ``debug``, ``opt``, ``lineinfo``,
             ``fastmath``, ``max_registers``, ``launch_bounds`` (default: the block's thread
             count), ``forceinline``, ``link``; they override the kernel's.
@@ -85,11 +90,17 @@ def compile(
         CoopCompileError: NVRTC or nvJitLink failed (with the log).
     """
     with short_traceback():
-        return _compile(func, signature, block, arch, output, options)
+        return _compile(func, signature, block, arch, output, cluster, options)
 
 
 def _compile(
-    func: Any, signature: Any, block: Any, arch: str | None, output: str, options: dict[str, Any]
+    func: Any,
+    signature: Any,
+    block: Any,
+    arch: str | None,
+    output: str,
+    cluster: Any,
+    options: dict[str, Any],
 ) -> CompiledKernel:
     from numba import cuda
 
@@ -106,6 +117,7 @@ def _compile(
         raise CoopValueError(f"compile: output={output!r} is not one of {', '.join(_OUTPUTS)}")
     arch = _numba_hooks.current_device_arch() if arch is None else normalize_arch(arch)
     dims = normalize_block_dims(block, what="compile: block")
+    cluster_dims = normalize_cluster_dims(cluster, what="compile: cluster")
     if isinstance(func, CoopKernel):
         options = {**code_options(func.options), **options}
         check_compile_options(options)
@@ -119,7 +131,7 @@ def _compile(
     py_func = getattr(func, "py_func", func)
     prescan(py_func)
     cc = _numba_hooks.compute_capability(arch)
-    with compiling(dims, arch, session=TraceSession()):
+    with compiling(dims, arch, session=TraceSession(), cluster_dims=cluster_dims):
         options.setdefault("launch_bounds", dims[0] * dims[1] * dims[2])
         codes, _ = cuda.compile_all(
             py_func, signature, device=False, abi="numba", output="ltoir", cc=cc, **options
@@ -132,12 +144,12 @@ def _compile(
     sizes = {k: v for c in ours for k, v in c.session.finalize(arch).temp_storage.items()}
     bundle = b"".join(bytes(c.data) for c in ours)
     if output == "ltoir":
-        return CompiledKernel(kernel_ltoir, output, arch, dims, bundle, sizes)
+        return CompiledKernel(kernel_ltoir, output, arch, dims, bundle, sizes, cluster_dims)
     flags = ["-optimize-unused-variables", *link_options(options)]
     if max_registers:
         flags.append(f"-maxrregcount={int(max_registers)}")
     linked = link(inputs, arch, output=output, options=flags)
-    return CompiledKernel(linked, output, arch, dims, bundle, sizes)
+    return CompiledKernel(linked, output, arch, dims, bundle, sizes, cluster_dims)
 
 
 def _link_input(code: Any) -> Input:

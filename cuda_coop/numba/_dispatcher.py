@@ -8,17 +8,19 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from cuda.coop._errors import CoopTypeError, CoopValueError, short_traceback
-from cuda.coop._primitive import normalize_block_dims
+from cuda.coop._primitive import normalize_block_dims, normalize_cluster_dims
 from cuda.coop._session import TraceSession, compiling
 from cuda.coop._streams import stream_handle
 
 from . import _numba_hooks
 from ._launch import (
+    BoundPlan,
     LaunchCache,
     Plan,
     PreparedLaunch,
     arg_names,
     check_prepare_args,
+    cluster_of,
     current_context,
     dim3,
     numba_stream,
@@ -35,8 +37,9 @@ class CoopKernel:
     """A Python kernel compiled per block shape, so that coop primitives see the exact dims.
 
     Launch it like a Numba kernel: ``kernel[grid, block](*args)`` (optionally ``[grid, block,
-    stream, dynamic_shared_bytes]``). The first launch with a given block shape compiles it (for
-    the signatures given to :func:`jit`, if any, else for the launch's argument types).
+    stream, dynamic_shared_bytes]``), or with a thread-block cluster, ``kernel.configure(grid, block,
+    cluster=(2, 1, 1))(*args)``. The first launch with a given block shape (and cluster) compiles it
+    (for the signatures given to :func:`jit`, if any, else for the launch's argument types).
 
     Attributes:
         py_func: the Python function.
@@ -55,23 +58,31 @@ class CoopKernel:
         self.options = dict(options)
         self.signatures = signatures
         self._link_options = link_options(options)
-        self._by_block: dict[tuple[int, int, int], Any] = {}
+        self._by_block: dict[tuple[tuple[int, int, int], tuple[int, int, int] | None], Any] = {}
         self.__name__ = getattr(py_func, "__name__", "kernel")
         self.__doc__ = py_func.__doc__
 
     @contextlib.contextmanager
-    def compiling(self, dims: tuple[int, int, int]) -> Iterator[None]:
-        """The context in which Numba compiles this kernel's specialisation for ``dims`` (at most one
-        kernel: its session collects the requests of the kernel and of its device helpers); a coop
-        error from the compile comes without Numba's frames (its message names the kernel's line)."""
-        with short_traceback(), compiling(dims, session=TraceSession(), link_options=self._link_options):
+    def compiling(
+        self, dims: tuple[int, int, int], cluster: tuple[int, int, int] | None = None
+    ) -> Iterator[None]:
+        """The context in which Numba compiles this kernel's specialisation for ``dims`` and
+        ``cluster`` (at most one kernel: its session collects the requests of the kernel and of its
+        device helpers); a coop error from the compile comes without Numba's frames (its message
+        names the kernel's line)."""
+        session = TraceSession()
+        with (
+            short_traceback(),
+            compiling(dims, session=session, link_options=self._link_options, cluster_dims=cluster),
+        ):
             yield
 
-    def for_block(self, block: int | tuple[int, ...]) -> Any:
-        """The Numba dispatcher specialised for ``block`` (created on first use; with signatures
-        given to :func:`jit`, compiled for them then)."""
+    def for_block(self, block: int | tuple[int, ...], cluster: int | tuple[int, ...] | None = None) -> Any:
+        """The Numba dispatcher specialised for ``block`` and ``cluster`` (created on first use; with
+        signatures given to :func:`jit`, compiled for them then)."""
         dims = normalize_block_dims(block, what=f"{self.__name__}: block")
-        disp = self._by_block.get(dims)
+        clusters = normalize_cluster_dims(cluster, what=f"{self.__name__}: cluster")
+        disp = self._by_block.get((dims, clusters))
         if disp is None:
             from numba import cuda
 
@@ -83,10 +94,10 @@ class CoopKernel:
             # lto= and recomputes it as "not debug" (lto would be False under debug=True).
             disp = cuda.jit(self.py_func, **options)
             if cache:
-                _numba_hooks.cache_per_block(disp, dims)
+                _numba_hooks.cache_per_block(disp, dims, clusters)
             if self.signatures is not None:
-                _numba_hooks.compile_only(disp, self.signatures, lambda: self.compiling(dims))
-            self._by_block[dims] = disp
+                _numba_hooks.compile_only(disp, self.signatures, lambda: self.compiling(dims, clusters))
+            self._by_block[(dims, clusters)] = disp
         return disp
 
     def __getitem__(self, config: tuple[Any, ...]) -> _Launch:
@@ -95,20 +106,48 @@ class CoopKernel:
                 f"{self.__name__}[config]: config takes (grid, block[, stream[, shared_bytes]]), "
                 f"got {config!r}"
             )
+        return self._configured(config, None)
+
+    def configure(
+        self, grid: Any, block: Any, stream: Any = 0, sharedmem: int = 0, *, cluster: Any = None
+    ) -> _Launch:
+        """The launch ``kernel[grid, block, stream, sharedmem]``, optionally with a thread-block
+        cluster: ``kernel.configure(grid, block, cluster=(2, 1, 1))(*args)``.
+
+        Args:
+            grid: the grid, an int or a tuple of 1 to 3 ints (with a cluster, a multiple of it in each
+                dimension).
+            block: the block, an int or a tuple of 1 to 3 ints.
+            stream: the stream (None or 0: the default stream; an int handle, a Numba, cuda.core,
+                torch or CuPy stream).
+            sharedmem: dynamic shared memory bytes.
+            cluster: the thread-block cluster (sm_90+), an int or a tuple of 1 to 3 ints, at most 16
+                blocks (more than 8 where the GPU allows non-portable sizes); None: no cluster. The
+                kernel is specialised for it (``coop.cluster`` primitives read it) and launched through
+                ``cuLaunchKernelEx``: its arguments must be GPU arrays (Numba, torch, CuPy, or objects
+                with ``__cuda_array_interface__`` / DLPack) and scalars.
+
+        Raises:
+            CoopLaunchConfigError: a bad grid, block, cluster, or a grid that is not a multiple of the
+                cluster.
+        """
+        return self._configured((grid, block, stream, sharedmem), cluster)
+
+    def _configured(self, config: tuple[Any, ...], cluster: Any) -> _Launch:
         cache = self._launch_cache()
         try:
-            launch = cache.configs.get(config)
+            launch = cache.configs.get((config, cluster))
         except TypeError:  # an unhashable config (a list): not cached
-            return _Launch(self, config)
+            return _Launch(self, config, cluster)
         if launch is None:
-            launch = _Launch(self, config)
+            launch = _Launch(self, config, cluster)
             if len(cache.configs) >= cache.MAX_CONFIGS:
                 cache.configs.clear()
-            cache.configs[config] = launch
+            cache.configs[(config, cluster)] = launch
         return launch
 
     def prepare(
-        self, grid: Any, block: Any, *args: Any, stream: Any = None, shared_mem: int = 0
+        self, grid: Any, block: Any, *args: Any, stream: Any = None, shared_mem: int = 0, cluster: Any = None
     ) -> PreparedLaunch:
         """Bind a launch once: validate the configuration, compile (if needed) and marshal ``args``.
 
@@ -124,6 +163,7 @@ class CoopKernel:
             stream: the stream launches go to (None or 0: the default stream; an int handle, a
                 Numba, cuda.core, torch or CuPy stream).
             shared_mem: dynamic shared memory bytes.
+            cluster: the thread-block cluster (sm_90+), as :meth:`configure` takes it; None: none.
 
         Returns:
             A :class:`~cuda.coop.numba.PreparedLaunch`.
@@ -139,10 +179,11 @@ class CoopKernel:
         dims = normalize_block_dims(block, what=f"{what}: block")
         handle = stream_handle(stream, what=f"{what}: stream")
         shmem = shared_bytes(shared_mem, what=what)
+        clusters = cluster_of(grid3, cluster, what=what)
         names = arg_names(self.py_func, len(args))
         check_prepare_args(self.py_func, args, names, what)
-        with self.compiling(dims):
-            disp = self.for_block(dims)
+        with self.compiling(dims, clusters):
+            disp = self.for_block(dims, clusters)
             kernel = None if fast_path_blocker(disp) else resolve_kernel(disp, args, compile=True, what=what)
         why = fast_path_blocker(disp, kernel)
         if why:
@@ -150,7 +191,7 @@ class CoopKernel:
                 f"{what}: prepare() is not available: {why}; launch with kernel[grid, block]"
             )
         try:
-            plan = Plan(kernel, what)
+            plan = Plan(kernel, what, clusters)
         except Unsupported as exc:
             raise CoopTypeError(
                 f"{what}: prepare() cannot pass {exc}; launch with kernel[grid, block]"
@@ -178,15 +219,26 @@ class _Launch:
     inside ``kernel.compiling(dims)`` where the coop primitives read the block dims.
     """
 
-    __slots__ = ("_cache", "_dims", "_grid", "_kernel", "_numba_launch", "_shmem", "_stream", "_stream_arg")
+    __slots__ = (
+        "_cache",
+        "_cluster",
+        "_dims",
+        "_grid",
+        "_kernel",
+        "_numba_launch",
+        "_shmem",
+        "_stream",
+        "_stream_arg",
+    )
 
-    def __init__(self, kernel: CoopKernel, config: tuple[Any, ...]) -> None:
+    def __init__(self, kernel: CoopKernel, config: tuple[Any, ...], cluster: Any = None) -> None:
         from cuda.bindings import driver
 
         what = kernel.__name__
         self._kernel = kernel
         self._grid = dim3(config[0], what=f"{what}: grid")
         self._dims = normalize_block_dims(config[1], what=f"{what}: block")
+        self._cluster = cluster_of(self._grid, cluster, what=what)
         self._stream_arg = config[2] if len(config) > 2 else 0
         self._stream = driver.CUstream(stream_handle(self._stream_arg, what=f"{what}: stream"))
         self._shmem = shared_bytes(config[3], what=what) if len(config) > 3 else 0
@@ -194,6 +246,9 @@ class _Launch:
         self._cache = kernel._launch_cache()
 
     def __call__(self, *args: Any) -> None:
+        if self._cluster is not None:
+            self._clustered(args)
+            return
         try:
             keys, values = read_args(args)
         except Unsupported:
@@ -207,6 +262,34 @@ class _Launch:
             self._numba(args, None)
         else:
             plan.launch(self._grid, self._dims, self._shmem, self._stream, values)  # type: ignore[union-attr]
+
+    def _clustered(self, args: tuple[Any, ...]) -> None:
+        """A launch with a thread-block cluster: always through coop's own plan (``cuLaunchKernelEx``;
+        numba-cuda 0.30 cannot launch clusters), compiled on its first launch."""
+        kernel, what = self._kernel, self._kernel.__name__
+        try:
+            keys, values = read_args(args)
+        except Unsupported as exc:
+            raise CoopTypeError(
+                f"{what}: a launch with a cluster cannot pass {exc}; pass GPU arrays (Numba device arrays, "
+                "torch or CuPy tensors) and scalars"
+            ) from None
+        key = (self._dims, self._cluster, current_context(), keys)
+        plan = self._cache.plans().get(key)
+        if plan is None:
+            with kernel.compiling(self._dims, self._cluster):
+                disp = kernel.for_block(self._dims, self._cluster)
+                why = fast_path_blocker(disp)
+                compiled = None if why else resolve_kernel(disp, args, compile=True, what=what)
+            why = why or fast_path_blocker(disp, compiled)
+            if why:
+                raise CoopValueError(f"{what}: cannot be launched with a cluster: {why}")
+            plan = BoundPlan(Plan(compiled, what, self._cluster))
+            problem = plan.plan.reject(keys)
+            if problem:  # pragma: no cover - the kernel was just compiled for these arguments
+                raise CoopTypeError(f"{what}: {problem}")
+            self._cache.plans()[(self._dims, self._cluster, current_context(), keys)] = plan
+        plan.launch(self._grid, self._dims, self._shmem, self._stream, values)
 
     def _numba(self, args: tuple[Any, ...], key: tuple[Any, ...] | None) -> None:
         """Launch through Numba's dispatcher (compiling if needed); then cache a plan for ``key``."""

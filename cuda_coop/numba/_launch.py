@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cuda.coop._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
+from cuda.coop._primitive import PORTABLE_CLUSTER_BLOCKS, normalize_cluster_dims
 from cuda.coop._streams import stream_handle
 
 from ._marshal import (
@@ -95,6 +96,52 @@ def shared_bytes(value: Any, *, what: str) -> int:
     return n
 
 
+def cluster_of(grid: tuple[int, int, int], cluster: Any, *, what: str) -> tuple[int, int, int] | None:
+    """A launch's thread-block cluster, normalised (None: none); CoopLaunchConfigError unless the
+    grid is a multiple of it in each dimension."""
+    dims = normalize_cluster_dims(cluster, what=f"{what}: cluster")
+    if dims is not None and any(g % c for g, c in zip(grid, dims, strict=True)):
+        raise CoopLaunchConfigError(
+            f"{what}: the grid {grid} is not a multiple of the cluster {dims} in each dimension; launch a "
+            "grid of whole clusters"
+        )
+    return dims
+
+
+def _cluster_launch(cluster: tuple[int, int, int]) -> Callable[..., Any]:
+    """A function of ``cuLaunchKernel``'s arguments that launches with the thread-block cluster
+    ``cluster`` (``cuLaunchKernelEx`` with the cluster-dimension attribute)."""
+    from cuda.bindings import driver
+
+    attribute = driver.CUlaunchAttribute()
+    attribute.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    dim = attribute.value.clusterDim
+    dim.x, dim.y, dim.z = cluster
+    launch_ex = driver.cuLaunchKernelEx
+
+    def launch(
+        f: Any,
+        gx: int,
+        gy: int,
+        gz: int,
+        bx: int,
+        by: int,
+        bz: int,
+        shmem: int,
+        stream: Any,
+        params: Any,
+        extra: Any,
+    ) -> Any:
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = gx, gy, gz
+        config.blockDimX, config.blockDimY, config.blockDimZ = bx, by, bz
+        config.sharedMemBytes, config.hStream = shmem, stream
+        config.attrs, config.numAttrs = [attribute], 1
+        return launch_ex(config, f, params, extra)
+
+    return launch
+
+
 # --- plans and parameter buffers -------------------------------------------------------------------
 
 
@@ -137,9 +184,10 @@ class Plan:
     Args:
         kernel: the numba-cuda ``_Kernel``.
         what: the kernel's name, for messages.
+        cluster: the thread-block cluster its launches have (None: none).
     """
 
-    def __init__(self, kernel: Any, what: str) -> None:
+    def __init__(self, kernel: Any, what: str, cluster: tuple[int, int, int] | None = None) -> None:
         from cuda.bindings import driver
 
         self.what = what
@@ -147,13 +195,27 @@ class Plan:
         self.function = kernel_function(kernel)
         self.device = current_device()
         self.context = current_context()
-        if kernel.cooperative:
+        if cluster is not None:
+            if kernel.cooperative:
+                raise CoopValueError(
+                    f"{what}: a cooperative (grid-synchronising) kernel cannot be launched with a cluster"
+                )
+            if cluster[0] * cluster[1] * cluster[2] > PORTABLE_CLUSTER_BLOCKS:  # the GPU must allow it
+                attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+                (err,) = driver.cuFuncSetAttribute(self.function, attr, 1)
+                if err:
+                    raise CoopLaunchConfigError(
+                        f"{what}: this GPU does not allow a cluster of {cluster} "
+                        f"({getattr(err, 'name', err)}); use at most {PORTABLE_CLUSTER_BLOCKS} blocks"
+                    )
+            self.driver_launch: Callable[..., Any] = _cluster_launch(cluster)
+        elif kernel.cooperative:
             coop_launch = driver.cuLaunchCooperativeKernel
 
             def launch_coop(f: Any, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, *rest: Any) -> Any:
                 return coop_launch(f, gx, gy, gz, bx, by, bz, *rest[:-1])
 
-            self.driver_launch: Callable[..., Any] = launch_coop
+            self.driver_launch = launch_coop
         else:
             self.driver_launch = driver.cuLaunchKernel
 

@@ -188,8 +188,11 @@ def debug_flags_as_nvrtc() -> None:
     debuginfo.DIBuilder._set_module_flags = _set_module_flags
 
 
-def cache_per_block(dispatcher: Any, dims: tuple[int, int, int]) -> None:
-    """Give a dispatcher an on-disk cache whose entries are keyed by the block dims too.
+def cache_per_block(
+    dispatcher: Any, dims: tuple[int, int, int], cluster: tuple[int, int, int] | None = None
+) -> None:
+    """Give a dispatcher an on-disk cache whose entries are keyed by the block dims (and the
+    thread-block cluster, when it has one) too.
 
     cuda.coop makes one dispatcher per block shape of the same function; numba-cuda 0.30 keys its
     cache by signature and code only, so a kernel compiled for one block shape would be loaded for
@@ -199,7 +202,8 @@ def cache_per_block(dispatcher: Any, dims: tuple[int, int, int]) -> None:
     """
     dispatcher.enable_caching()
     dispatcher._launch_config_is_specialized = True
-    dispatcher._launch_config_specialization_key = ("cuda.coop block", dims)
+    key = ("cuda.coop block", dims) if cluster is None else ("cuda.coop block", dims, "cluster", cluster)
+    dispatcher._launch_config_specialization_key = key
 
 
 def cache_linked_coop_libraries() -> None:

@@ -27,6 +27,11 @@ _UNKNOWN_DIMS = (
     "(cuda.coop.numba.jit, or cuda.coop.numba.compile(..., block=...)) so they come from the "
     "launch, or pass threads_per_block= explicitly"
 )
+_NO_CLUSTER = (
+    "launch it through cuda.coop.numba.jit with kernel.configure(grid, block, cluster=(n, 1, 1)) or "
+    "kernel.prepare(grid, block, *args, cluster=...), or compile it with "
+    "cuda.coop.numba.compile(..., cluster=...)"
+)
 
 
 def dtype_name(ty: types.Type) -> str | None:
@@ -168,7 +173,11 @@ def arg_of(ty: types.Type) -> Arg:
 
 def _launch() -> Launch:
     compile_ = current()
-    return Launch(compile_.block_dims if compile_ is not None else None, _UNKNOWN_DIMS)
+    if compile_ is None:
+        return Launch(None, _UNKNOWN_DIMS, no_cluster=_NO_CLUSTER)
+    return Launch(
+        compile_.block_dims, _UNKNOWN_DIMS, cluster_dims=compile_.cluster_dims, no_cluster=_NO_CLUSTER
+    )
 
 
 def slot_type(slot: Slot, records: str = "") -> types.Type:
