@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import block as block
+from . import cluster as cluster
 from . import warp as warp
 
 __version__: str
@@ -161,6 +162,7 @@ class CoopCompileError(CoopError, RuntimeError):
 __all__ = [
     "block",
     "warp",
+    "cluster",
     "ThreadData",
     "TempStorage",
     "BlockLoadAlgorithm",

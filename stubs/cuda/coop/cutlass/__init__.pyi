@@ -25,6 +25,7 @@ from cuda.coop import BlockRadixRankAlgorithm as BlockRadixRankAlgorithm
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
 from cuda.coop import block as block
+from cuda.coop import cluster as cluster
 from cuda.coop import warp as warp
 from cuda.coop import CubinReport as CubinReport
 
@@ -69,6 +70,7 @@ __all__ = [
     "from_ssa",
     "block",
     "warp",
+    "cluster",
     "ThreadData",
     "TempStorage",
     "BlockLoadAlgorithm",

@@ -25,6 +25,7 @@ from cuda.coop import BlockRadixRankAlgorithm as BlockRadixRankAlgorithm
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
 from cuda.coop import block as block
+from cuda.coop import cluster as cluster
 from cuda.coop import warp as warp
 from cuda.coop import CubinReport as CubinReport
 
@@ -33,10 +34,19 @@ class CoopKernel:
     options: dict[str, Any]
     signatures: tuple[Any, ...] | None
     __name__: str
-    def for_block(self, block: int | tuple[int, ...]) -> Any: ...
+    def for_block(self, block: int | tuple[int, ...], cluster: int | tuple[int, ...] | None = None) -> Any: ...
     def __getitem__(self, config: tuple[Any, ...]) -> Callable[..., None]: ...
+    def configure(
+        self, grid: Any, block: Any, stream: Any = 0, sharedmem: int = 0, *, cluster: Any = None
+    ) -> Callable[..., None]: ...
     def prepare(
-        self, grid: Any, block: Any, *args: Any, stream: Any = None, shared_mem: int = 0
+        self,
+        grid: Any,
+        block: Any,
+        *args: Any,
+        stream: Any = None,
+        shared_mem: int = 0,
+        cluster: Any = None,
     ) -> PreparedLaunch: ...
 
 class PreparedLaunch:
@@ -56,6 +66,7 @@ class CompiledKernel:
     block: tuple[int, int, int]
     bundle_ltoir: bytes
     temp_storage: dict[str, tuple[int, int]]
+    cluster: tuple[int, int, int] | None
     def inspect(self) -> CubinReport: ...
 
 @overload
@@ -71,6 +82,7 @@ def compile(
     block: int | tuple[int, ...],
     arch: str | None = ...,
     output: str = ...,
+    cluster: int | tuple[int, ...] | None = ...,
     **options: Any,
 ) -> CompiledKernel: ...
 
@@ -83,6 +95,7 @@ __all__ = [
     "PreparedLaunch",
     "block",
     "warp",
+    "cluster",
     "ThreadData",
     "TempStorage",
     "BlockLoadAlgorithm",

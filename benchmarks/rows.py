@@ -1,0 +1,504 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Row kernels (issue 19): RMSNorm and softmax forward over rows of 4096 to 262144 float32, written
+with coop (one block per row, or one thread-block cluster per row with ``coop.cluster``), next to
+CUB C++ of the same design, quack-kernels, liger-kernel and torch, same run, both backends.
+
+Every kernel keeps the row in registers (one pass over memory): a striped ``coop.block.load`` of the
+block's part of the row, per-thread partials, one ``coop.block.sum`` / ``reduce(..., broadcast=True)``
+(cluster: ``coop.cluster.sum`` / ``reduce``, the result in every thread of every block), the scaled
+items stored striped. RMSNorm multiplies by a weight row (read item by item as it scales, striped,
+so that it holds no second row in registers); softmax takes the row's maximum and sum
+(exp through ``ex2.approx``: Numba ``fastmath=True``, CuTe ``exp2(..., fastmath=True)``, as quack).
+
+GB/s counts the row bytes read + written (2 x 4 B per element; the weight row stays in L2); medians of
+interleaved batches (benchmarks/copy.py); torch's ``copy_`` of the same tensor is the roof. Every
+output is checked against torch in float64 before it is timed. quack-kernels and liger-kernel are
+benchmark-only: a peer that is not installed is skipped, and the table says so.
+
+    python benchmarks/rows.py [--elements N] [--reps R] [--json PATH] [--only rmsnorm|softmax] [--aot]
+
+``--aot`` compiles every coop and CUB C++ kernel for sm_90a (no GPU needed) and prints each coop
+kernel's SASS verdict.
+"""
+
+# No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
+import os
+import sys
+
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+EPS = 1e-6
+#: (cluster blocks, threads, items per thread) tried for each row length; cluster * threads * items = N.
+CONFIGS: dict[int, list[tuple[int, int, int]]] = {
+    4096: [(1, 256, 16), (1, 512, 8)],
+    16384: [(1, 1024, 16), (2, 512, 16)],
+    65536: [(4, 1024, 16), (8, 512, 16)],
+    262144: [(16, 1024, 16), (8, 1024, 32)],
+}
+KERNELS = ("rmsnorm", "softmax")
+
+CUB_SOURCE = r"""
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_store.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cuda/ptx>
+#include <cuda/std/functional>
+
+// The block's aggregate in every thread of the cluster (Cluster blocks: thread 0's value through
+// distributed shared memory, folded in block-rank order), or of the block (Cluster == 1).
+template <int Threads, int Cluster, typename Reduce, typename Op>
+__device__ __forceinline__ float row_reduce(float x, Op op, typename Reduce::TempStorage& ts, float* slot)
+{
+  float block = Reduce(ts).Reduce(x, op);
+  if (threadIdx.x == 0) *slot = block;
+  if (Cluster == 1)
+  {
+    __syncthreads();
+    float total = *slot;
+    __syncthreads();
+    return total;
+  }
+  ::cuda::ptx::barrier_cluster_arrive();
+  ::cuda::ptx::barrier_cluster_wait();
+  float total = *static_cast<const float*>(__cluster_map_shared_rank(slot, 0));
+#pragma unroll
+  for (int r = 1; r < Cluster; ++r)
+    total = op(total, *static_cast<const float*>(__cluster_map_shared_rank(slot, r)));
+  ::cuda::ptx::barrier_cluster_arrive();
+  ::cuda::ptx::barrier_cluster_wait();
+  return total;
+}
+
+template <int N, int Cluster, int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_rmsnorm(const float* x, const float* w, float* y)
+{
+  using Load = cub::BlockLoad<float, Threads, Items, cub::BLOCK_LOAD_STRIPED>;
+  using Store = cub::BlockStore<float, Threads, Items, cub::BLOCK_STORE_STRIPED>;
+  using Reduce = cub::BlockReduce<float, Threads>;
+  __shared__ typename Reduce::TempStorage ts;
+  __shared__ float slot;
+  const int rank = blockIdx.x % Cluster;
+  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
+  float xs[Items];
+  Load().Load(x + offset, xs);
+  float part = 0.0f;
+  for (int i = 0; i < Items; ++i) part += xs[i] * xs[i];
+  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, &slot);
+  const float scale = rsqrtf(total * (1.0f / N) + EPS);
+  const float* ws = w + rank * (Threads * Items) + threadIdx.x;
+  for (int i = 0; i < Items; ++i) xs[i] = xs[i] * scale * ws[i * Threads];
+  Store().Store(y + offset, xs);
+}
+
+template <int N, int Cluster, int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_softmax(const float* x, float* y)
+{
+  using Load = cub::BlockLoad<float, Threads, Items, cub::BLOCK_LOAD_STRIPED>;
+  using Store = cub::BlockStore<float, Threads, Items, cub::BLOCK_STORE_STRIPED>;
+  using Reduce = cub::BlockReduce<float, Threads>;
+  __shared__ typename Reduce::TempStorage ts;
+  __shared__ float slot;
+  const int rank = blockIdx.x % Cluster;
+  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
+  float xs[Items];
+  Load().Load(x + offset, xs);
+  float top = xs[0];
+  for (int i = 1; i < Items; ++i) top = ::cuda::std::max(top, xs[i]);
+  top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, &slot);
+  __syncthreads();
+  const float log2e = 1.4426950408889634f, shift = top * log2e;
+  float part = 0.0f;
+  for (int i = 0; i < Items; ++i)
+  {
+    xs[i] = exp2f(xs[i] * log2e - shift);
+    part += xs[i];
+  }
+  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, &slot);
+  const float inv = 1.0f / total;
+  for (int i = 0; i < Items; ++i) xs[i] *= inv;
+  Store().Store(y + offset, xs);
+}
+"""
+
+
+def _by_path(name: str, file: str) -> Any:
+    """A module of this folder loaded by path (the folder is kept off sys.path: copy.py shadows the
+    stdlib's copy)."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(file))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _copy_bench() -> Any:
+    return _by_path("coop_copy_bench", "copy.py")
+
+
+def _cutlass_half() -> Any:
+    return _by_path("coop_rows_cutlass", "_rows_cutlass.py")
+
+
+def _configs() -> list[tuple[int, int, int, int]]:
+    return [(n, c, t, i) for n, cs in CONFIGS.items() for c, t, i in cs]
+
+
+def _cub_kernels(arch: str, load: bool = True) -> dict[tuple[Any, ...], Any]:
+    """The CUB C++ kernels of the same design, compiled (and, with ``load``, loaded) for ``arch``
+    (``-use_fast_math``: exp2f and rsqrtf as the approximations the coop kernels use)."""
+    from cuda.cccl import get_include_paths
+    from cuda.core import Program, ProgramOptions
+
+    paths = get_include_paths()
+    incs = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
+    names = {}
+    for n, c, t, i in _configs():
+        for k in KERNELS:
+            names[(k, n, c, t, i)] = f"cub_{k}<{n}, {c}, {t}, {i}>"
+    options = ProgramOptions(
+        arch=arch, std="c++17", include_path=incs, define_macro=[("EPS", f"{EPS!r}f")], use_fast_math=True
+    )
+    module = Program(CUB_SOURCE, "c++", options).compile("cubin", name_expressions=tuple(names.values()))
+    return {k: module.get_kernel(v) if load else module for k, v in names.items()}
+
+
+# --- Numba kernels ---------------------------------------------------------------------------------
+
+
+def numba_rmsnorm(n: int, cluster: int, threads: int, items: int) -> Any:
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+    from numba.cuda import libdevice
+
+    tile = threads * items
+    inv_n, eps = np.float32(1.0 / n), np.float32(EPS)
+
+    def kernel(x, w, y):  # type: ignore[no-untyped-def]
+        b = cuda.blockIdx.x
+        rank = b % cluster
+        offset = (b // cluster) * n + rank * tile
+        xs = coop.ThreadData(items, np.float32)
+        coop.block.load(x, xs, offset=offset, algorithm="striped")
+        part = np.float32(0.0)
+        for i in range(items):
+            part += xs[i] * xs[i]
+        if cluster > 1:
+            total = coop.cluster.sum(part)
+        else:
+            total = coop.block.sum(part, broadcast=True)
+        scale = libdevice.rsqrtf(total * inv_n + eps)
+        base = rank * tile + cuda.threadIdx.x  # the weight of each item, read as it is scaled (striped)
+        for i in range(items):
+            xs[i] = xs[i] * scale * w[base + i * threads]
+        coop.block.store(y, xs, offset=offset, algorithm="striped")
+
+    return kernel
+
+
+def numba_softmax(n: int, cluster: int, threads: int, items: int) -> Any:
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    tile = threads * items
+
+    def kernel(x, y):  # type: ignore[no-untyped-def]
+        b = cuda.blockIdx.x
+        rank = b % cluster
+        offset = (b // cluster) * n + rank * tile
+        xs = coop.ThreadData(items, np.float32)
+        coop.block.load(x, xs, offset=offset, algorithm="striped")
+        top = xs[0]
+        for i in range(1, items):
+            top = max(top, xs[i])
+        if cluster > 1:
+            top = coop.cluster.reduce(top, "max")
+        else:
+            top = coop.block.reduce(top, "max", broadcast=True)
+        part = np.float32(0.0)
+        for i in range(items):
+            xs[i] = math.exp(xs[i] - top)  # fastmath: ex2.approx of (x - top) * log2(e)
+            part += xs[i]
+        if cluster > 1:
+            total = coop.cluster.sum(part)
+        else:
+            total = coop.block.sum(part, broadcast=True)
+        inv = np.float32(1.0) / total
+        for i in range(items):
+            xs[i] = xs[i] * inv
+        coop.block.store(y, xs, offset=offset, algorithm="striped")
+
+    return kernel
+
+
+_SIGS = {
+    "rmsnorm": "void(float32[::1], float32[::1], float32[::1])",
+    "softmax": "void(float32[::1], float32[::1])",
+}
+_NUMBA = {"rmsnorm": numba_rmsnorm, "softmax": numba_softmax}
+
+
+def numba_kernel(kernel: str, n: int, c: int, t: int, i: int) -> Any:
+    import cuda.coop.numba as numba_coop
+
+    return numba_coop.jit(_NUMBA[kernel](n, c, t, i), fastmath=True)
+
+
+def aot() -> int:
+    """Compile every kernel for sm_90a and report the coop kernels' SASS."""
+    os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
+    import cuda.coop.cutlass as cutlass_coop
+    import cuda.coop.numba as numba_coop
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    _cub_kernels("sm_90a", load=False)
+    print("CUB C++ kernels: compiled for sm_90a")
+    ct = _cutlass_half()
+    bad = 0
+    for n, c, t, i in _configs():
+        for k in KERNELS:
+            r = numba_coop.compile(
+                numba_kernel(k, n, c, t, i), _SIGS[k], block=t, cluster=c if c > 1 else None
+            ).inspect()
+            tensors = [make_fake_compact_tensor(cutlass.Float32, (n * 8,), assumed_align=16)]
+            if k == "rmsnorm":
+                tensors.append(make_fake_compact_tensor(cutlass.Float32, (n,), assumed_align=16))
+            tensors.append(make_fake_compact_tensor(cutlass.Float32, (n * 8,), assumed_align=16))
+            q = cutlass_coop.compile(getattr(ct, k)(n, c, t, i), *tensors).inspect()
+            for name, rep in (("numba", r), ("cute", q)):
+                regs = max(rep.registers.values())
+                ok = rep.calls == 0 and rep.local_loads == 0 and rep.local_stores == 0
+                bad += not ok
+                print(
+                    f"{k} N={n} {c}x{t}x{i} {name}: {regs} registers, {rep.calls} CALL, "
+                    f"{rep.local_loads} LDL, {rep.local_stores} STL{'' if ok else '  <-- not inlined'}"
+                )
+    return 1 if bad else 0
+
+
+# --- the GPU run -----------------------------------------------------------------------------------
+
+
+def _peers() -> dict[str, Any]:
+    """The installed peers' functions: name -> (rmsnorm(x, w), softmax(x)) or the reason it is missing."""
+    import torch
+
+    peers: dict[str, Any] = {
+        "torch": (
+            lambda x, w: torch.nn.functional.rms_norm(x, (x.shape[-1],), w, EPS),
+            lambda x: torch.softmax(x, -1),
+        )
+    }
+    try:
+        from quack.rmsnorm import rmsnorm_fwd
+        from quack.softmax import softmax_fwd
+
+        peers["quack"] = (lambda x, w: rmsnorm_fwd(x, w, eps=EPS)[0], softmax_fwd)
+    except Exception as exc:  # not installed, or it fails to import here
+        peers["quack"] = f"quack-kernels not available ({type(exc).__name__}: {exc})"
+    try:
+        from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+        from liger_kernel.ops.softmax import LigerSoftmaxFunction
+
+        peers["liger"] = (
+            lambda x, w: LigerRMSNormFunction.apply(x, w, EPS, 0.0, "llama", False),
+            LigerSoftmaxFunction.apply,
+        )
+    except Exception as exc:
+        peers["liger"] = f"liger-kernel not available ({type(exc).__name__}: {exc})"
+    return peers
+
+
+def _reference(kernel: str, x: Any, w: Any) -> Any:
+    x64 = x.double()
+    if kernel == "rmsnorm":
+        return x64 * (x64.square().mean(-1, keepdim=True) + EPS).rsqrt() * w.double()
+    return x64.softmax(-1)
+
+
+def _close(kernel: str, got: Any, ref: Any) -> tuple[bool, float]:
+    """(within tolerance, largest error relative to the row's largest reference value)."""
+    err = (got.double() - ref).abs().amax(-1) / ref.abs().amax(-1)
+    worst = float(err.max())
+    return worst < (1e-5 if kernel == "rmsnorm" else 1e-4), worst
+
+
+def run(elements: int, reps: int, only: str | None) -> dict[str, Any]:
+    import cuda.coop.cutlass as cutlass_coop
+    import torch
+    from cuda.core import LaunchConfig, launch
+    from cutlass.cute.runtime import from_dlpack
+
+    bench = _copy_bench()
+    _dev, arch, _s, _d, stream = bench._device_and_data(1 << 10)
+    cub = _cub_kernels(arch)
+    ct = _cutlass_half()
+    peers = _peers()
+    props = torch.cuda.get_device_properties(0)
+    res: dict[str, Any] = {
+        "device": props.name,
+        "elements": elements,
+        "peers": {k: v if isinstance(v, str) else "ok" for k, v in peers.items()},
+        "rows": [],
+        "checks": [],
+    }
+    kernels = [k for k in KERNELS if only in (None, k)]
+    for n in CONFIGS:
+        rows = elements // n
+        x = torch.randn(rows, n, device="cuda", dtype=torch.float32)
+        w = 1.0 + 0.1 * torch.randn(n, device="cuda", dtype=torch.float32)
+        roof_out = torch.empty_like(x)
+        gb = 2 * x.numel() * 4 / 1e9
+        for kernel in kernels:
+            ref = _reference(kernel, x, w)
+            fns: dict[str, Any] = {"copy": lambda o=roof_out, x=x: o.copy_(x)}
+            outs: dict[str, Any] = {}
+            for name, fn in peers.items():
+                if isinstance(fn, str):
+                    continue
+                f = fn[0] if kernel == "rmsnorm" else fn[1]
+                args = (x, w) if kernel == "rmsnorm" else (x,)
+                try:
+                    outs[name] = f(*args)
+                except Exception as exc:  # e.g. liger refuses rows longer than 65536
+                    res["checks"].append(
+                        {
+                            "kernel": kernel,
+                            "n": n,
+                            "who": name,
+                            "skipped": f"{type(exc).__name__}: {exc}"[:200],
+                        }
+                    )
+                    continue
+                fns[name] = lambda f=f, args=args: f(*args)
+            for c, t, i in CONFIGS[n]:
+                tag = f"{c}x{t}x{i}"
+                y_nb, y_ct, y_cub = (torch.full_like(x, float("nan")) for _ in range(3))
+                xf = x.view(-1)
+                nb = numba_kernel(kernel, n, c, t, i)
+                launch_nb = nb.configure(rows * c, t, cluster=c if c > 1 else None)
+                nb_args = (xf, w, y_nb.view(-1)) if kernel == "rmsnorm" else (xf, y_nb.view(-1))
+                fns[f"numba {tag}"] = lambda launch_nb=launch_nb, a=nb_args: launch_nb(*a)
+                cts = [
+                    from_dlpack(v, assumed_align=16)
+                    for v in ((xf, w, y_ct.view(-1)) if kernel == "rmsnorm" else (xf, y_ct.view(-1)))
+                ]
+                compiled = cutlass_coop.compile(getattr(ct, kernel)(n, c, t, i), *cts)
+                fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
+                cfg = (
+                    LaunchConfig(grid=rows * c, block=t, cluster=c)
+                    if c > 1
+                    else LaunchConfig(grid=rows * c, block=t)
+                )
+                params = [v.data_ptr() for v in ((x, w, y_cub) if kernel == "rmsnorm" else (x, y_cub))]
+                k_cub = cub[(kernel, n, c, t, i)]
+                fns[f"cub {tag}"] = lambda cfg=cfg, k_cub=k_cub, params=params: launch(
+                    stream, cfg, k_cub, *params
+                )
+                for who in ("numba", "cute", "cub"):
+                    fns[f"{who} {tag}"]()
+                torch.cuda.synchronize()
+                outs.update({f"numba {tag}": y_nb, f"cute {tag}": y_ct, f"cub {tag}": y_cub})
+            for who, got in outs.items():
+                ok, worst = _close(kernel, got, ref)
+                res["checks"].append({"kernel": kernel, "n": n, "who": who, "ok": ok, "error": worst})
+                if not ok:
+                    print(f"CHECK FAILED: {kernel} N={n} {who}: relative error {worst:.2e}", file=sys.stderr)
+                    fns.pop(who, None)
+            del ref
+            times = bench._interleaved(fns, reps, torch)
+            row = {"kernel": kernel, "n": n, **{k: gb / v for k, v in times.items()}}
+            res["rows"].append(row)
+            print(
+                f"{kernel} N={n}: "
+                + ", ".join(f"{k} {v:.0f}" for k, v in row.items() if isinstance(v, float))
+            )
+    return res
+
+
+def _print_tables(res: dict[str, Any]) -> None:
+    table = _copy_bench()._table
+    for kernel in KERNELS:
+        rows = [r for r in res["rows"] if r["kernel"] == kernel]
+        if not rows:
+            continue
+        out = []
+        for r in rows:
+
+            def best(who: str, r: dict[str, Any] = r) -> tuple[float, str]:
+                cands = [(v, k.split(" ", 1)[1]) for k, v in r.items() if k.startswith(who + " ")]
+                return max(cands) if cands else (math.nan, "-")
+
+            nb, ct, cb = best("numba"), best("cute"), best("cub")
+            peer = {p: r.get(p, math.nan) for p in ("quack", "liger", "torch")}
+            ours = max(nb[0], ct[0])
+            out.append(
+                [
+                    str(r["n"]),
+                    f"{nb[0]:.0f} ({nb[1]})",
+                    f"{ct[0]:.0f} ({ct[1]})",
+                    f"{cb[0]:.0f} ({cb[1]})",
+                    *(f"{peer[p]:.0f}" for p in peer),
+                    f"{r['copy']:.0f}",
+                    f"{nb[0] / peer['quack']:.3f} / {ct[0] / peer['quack']:.3f}",
+                    f"{nb[0] / peer['liger']:.3f} / {ct[0] / peer['liger']:.3f}",
+                    f"{ours / r['copy']:.3f}",
+                ]
+            )
+        table(
+            f"{kernel} forward, float32, {res['elements']} elements, GB/s (best of the configurations: "
+            "cluster x threads x items)",
+            [
+                "N",
+                "coop Numba",
+                "coop CuTe",
+                "CUB C++",
+                "quack",
+                "liger",
+                "torch",
+                "copy",
+                "Numba / CuTe vs quack",
+                "vs liger",
+                "best / copy",
+            ],
+            out,
+        )
+    for name, state in res["peers"].items():
+        if state != "ok":
+            print(f"\n{name}: {state}")
+    skipped = [c for c in res["checks"] if "skipped" in c]
+    for c in skipped:
+        print(f"{c['who']} {c['kernel']} N={c['n']}: {c['skipped']}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--elements", type=int, default=1 << 27)
+    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--only", choices=KERNELS, default=None)
+    ap.add_argument("--aot", action="store_true")
+    args = ap.parse_args()
+    if args.aot:
+        sys.exit(aot())
+    res = run(args.elements, args.reps, args.only)
+    _print_tables(res)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=1)
+    failed = [c for c in res["checks"] if c.get("ok") is False]
+    if failed:
+        sys.exit(f"{len(failed)} outputs failed their check")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``coop.cluster`` without a GPU: both DSLs compile the cluster test kernels ahead of time for
+sm_90a with every provider inlined (0 CALL, 0 LDL/STL), the wrapper is specialised for the launch's
+cluster, and the typed errors: a launch without a cluster, more than 16 blocks, a grid that is not a
+multiple of the cluster, a target before sm_90."""
+
+from __future__ import annotations
+
+import pytest
+from cuda import coop
+from cuda.coop._catalog import CATALOG
+from cuda.coop._kinds import Arg, Form
+from cuda.coop._primitive import Launch, normalize_cluster_dims
+from cuda.coop._render import render_bundle
+
+from . import _cluster_kernels as ck
+
+_SIG = (
+    "void(int32[::1], float32[::1], int64[::1], int32[::1], float32[::1], float32[::1], int32[::1], "
+    "float32[::1], int32[::1], int32[::1], int64[::1])"
+)
+_TYPES = (
+    "int32",
+    "float32",
+    "int64",
+    "int32",
+    "float32",
+    "float32",
+    "int32",
+    "float32",
+    "int32",
+    "int32",
+    "int64",
+)
+_CONFIGS = [ck.Config(2, (128, 1, 1), 4), ck.Config(16, (5, 7, 2), 1)]
+
+
+def _plan(cluster: tuple[int, int, int] | None, name: str = "cluster.sum") -> object:
+    x = Arg(Form.THREAD_DATA, "ThreadData(4, float32)", dtype="float32", items=4)
+    return CATALOG[name].resolve(
+        {"x": x}, Launch((128, 1, 1), "unknown", cluster_dims=cluster, no_cluster="fix it")
+    )
+
+
+def test_cluster_namespace() -> None:
+    assert coop.cluster.__all__ == ["sum", "reduce", "argmax", "argmin"]
+    with pytest.raises(coop.CoopHostCallError):
+        coop.cluster.sum(1.0)
+
+
+def test_request_is_specialised_for_the_cluster() -> None:
+    plan = _plan((4, 1, 1))
+    assert plan.request.cluster_dims == (4, 1, 1)  # type: ignore[attr-defined]
+    assert plan.request.symbol.endswith("_c4x1x1")  # type: ignore[attr-defined]
+    source = render_bundle([plan.request], ()).source  # type: ignore[attr-defined]
+    assert "class coop_cluster_reduce" in source and ", 4>" in source
+    block = CATALOG["block.sum"].resolve(
+        {"x": Arg(Form.THREAD_DATA, "t", dtype="float32", items=4)},
+        Launch((128, 1, 1), "u", cluster_dims=(4, 1, 1)),
+    )
+    assert block.request.cluster_dims is None  # a block row is the same whatever the cluster
+    assert "coop_cluster_reduce" not in render_bundle([block.request], ()).source
+
+
+def test_launch_without_a_cluster() -> None:
+    with pytest.raises(coop.CoopLaunchConfigError, match="launch has none; fix it"):
+        _plan(None)
+
+
+@pytest.mark.parametrize("dims", [17, (4, 4, 2), (0, 1), "2", (1, 2, 3, 4)])
+def test_bad_cluster_dims(dims: object) -> None:
+    with pytest.raises(coop.CoopLaunchConfigError, match="cluster"):
+        normalize_cluster_dims(dims, what="k: cluster")
+
+
+@pytest.mark.parametrize("cfg", _CONFIGS, ids=[c.id() for c in _CONFIGS])
+def test_numba_aot(cfg: ck.Config) -> None:
+    numba_coop = pytest.importorskip("cuda.coop.numba")
+    compiled = numba_coop.compile(ck.numba_kernel(cfg), _SIG, block=cfg.block, cluster=cfg.cluster)
+    assert compiled.cluster == (cfg.cluster, 1, 1)
+    report = compiled.inspect()
+    assert (report.calls, report.local_loads, report.local_stores) == (0, 0, 0)
+    assert "UCGABAR_ARV" in report.sass and "UCGABAR_WAIT" in report.sass  # the cluster barriers
+
+
+def test_numba_errors() -> None:
+    numba_coop = pytest.importorskip("cuda.coop.numba")
+    kernel = ck.numba_kernel(_CONFIGS[0])
+    with pytest.raises(coop.CoopLaunchConfigError, match=r"coop\.cluster\.sum .* has none; .*cluster="):
+        numba_coop.compile(kernel, _SIG, block=128)
+    with pytest.raises(coop.CoopLaunchConfigError, match="from sm_90 on; the kernel is built for sm_80"):
+        numba_coop.compile(kernel, _SIG, block=128, cluster=2, arch="sm_80")
+    with pytest.raises(coop.CoopLaunchConfigError, match="has 32 blocks"):
+        numba_coop.compile(kernel, _SIG, block=128, cluster=(4, 4, 2))
+    jitted = numba_coop.jit(kernel)
+    with pytest.raises(
+        coop.CoopLaunchConfigError, match=r"grid \(5, 1, 1\) is not a multiple of the cluster"
+    ):
+        jitted.configure(5, 128, cluster=2)
+
+
+def _fakes() -> list[object]:
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    types = {"int32": cutlass.Int32, "float32": cutlass.Float32, "int64": cutlass.Int64}
+    return [make_fake_compact_tensor(types[t], (4096,), assumed_align=16) for t in _TYPES]
+
+
+@pytest.mark.parametrize("cfg", _CONFIGS, ids=[c.id() for c in _CONFIGS])
+def test_cutlass_aot(cfg: ck.Config) -> None:
+    cutlass_coop = pytest.importorskip("cuda.coop.cutlass")
+    report = cutlass_coop.compile(ck.cute_host(cfg), *_fakes()).inspect()
+    assert (report.calls, report.local_loads, report.local_stores) == (0, 0, 0)
+    assert "UCGABAR_ARV" in report.sass and "UCGABAR_WAIT" in report.sass
+
+
+def test_cutlass_launch_without_a_cluster() -> None:
+    cutlass_coop = pytest.importorskip("cuda.coop.cutlass")
+    with pytest.raises(
+        coop.CoopLaunchConfigError, match=r"has none; launch it with kernel\(\.\.\.\)\.launch\("
+    ):
+        cutlass_coop.compile(ck.cute_host_without_cluster(), _fakes()[1])
