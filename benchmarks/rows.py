@@ -332,7 +332,7 @@ def _close(kernel: str, got: Any, ref: Any) -> tuple[bool, float]:
     return worst < (1e-5 if kernel == "rmsnorm" else 1e-4), worst
 
 
-def run(elements: int, reps: int, only: str | None) -> dict[str, Any]:
+def run(elements: int, reps: int, only: str | None, lengths: list[int] | None = None) -> dict[str, Any]:
     import cuda.coop.cutlass as cutlass_coop
     import torch
     from cuda.core import LaunchConfig, launch
@@ -352,7 +352,7 @@ def run(elements: int, reps: int, only: str | None) -> dict[str, Any]:
         "checks": [],
     }
     kernels = [k for k in KERNELS if only in (None, k)]
-    for n in CONFIGS:
+    for n in lengths or CONFIGS:
         rows = elements // n
         x = torch.randn(rows, n, device="cuda", dtype=torch.float32)
         w = 1.0 + 0.1 * torch.randn(n, device="cuda", dtype=torch.float32)
@@ -368,7 +368,9 @@ def run(elements: int, reps: int, only: str | None) -> dict[str, Any]:
                 f = fn[0] if kernel == "rmsnorm" else fn[1]
                 args = (x, w) if kernel == "rmsnorm" else (x,)
                 try:
+                    print(f"first call: {kernel} N={n} {name}", file=sys.stderr, flush=True)
                     outs[name] = f(*args)
+                    torch.cuda.synchronize()
                 except Exception as exc:  # e.g. liger refuses rows longer than 65536
                     res["checks"].append(
                         {
@@ -394,10 +396,9 @@ def run(elements: int, reps: int, only: str | None) -> dict[str, Any]:
                 ]
                 compiled = cutlass_coop.compile(getattr(ct, kernel)(n, c, t, i), *cts)
                 fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
+                # cuda.core's grid counts clusters when a cluster is given (coop's and CuTe's count blocks)
                 cfg = (
-                    LaunchConfig(grid=rows * c, block=t, cluster=c)
-                    if c > 1
-                    else LaunchConfig(grid=rows * c, block=t)
+                    LaunchConfig(grid=rows, block=t, cluster=c) if c > 1 else LaunchConfig(grid=rows, block=t)
                 )
                 params = [v.data_ptr() for v in ((x, w, y_cub) if kernel == "rmsnorm" else (x, y_cub))]
                 k_cub = cub[(kernel, n, c, t, i)]
@@ -405,8 +406,9 @@ def run(elements: int, reps: int, only: str | None) -> dict[str, Any]:
                     stream, cfg, k_cub, *params
                 )
                 for who in ("numba", "cute", "cub"):
+                    print(f"first call: {kernel} N={n} {who} {tag}", file=sys.stderr, flush=True)
                     fns[f"{who} {tag}"]()
-                torch.cuda.synchronize()
+                    torch.cuda.synchronize()
                 outs.update({f"numba {tag}": y_nb, f"cute {tag}": y_ct, f"cub {tag}": y_cub})
             for who, got in outs.items():
                 ok, worst = _close(kernel, got, ref)
@@ -487,10 +489,13 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     ap.add_argument("--only", choices=KERNELS, default=None)
     ap.add_argument("--aot", action="store_true")
+    ap.add_argument(
+        "--n", type=int, action="append", choices=sorted(CONFIGS), help="row lengths (default: all)"
+    )
     args = ap.parse_args()
     if args.aot:
         sys.exit(aot())
-    res = run(args.elements, args.reps, args.only)
+    res = run(args.elements, args.reps, args.only, args.n)
     _print_tables(res)
     if args.json:
         with open(args.json, "w") as f:

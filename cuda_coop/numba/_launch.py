@@ -203,6 +203,13 @@ class Plan:
             if cluster[0] * cluster[1] * cluster[2] > PORTABLE_CLUSTER_BLOCKS:  # the GPU must allow it
                 attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
                 (err,) = driver.cuFuncSetAttribute(self.function, attr, 1)
+                if err == driver.CUresult.CUDA_ERROR_INVALID_HANDLE:  # the handle is a library CUkernel
+                    kernel_attr = (
+                        driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+                    )
+                    (err,) = driver.cuKernelSetAttribute(
+                        kernel_attr, 1, driver.CUkernel(int(self.function)), driver.CUdevice(self.device)
+                    )
                 if err:
                     raise CoopLaunchConfigError(
                         f"{what}: this GPU does not allow a cluster of {cluster} "
