@@ -571,19 +571,25 @@ class Primitive:
         return tuple(slots), tuple(returns)
 
 
-def normalize_block_dims(dims: object, *, what: str) -> tuple[int, int, int]:
-    """Normalise an int or a tuple/list of 1 to 3 positive ints (Python or NumPy integers) into
-    ``(x, y, z)``."""
+def _dims3(dims: object, what: str, allowed: str) -> tuple[int, int, int]:
+    """An int or a tuple/list of 1 to 3 positive ints (Python or NumPy integers) as ``(x, y, z)``."""
     if is_int(dims):
         dims = (dims,)
     if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3:
-        raise CoopLaunchConfigError(f"{what} must be an int or a tuple of 1 to 3 ints, got {dims!r}")
+        raise CoopLaunchConfigError(f"{what} must be {allowed}, got {dims!r}")
     if not all(is_int(d) and operator.index(d) > 0 for d in dims):
         raise CoopLaunchConfigError(f"{what} must be positive ints, got {dims!r}")
     full = tuple(operator.index(d) for d in dims) + (1,) * (3 - len(dims))
+    return (full[0], full[1], full[2])
+
+
+def normalize_block_dims(dims: object, *, what: str) -> tuple[int, int, int]:
+    """Normalise an int or a tuple/list of 1 to 3 positive ints (Python or NumPy integers) into
+    ``(x, y, z)``."""
+    full = _dims3(dims, what, "an int or a tuple of 1 to 3 ints")
     if full[0] * full[1] * full[2] > 1024:
         raise CoopLaunchConfigError(f"{what}={dims!r} has more than 1024 threads")
-    return (full[0], full[1], full[2])
+    return full
 
 
 def normalize_cluster_dims(dims: object, *, what: str) -> tuple[int, int, int] | None:
@@ -591,20 +597,14 @@ def normalize_cluster_dims(dims: object, *, what: str) -> tuple[int, int, int] |
     ints) into ``(x, y, z)``; at most :data:`MAX_CLUSTER_BLOCKS` blocks."""
     if dims is None:
         return None
-    if is_int(dims):
-        dims = (dims,)
-    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3:
-        raise CoopLaunchConfigError(f"{what} must be None, an int or a tuple of 1 to 3 ints, got {dims!r}")
-    if not all(is_int(d) and operator.index(d) > 0 for d in dims):
-        raise CoopLaunchConfigError(f"{what} must be positive ints, got {dims!r}")
-    full = tuple(operator.index(d) for d in dims) + (1,) * (3 - len(dims))
+    full = _dims3(dims, what, "None, an int or a tuple of 1 to 3 ints")
     blocks = full[0] * full[1] * full[2]
     if blocks > MAX_CLUSTER_BLOCKS:
         raise CoopLaunchConfigError(
             f"{what}={dims!r} has {blocks} blocks; GPUs allow at most {PORTABLE_CLUSTER_BLOCKS} (portable) "
             f"or {MAX_CLUSTER_BLOCKS} (H100/H200, non-portable)"
         )
-    return (full[0], full[1], full[2])
+    return full
 
 
 def check_items_per_thread(value: object, *, primitive: str) -> int:
