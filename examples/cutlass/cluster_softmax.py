@@ -45,7 +45,7 @@ def softmax_kernel(x: cute.Tensor, y: cute.Tensor) -> None:
     for i in cutlass.range_constexpr(ITEMS):
         items[i] = cute.math.exp2((items[i] - top) * LOG2E, fastmath=True)
         part += items[i]
-    inv = 1.0 / coop.cluster.sum(part)
+    inv = cute.arch.rcp_approx(coop.cluster.sum(part))  # rcp.approx, as quack-kernels
     for i in cutlass.range_constexpr(ITEMS):
         items[i] = items[i] * inv
     coop.block.store(y, items, offset=offset, algorithm="striped")
