@@ -437,13 +437,7 @@ class Primitive:
                 f"{self.qualname} combines the blocks of a thread-block cluster, and the "
                 f"launch{launch.where} has none; {launch.no_cluster}"
             )
-        blocks = dims[0] * dims[1] * dims[2]
-        if blocks > MAX_CLUSTER_BLOCKS:
-            raise CoopLaunchConfigError(
-                f"{self.qualname}: a cluster of {dims} has {blocks} blocks; GPUs allow at most "
-                f"{PORTABLE_CLUSTER_BLOCKS} (portable) or {MAX_CLUSTER_BLOCKS} (H100/H200, non-portable)"
-            )
-        return dims
+        return _check_cluster_blocks(dims, f"{self.qualname}: a cluster of {dims}")
 
     def _check_combinations(self, r: Resolver) -> None:
         for p in self.params:
@@ -597,14 +591,21 @@ def normalize_cluster_dims(dims: object, *, what: str) -> tuple[int, int, int] |
     ints) into ``(x, y, z)``; at most :data:`MAX_CLUSTER_BLOCKS` blocks."""
     if dims is None:
         return None
-    full = _dims3(dims, what, "None, an int or a tuple of 1 to 3 ints")
-    blocks = full[0] * full[1] * full[2]
+    return _check_cluster_blocks(
+        _dims3(dims, what, "None, an int or a tuple of 1 to 3 ints"), f"{what}={dims!r}"
+    )
+
+
+def _check_cluster_blocks(dims: tuple[int, int, int], what: str) -> tuple[int, int, int]:
+    """``dims``, or CoopLaunchConfigError (``what`` names the cluster) when it has more blocks than
+    any GPU allows in a cluster."""
+    blocks = dims[0] * dims[1] * dims[2]
     if blocks > MAX_CLUSTER_BLOCKS:
         raise CoopLaunchConfigError(
-            f"{what}={dims!r} has {blocks} blocks; GPUs allow at most {PORTABLE_CLUSTER_BLOCKS} (portable) "
-            f"or {MAX_CLUSTER_BLOCKS} (H100/H200, non-portable)"
+            f"{what} has {blocks} blocks; GPUs allow at most {PORTABLE_CLUSTER_BLOCKS} (portable) or "
+            f"{MAX_CLUSTER_BLOCKS} (H100/H200, non-portable)"
         )
-    return full
+    return dims
 
 
 def check_items_per_thread(value: object, *, primitive: str) -> int:

@@ -412,6 +412,18 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("warp-argmin-width", "coop.warp.argmin(s, threads_in_warp=3)", V, "threads_in_warp=3 is not a logical"),
     ("warp-argmax-indices-array", "coop.warp.argmax(items, indices=src)", E,
      "indices must be a coop.ThreadData of 4 int32 items"),
+    # cluster (argument errors come before the launch's; the table's kernels have no cluster)
+    ("cluster-sum-array", "coop.cluster.sum(src)", E,
+     "x must be a coop.ThreadData created in the kernel or a typed scalar"),
+    ("cluster-sum-unknown-algorithm", "coop.cluster.sum(items, algorithm='fast')", V,
+     "unknown algorithm='fast'"),
+    ("cluster-reduce-unknown-op", "coop.cluster.reduce(items, 'avg')", V, "unknown op='avg'"),
+    ("cluster-argmax-indices-float", "coop.cluster.argmax(items, indices=items)", E,
+     "indices must be a coop.ThreadData of 4 int32 items"),
+    ("cluster-argmin-broadcast", "coop.cluster.argmin(items, broadcast=True)", E,
+     "unexpected keyword argument 'broadcast'"),
+    ("cluster-sum-no-cluster", "coop.cluster.sum(items)", coop.CoopLaunchConfigError,
+     "combines the blocks of a thread-block cluster, and the launch"),
     # the complex product on what is not complex (complex numbers themselves: COMPLEX_ROWS)
     ("complex-mul-on-float", "coop.block.inclusive_scan(items, 'complex_mul')", E,
      "op='complex_mul' multiplies complex numbers: x must have complex items"),
@@ -606,6 +618,7 @@ HOST_ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("warp-load-on-the-host", "coop.warp.load(None, None)", H, "coop.warp.load is a kernel-side"),
     ("warp-sort-on-the-host", "coop.warp.merge_sort(None, 'less')", H,
      "coop.warp.merge_sort is a kernel-side"),
+    ("cluster-sum-on-the-host", "coop.cluster.sum(1.0)", H, "coop.cluster.sum is a kernel-side"),
     ("thread-data-on-the-host", "coop.ThreadData(4)", H, "coop.ThreadData is a kernel-side"),
     ("temp-storage-on-the-host", "coop.TempStorage(1)", H, "coop.TempStorage is a kernel-side"),
     ("compile-output", "numba_coop.compile(k, SIG, block=128, output='sass')", V, "output='sass'"),
@@ -625,6 +638,10 @@ HOST_ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("jit-bad-signature-list", "numba_coop.jit(['void(int32)', 3])", E, "not a list of signatures"),
     ("jit-not-a-function", "numba_coop.jit(3)", E, "expected a Python function"),
     ("launch-config", "numba_coop.jit(k)[1]", E, "config takes (grid, block"),
+    ("compile-cluster-too-large", "numba_coop.compile(k, SIG, block=128, cluster=17)",
+     coop.CoopLaunchConfigError, "compile: cluster=17 has 17 blocks"),
+    ("configure-cluster-grid", "numba_coop.jit(k).configure(3, 128, cluster=2)", coop.CoopLaunchConfigError,
+     "is not a multiple of the cluster (2, 1, 1)"),
 ]  # fmt: skip
 
 

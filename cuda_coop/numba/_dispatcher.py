@@ -274,8 +274,8 @@ class _Launch:
                 f"{what}: a launch with a cluster cannot pass {exc}; pass GPU arrays (Numba device arrays, "
                 "torch or CuPy tensors) and scalars"
             ) from None
-        key = (self._dims, self._cluster, current_context(), keys)
-        plan = self._cache.plans().get(key)
+        plans = self._cache.plans()
+        plan = plans.get((self._dims, self._cluster, current_context(), keys))
         if plan is None:
             with kernel.compiling(self._dims, self._cluster):
                 disp = kernel.for_block(self._dims, self._cluster)
@@ -288,7 +288,8 @@ class _Launch:
             problem = plan.plan.reject(keys)
             if problem:  # pragma: no cover - the kernel was just compiled for these arguments
                 raise CoopTypeError(f"{what}: {problem}")
-            self._cache.plans()[(self._dims, self._cluster, current_context(), keys)] = plan
+            # keyed by the context current now: the compile may have created it
+            plans[(self._dims, self._cluster, current_context(), keys)] = plan
         plan.launch(self._grid, self._dims, self._shmem, self._stream, values)
 
     def _numba(self, args: tuple[Any, ...], key: tuple[Any, ...] | None) -> None:
