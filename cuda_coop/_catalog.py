@@ -2390,9 +2390,10 @@ _CLUSTER_RESULT = (Result("result", "the cluster's aggregate."),)
 _CLUSTER_DETAILS = (
     "All threads of every block of the cluster must call it, in a kernel launched with a thread-block "
     "cluster (sm_90 or later; the cluster dims come from the launch, as the block dims do). Each block "
-    "reduces its items with CUB's BlockReduce; then every thread combines the blocks' aggregates, read "
-    "from the blocks' shared memory (distributed shared memory), in block-rank order, so every thread of "
-    "every block gets the same value. Two cluster barriers per call."
+    "reduces its items with CUB's BlockReduce; then each block's aggregate is pushed into every block's "
+    "shared memory (distributed shared memory, signalled on an mbarrier) and every thread folds the "
+    "blocks' aggregates in block-rank order, so every thread of every block gets the same value. One "
+    "cluster barrier per call."
 )
 _CLUSTER_RETURNS = "the cluster's aggregate, in every thread of every block of the cluster."
 

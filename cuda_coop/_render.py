@@ -127,77 +127,109 @@ _CLUSTER_PREAMBLE = """
 #include <cuda/ptx>
 
 // coop's cluster reduction (sm_90+): CUB's BlockReduce in each block of the thread-block cluster, then
-// every thread folds the blocks' aggregates, read from the blocks' shared memory (distributed shared
-// memory) in block-rank order, so that every thread of every block gets the same value. The interface
-// is BlockReduce's (a TempStorage, Reduce and Sum of an item or of a thread's items).
+// thread 0 of every block pushes its block's aggregate into slot `rank` of every block's inbox
+// (distributed shared memory) and arrives on that block's mbarrier; every thread waits on its own
+// block's mbarrier and folds the inbox in block-rank order, so that every thread of every block gets
+// the same value. One cluster barrier per call (it orders each block's re-armed mbarrier before any
+// peer's push, and every thread's reads of the previous call's inbox before the next push into it);
+// no block reads another's shared memory, so a block may exit as soon as its own inbox is full.
+// The interface is BlockReduce's (a TempStorage, Reduce and Sum of an item or of a thread's items).
 template <typename T, int BLOCK_DIM_X, cub::BlockReduceAlgorithm ALGORITHM, int BLOCK_DIM_Y, int BLOCK_DIM_Z,
           int CLUSTER_BLOCKS>
 class coop_cluster_reduce
 {
   using block_t = cub::BlockReduce<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y, BLOCK_DIM_Z>;
-  struct storage_t
+  static constexpr int block_threads = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+
+  // The pushed aggregates of one call and the mbarrier their arrivals complete: not in the block's
+  // scratch (a thread that has returned may reuse that while another still reads its inbox), one per
+  // instantiation; calls that share it are ordered by the barrier each call passes first (below).
+  struct inbox_t
   {
-    typename block_t::TempStorage block;
-    cub::Uninitialized<T> aggregate; // this block's, read by every block of the cluster
+    cub::Uninitialized<T> slot[CLUSTER_BLOCKS];
+    ::cuda::std::uint64_t full;
   };
 
+  static __device__ __forceinline__ inbox_t& inbox()
+  {
+    __shared__ inbox_t storage;
+    return storage;
+  }
+
 public:
-  struct TempStorage : cub::Uninitialized<storage_t>
-  {};
+  using TempStorage = typename block_t::TempStorage;
 
   __device__ __forceinline__ explicit coop_cluster_reduce(TempStorage& storage)
-      : storage(storage.Alias())
+      : storage(storage)
   {}
 
   template <typename Op>
   __device__ __forceinline__ T Reduce(T x, Op op)
   {
-    return combine(block_t(storage.block).Reduce(x, op), op);
+    return combine(block_t(storage).Reduce(x, op), op);
   }
 
   template <int N, typename Op>
   __device__ __forceinline__ T Reduce(T (&x)[N], Op op)
   {
-    return combine(block_t(storage.block).Reduce(x, op), op);
+    return combine(block_t(storage).Reduce(x, op), op);
   }
 
   __device__ __forceinline__ T Sum(T x)
   {
-    return combine(block_t(storage.block).Sum(x), ::cuda::std::plus<>{});
+    return combine(block_t(storage).Sum(x), ::cuda::std::plus<>{});
   }
 
   template <int N>
   __device__ __forceinline__ T Sum(T (&x)[N])
   {
-    return combine(block_t(storage.block).Sum(x), ::cuda::std::plus<>{});
+    return combine(block_t(storage).Sum(x), ::cuda::std::plus<>{});
   }
 
 private:
-  storage_t& storage;
-
-  __device__ __forceinline__ const T& of_block(int rank)
-  {
-    return *static_cast<const T*>(__cluster_map_shared_rank(&storage.aggregate.Alias(), rank));
-  }
+  TempStorage& storage;
 
   template <typename Op>
   __device__ __forceinline__ T combine(const T& aggregate, Op op)
   {
-    if (cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z) == 0)
+    inbox_t& in = inbox();
+    const int tid = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
+    // Every thread is past its wait of the previous call once the block has met here: BlockReduce's
+    // own barrier does that for blocks of more than a warp; a one-warp block meets at a warp barrier.
+    if constexpr (block_threads <= 32)
     {
-      storage.aggregate.Alias() = aggregate; // CUB defines it in thread 0
+      __syncwarp();
     }
-    ::cuda::ptx::barrier_cluster_arrive(); // release: every block's aggregate is written ...
-    ::cuda::ptx::barrier_cluster_wait(); // acquire: ... and visible to every thread of the cluster
-    T total = of_block(0);
+    if (tid == 0)
+    {
+      ::cuda::ptx::mbarrier_init(&in.full, CLUSTER_BLOCKS);
+      ::cuda::ptx::fence_mbarrier_init(::cuda::ptx::sem_release, ::cuda::ptx::scope_cluster);
+    }
+    // release / acquire: every block's mbarrier is armed and every thread has read the previous call's
+    // inbox before any block pushes into another
+    ::cuda::ptx::barrier_cluster_arrive();
+    ::cuda::ptx::barrier_cluster_wait();
+    if (tid == 0) // CUB defines the aggregate in thread 0
+    {
+      const unsigned rank = __clusterRelativeBlockRank();
+#pragma unroll
+      for (int peer = 0; peer < CLUSTER_BLOCKS; ++peer)
+      {
+        inbox_t& theirs = *static_cast<inbox_t*>(__cluster_map_shared_rank(&in, peer));
+        theirs.slot[rank].Alias() = aggregate;
+        ::cuda::ptx::mbarrier_arrive(
+          ::cuda::ptx::sem_release, ::cuda::ptx::scope_cluster, ::cuda::ptx::space_cluster, &theirs.full);
+      }
+    }
+    while (!::cuda::ptx::mbarrier_try_wait_parity(::cuda::ptx::sem_acquire, ::cuda::ptx::scope_cluster, &in.full, 0u))
+    {
+    }
+    T total = in.slot[0].Alias();
 #pragma unroll
     for (int rank = 1; rank < CLUSTER_BLOCKS; ++rank)
     {
-      total = op(total, of_block(rank));
+      total = op(total, in.slot[rank].Alias());
     }
-    // No block may reuse its scratch, or exit, while another block still reads its aggregate.
-    ::cuda::ptx::barrier_cluster_arrive();
-    ::cuda::ptx::barrier_cluster_wait();
     return total;
   }
 };
