@@ -349,17 +349,6 @@ def build(arch: str, lengths: list[int], load: bool = True) -> dict[tuple[Any, .
     return out
 
 
-def _allow_non_portable(kernel: Any) -> None:
-    """Let ``kernel`` (a cuda.core Kernel, a library CUkernel) run in clusters of more than 8 blocks."""
-    from cuda.bindings import driver
-    from cuda.core import Device
-
-    attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-    handle = driver.CUkernel(int(kernel.handle))
-    (err,) = driver.cuKernelSetAttribute(attr, 1, handle, driver.CUdevice(Device().device_id))
-    assert not err, err
-
-
 def run(elements: int, reps: int, lengths: list[int], once: bool = False) -> list[dict[str, Any]]:
     """Time every design (``once``: launch each kernel and quack once, for a profiler)."""
     import torch
@@ -392,7 +381,7 @@ def run(elements: int, reps: int, lengths: list[int], once: bool = False) -> lis
                     LaunchConfig(grid=rows, block=t, cluster=c) if c > 1 else LaunchConfig(grid=rows, block=t)
                 )
                 if c > 8:
-                    _allow_non_portable(kernels[key])
+                    rows_bench.allow_non_portable(kernels[key])
                 params = [v.data_ptr() for v in ((x, w, y) if kernel == "rmsnorm" else (x, y))]
                 name = f"{DESIGNS[d]} {c}x{t}x{i}"
                 fn = lambda cfg=cfg, k=kernels[key], p=params: launch(stream, cfg, k, *p)  # noqa: E731

@@ -2377,7 +2377,7 @@ WARP_MERGE_SORT = Primitive(
 # BlockReduce in each block of the thread-block cluster, then every thread folds the blocks'
 # aggregates, read from their shared memory (distributed shared memory), in block-rank order.
 
-_CLUSTER_TEMPLATE = ("BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:], "CLUSTER_BLOCKS")
+_CLUSTER_TEMPLATE = ("BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:], "CLUSTER_BLOCKS", "CLUSTER_STATE")
 _CLUSTER_CUB = Cub("coop_cluster_reduce", "cub/block/block_reduce.cuh", ("T", *_CLUSTER_TEMPLATE))
 _CLUSTER_ALG = Param(
     "algorithm",

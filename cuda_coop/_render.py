@@ -18,6 +18,7 @@ shared memory at all for a class whose ``TempStorage`` is empty (CUB's shuffle s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -125,36 +126,85 @@ __device__ __forceinline__ unsigned int coop_warp_mask()
 
 _CLUSTER_PREAMBLE = """
 #include <cuda/ptx>
+#include <cuda/std/algorithm>
+#include <cuda/std/cstddef>
+#include <cuda/std/cstdint>
 
-// coop's cluster reduction (sm_90+): CUB's BlockReduce in each block of the thread-block cluster, then
-// thread 0 of every block pushes its block's aggregate into slot `rank` of every block's inbox
-// (distributed shared memory) and arrives on that block's mbarrier; every thread waits on its own
-// block's mbarrier and folds the inbox in block-rank order, so that every thread of every block gets
-// the same value. One cluster barrier per call (it orders each block's re-armed mbarrier before any
-// peer's push, and every thread's reads of the previous call's inbox before the next push into it);
-// no block reads another's shared memory, so a block may exit as soon as its own inbox is full.
+// coop's cluster reductions (sm_90+): CUB's BlockReduce in each block of the thread-block cluster,
+// then warp 0 of every block pushes the block's aggregate into slot `rank` of every block's shared
+// memory (distributed shared memory) and arrives on that block's mbarrier; every thread waits on its
+// own block's mbarrier and folds the slots in block-rank order, so that every thread of every block
+// gets the same value. No cluster barrier per call: the kernel's prologue (coop_cluster_begin_<g>,
+// called by the backend at the kernel's entry) initialises the mbarriers once and publishes them with
+// the one cluster barrier. Calls alternate between two stages of slots and mbarriers; a block pushes
+// into a stage only after every block has pushed the call before (which each block does after its own
+// BlockReduce barrier, so after all its threads have read that stage two calls back), so no push
+// overtakes a slow reader and no mbarrier sees the arrivals of two calls in one phase.
+
+// The state the cluster calls of one kernel share: two stages of one slot per block of the cluster
+// (as large and as aligned as the largest item type of the kernel's calls) and their mbarriers, and
+// the number of calls made so far (written by thread 0 only, read by every thread of the block).
+template <int CLUSTER_BLOCKS, typename... T>
+struct coop_cluster_state
+{
+  static constexpr ::cuda::std::size_t slot_bytes = ::cuda::std::max({sizeof(T)...});
+  static constexpr ::cuda::std::size_t slot_align = ::cuda::std::max({alignof(T)...});
+  struct alignas(slot_align) slot_t
+  {
+    unsigned char bytes[slot_bytes];
+  };
+  slot_t slot[2][CLUSTER_BLOCKS];
+  ::cuda::std::uint64_t full[2];
+  unsigned calls;
+
+  static __device__ __forceinline__ coop_cluster_state& get()
+  {
+    __shared__ coop_cluster_state state;
+    return state;
+  }
+
+  // The kernel's prologue (every thread of every block, at the kernel's entry, or at a device helper's
+  // entry when the calls are in one: then the barrier first waits until the block's threads are done
+  // with the calls before).
+  static __device__ __forceinline__ void begin()
+  {
+    __syncthreads();
+    // Thread 0 arms the mbarriers and zeroes the count, predicated rather than branched on: the
+    // backends call this first thing in the kernel's entry block, and a branch inlined there would
+    // split the block, leaving the kernel's allocas out of it and its items in local memory.
+    coop_cluster_state& s = get();
+    const unsigned first = threadIdx.x + threadIdx.y + threadIdx.z == 0;
+    asm volatile(
+      "{\\n\\t.reg .pred p;\\n\\t"
+      "setp.ne.u32 p, %0, 0;\\n\\t"
+      "@p mbarrier.init.shared::cta.b64 [%1], %3;\\n\\t"
+      "@p mbarrier.init.shared::cta.b64 [%2], %3;\\n\\t"
+      "@p st.shared.u32 [%4], 0;\\n\\t"
+      "@p fence.mbarrier_init.release.cluster;\\n\\t"
+      "}"
+      :
+      : "r"(first),
+        "r"(static_cast<unsigned>(__cvta_generic_to_shared(&s.full[0]))),
+        "r"(static_cast<unsigned>(__cvta_generic_to_shared(&s.full[1]))),
+        "r"(CLUSTER_BLOCKS),
+        "r"(static_cast<unsigned>(__cvta_generic_to_shared(&s.calls)))
+      : "memory");
+    // release / acquire: every block's mbarriers are armed and its count is 0 before any block pushes
+    ::cuda::ptx::barrier_cluster_arrive();
+    ::cuda::ptx::barrier_cluster_wait();
+  }
+};
+
 // The interface is BlockReduce's (a TempStorage, Reduce and Sum of an item or of a thread's items).
 template <typename T, int BLOCK_DIM_X, cub::BlockReduceAlgorithm ALGORITHM, int BLOCK_DIM_Y, int BLOCK_DIM_Z,
-          int CLUSTER_BLOCKS>
+          int CLUSTER_BLOCKS, typename STATE>
 class coop_cluster_reduce
 {
   using block_t = cub::BlockReduce<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y, BLOCK_DIM_Z>;
   static constexpr int block_threads = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
-
-  // The pushed aggregates of one call and the mbarrier their arrivals complete: not in the block's
-  // scratch (a thread that has returned may reuse that while another still reads its inbox), one per
-  // instantiation; calls that share it are ordered by the barrier each call passes first (below).
-  struct inbox_t
-  {
-    cub::Uninitialized<T> slot[CLUSTER_BLOCKS];
-    ::cuda::std::uint64_t full;
-  };
-
-  static __device__ __forceinline__ inbox_t& inbox()
-  {
-    __shared__ inbox_t storage;
-    return storage;
-  }
+  static constexpr int pushers = block_threads < 32 ? block_threads : 32; // warp 0's threads
+  static_assert(sizeof(T) <= sizeof(typename STATE::slot_t) && alignof(T) <= alignof(typename STATE::slot_t),
+                "coop: the kernel's cluster state was sized without this item type");
 
 public:
   using TempStorage = typename block_t::TempStorage;
@@ -166,69 +216,79 @@ public:
   template <typename Op>
   __device__ __forceinline__ T Reduce(T x, Op op)
   {
-    return combine(block_t(storage).Reduce(x, op), op);
+    const unsigned call = STATE::get().calls;
+    return combine(call, block_t(storage).Reduce(x, op), op);
   }
 
   template <int N, typename Op>
   __device__ __forceinline__ T Reduce(T (&x)[N], Op op)
   {
-    return combine(block_t(storage).Reduce(x, op), op);
+    const unsigned call = STATE::get().calls;
+    return combine(call, block_t(storage).Reduce(x, op), op);
   }
 
   __device__ __forceinline__ T Sum(T x)
   {
-    return combine(block_t(storage).Sum(x), ::cuda::std::plus<>{});
+    const unsigned call = STATE::get().calls;
+    return combine(call, block_t(storage).Sum(x), ::cuda::std::plus<>{});
   }
 
   template <int N>
   __device__ __forceinline__ T Sum(T (&x)[N])
   {
-    return combine(block_t(storage).Sum(x), ::cuda::std::plus<>{});
+    const unsigned call = STATE::get().calls;
+    return combine(call, block_t(storage).Sum(x), ::cuda::std::plus<>{});
   }
 
 private:
   TempStorage& storage;
 
-  template <typename Op>
-  __device__ __forceinline__ T combine(const T& aggregate, Op op)
+  static __device__ __forceinline__ T& at(typename STATE::slot_t& slot)
   {
-    inbox_t& in = inbox();
+    return *reinterpret_cast<T*>(slot.bytes);
+  }
+
+  // `call`: the count every thread read before BlockReduce, whose barrier (an explicit one for a block
+  // of one warp) every thread has passed since.
+  template <typename Op>
+  __device__ __forceinline__ T combine(unsigned call, const T& aggregate, Op op)
+  {
+    STATE& state = STATE::get();
+    const int stage = call & 1;
+    const unsigned parity = (call >> 1) & 1;
     const int tid = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
-    // Every thread is past its wait of the previous call once the block has met here: BlockReduce's
-    // own barrier does that for blocks of more than a warp; a one-warp block meets at a warp barrier.
     if constexpr (block_threads <= 32)
     {
-      __syncwarp();
+      __syncthreads();
     }
-    if (tid == 0)
+    if (tid < pushers)
     {
-      ::cuda::ptx::mbarrier_init(&in.full, CLUSTER_BLOCKS);
-      ::cuda::ptx::fence_mbarrier_init(::cuda::ptx::sem_release, ::cuda::ptx::scope_cluster);
-    }
-    // release / acquire: every block's mbarrier is armed and every thread has read the previous call's
-    // inbox before any block pushes into another
-    ::cuda::ptx::barrier_cluster_arrive();
-    ::cuda::ptx::barrier_cluster_wait();
-    if (tid == 0) // CUB defines the aggregate in thread 0
-    {
+      constexpr unsigned mask = pushers == 32 ? 0xffffffffu : (1u << pushers) - 1u;
+      if (tid == 0)
+      {
+        state.calls = call + 1; // seen by the block's threads through their wait on this call's mbarrier
+      }
+      const T value = cub::ShuffleIndex<32>(aggregate, 0, mask); // CUB defines it in thread 0
+      __syncwarp(mask); // thread 0's count before the arrivals that release it
       const unsigned rank = __clusterRelativeBlockRank();
 #pragma unroll
-      for (int peer = 0; peer < CLUSTER_BLOCKS; ++peer)
+      for (int peer = tid; peer < CLUSTER_BLOCKS; peer += pushers)
       {
-        inbox_t& theirs = *static_cast<inbox_t*>(__cluster_map_shared_rank(&in, peer));
-        theirs.slot[rank].Alias() = aggregate;
-        ::cuda::ptx::mbarrier_arrive(
-          ::cuda::ptx::sem_release, ::cuda::ptx::scope_cluster, ::cuda::ptx::space_cluster, &theirs.full);
+        STATE& theirs = *static_cast<STATE*>(__cluster_map_shared_rank(&state, peer));
+        at(theirs.slot[stage][rank]) = value;
+        namespace ptx = ::cuda::ptx;
+        ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cluster, ptx::space_cluster, &theirs.full[stage]);
       }
     }
-    while (!::cuda::ptx::mbarrier_try_wait_parity(::cuda::ptx::sem_acquire, ::cuda::ptx::scope_cluster, &in.full, 0u))
+    while (!::cuda::ptx::mbarrier_try_wait_parity(
+      ::cuda::ptx::sem_acquire, ::cuda::ptx::scope_cluster, &state.full[stage], parity))
     {
     }
-    T total = in.slot[0].Alias();
+    T total = at(state.slot[stage][0]);
 #pragma unroll
     for (int rank = 1; rank < CLUSTER_BLOCKS; ++rank)
     {
-      total = op(total, in.slot[rank].Alias());
+      total = op(total, at(state.slot[stage][rank]));
     }
     return total;
   }
@@ -242,6 +302,17 @@ class RenderedBundle:
 
     source: str
     probes: dict[str, str]  # name expression -> request symbol
+
+
+def kernel_prologue(req: Request) -> str | None:
+    """The bundle function a backend calls once at the entry of the kernel (or device function) that
+    makes the call ``req``, before any of its code, or None: the cluster rows' state (mbarriers armed
+    and published by one cluster barrier)."""
+    return f"coop_cluster_begin_{req.scratch_group}" if _row(req).scope == "cluster" else None
+
+
+def _cluster_state(group: int) -> str:
+    return f"coop_cluster_state_{group}"
 
 
 def temp_storage_symbol(slot: int, use: int | None = None) -> str:
@@ -389,6 +460,7 @@ def _template_arg(prim: Primitive, req: Request, name: str) -> str:
     if req.cluster_dims is not None:
         cx, cy, cz = req.cluster_dims
         fixed["CLUSTER_BLOCKS"] = str(cx * cy * cz)
+        fixed["CLUSTER_STATE"] = _cluster_state(req.scratch_group)
     if name == "INDEXED_T":  # an item paired with its index (of an arg-reduction: scalar items)
         return _cxx(indexed_dtype(req.dtype))
     if name in fixed:
@@ -720,6 +792,21 @@ def _wrapper(req: Request) -> str:
     return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}{call}}}\n'
 
 
+def _cluster_states(requests: Sequence[Request]) -> list[str]:
+    """Each kernel's (scratch group's) cluster state, sized for the item types of its cluster calls,
+    and its prologue (see ``kernel_prologue``)."""
+    out = []
+    for group in sorted({r.scratch_group for r in requests}):
+        mine = [r for r in requests if r.scratch_group == group]
+        blocks = {math.prod(r.cluster_dims or (1,)) for r in mine}
+        assert len(blocks) == 1, f"the cluster calls of one kernel see one cluster, got {blocks}"
+        items = dict.fromkeys(_template_arg(_row(r), r, _row(r).cub_class(r).template[0]) for r in mine)
+        state = _cluster_state(group)
+        out.append(f"using {state} = coop_cluster_state<{blocks.pop()}, {', '.join(items)}>;\n")
+        out.append(f'extern "C" __device__ void coop_cluster_begin_{group}()\n{{\n  {state}::begin();\n}}\n')
+    return out
+
+
 def _dtype_headers(dtypes: Iterable[object]) -> list[str]:
     """The headers that declare a bundle's element types (``cuda_fp16.h``, ``cuda/std/complex``...)."""
     return sorted({dtype_named(d).header for d in dtypes if isinstance(d, str) and d in DTYPES} - {""})
@@ -763,6 +850,7 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     if any(_row(r).scope == "cluster" for r in requests):
         parts.append(_CLUSTER_PREAMBLE)
     parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
+    parts += _cluster_states([r for r in requests if _row(r).scope == "cluster"])
     probes: dict[str, str] = {}
     scratch = [r for r in requests if _row(r).needs_scratch(dict(r.options))]
     # A per-field request's fields are scalar requests of their own (classes and wrappers), declared

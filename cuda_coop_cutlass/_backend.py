@@ -18,7 +18,7 @@ from cuda.coop._errors import CoopBackendError, CoopTypeError
 from cuda.coop._kinds import Arg, Form, Shape, TempStorageUse, temp_storage_options
 from cuda.coop._operators import BOOL
 from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
-from cuda.coop._render import temp_storage_symbol
+from cuda.coop._render import kernel_prologue, temp_storage_symbol
 from cuda.coop._session import TraceSession, current
 
 from . import _barriers, _cute_hooks
@@ -436,6 +436,11 @@ def call(
                 call_args.append(cutlass.Int32(stride))
                 is_int.append(True)
     _cute_hooks.extern_call(symbol, call_args, is_int)
+    prologue = kernel_prologue(plan.request)
+    entered: set[tuple[str, str]] = session.attached.setdefault("cutlass.prologues", set())  # type: ignore[assignment]
+    if prologue is not None and (kernel, prologue) not in entered:
+        entered.add((kernel, prologue))
+        _cute_hooks.call_at_kernel_entry(prologue)
     for v in bound.values():
         if isinstance(v, TempStorage) and v.sharing == "shared":
             uses[v.slot].append(_barriers.last_op(block))

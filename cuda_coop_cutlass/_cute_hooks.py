@@ -333,6 +333,19 @@ def extern_call(symbol: str, args: list[Any], is_int: list[bool]) -> None:
     cute.ffi(name=symbol, params_types=[cutlass.Int32 if i else ptr for i in is_int])(*args)
 
 
+def call_at_kernel_entry(symbol: str) -> None:
+    """Emit ``call @symbol()`` at the start of the entry block of the kernel being traced (before
+    anything the kernel's code traced so far put there)."""
+    import cutlass.cute as cute
+    from cutlass._mlir import ir
+    from cutlass.cute import launch_facts
+
+    kernel = launch_facts._current_kernel(None)
+    entry = kernel.regions[0].blocks[0]
+    with ir.InsertionPoint.at_block_begin(entry):
+        cute.ffi(name=symbol, params_types=[])()
+
+
 def call_returning_pointer(symbol: str) -> Any:
     """Emit ``call ptr @symbol()`` (a caller-owned scratch accessor) and return the pointer."""
     import cutlass.cute as cute

@@ -222,3 +222,123 @@ def cute_host_without_cluster() -> Any:
         kernel(x).launch(grid=(2, 1, 1), block=(64, 1, 1))
 
     return host
+
+
+# --- several calls at one call site: persistent clusters -------------------------------------------
+#: Clusters in the grid of the loop kernels, and the rows they share: cluster k takes rows k, k + 2,
+#: ... (four iterations for cluster 0, three for cluster 1), so that each call site runs several
+#: times, through both stages of the cluster state and both parities of their mbarriers.
+LOOP_CLUSTERS = 2
+LOOP_ROWS = 7
+LOOP_OUTPUTS = ("total", "top", "helped")
+
+
+def loop_data(rng: np.random.Generator, cfg: Config) -> dict[str, np.ndarray]:
+    n = LOOP_ROWS * cfg.cluster * cfg.tile
+    return {
+        "ints": rng.integers(-1000, 1000, n, dtype=np.int32),
+        "floats": rng.standard_normal(n).astype(np.float32),
+    }
+
+
+def loop_outputs(cfg: Config) -> dict[str, np.ndarray]:
+    n = LOOP_ROWS * cfg.cluster * cfg.threads
+    return {
+        "total": np.full(n, -7, np.int32),
+        "top": np.full(n, np.nan, np.float32),
+        "helped": np.full(n, -7, np.int32),
+    }
+
+
+def loop_check(
+    cfg: Config, d: dict[str, np.ndarray], out: dict[str, np.ndarray], seed: int, helper: bool
+) -> None:
+    """Every thread of every block of the cluster that took row r holds row r's results."""
+    per_row, length = cfg.cluster * cfg.threads, cfg.cluster * cfg.tile
+    for r in range(LOOP_ROWS):
+        ints, floats = d["ints"][r * length : (r + 1) * length], d["floats"][r * length : (r + 1) * length]
+        total = np.int32(ints.astype(np.int64).sum())
+        want = {"total": total, "top": floats.max(), **({"helped": np.int32(2 * total)} if helper else {})}
+        for k, v in want.items():
+            got = out[k][r * per_row : (r + 1) * per_row]
+            bad = np.flatnonzero(got != v)
+            assert bad.size == 0, (
+                f"loop {cfg.id()} seed {seed}: {k} of row {r} is {got[bad[0]]} in thread "
+                f"{bad[0] % cfg.threads} of block {bad[0] // cfg.threads} ({bad.size} threads wrong), "
+                f"expected {v}"
+            )
+
+
+def loop_numba_kernel(cfg: Config) -> Any:
+    """Persistent clusters: a loop over rows with two call sites of different item types, and a
+    device helper that makes a third cluster call (its own prologue runs at each of its calls).
+    Blocks sleep by rank and row so that they reach the calls at different times."""
+    from cuda import coop
+    from numba import cuda
+
+    c, tile, n = cfg.cluster, cfg.tile, cfg.items
+    length = c * tile
+
+    @cuda.jit(device=True)
+    def doubled_sum(items):  # type: ignore[no-untyped-def]
+        return coop.cluster.sum(items) * 2
+
+    def kernel(ints, floats, total, top, helped):  # type: ignore[no-untyped-def]
+        b = cuda.blockIdx.x
+        cluster, rank = b // c, b % c
+        threads = cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z
+        t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        xi = coop.ThreadData(n, np.int32)
+        xf = coop.ThreadData(n, np.float32)
+        for row in range(cluster, LOOP_ROWS, LOOP_CLUSTERS):
+            if (row + rank) % 3 == 0:
+                cuda.nanosleep(20000)
+            offset = row * length + rank * tile
+            coop.block.load(ints, xi, offset=offset)
+            coop.block.load(floats, xf, offset=offset)
+            s = coop.cluster.sum(xi)
+            m = coop.cluster.reduce(xf, "max")
+            h = doubled_sum(xi)
+            g = row * c * threads + rank * threads + t
+            total[g] = s
+            top[g] = m
+            helped[g] = h
+
+    return kernel
+
+
+def loop_cute_host(cfg: Config) -> Any:
+    """The loop kernel in CuTe (no helper: CuTe traces device functions into the kernel)."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    c, tile, n, (bx, by, bz), threads = cfg.cluster, cfg.tile, cfg.items, cfg.block, cfg.threads
+    length = c * tile
+
+    @cute.kernel
+    def kernel(ints: cute.Tensor, floats: cute.Tensor, total: cute.Tensor, top: cute.Tensor) -> None:
+        b, _, _ = cute.arch.block_idx()
+        tx, ty, tz = cute.arch.thread_idx()
+        cluster = b // c
+        rank = cute.arch.block_idx_in_cluster()
+        t = tx + bx * (ty + by * tz)
+        xi = coop.ThreadData(n, cutlass.Int32)
+        xf = coop.ThreadData(n, cutlass.Float32)
+        for row in cutlass.range(cluster, LOOP_ROWS, LOOP_CLUSTERS):
+            offset = row * length + rank * tile
+            coop.block.load(ints, xi, offset=offset)
+            coop.block.load(floats, xf, offset=offset)
+            s = coop.cluster.sum(xi)
+            m = coop.cluster.reduce(xf, "max")
+            g = row * c * threads + rank * threads + t
+            total[g] = s
+            top[g] = m
+
+    @cute.jit
+    def host(ints: cute.Tensor, floats: cute.Tensor, total: cute.Tensor, top: cute.Tensor) -> None:
+        kernel(ints, floats, total, top).launch(
+            grid=(LOOP_CLUSTERS * c, 1, 1), block=(bx, by, bz), cluster=(c, 1, 1)
+        )
+
+    return host

@@ -11,7 +11,7 @@ from cuda import coop
 from cuda.coop._catalog import CATALOG
 from cuda.coop._kinds import Arg, Form
 from cuda.coop._primitive import Launch, normalize_cluster_dims
-from cuda.coop._render import render_bundle
+from cuda.coop._render import kernel_prologue, render_bundle
 
 from . import _cluster_kernels as ck
 
@@ -53,13 +53,26 @@ def test_request_is_specialised_for_the_cluster() -> None:
     assert plan.request.cluster_dims == (4, 1, 1)  # type: ignore[attr-defined]
     assert plan.request.symbol.endswith("_c4x1x1")  # type: ignore[attr-defined]
     source = render_bundle([plan.request], ()).source  # type: ignore[attr-defined]
-    assert "class coop_cluster_reduce" in source and ", 4>" in source
+    assert "class coop_cluster_reduce" in source and ", 4, coop_cluster_state_0>" in source
+    # the kernel's state, sized for its item types, and its prologue
+    assert "using coop_cluster_state_0 = coop_cluster_state<4, float>;" in source
+    assert 'extern "C" __device__ void coop_cluster_begin_0()' in source
+    assert kernel_prologue(plan.request) == "coop_cluster_begin_0"  # type: ignore[attr-defined]
     block = CATALOG["block.sum"].resolve(
         {"x": Arg(Form.THREAD_DATA, "t", dtype="float32", items=4)},
         Launch((128, 1, 1), "u", cluster_dims=(4, 1, 1)),
     )
     assert block.request.cluster_dims is None  # a block row is the same whatever the cluster
     assert "coop_cluster_reduce" not in render_bundle([block.request], ()).source
+    assert kernel_prologue(block.request) is None  # type: ignore[attr-defined]
+
+
+def _one_cluster_barrier_first(sass: str) -> None:
+    """The kernel's cluster calls (five in the test kernels) share one cluster barrier, at the start
+    of the kernel (the prologue), before its first global load."""
+    assert sass.count("UCGABAR_ARV") == 1 and sass.count("UCGABAR_WAIT") == 1, sass.count("UCGABAR")
+    assert sass.index("UCGABAR_WAIT") < sass.index("LDG"), "the cluster barrier is not at the kernel's start"
+    assert "SYNCS" in sass  # the mbarriers: arrivals on the blocks' and the waits on the block's own
 
 
 def test_launch_without_a_cluster() -> None:
@@ -80,7 +93,7 @@ def test_numba_aot(cfg: ck.Config) -> None:
     assert compiled.cluster == (cfg.cluster, 1, 1)
     report = compiled.inspect()
     assert (report.calls, report.local_loads, report.local_stores) == (0, 0, 0)
-    assert "UCGABAR_ARV" in report.sass and "UCGABAR_WAIT" in report.sass  # the cluster barriers
+    _one_cluster_barrier_first(report.sass)
 
 
 def test_numba_errors() -> None:
@@ -112,7 +125,7 @@ def test_cutlass_aot(cfg: ck.Config) -> None:
     cutlass_coop = pytest.importorskip("cuda.coop.cutlass")
     report = cutlass_coop.compile(ck.cute_host(cfg), *_fakes()).inspect()
     assert (report.calls, report.local_loads, report.local_stores) == (0, 0, 0)
-    assert "UCGABAR_ARV" in report.sass and "UCGABAR_WAIT" in report.sass
+    _one_cluster_barrier_first(report.sass)
 
 
 def test_cutlass_launch_without_a_cluster() -> None:
@@ -121,3 +134,28 @@ def test_cutlass_launch_without_a_cluster() -> None:
         coop.CoopLaunchConfigError, match=r"has none; launch it with kernel\(\.\.\.\)\.launch\("
     ):
         cutlass_coop.compile(ck.cute_host_without_cluster(), _fakes()[1])
+
+
+_LOOP = ck.Config(4, ck.dims((5, 7, 2)), 2)
+
+
+def test_numba_loop_aot() -> None:
+    """Several calls at one site, and a device helper's: one cluster barrier for the kernel's calls,
+    one for the helper's (its prologue runs at its entry), all inlined."""
+    numba_coop = pytest.importorskip("cuda.coop.numba")
+    sig = "void(int32[::1], float32[::1], int32[::1], float32[::1], int32[::1])"
+    report = numba_coop.compile(ck.loop_numba_kernel(_LOOP), sig, block=_LOOP.block, cluster=4).inspect()
+    assert (report.calls, report.local_loads, report.local_stores) == (0, 0, 0)
+    assert report.sass.count("UCGABAR_ARV") == 2
+
+
+def test_cutlass_loop_aot() -> None:
+    cutlass_coop = pytest.importorskip("cuda.coop.cutlass")
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    types = (cutlass.Int32, cutlass.Float32, cutlass.Int32, cutlass.Float32)
+    fakes = [make_fake_compact_tensor(t, (4096,), assumed_align=16) for t in types]
+    report = cutlass_coop.compile(ck.loop_cute_host(_LOOP), *fakes).inspect()
+    assert (report.calls, report.local_loads, report.local_stores) == (0, 0, 0)
+    assert report.sass.count("UCGABAR_ARV") == 1

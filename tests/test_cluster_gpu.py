@@ -4,7 +4,11 @@ argmin and a tuple sum over clusters of 1, 2, 4, 8 and 16 blocks (16: non-portab
 128, (32, 3) and (5, 7, 2) threads, 1 and 4 items per thread, partial rows (the last blocks of a
 cluster hold fewer valid items or none), three clusters per grid; both DSLs, fresh random data,
 poisoned outputs, every thread of every block checked against NumPy (``tests/_cluster_kernels.py``).
-Numba also through ``prepare(..., cluster=)``. A diagonal subset is marked ``sanitizer``."""
+Numba also through ``prepare(..., cluster=)``. A diagonal subset is marked ``sanitizer``.
+
+Then several calls at one call site: persistent clusters looping over rows, two call sites of
+different item types in the loop (and in Numba a device helper with a third, blocks sleeping by rank
+and row so that they reach the calls at different times)."""
 
 from __future__ import annotations
 
@@ -71,3 +75,42 @@ def test_cluster_cutlass(cfg: ck.Config) -> None:
     compiled(*args)
     torch.cuda.synchronize()
     ck.check(cfg, d, {k: v.cpu().numpy() for k, v in out.items()}, seed)
+
+
+_LOOPS = [ck.Config(c, ck.dims(b), 2) for c in (2, 4, 16) for b in (128, (5, 7, 2))]
+
+
+@pytest.mark.parametrize("cfg", _LOOPS, ids=[c.id() for c in _LOOPS])
+def test_cluster_loop_numba(cfg: ck.Config) -> None:
+    import cuda.coop.numba as numba_coop
+    from numba import cuda
+
+    seed, rng = _seed()
+    for _ in range(2):  # twice: a launch must not depend on what the last one left in shared memory
+        d = ck.loop_data(rng, cfg)
+        ins = [cuda.to_device(d[k]) for k in ("ints", "floats")]
+        out = {k: cuda.to_device(v) for k, v in ck.loop_outputs(cfg).items()}
+        kernel = numba_coop.jit(ck.loop_numba_kernel(cfg))
+        kernel.configure(ck.LOOP_CLUSTERS * cfg.cluster, cfg.block, cluster=cfg.cluster)(*ins, *out.values())
+        ck.loop_check(cfg, d, {k: v.copy_to_host() for k, v in out.items()}, seed, helper=True)
+
+
+@pytest.mark.parametrize("cfg", _LOOPS, ids=[c.id() for c in _LOOPS])
+def test_cluster_loop_cutlass(cfg: ck.Config) -> None:
+    import cuda.coop.cutlass as cutlass_coop
+    import torch
+    from cutlass.cute.runtime import from_dlpack
+
+    seed, rng = _seed()
+    compiled = None
+    for _ in range(2):
+        d = ck.loop_data(rng, cfg)
+        outs = ck.loop_outputs(cfg)
+        del outs["helped"]
+        tensors = [torch.from_numpy(d[k]).cuda() for k in ("ints", "floats")]
+        out = {k: torch.from_numpy(v).cuda() for k, v in outs.items()}
+        args = [from_dlpack(t, assumed_align=16) for t in (*tensors, *out.values())]
+        compiled = compiled or cutlass_coop.compile(ck.loop_cute_host(cfg), *args)
+        compiled(*args)
+        torch.cuda.synchronize()
+        ck.loop_check(cfg, d, {k: v.cpu().numpy() for k, v in out.items()}, seed, helper=False)

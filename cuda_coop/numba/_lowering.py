@@ -16,7 +16,7 @@ from cuda.coop._errors import CoopError, CoopTypeError
 from cuda.coop._kinds import Shape
 from cuda.coop._operators import BOOL, UserFunction, python_function
 from cuda.coop._primitive import Plan
-from cuda.coop._render import temp_storage_symbol
+from cuda.coop._render import kernel_prologue, temp_storage_symbol
 from cuda.coop._requests import Request
 from cuda.coop._session import TraceSession, current
 from llvmlite import ir
@@ -107,6 +107,24 @@ def impl_key(plan: Plan) -> PlanKey:
 
 def _declare(builder: ir.IRBuilder, symbol: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
     return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, args), symbol)
+
+
+def _call_at_entry(context: Any, builder: ir.IRBuilder, symbol: str) -> None:
+    """Call ``symbol()`` once at the entry of the function being lowered (the kernel's body, or a
+    device function's), before any of its code."""
+    fn = builder.function
+    seen: dict[tuple[int, str], Any] = session_of(context).attached.setdefault("numba.prologues", {})  # type: ignore[assignment]
+    if (id(fn), symbol) in seen:
+        return
+    seen[(id(fn), symbol)] = fn  # held, so that the id names this function for the session's life
+    # At the very start: emitted after the entry block's argument unpacking and allocas, the call kept
+    # NVVM from promoting the kernel's ThreadData to registers (local memory in the SASS). A builder of
+    # its own, so that the lowering's builder stays where it is (Numba lowers no code into the entry
+    # block, which holds the allocas and the arguments).
+    assert builder.block is not fn.entry_basic_block, "coop: a call lowered into the entry block"
+    entry = ir.IRBuilder(fn.entry_basic_block)
+    entry.position_at_start(fn.entry_basic_block)
+    entry.call(_declare(builder, symbol, ir.VoidType(), []), [])
 
 
 def _aligned(context: Any, alloca: ir.AllocaInstr, dtype: str | None) -> ir.AllocaInstr:
@@ -282,6 +300,9 @@ def _lower(key: PlanKey) -> Any:
         names = [p.name for p in prim.params]
         tys, vals = dict(zip(names, sig.args, strict=True)), dict(zip(names, args, strict=True))
         symbol = session_of(context).add(plan.request, plan.where)
+        prologue = kernel_prologue(plan.request)
+        if prologue is not None:
+            _call_at_entry(context, builder, prologue)
         for op in plan.operators.values():
             try:
                 define_operator(context, builder.module, op)
