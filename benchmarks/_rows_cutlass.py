@@ -10,9 +10,8 @@ EPS = 1e-6
 
 
 def rmsnorm(n: int, cluster: int, threads: int, items: int) -> Any:
-    """y = x / sqrt(mean(x^2) + eps) * w over rows of ``n``: each block loads its part of the row and of
-    the weights (striped; the weights' loads in flight through the reduction), sums its squares per
-    thread, one ``coop.block.sum`` (or ``coop.cluster.sum``)."""
+    """y = x / sqrt(mean(x^2) + eps) * w over rows of ``n``: each block loads its part of the row
+    (striped), sums its squares per thread, one ``coop.block.sum`` (or ``coop.cluster.sum``)."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
@@ -27,9 +26,7 @@ def rmsnorm(n: int, cluster: int, threads: int, items: int) -> Any:
         row = b // cluster
         offset = row * n + rank * tile
         xs = coop.ThreadData(items, cutlass.Float32)
-        ws = coop.ThreadData(items, cutlass.Float32)
         coop.block.load(x, xs, offset=offset, algorithm="striped")
-        coop.block.load(w, ws, offset=rank * tile, algorithm="striped")  # in flight through the reduction
         part = cutlass.Float32(0.0)
         for i in cutlass.range_constexpr(items):
             part += xs[i] * xs[i]
@@ -38,8 +35,10 @@ def rmsnorm(n: int, cluster: int, threads: int, items: int) -> Any:
         else:
             total = coop.block.sum(part, broadcast=True)
         scale = cute.math.rsqrt(total * (1.0 / n) + EPS)
+        tx, _, _ = cute.arch.thread_idx()
+        base = rank * tile + tx  # the weight of each item, read as it is scaled (striped)
         for i in cutlass.range_constexpr(items):
-            xs[i] = xs[i] * scale * ws[i]
+            xs[i] = xs[i] * scale * w[base + i * threads]
         coop.block.store(y, xs, offset=offset, algorithm="striped")
 
     @cute.jit

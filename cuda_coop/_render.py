@@ -129,26 +129,30 @@ _CLUSTER_PREAMBLE = """
 #include <cuda/std/algorithm>
 #include <cuda/std/cstddef>
 #include <cuda/std/cstdint>
+#include <cuda/std/cstring>
 
 // coop's cluster reductions (sm_90+): CUB's BlockReduce in each block of the thread-block cluster,
 // then warp 0 of every block pushes the block's aggregate into slot `rank` of every block's shared
-// memory (distributed shared memory) and arrives on that block's mbarrier; every thread waits on its
-// own block's mbarrier and folds the slots in block-rank order, so that every thread of every block
-// gets the same value. No cluster barrier per call: the kernel's prologue (coop_cluster_begin_<g>,
-// called by the backend at the kernel's entry) initialises the mbarriers once and publishes them with
-// the one cluster barrier. Calls alternate between two stages of slots and mbarriers; a block pushes
-// into a stage only after every block has pushed the call before (which each block does after its own
-// BlockReduce barrier, so after all its threads have read that stage two calls back), so no push
-// overtakes a slow reader and no mbarrier sees the arrivals of two calls in one phase.
+// memory (distributed shared memory) with st.async, whose bytes complete that block's mbarrier
+// transaction; every thread waits on its own block's mbarrier and folds the slots in block-rank order,
+// so that every thread of every block gets the same value. No cluster barrier per call: the kernel's
+// prologue (coop_cluster_begin_<g>, called by the backend at the kernel's entry) initialises the
+// mbarriers once and publishes them with the one cluster barrier. Calls alternate between two stages
+// of slots and mbarriers; a block pushes into a stage only after every block has pushed the call
+// before (which each block does after its own BlockReduce barrier, so after all its threads have read
+// that stage two calls back), so no push overtakes a slow reader and no mbarrier sees the bytes of
+// two calls in one phase.
 
 // The state the cluster calls of one kernel share: two stages of one slot per block of the cluster
-// (as large and as aligned as the largest item type of the kernel's calls) and their mbarriers, and
-// the number of calls made so far (written by thread 0 only, read by every thread of the block).
+// (as large and as aligned as the largest item type of the kernel's calls) and their mbarriers (one
+// arrival, thread 0's, which expects the call's bytes), and the number of calls made so far (written
+// by thread 0 only, read by every thread of the block).
 template <int CLUSTER_BLOCKS, typename... T>
 struct coop_cluster_state
 {
-  static constexpr ::cuda::std::size_t slot_bytes = ::cuda::std::max({sizeof(T)...});
-  static constexpr ::cuda::std::size_t slot_align = ::cuda::std::max({alignof(T)...});
+  // whole 4-byte words, as st.async moves them
+  static constexpr ::cuda::std::size_t slot_bytes = (::cuda::std::max({sizeof(T)...}) + 3) / 4 * 4;
+  static constexpr ::cuda::std::size_t slot_align = ::cuda::std::max({alignof(T)..., alignof(unsigned)});
   struct alignas(slot_align) slot_t
   {
     unsigned char bytes[slot_bytes];
@@ -177,16 +181,15 @@ struct coop_cluster_state
     asm volatile(
       "{\\n\\t.reg .pred p;\\n\\t"
       "setp.ne.u32 p, %0, 0;\\n\\t"
-      "@p mbarrier.init.shared::cta.b64 [%1], %3;\\n\\t"
-      "@p mbarrier.init.shared::cta.b64 [%2], %3;\\n\\t"
-      "@p st.shared.u32 [%4], 0;\\n\\t"
+      "@p mbarrier.init.shared::cta.b64 [%1], 1;\\n\\t"
+      "@p mbarrier.init.shared::cta.b64 [%2], 1;\\n\\t"
+      "@p st.shared.u32 [%3], 0;\\n\\t"
       "@p fence.mbarrier_init.release.cluster;\\n\\t"
       "}"
       :
       : "r"(first),
         "r"(static_cast<unsigned>(__cvta_generic_to_shared(&s.full[0]))),
         "r"(static_cast<unsigned>(__cvta_generic_to_shared(&s.full[1]))),
-        "r"(CLUSTER_BLOCKS),
         "r"(static_cast<unsigned>(__cvta_generic_to_shared(&s.calls)))
       : "memory");
     // release / acquire: every block's mbarriers are armed and its count is 0 before any block pushes
@@ -203,6 +206,7 @@ class coop_cluster_reduce
   using block_t = cub::BlockReduce<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y, BLOCK_DIM_Z>;
   static constexpr int block_threads = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
   static constexpr int pushers = block_threads < 32 ? block_threads : 32; // warp 0's threads
+  static constexpr int words = (sizeof(T) + 3) / 4;
   static_assert(sizeof(T) <= sizeof(typename STATE::slot_t) && alignof(T) <= alignof(typename STATE::slot_t),
                 "coop: the kernel's cluster state was sized without this item type");
 
@@ -267,21 +271,33 @@ private:
       if (tid == 0)
       {
         state.calls = call + 1; // seen by the block's threads through their wait on this call's mbarrier
+        // this call's phase completes when every block's words have landed here (and this arrival)
+        ::cuda::ptx::mbarrier_arrive_expect_tx(
+          ::cuda::ptx::sem_release,
+          ::cuda::ptx::scope_cta,
+          ::cuda::ptx::space_shared,
+          &state.full[stage],
+          CLUSTER_BLOCKS * words * 4);
       }
-      const T value = cub::ShuffleIndex<32>(aggregate, 0, mask); // CUB defines it in thread 0
-      __syncwarp(mask); // thread 0's count before the arrivals that release it
+      // CUB defines the aggregate in thread 0; warp 0 pushes it as words with st.async, whose bytes
+      // complete the receiving block's mbarrier transaction (no release fence per arrival)
+      unsigned value[words] = {};
+      const T aggregate0 = cub::ShuffleIndex<32>(aggregate, 0, mask);
+      ::cuda::std::memcpy(value, &aggregate0, sizeof(T));
       const unsigned rank = __clusterRelativeBlockRank();
 #pragma unroll
       for (int peer = tid; peer < CLUSTER_BLOCKS; peer += pushers)
       {
         STATE& theirs = *static_cast<STATE*>(__cluster_map_shared_rank(&state, peer));
-        at(theirs.slot[stage][rank]) = value;
-        namespace ptx = ::cuda::ptx;
-        ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cluster, ptx::space_cluster, &theirs.full[stage]);
+        unsigned* to = reinterpret_cast<unsigned*>(theirs.slot[stage][rank].bytes);
+#pragma unroll
+        for (int w = 0; w < words; ++w)
+        {
+          ::cuda::ptx::st_async(to + w, value[w], &theirs.full[stage]);
+        }
       }
     }
-    while (!::cuda::ptx::mbarrier_try_wait_parity(
-      ::cuda::ptx::sem_acquire, ::cuda::ptx::scope_cluster, &state.full[stage], parity))
+    while (!::cuda::ptx::mbarrier_try_wait_parity(&state.full[stage], parity))
     {
     }
     T total = at(state.slot[stage][0]);
