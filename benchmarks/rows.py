@@ -78,7 +78,8 @@ __device__ __forceinline__ void prologue(State<Cluster>& s)
     s.calls = 0;
     ::cuda::ptx::fence_mbarrier_init(::cuda::ptx::sem_release, ::cuda::ptx::scope_cluster);
   }
-  ::cuda::ptx::barrier_cluster_arrive();
+  __syncthreads();
+  ::cuda::ptx::barrier_cluster_arrive(::cuda::ptx::sem_relaxed);
   ::cuda::ptx::barrier_cluster_wait();
 }
 

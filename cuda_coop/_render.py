@@ -192,8 +192,11 @@ struct coop_cluster_state
         "r"(static_cast<unsigned>(__cvta_generic_to_shared(&s.full[1]))),
         "r"(static_cast<unsigned>(__cvta_generic_to_shared(&s.calls)))
       : "memory");
-    // release / acquire: every block's mbarriers are armed and its count is 0 before any block pushes
-    ::cuda::ptx::barrier_cluster_arrive();
+    // The count reaches the block's threads through the block barrier, the armed mbarriers the other
+    // blocks through fence.mbarrier_init and the cluster barrier: its arrival relaxed, as no other
+    // write needs publishing (a release arrival costs a GPU-wide MEMBAR at every block's start).
+    __syncthreads();
+    ::cuda::ptx::barrier_cluster_arrive(::cuda::ptx::sem_relaxed);
     ::cuda::ptx::barrier_cluster_wait();
   }
 };
