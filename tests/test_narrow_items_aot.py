@@ -25,22 +25,35 @@ def _body(source: str, symbol: str) -> str:
 
 
 @pytest.mark.parametrize(
-    ("dtype", "items", "words"), [("bfloat16", 16, 8), ("float16", 4, 2), ("int16", 2, 1), ("int8", 16, 4)]
+    ("dtype", "items", "words", "vector"),
+    [
+        ("bfloat16", 16, 8, 16),
+        ("float16", 4, 2, 8),
+        ("int16", 2, 1, 4),
+        ("int8", 16, 4, 16),
+        ("uint8", 24, 6, 8),
+    ],
 )
-def test_a_full_vectorized_tile_of_narrow_items_moves_as_words(dtype: str, items: int, words: int) -> None:
+def test_a_full_vectorized_tile_of_narrow_items_moves_as_words(
+    dtype: str, items: int, words: int, vector: int
+) -> None:
     for primitive, verb in (("block.load", "Load"), ("block.store", "Store")):
         req = _req(dtype, items, primitive)
         src = render_bundle([req], []).source
-        word = primitive.replace(".", "_") + f"_uint32_vectorize_b256x1x1_i{words}"
+        word = _req("uint32", words, primitive).symbol
+        direct = _req(dtype, items, primitive, options=(("algorithm", "direct"),)).symbol
         kind = "cub::BlockLoad" if verb == "Load" else "cub::BlockStore"
-        assert f"using coop_{word}_t = {kind}<unsigned int, 256, {words}, cub::BLOCK_" in src
+        assert f"using {word}_t = {kind}<unsigned int, 256, {words}, cub::BLOCK_" in src
         body = _body(src, req.symbol)
         array = "src_" if verb == "Load" else "dst_"
-        assert f"if (::cuda::std::is_sufficiently_aligned<4>({array}))" in body
-        assert f"coop_{word}({array}, items_words);" in body
-        assert f"}}\n  else\n  {{\n    {req.symbol}_t().{verb}(" in body  # CUB on the items otherwise
+        # aligned to the vector of words CUB moves (its own check then holds): words; else direct
+        assert f"if (::cuda::std::is_sufficiently_aligned<{vector}>({array}))" in body
+        assert f"{word}({array}, items_words);" in body
+        assert f"}}\n  else\n  {{\n    {direct}({array}, items_);\n  }}" in body
+        assert ".Load(" not in body and ".Store(" not in body  # no CUB class of the items' own
         assert "#include <cuda/std/bit>" in src
-        assert src.index(f"void coop_{word}(") < src.index(f"void {req.symbol}(")
+        assert src.index(f"void {word}(") < src.index(f"void {req.symbol}(")
+        assert src.index(f"void {direct}(") < src.index(f"void {req.symbol}(")
 
 
 def test_a_warp_tile_of_narrow_items_moves_as_words() -> None:
@@ -88,13 +101,13 @@ def test_a_kernel_with_the_word_request_itself_renders_it_once() -> None:
 
 # --- compiled for sm_90a, both DSLs ----------------------------------------------------------------
 
-#: (dtype, items per thread) -> vector loads and stores in a copy kernel's SASS. The word-aligned
-#: branch has them; the other branch (CUB on the items) has none of them but float16 x 4's LDG.E.64
-#: (CUB's ushort4) and none of the stores: without words, 0 of each (but that one LDG.E.64).
+#: (dtype, items per thread) -> vector loads and stores in a copy kernel's SASS: the aligned branch's
+#: (the other branch moves the items one by one, ``direct``). CUB on the items themselves has none of
+#: them but one LDG.E.64 for float16 x 4 (2 for x 16: ushort4).
 WIDTHS = {
     ("bfloat16", 16): {"LDG.E.128": 2, "STG.E.128": 2},
     ("float16", 16): {"LDG.E.128": 2, "STG.E.128": 2},
-    ("float16", 4): {"LDG.E.64": 2, "STG.E.64": 1},  # words: uint2
+    ("float16", 4): {"LDG.E.64": 1, "STG.E.64": 1},  # words: uint2
     ("int8", 16): {"LDG.E.128": 1, "STG.E.128": 1},
     ("int16", 8): {"LDG.E.128": 1, "STG.E.128": 1},
 }
