@@ -26,7 +26,9 @@ tensors), items converted to float32 in the kernel and back; the weight row load
 algorithm after the reduction; the CUB C++ kernels of the same design take ``cub::BlockLoad<T>``;
 2-byte rows also try more items per thread (``NARROW_CONFIGS``). The Numba kernels are float32
 ``striped`` only (numba-cuda 0.30 has no bfloat16 arrays). ``--algorithms`` (default ``striped``)
-also measures ``vectorize`` rows (blocked; 2-byte items move as 4-byte words).
+also measures ``vectorize`` rows (blocked; 2-byte items move as 4-byte words) and, for 2-byte rows,
+``striped_words``: a CuTe what-if (no coop algorithm; no CUB C++ peer) that loads and stores the rows
+as int32 words, striped, and reads the items through a recast of the words (_rows_cutlass.py).
 """
 
 # No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
@@ -253,6 +255,8 @@ def _cub_kernels(
     for n, c, t, i in _configs(dtype):
         for k in KERNELS:
             for a in algorithms:
+                if a == "striped_words":  # a CuTe what-if: no CUB C++ kernel
+                    continue
                 if dtype == "float32" and a == "striped":
                     names[(k, n, c, t, i, a)] = f"cub_{k}<{n}, {c}, {t}, {i}>"
                 else:
@@ -381,10 +385,12 @@ def aot(
                         numba_kernel(k, n, c, t, i), _SIGS[k], block=t, cluster=c if c > 1 else None
                     ).inspect()
                     reports.append(("numba", r))
-                tensors = [make_fake_compact_tensor(kind, (n * 8,), assumed_align=16)]
+                # striped_words: int32 views of the rows (half as many elements)
+                held, per = (cutlass_type("int32"), 2) if a == "striped_words" else (kind, 1)
+                tensors = [make_fake_compact_tensor(held, (n * 8 // per,), assumed_align=16)]
                 if k == "rmsnorm":
-                    tensors.append(make_fake_compact_tensor(kind, (n,), assumed_align=16))
-                tensors.append(make_fake_compact_tensor(kind, (n * 8,), assumed_align=16))
+                    tensors.append(make_fake_compact_tensor(held, (n // per,), assumed_align=16))
+                tensors.append(make_fake_compact_tensor(held, (n * 8 // per,), assumed_align=16))
                 reports.append(
                     ("cute", cutlass_coop.compile(getattr(ct, k)(n, c, t, i, dtype, a), *tensors).inspect())
                 )
@@ -397,7 +403,7 @@ def aot(
                         f"{rep.local_loads} LDL, {rep.local_stores} STL{'' if ok else '  <-- not inlined'}; "
                         f"{memory(rep)}"
                     )
-                if dtype != "float32" or a != "striped":  # the CUB C++ kernel of the same design
+                if (dtype != "float32" or a != "striped") and a != "striped_words":  # CUB C++, same design
                     own = inspect_cubin(_cub_cubin((k, n, c, t, i, a), dtype))
                     print(
                         f"{k} {dtype} N={n} {_tag(c, t, i, a)} cub: {max(own.registers.values())} registers; "
@@ -534,7 +540,7 @@ def run(
                 for alg in algorithms:
                     tag = _tag(c, t, i, alg)
                     whos = ["numba"] if dtype == "float32" and alg == "striped" else []  # Numba: float32 rows
-                    whos += ["cute"] + (["cub"] if c <= 8 else [])  # cuda.core: no non-portable clusters
+                    whos += ["cute"] + (["cub"] if c <= 8 and alg != "striped_words" else [])  # portable only
                     ys = {who: torch.full_like(x, float("nan")) for who in whos}
                     xf = x.view(-1)
                     if "numba" in whos:
@@ -544,10 +550,10 @@ def run(
                         nb_args = (xf, w, y_nb) if kernel == "rmsnorm" else (xf, y_nb)
                         fns[f"numba {tag}"] = lambda launch_nb=launch_nb, a=nb_args: launch_nb(*a)
                     y_ct = ys["cute"].view(-1)
-                    cts = [
-                        from_dlpack(v, assumed_align=16)
-                        for v in ((xf, w, y_ct) if kernel == "rmsnorm" else (xf, y_ct))
-                    ]
+                    held = (xf, w, y_ct) if kernel == "rmsnorm" else (xf, y_ct)
+                    if alg == "striped_words":  # the rows as int32 words (a what-if, see the docstring)
+                        held = tuple(v.view(torch.int32) for v in held)
+                    cts = [from_dlpack(v, assumed_align=16) for v in held]
                     compiled = cutlass_coop.compile(getattr(ct, kernel)(n, c, t, i, dtype, alg), *cts)
                     fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
                     if "cub" in whos:
@@ -597,12 +603,16 @@ def _print_tables(res: dict[str, Any]) -> None:
         for r in rows:
 
             def best(who: str, r: dict[str, Any] = r) -> tuple[float, str]:
-                cands = [(v, k.split(" ", 1)[1]) for k, v in r.items() if k.startswith(who + " ")]
+                cands = [
+                    (v, k.split(" ", 1)[1])
+                    for k, v in r.items()
+                    if k.startswith(who + " ") and "striped_words" not in k  # the what-if: not coop's
+                ]
                 return max(cands) if cands else (math.nan, "-")
 
             nb, ct, cb = best("numba"), best("cute"), best("cub")
             peer = {p: r.get(p, math.nan) for p in ("quack", "liger", "torch")}
-            ours = max(nb[0], ct[0])
+            ours = max((v for v in (nb[0], ct[0]) if not math.isnan(v)), default=math.nan)  # no Numba: 2-byte
             out.append(
                 [
                     str(r["n"]),
@@ -634,6 +644,29 @@ def _print_tables(res: dict[str, Any]) -> None:
             ],
             out,
         )
+        per_config = [
+            [
+                str(r["n"]),
+                k.split(" ", 1)[1],
+                f"{v:.0f}",
+                f"{r.get('cub ' + k.split(' ', 1)[1], math.nan):.0f}",
+                f"{v / r.get('cub ' + k.split(' ', 1)[1], math.nan):.3f}",
+                f"{v / r.get('quack', math.nan):.3f}",
+            ]
+            for r in rows
+            for k, v in r.items()
+            if k.startswith("cute ")
+        ]
+        table(
+            f"{kernel}, {res.get('dtype', 'float32')}: coop CuTe and CUB C++ (same design), by configuration",
+            ["N", "configuration", "coop CuTe", "CUB C++", "CuTe / CUB", "CuTe / quack"],
+            per_config,
+        )
+        words = [(r, k, v) for r in rows for k, v in r.items() if "striped_words" in k]
+        for r, k, v in words:
+            print(
+                f"what-if (int32 words, striped; not a coop algorithm): {kernel} N={r['n']} {k}: {v:.0f} GB/s"
+            )
     for name, state in res["peers"].items():
         if state != "ok":
             print(f"\n{name}: {state}")
