@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """Copy bandwidth of coop.block.load/store (both backends) next to CUB C++ and torch, same run.
 
-For each algorithm at (256 threads, 4 items) and (128, 16): a coop copy kernel under the Numba
-backend and under the CUTLASS (CuTe DSL) backend, a CUB C++ kernel of the same configuration
-compiled here through NVRTC (cuda.core), and torch ``copy_``, measured in alternation, each batch
-of launches queued behind a GPU sleep so that the host's launch path is not timed (see
-``_time_batch``; ``benchmarks/launch.py`` times that). Also: cold and warm compile time of the
-coop kernels, NVRTC calls, and the CuTe bridge's compile split.
+For each element type (``--dtypes``: int32 by default; the 2-byte bfloat16 and float16 too) and each
+algorithm at (256 threads, 4 items) and (128, 16): a coop copy kernel under the Numba backend and
+under the CUTLASS (CuTe DSL) backend, a CUB C++ kernel of the same configuration compiled here
+through NVRTC (cuda.core), and torch ``copy_``, measured in alternation, each batch of launches
+queued behind a GPU sleep so that the host's launch path is not timed (see ``_time_batch``;
+``benchmarks/launch.py`` times that). Also: cold and warm compile time of the coop kernels, NVRTC
+calls, and the CuTe bridge's compile split. numba-cuda 0.30 has no bfloat16 arrays: a bfloat16 row
+has no Numba kernel (its cells say ``-``).
 
-    python benchmarks/copy.py [--elements N] [--reps R] [--json PATH]
+    python benchmarks/copy.py [--elements N] [--reps R] [--json PATH] [--dtypes int32,bfloat16,float16]
 """
 
 # No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
@@ -29,17 +31,28 @@ from typing import Any  # noqa: E402
 CONFIGS = [(256, 4), (128, 16)]
 ALGORITHMS = ["direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_timesliced"]
 
+#: The element types a copy may move: their C++ spelling in CUB_SOURCE.
+CXX = {
+    "int32": "int",
+    "float32": "float",
+    "bfloat16": "__nv_bfloat16",
+    "float16": "__half",
+    "int8": "signed char",
+}
+
 CUB_SOURCE = r"""
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_store.cuh>
-template <int Threads, int Items, cub::BlockLoadAlgorithm LA, cub::BlockStoreAlgorithm SA>
-__global__ void __launch_bounds__(Threads) cub_copy(const int* src, int* dst)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+template <int Threads, int Items, cub::BlockLoadAlgorithm LA, cub::BlockStoreAlgorithm SA, typename T = int>
+__global__ void __launch_bounds__(Threads) cub_copy(const T* src, T* dst)
 {
-  using Load = cub::BlockLoad<int, Threads, Items, LA>;
-  using Store = cub::BlockStore<int, Threads, Items, SA>;
+  using Load = cub::BlockLoad<T, Threads, Items, LA>;
+  using Store = cub::BlockStore<T, Threads, Items, SA>;
   __shared__ union { typename Load::TempStorage load; typename Store::TempStorage store; } ts;
   const size_t base = size_t(blockIdx.x) * Threads * Items;
-  int items[Items];
+  T items[Items];
   Load(ts.load).Load(src + base, items);
   if (LA == cub::BLOCK_LOAD_TRANSPOSE || LA == cub::BLOCK_LOAD_WARP_TRANSPOSE
       || LA == cub::BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED)
@@ -129,9 +142,12 @@ def _device_and_data(n: int) -> tuple[Any, str, Any, Any, Any]:
     return dev, arch, src, torch.empty_like(src), stream
 
 
-def _cub_name(threads: int, items: int, alg: str) -> str:
+def _cub_name(threads: int, items: int, alg: str, dtype: str = "int32") -> str:
     """The name expression of CUB_SOURCE's kernel for one configuration."""
-    return f"cub_copy<{threads}, {items}, cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}>"
+    return (
+        f"cub_copy<{threads}, {items}, cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}, "
+        f"{CXX[dtype]}>"
+    )
 
 
 def _cub_program(arch: str, lto: bool = False) -> Any:
@@ -145,21 +161,23 @@ def _cub_program(arch: str, lto: bool = False) -> Any:
     return Program(CUB_SOURCE, "c++", opts)
 
 
-def _cub_kernels(arch: str, configs: list[tuple[int, int]] = CONFIGS):  # type: ignore[no-untyped-def]
-    names = {(t, i, a): _cub_name(t, i, a) for t, i in configs for a in ALGORITHMS}
+def _cub_kernels(arch: str, configs: list[tuple[int, int]] = CONFIGS, dtypes: tuple[str, ...] = ("int32",)):  # type: ignore[no-untyped-def]
+    names = {(t, i, a, d): _cub_name(t, i, a, d) for t, i in configs for a in ALGORITHMS for d in dtypes}
     module = _cub_program(arch).compile("cubin", name_expressions=tuple(names.values()))
     return {k: module.get_kernel(v) for k, v in names.items()}
 
 
-def _coop_copy(alg: str, items: int, tile: int) -> Any:
+def _coop_copy(alg: str, items: int, tile: int, dtype: str = "int32") -> Any:
     """A fresh coop Numba copy kernel (a new kernel object: compiles on its first launch)."""
     import cuda.coop.numba as numba_coop
-    import numba
+    import numpy as np
     from cuda import coop
     from numba import cuda
 
+    kind = getattr(np, dtype)
+
     def copy(s, d):  # type: ignore[no-untyped-def]
-        buf = coop.ThreadData(items, numba.int32)
+        buf = coop.ThreadData(items, kind)
         base = cuda.blockIdx.x * tile
         coop.block.load(s, buf, offset=base, algorithm=alg)
         coop.block.store(d, buf, offset=base, algorithm=alg)
@@ -167,18 +185,19 @@ def _coop_copy(alg: str, items: int, tile: int) -> Any:
     return numba_coop.jit(copy)
 
 
-def _cute_copy(alg: str, items: int, threads: int) -> Any:
+def _cute_copy(alg: str, items: int, threads: int, dtype: str = "int32") -> Any:
     """A CuTe DSL host function launching a coop copy kernel (CUTLASS backend)."""
-    import cutlass
     import cutlass.cute as cute
     from cuda import coop
+    from cuda.coop.cutlass._backend import cutlass_type
 
     tile = threads * items
+    kind = cutlass_type(dtype)
 
     @cute.kernel
     def kernel(s: cute.Tensor, d: cute.Tensor):  # type: ignore[no-untyped-def]
         bidx, _, _ = cute.arch.block_idx()
-        buf = coop.ThreadData(items, cutlass.Int32)
+        buf = coop.ThreadData(items, kind)
         coop.block.load(s, buf, offset=bidx * tile, algorithm=alg)
         coop.block.store(d, buf, offset=bidx * tile, algorithm=alg)
 
@@ -210,6 +229,15 @@ def _plain_cute_copy(items: int, threads: int) -> Any:
     return host
 
 
+def _random(torch: Any, n: int, dtype: str) -> Any:
+    """``n`` random values of ``dtype`` on the GPU (no NaN: copies are compared with torch.equal)."""
+    kind = getattr(torch, dtype)
+    if kind.is_floating_point:
+        return torch.randn(n, device="cuda", dtype=kind)
+    info = torch.iinfo(kind)
+    return torch.randint(info.min, info.max, (n,), dtype=kind, device="cuda")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--elements", type=int, default=1 << 28)
@@ -217,6 +245,7 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     ap.add_argument("--algorithms", default=",".join(ALGORITHMS), help="comma-separated subset")
     ap.add_argument("--configs", default="256x4,128x16", help="comma-separated THREADSxITEMS")
+    ap.add_argument("--dtypes", default="int32", help=f"comma-separated subset of {','.join(CXX)}")
     args = ap.parse_args()
     os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp(prefix="coop-bench-cache-"))
 
@@ -226,120 +255,148 @@ def main() -> None:
     from numba import cuda
 
     n = args.elements
-    dev, arch, src, dst, stream = _device_and_data(n)
-    nbytes = 2 * n * 4
+    dev, arch, _src, _dst, stream = _device_and_data(1 << 10)
     configs = [(int(t), int(i)) for t, i in (c.split("x") for c in args.configs.split(","))]
-    cub = _cub_kernels(arch, configs)
-    nb_src, nb_dst = cuda.as_cuda_array(src), cuda.as_cuda_array(dst)
+    dtypes = tuple(args.dtypes.split(","))
+    cub = _cub_kernels(arch, configs, dtypes)
     import cuda.coop.cutlass as cutlass_coop
+    import cutlass.cute as cute
     from cutlass.cute.runtime import from_dlpack
 
-    cute_src, cute_dst = from_dlpack(src, assumed_align=16), from_dlpack(dst, assumed_align=16)
-
     rows = []
-    for threads, items in configs:
-        tile = threads * items
-        grid = n // tile
-        for alg in args.algorithms.split(","):
-            dst.fill_(0)
-            before = coop.compile_stats()
-            t0 = time.perf_counter()
-            kernel = _coop_copy(alg, items, tile)
-            kernel[grid, threads](nb_src, nb_dst)
-            cuda.synchronize()
-            cold = time.perf_counter() - t0
-            nvrtc_calls = coop.compile_stats().nvrtc_compiles - before.nvrtc_compiles
-            assert torch.equal(dst, src), f"coop {alg} copy is wrong"
-            t0 = time.perf_counter()
-            _coop_copy(alg, items, tile)[grid, threads](nb_src, nb_dst)  # new kernel, warm disk cache
-            cuda.synchronize()
-            warm = time.perf_counter() - t0
-            dst.fill_(0)
-            cub_kernel, cfg = cub[(threads, items, alg)], LaunchConfig(grid=grid, block=threads)
-            launch(stream, cfg, cub_kernel, src.data_ptr(), dst.data_ptr())
-            torch.cuda.synchronize()
-            assert torch.equal(dst, src), f"CUB {alg} copy is wrong"
-            dst.fill_(0)
-            t0 = time.perf_counter()
-            cute_fn = cutlass_coop.compile(_cute_copy(alg, items, threads), cute_src, cute_dst)
-            cute_cold = time.perf_counter() - t0
-            cute_fn(cute_src, cute_dst)
-            torch.cuda.synchronize()
-            assert torch.equal(dst, src), f"coop CuTe {alg} copy is wrong"
-            t0 = time.perf_counter()
-            warm_fn = cutlass_coop.compile(_cute_copy(alg, items, threads), cute_src, cute_dst)
-            cute_warm = time.perf_counter() - t0
-            import cutlass.cute as cute
-
-            t0 = time.perf_counter()
-            cute.compile(_plain_cute_copy(items, threads), cute_src, cute_dst)
-            plain = time.perf_counter() - t0
-            coop_launch = kernel.for_block(threads)[grid, threads]
-            t = _interleaved(
-                {
-                    "cute": lambda f=cute_fn: f(cute_src, cute_dst),
-                    "coop": lambda f=coop_launch: f(nb_src, nb_dst),
-                    "cub": lambda k=cub_kernel, c=cfg: launch(stream, c, k, src.data_ptr(), dst.data_ptr()),
-                    "torch": lambda: dst.copy_(src),
-                },
-                args.reps,
-                torch,
-            )
-            rows.append(
-                {
-                    "threads": threads,
-                    "items": items,
-                    "algorithm": alg,
-                    "coop_gbs": nbytes / t["coop"] / 1e9,
-                    "cute_gbs": nbytes / t["cute"] / 1e9,
-                    "cute_cold_s": cute_cold,
-                    "cute_warm_s": cute_warm,
-                    "plain_cute_s": plain,
-                    "cute_split": warm_fn.timings,
-                    "cub_gbs": nbytes / t["cub"] / 1e9,
-                    "torch_gbs": nbytes / t["torch"] / 1e9,
-                    "cold_s": cold,
-                    "warm_s": warm,
-                    "nvrtc_calls": nvrtc_calls,
-                }
-            )
+    for dtype in dtypes:
+        src = _random(torch, n, dtype)
+        dst = torch.empty_like(src)
+        nbytes = 2 * n * src.element_size()
+        numba_ok = dtype != "bfloat16"  # numba-cuda 0.30 has no bfloat16 arrays
+        nb_src, nb_dst = (cuda.as_cuda_array(src), cuda.as_cuda_array(dst)) if numba_ok else (None, None)
+        cute_src, cute_dst = from_dlpack(src, assumed_align=16), from_dlpack(dst, assumed_align=16)
+        for threads, items in configs:
+            tile = threads * items
+            grid = n // tile
+            for alg in args.algorithms.split(","):
+                fns: dict[str, Callable[[], object]] = {}
+                row: dict[str, Any] = {"dtype": dtype, "threads": threads, "items": items, "algorithm": alg}
+                if numba_ok:
+                    dst.fill_(0)
+                    before = coop.compile_stats()
+                    t0 = time.perf_counter()
+                    kernel = _coop_copy(alg, items, tile, dtype)
+                    kernel[grid, threads](nb_src, nb_dst)
+                    cuda.synchronize()
+                    row["cold_s"] = time.perf_counter() - t0
+                    row["nvrtc_calls"] = coop.compile_stats().nvrtc_compiles - before.nvrtc_compiles
+                    assert torch.equal(dst, src), f"coop {dtype} {alg} copy is wrong"
+                    t0 = time.perf_counter()
+                    _coop_copy(alg, items, tile, dtype)[grid, threads](nb_src, nb_dst)  # warm disk cache
+                    cuda.synchronize()
+                    row["warm_s"] = time.perf_counter() - t0
+                    coop_launch = kernel.for_block(threads)[grid, threads]
+                    fns["coop"] = lambda f=coop_launch, s=nb_src, d=nb_dst: f(s, d)
+                dst.fill_(0)
+                cub_kernel, cfg = cub[(threads, items, alg, dtype)], LaunchConfig(grid=grid, block=threads)
+                launch(stream, cfg, cub_kernel, src.data_ptr(), dst.data_ptr())
+                torch.cuda.synchronize()
+                assert torch.equal(dst, src), f"CUB {dtype} {alg} copy is wrong"
+                dst.fill_(0)
+                t0 = time.perf_counter()
+                cute_fn = cutlass_coop.compile(_cute_copy(alg, items, threads, dtype), cute_src, cute_dst)
+                row["cute_cold_s"] = time.perf_counter() - t0
+                cute_fn(cute_src, cute_dst)
+                torch.cuda.synchronize()
+                assert torch.equal(dst, src), f"coop CuTe {dtype} {alg} copy is wrong"
+                t0 = time.perf_counter()
+                warm_fn = cutlass_coop.compile(_cute_copy(alg, items, threads, dtype), cute_src, cute_dst)
+                row["cute_warm_s"] = time.perf_counter() - t0
+                row["cute_split"] = warm_fn.timings
+                if dtype == "int32":
+                    t0 = time.perf_counter()
+                    cute.compile(_plain_cute_copy(items, threads), cute_src, cute_dst)
+                    row["plain_cute_s"] = time.perf_counter() - t0
+                fns["cute"] = lambda f=cute_fn, s=cute_src, d=cute_dst: f(s, d)
+                fns["cub"] = lambda k=cub_kernel, c=cfg, s=src, d=dst: launch(
+                    stream, c, k, s.data_ptr(), d.data_ptr()
+                )
+                fns["torch"] = lambda s=src, d=dst: d.copy_(s)
+                t = _interleaved(fns, args.reps, torch)
+                row.update({f"{k}_gbs": nbytes / v / 1e9 for k, v in t.items()})
+                rows.append(row)
+        del src, dst, nb_src, nb_dst, cute_src, cute_dst
 
     print(
-        f"device: {dev.name}, {n} int32 elements ({n * 4 / 2**30:.1f} GiB), median of {args.reps} "
+        f"device: {dev.name}, {n} elements of {', '.join(dtypes)}, median of {args.reps} "
         f"interleaved batches of {BATCH} launches, each queued behind a GPU sleep"
     )
-    print("\nNumba backend")
-    print(
-        "| threads x items | algorithm | coop GB/s | CUB C++ GB/s | coop/CUB | torch copy_ GB/s | "
-        "cold compile s | warm compile s | NVRTC calls |"
+
+    def cell(r: dict[str, Any], key: str, fmt: str = "{:.0f}") -> str:
+        return fmt.format(r[key]) if key in r else "-"
+
+    def ratio(r: dict[str, Any], a: str, b: str) -> str:
+        return f"{r[a] / r[b]:.3f}" if a in r and b in r else "-"
+
+    _table(
+        "Numba backend (no bfloat16: numba-cuda 0.30 has no bfloat16 arrays)",
+        [
+            "dtype",
+            "threads x items",
+            "algorithm",
+            "coop GB/s",
+            "CUB C++ GB/s",
+            "coop/CUB",
+            "torch copy_ GB/s",
+            "cold compile s",
+            "warm compile s",
+            "NVRTC calls",
+        ],  # fmt: skip
+        [
+            [
+                r["dtype"],
+                f"{r['threads']} x {r['items']}",
+                r["algorithm"],
+                cell(r, "coop_gbs"),
+                cell(r, "cub_gbs"),
+                ratio(r, "coop_gbs", "cub_gbs"),
+                cell(r, "torch_gbs"),
+                cell(r, "cold_s", "{:.2f}"),
+                cell(r, "warm_s", "{:.2f}"),
+                cell(r, "nvrtc_calls", "{}"),
+            ]  # fmt: skip
+            for r in rows
+        ],
     )
-    print("|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(
-            f"| {r['threads']} x {r['items']} | {r['algorithm']} | {r['coop_gbs']:.0f} | "
-            f"{r['cub_gbs']:.0f} | "
-            f"{r['coop_gbs'] / r['cub_gbs']:.3f} | {r['torch_gbs']:.0f} | {r['cold_s']:.2f} | "
-            f"{r['warm_s']:.2f} | {r['nvrtc_calls']} |"
-        )
-    print("\nCUTLASS backend (CuTe DSL)")
-    print(
-        "| threads x items | algorithm | coop GB/s | CUB C++ GB/s | coop/CUB | torch copy_ GB/s | "
-        "cold compile s | warm compile s | plain CuTe compile s | warm split ms: trace+lower / NVRTC / "
-        "libNVVM / nvJitLink / 2nd CuTe compile |"
+    splits = ("trace_and_lower", "nvrtc", "libnvvm", "nvjitlink", "cute_compile")
+    _table(
+        "CUTLASS backend (CuTe DSL)",
+        [
+            "dtype",
+            "threads x items",
+            "algorithm",
+            "coop GB/s",
+            "CUB C++ GB/s",
+            "coop/CUB",
+            "torch copy_ GB/s",
+            "cold compile s",
+            "warm compile s",
+            "plain CuTe compile s",
+            "warm split ms: trace+lower / NVRTC / libNVVM / nvJitLink / 2nd CuTe compile",
+        ],  # fmt: skip
+        [
+            [
+                r["dtype"],
+                f"{r['threads']} x {r['items']}",
+                r["algorithm"],
+                cell(r, "cute_gbs"),
+                cell(r, "cub_gbs"),
+                ratio(r, "cute_gbs", "cub_gbs"),
+                cell(r, "torch_gbs"),
+                cell(r, "cute_cold_s", "{:.2f}"),
+                cell(r, "cute_warm_s", "{:.3f}"),
+                cell(r, "plain_cute_s", "{:.3f}"),
+                " / ".join(f"{1e3 * r['cute_split'].get(k, 0.0):.0f}" for k in splits),
+            ]  # fmt: skip
+            for r in rows
+        ],
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        sp = r["cute_split"]
-        split = " / ".join(
-            f"{1e3 * sp.get(k, 0.0):.0f}"
-            for k in ("trace_and_lower", "nvrtc", "libnvvm", "nvjitlink", "cute_compile")
-        )
-        print(
-            f"| {r['threads']} x {r['items']} | {r['algorithm']} | {r['cute_gbs']:.0f} | "
-            f"{r['cub_gbs']:.0f} | "
-            f"{r['cute_gbs'] / r['cub_gbs']:.3f} | {r['torch_gbs']:.0f} | {r['cute_cold_s']:.2f} | "
-            f"{r['cute_warm_s']:.3f} | {r['plain_cute_s']:.3f} | {split} |"
-        )
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": dev.name, "elements": n, "rows": rows}, f, indent=1)

@@ -16,9 +16,19 @@ output is checked against torch in float64 before it is timed. quack-kernels and
 benchmark-only: a peer that is not installed is skipped, and the table says so.
 
     python benchmarks/rows.py [--elements N] [--reps R] [--json PATH] [--only rmsnorm|softmax] [--aot]
+                              [--dtype float32|bfloat16|float16] [--algorithms striped,vectorize]
 
 ``--aot`` compiles every coop and CUB C++ kernel for sm_90a (no GPU needed) and prints each coop
 kernel's SASS verdict.
+
+``--dtype bfloat16`` (or float16): x, y and the weight row of that type (the peers get the same
+tensors), items converted to float32 in the kernel and back; the weight row loaded with the rows'
+algorithm after the reduction; the CUB C++ kernels of the same design take ``cub::BlockLoad<T>``;
+2-byte rows also try more items per thread (``NARROW_CONFIGS``). The Numba kernels are float32
+``striped`` only (numba-cuda 0.30 has no bfloat16 arrays). ``--algorithms`` (default ``striped``)
+also measures ``vectorize`` rows (blocked; 2-byte items move as 4-byte words) and, for 2-byte rows,
+``striped_words``: a CuTe what-if (no coop algorithm; no CUB C++ peer) that loads and stores the rows
+as int32 words, striped, and reads the items through a recast of the words (_rows_cutlass.py).
 """
 
 # No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
@@ -43,6 +53,11 @@ CONFIGS: dict[int, list[tuple[int, int, int]]] = {
     262144: [(16, 256, 64), (16, 512, 32), (16, 1024, 16)],
 }
 KERNELS = ("rmsnorm", "softmax")
+#: More (cluster, threads, items) for 2-byte rows: a thread's items hold half the bytes of float32's.
+NARROW_CONFIGS: dict[int, list[tuple[int, int, int]]] = {4096: [(1, 128, 32)], 16384: [(1, 512, 32)]}
+DTYPES = ("float32", "bfloat16", "float16")
+#: The C++ element type of each dtype (CUB_SOURCE's converted kernels).
+CXX = {"float32": "float", "bfloat16": "__nv_bfloat16", "float16": "__half"}
 
 CUB_SOURCE = r"""
 #include <cub/block/block_load.cuh>
@@ -50,6 +65,8 @@ CUB_SOURCE = r"""
 #include <cub/block/block_reduce.cuh>
 #include <cuda/ptx>
 #include <cuda/std/cstdint>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda/std/functional>
 
 // The cluster step of coop.cluster, written by hand: the kernel's prologue arms two stages of
@@ -178,6 +195,68 @@ __global__ void __launch_bounds__(Threads) cub_softmax(const float* x, float* y)
   for (int i = 0; i < Items; ++i) xs[i] *= inv;
   Store().Store(y + offset, xs);
 }
+
+// The kernels above for rows of T (float, __nv_bfloat16, __half) moved with any load and store
+// algorithm: items converted to float, the weight row loaded with the same algorithm after the
+// reduction, the result converted back (coop's converted kernels in _rows_cutlass.py).
+template <typename T, int N, int Cluster, int Threads, int Items, cub::BlockLoadAlgorithm LA,
+          cub::BlockStoreAlgorithm SA>
+__global__ void __launch_bounds__(Threads) cub_rmsnorm_t(const T* x, const T* w, T* y)
+{
+  using Load = cub::BlockLoad<T, Threads, Items, LA>;
+  using Store = cub::BlockStore<T, Threads, Items, SA>;
+  using Reduce = cub::BlockReduce<float, Threads>;
+  __shared__ typename Reduce::TempStorage ts;
+  __shared__ float slot;
+  const int rank = blockIdx.x % Cluster;
+  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
+  T xs[Items];
+  Load().Load(x + offset, xs);
+  float part = 0.0f;
+  for (int i = 0; i < Items; ++i)
+  {
+    const float v = float(xs[i]);
+    part += v * v;
+  }
+  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, &slot);
+  const float scale = rsqrtf(total * (1.0f / N) + EPS);
+  T ws[Items];
+  Load().Load(w + rank * (Threads * Items), ws);
+  for (int i = 0; i < Items; ++i) xs[i] = T(float(xs[i]) * scale * float(ws[i]));
+  Store().Store(y + offset, xs);
+}
+
+template <typename T, int N, int Cluster, int Threads, int Items, cub::BlockLoadAlgorithm LA,
+          cub::BlockStoreAlgorithm SA>
+__global__ void __launch_bounds__(Threads) cub_softmax_t(const T* x, T* y)
+{
+  using Load = cub::BlockLoad<T, Threads, Items, LA>;
+  using Store = cub::BlockStore<T, Threads, Items, SA>;
+  using Reduce = cub::BlockReduce<float, Threads>;
+  __shared__ typename Reduce::TempStorage ts;
+  __shared__ float slot;
+  const int rank = blockIdx.x % Cluster;
+  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
+  T xs[Items];
+  Load().Load(x + offset, xs);
+  float fs[Items];
+  for (int i = 0; i < Items; ++i) fs[i] = float(xs[i]);
+  float top = fs[0];
+  for (int i = 1; i < Items; ++i) top = ::cuda::std::max(top, fs[i]);
+  top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, &slot);
+  __syncthreads();
+  const float log2e = 1.4426950408889634f, shift = top * log2e;
+  float part = 0.0f;
+  for (int i = 0; i < Items; ++i)
+  {
+    fs[i] = exp2f(fs[i] * log2e - shift);
+    part += fs[i];
+  }
+  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, &slot);
+  const float inv = 1.0f / total;
+  for (int i = 0; i < Items; ++i) xs[i] = T(fs[i] * inv);
+  Store().Store(y + offset, xs);
+}
 """
 
 
@@ -199,22 +278,43 @@ def _cutlass_half() -> Any:
     return _by_path("coop_rows_cutlass", "_rows_cutlass.py")
 
 
-def _configs() -> list[tuple[int, int, int, int]]:
-    return [(n, c, t, i) for n, cs in CONFIGS.items() for c, t, i in cs]
+def _lengths_configs(dtype: str = "float32") -> dict[int, list[tuple[int, int, int]]]:
+    """(cluster, threads, items) tried for each row length: CONFIGS, and NARROW_CONFIGS for 2-byte rows."""
+    extra = NARROW_CONFIGS if dtype != "float32" else {}
+    return {n: cs + extra.get(n, []) for n, cs in CONFIGS.items()}
 
 
-def _cub_kernels(arch: str, load: bool = True) -> dict[tuple[Any, ...], Any]:
+def _configs(dtype: str = "float32") -> list[tuple[int, int, int, int]]:
+    return [(n, c, t, i) for n, cs in _lengths_configs(dtype).items() for c, t, i in cs]
+
+
+def _tag(c: int, t: int, i: int, alg: str) -> str:
+    """A kernel's configuration in the result keys (float32 striped's as in earlier runs)."""
+    return f"{c}x{t}x{i}" if alg == "striped" else f"{c}x{t}x{i} {alg}"
+
+
+def _cub_kernels(
+    arch: str, load: bool = True, dtype: str = "float32", algorithms: tuple[str, ...] = ("striped",)
+) -> dict[tuple[Any, ...], Any]:
     """The CUB C++ kernels of the same design, compiled (and, with ``load``, loaded) for ``arch``
-    (``-use_fast_math``: exp2f and rsqrtf as the approximations the coop kernels use)."""
+    (``-use_fast_math``: exp2f and rsqrtf as the approximations the coop kernels use), keyed
+    ``(kernel, n, cluster, threads, items, algorithm)``."""
     from cuda.cccl import get_include_paths
     from cuda.core import Program, ProgramOptions
 
     paths = get_include_paths()
     incs = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
     names = {}
-    for n, c, t, i in _configs():
+    for n, c, t, i in _configs(dtype):
         for k in KERNELS:
-            names[(k, n, c, t, i)] = f"cub_{k}<{n}, {c}, {t}, {i}>"
+            for a in algorithms:
+                if a == "striped_words":  # a CuTe what-if: no CUB C++ kernel
+                    continue
+                if dtype == "float32" and a == "striped":
+                    names[(k, n, c, t, i, a)] = f"cub_{k}<{n}, {c}, {t}, {i}>"
+                else:
+                    algs = f"cub::BLOCK_LOAD_{a.upper()}, cub::BLOCK_STORE_{a.upper()}"
+                    names[(k, n, c, t, i, a)] = f"cub_{k}_t<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}>"
     options = ProgramOptions(
         arch=arch, std="c++17", include_path=incs, define_macro=[("EPS", f"{EPS!r}f")], use_fast_math=True
     )
@@ -307,37 +407,80 @@ def numba_kernel(kernel: str, n: int, c: int, t: int, i: int) -> Any:
     return numba_coop.jit(_NUMBA[kernel](n, c, t, i), fastmath=True)
 
 
-def aot() -> int:
-    """Compile every kernel for sm_90a and report the coop kernels' SASS."""
+def aot(
+    dtype: str = "float32", algorithms: tuple[str, ...] = ("striped",), lengths: list[int] | None = None
+) -> int:
+    """Compile every kernel for sm_90a and report the coop kernels' SASS (and the CUB C++ kernels'
+    global loads and stores next to the CuTe kernels')."""
     os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
     import cuda.coop.cutlass as cutlass_coop
     import cuda.coop.numba as numba_coop
-    import cutlass
+    from cuda.coop._sass import inspect_cubin
+    from cuda.coop.cutlass._backend import cutlass_type
     from cutlass.cute.runtime import make_fake_compact_tensor
 
-    _cub_kernels("sm_90a", load=False)
-    print("CUB C++ kernels: compiled for sm_90a")
+    _cub_kernels("sm_90a", load=False, dtype=dtype, algorithms=algorithms)
+    print(f"CUB C++ kernels: compiled for sm_90a ({dtype})")
     ct = _cutlass_half()
+    kind = cutlass_type(dtype)
     bad = 0
-    for n, c, t, i in _configs():
+
+    def memory(rep: Any) -> str:
+        ops = rep.opcodes()
+        return " ".join(f"{op} x{c}" for op, c in ops.items() if op.startswith(("LDG", "STG")))
+
+    for n, c, t, i in _configs(dtype):
+        if lengths and n not in lengths:
+            continue
         for k in KERNELS:
-            r = numba_coop.compile(
-                numba_kernel(k, n, c, t, i), _SIGS[k], block=t, cluster=c if c > 1 else None
-            ).inspect()
-            tensors = [make_fake_compact_tensor(cutlass.Float32, (n * 8,), assumed_align=16)]
-            if k == "rmsnorm":
-                tensors.append(make_fake_compact_tensor(cutlass.Float32, (n,), assumed_align=16))
-            tensors.append(make_fake_compact_tensor(cutlass.Float32, (n * 8,), assumed_align=16))
-            q = cutlass_coop.compile(getattr(ct, k)(n, c, t, i), *tensors).inspect()
-            for name, rep in (("numba", r), ("cute", q)):
-                regs = max(rep.registers.values())
-                ok = rep.calls == 0 and rep.local_loads == 0 and rep.local_stores == 0
-                bad += not ok
-                print(
-                    f"{k} N={n} {c}x{t}x{i} {name}: {regs} registers, {rep.calls} CALL, "
-                    f"{rep.local_loads} LDL, {rep.local_stores} STL{'' if ok else '  <-- not inlined'}"
+            for a in algorithms:
+                reports = []
+                if dtype == "float32" and a == "striped":
+                    r = numba_coop.compile(
+                        numba_kernel(k, n, c, t, i), _SIGS[k], block=t, cluster=c if c > 1 else None
+                    ).inspect()
+                    reports.append(("numba", r))
+                # striped_words: int32 views of the rows (half as many elements)
+                held, per = (cutlass_type("int32"), 2) if a == "striped_words" else (kind, 1)
+                tensors = [make_fake_compact_tensor(held, (n * 8 // per,), assumed_align=16)]
+                if k == "rmsnorm":
+                    tensors.append(make_fake_compact_tensor(held, (n // per,), assumed_align=16))
+                tensors.append(make_fake_compact_tensor(held, (n * 8 // per,), assumed_align=16))
+                reports.append(
+                    ("cute", cutlass_coop.compile(getattr(ct, k)(n, c, t, i, dtype, a), *tensors).inspect())
                 )
+                for name, rep in reports:
+                    regs = max(rep.registers.values())
+                    ok = rep.calls == 0 and rep.local_loads == 0 and rep.local_stores == 0
+                    bad += not ok
+                    print(
+                        f"{k} {dtype} N={n} {_tag(c, t, i, a)} {name}: {regs} registers, {rep.calls} CALL, "
+                        f"{rep.local_loads} LDL, {rep.local_stores} STL{'' if ok else '  <-- not inlined'}; "
+                        f"{memory(rep)}"
+                    )
+                if (dtype != "float32" or a != "striped") and a != "striped_words":  # CUB C++, same design
+                    own = inspect_cubin(_cub_cubin((k, n, c, t, i, a), dtype))
+                    print(
+                        f"{k} {dtype} N={n} {_tag(c, t, i, a)} cub: {max(own.registers.values())} registers; "
+                        f"{memory(own)}"
+                    )
     return 1 if bad else 0
+
+
+def _cub_cubin(key: tuple[Any, ...], dtype: str) -> bytes:
+    """The cubin of one CUB C++ kernel alone (the module holds them all: compiled again, alone)."""
+    from cuda.cccl import get_include_paths
+    from cuda.core import Program, ProgramOptions
+
+    k, n, c, t, i, a = key
+    paths = get_include_paths()
+    incs = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
+    algs = f"cub::BLOCK_LOAD_{a.upper()}, cub::BLOCK_STORE_{a.upper()}"
+    name = f"cub_{k}_t<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}>"
+    options = ProgramOptions(
+        arch="sm_90a", std="c++17", include_path=incs, define_macro=[("EPS", f"{EPS!r}f")], use_fast_math=True
+    )
+    return bytes(Program(CUB_SOURCE, "c++", options).compile("cubin", name_expressions=(name,)).code)
 
 
 # --- the GPU run -----------------------------------------------------------------------------------
@@ -381,10 +524,12 @@ def _reference(kernel: str, x: Any, w: Any) -> Any:
 
 
 def _close(kernel: str, got: Any, ref: Any) -> tuple[bool, float]:
-    """(within tolerance, largest error relative to the row's largest reference value)."""
+    """(within tolerance, largest error relative to the row's largest reference value; 2-byte
+    results within their rounding: 2^-8 relative for bfloat16)."""
     err = (got.double() - ref).abs().amax(-1) / ref.abs().amax(-1)
     worst = float(err.max())
-    return worst < (1e-5 if kernel == "rmsnorm" else 1e-4), worst
+    limit = 1e-5 if kernel == "rmsnorm" else 1e-4
+    return worst < (limit if got.element_size() == 4 else 1e-2), worst
 
 
 def allow_non_portable(kernel: Any) -> None:
@@ -399,7 +544,14 @@ def allow_non_portable(kernel: Any) -> None:
         raise RuntimeError(f"cuKernelSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED): {err}")
 
 
-def run(elements: int, reps: int, only: str | None, lengths: list[int] | None = None) -> dict[str, Any]:
+def run(
+    elements: int,
+    reps: int,
+    only: str | None,
+    lengths: list[int] | None = None,
+    dtype: str = "float32",
+    algorithms: tuple[str, ...] = ("striped",),
+) -> dict[str, Any]:
     import cuda.coop.cutlass as cutlass_coop
     import torch
     from cuda.core import LaunchConfig, launch
@@ -407,13 +559,15 @@ def run(elements: int, reps: int, only: str | None, lengths: list[int] | None = 
 
     bench = _copy_bench()
     _dev, arch, _s, _d, stream = bench._device_and_data(1 << 10)
-    cub = _cub_kernels(arch)
+    cub = _cub_kernels(arch, dtype=dtype, algorithms=algorithms)
+    configs = _lengths_configs(dtype)
     ct = _cutlass_half()
     peers = _peers()
     props = torch.cuda.get_device_properties(0)
     res: dict[str, Any] = {
         "device": props.name,
         "elements": elements,
+        "dtype": dtype,
         "peers": {k: v if isinstance(v, str) else "ok" for k, v in peers.items()},
         "rows": [],
         "checks": [],
@@ -421,10 +575,10 @@ def run(elements: int, reps: int, only: str | None, lengths: list[int] | None = 
     kernels = [k for k in KERNELS if only in (None, k)]
     for n in lengths or CONFIGS:
         rows = elements // n
-        x = torch.randn(rows, n, device="cuda", dtype=torch.float32)
-        w = 1.0 + 0.1 * torch.randn(n, device="cuda", dtype=torch.float32)
+        x = torch.randn(rows, n, device="cuda", dtype=getattr(torch, dtype))
+        w = 1.0 + 0.1 * torch.randn(n, device="cuda", dtype=getattr(torch, dtype))
         roof_out = torch.empty_like(x)
-        gb = 2 * x.numel() * 4 / 1e9
+        gb = 2 * x.numel() * x.element_size() / 1e9
         for kernel in kernels:
             ref = _reference(kernel, x, w)
             fns: dict[str, Any] = {"copy": lambda o=roof_out, x=x: o.copy_(x)}
@@ -449,36 +603,48 @@ def run(elements: int, reps: int, only: str | None, lengths: list[int] | None = 
                     )
                     continue
                 fns[name] = lambda f=f, args=args: f(*args)
-            for c, t, i in CONFIGS[n]:
-                tag = f"{c}x{t}x{i}"
-                y_nb, y_ct, y_cub = (torch.full_like(x, float("nan")) for _ in range(3))
-                xf = x.view(-1)
-                nb = numba_kernel(kernel, n, c, t, i)
-                launch_nb = nb.configure(rows * c, t, cluster=c if c > 1 else None)
-                nb_args = (xf, w, y_nb.view(-1)) if kernel == "rmsnorm" else (xf, y_nb.view(-1))
-                fns[f"numba {tag}"] = lambda launch_nb=launch_nb, a=nb_args: launch_nb(*a)
-                cts = [
-                    from_dlpack(v, assumed_align=16)
-                    for v in ((xf, w, y_ct.view(-1)) if kernel == "rmsnorm" else (xf, y_ct.view(-1)))
-                ]
-                compiled = cutlass_coop.compile(getattr(ct, kernel)(n, c, t, i), *cts)
-                fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
-                # cuda.core's grid counts clusters when a cluster is given (coop's and CuTe's count blocks)
-                cfg = (
-                    LaunchConfig(grid=rows, block=t, cluster=c) if c > 1 else LaunchConfig(grid=rows, block=t)
-                )
-                params = [v.data_ptr() for v in ((x, w, y_cub) if kernel == "rmsnorm" else (x, y_cub))]
-                k_cub = cub[(kernel, n, c, t, i)]
-                fns[f"cub {tag}"] = lambda cfg=cfg, k_cub=k_cub, params=params: launch(
-                    stream, cfg, k_cub, *params
-                )
-                if c > 8:  # cuda.core's launch does not opt in to non-portable cluster sizes: we do
-                    allow_non_portable(k_cub)
-                for who in ("numba", "cute", "cub"):
-                    print(f"first call: {kernel} N={n} {who} {tag}", file=sys.stderr, flush=True)
-                    fns[f"{who} {tag}"]()
-                    torch.cuda.synchronize()
-                outs.update({f"numba {tag}": y_nb, f"cute {tag}": y_ct, f"cub {tag}": y_cub})
+            for c, t, i in configs[n]:
+                for alg in algorithms:
+                    tag = _tag(c, t, i, alg)
+                    whos = ["numba"] if dtype == "float32" and alg == "striped" else []  # Numba: float32 rows
+                    whos += ["cute"] + (["cub"] if alg != "striped_words" else [])
+                    ys = {who: torch.full_like(x, float("nan")) for who in whos}
+                    xf = x.view(-1)
+                    if "numba" in whos:
+                        nb = numba_kernel(kernel, n, c, t, i)
+                        launch_nb = nb.configure(rows * c, t, cluster=c if c > 1 else None)
+                        y_nb = ys["numba"].view(-1)
+                        nb_args = (xf, w, y_nb) if kernel == "rmsnorm" else (xf, y_nb)
+                        fns[f"numba {tag}"] = lambda launch_nb=launch_nb, a=nb_args: launch_nb(*a)
+                    y_ct = ys["cute"].view(-1)
+                    held = (xf, w, y_ct) if kernel == "rmsnorm" else (xf, y_ct)
+                    if alg == "striped_words":  # the rows as int32 words (a what-if, see the docstring)
+                        held = tuple(v.view(torch.int32) for v in held)
+                    cts = [from_dlpack(v, assumed_align=16) for v in held]
+                    compiled = cutlass_coop.compile(getattr(ct, kernel)(n, c, t, i, dtype, alg), *cts)
+                    fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
+                    if "cub" in whos:
+                        # cuda.core's grid counts clusters when a cluster is given (coop's, CuTe's: blocks)
+                        cfg = (
+                            LaunchConfig(grid=rows, block=t, cluster=c)
+                            if c > 1
+                            else LaunchConfig(grid=rows, block=t)
+                        )
+                        y_cub = ys["cub"]
+                        params = [
+                            v.data_ptr() for v in ((x, w, y_cub) if kernel == "rmsnorm" else (x, y_cub))
+                        ]
+                        k_cub = cub[(kernel, n, c, t, i, alg)]
+                        if c > 8:  # cuda.core's launch does not opt in to non-portable cluster sizes: we do
+                            allow_non_portable(k_cub)
+                        fns[f"cub {tag}"] = lambda cfg=cfg, k_cub=k_cub, params=params: launch(
+                            stream, cfg, k_cub, *params
+                        )
+                    for who in whos:
+                        print(f"first call: {kernel} N={n} {who} {tag}", file=sys.stderr, flush=True)
+                        fns[f"{who} {tag}"]()
+                        torch.cuda.synchronize()
+                    outs.update({f"{who} {tag}": y for who, y in ys.items()})
             for who, got in outs.items():
                 ok, worst = _close(kernel, got, ref)
                 res["checks"].append({"kernel": kernel, "n": n, "who": who, "ok": ok, "error": worst})
@@ -506,12 +672,16 @@ def _print_tables(res: dict[str, Any]) -> None:
         for r in rows:
 
             def best(who: str, r: dict[str, Any] = r) -> tuple[float, str]:
-                cands = [(v, k.split(" ", 1)[1]) for k, v in r.items() if k.startswith(who + " ")]
+                cands = [
+                    (v, k.split(" ", 1)[1])
+                    for k, v in r.items()
+                    if k.startswith(who + " ") and "striped_words" not in k  # the what-if: not coop's
+                ]
                 return max(cands) if cands else (math.nan, "-")
 
             nb, ct, cb = best("numba"), best("cute"), best("cub")
             peer = {p: r.get(p, math.nan) for p in ("quack", "liger", "torch")}
-            ours = max(nb[0], ct[0])
+            ours = max((v for v in (nb[0], ct[0]) if not math.isnan(v)), default=math.nan)  # no Numba: 2-byte
             out.append(
                 [
                     str(r["n"]),
@@ -526,8 +696,8 @@ def _print_tables(res: dict[str, Any]) -> None:
                 ]
             )
         table(
-            f"{kernel} forward, float32, {res['elements']} elements, GB/s (best of the configurations: "
-            "cluster x threads x items)",
+            f"{kernel} forward, {res.get('dtype', 'float32')}, {res['elements']} elements, GB/s (best of the "
+            "configurations: cluster x threads x items [algorithm])",
             [
                 "N",
                 "coop Numba",
@@ -543,6 +713,29 @@ def _print_tables(res: dict[str, Any]) -> None:
             ],
             out,
         )
+        per_config = [
+            [
+                str(r["n"]),
+                k.split(" ", 1)[1],
+                f"{v:.0f}",
+                f"{r.get('cub ' + k.split(' ', 1)[1], math.nan):.0f}",
+                f"{v / r.get('cub ' + k.split(' ', 1)[1], math.nan):.3f}",
+                f"{v / r.get('quack', math.nan):.3f}",
+            ]
+            for r in rows
+            for k, v in r.items()
+            if k.startswith("cute ")
+        ]
+        table(
+            f"{kernel}, {res.get('dtype', 'float32')}: coop CuTe and CUB C++ (same design), by configuration",
+            ["N", "configuration", "coop CuTe", "CUB C++", "CuTe / CUB", "CuTe / quack"],
+            per_config,
+        )
+        words = [(r, k, v) for r in rows for k, v in r.items() if "striped_words" in k]
+        for r, k, v in words:
+            print(
+                f"what-if (int32 words, striped; not a coop algorithm): {kernel} N={r['n']} {k}: {v:.0f} GB/s"
+            )
     for name, state in res["peers"].items():
         if state != "ok":
             print(f"\n{name}: {state}")
@@ -561,10 +754,13 @@ def main() -> None:
     ap.add_argument(
         "--n", type=int, action="append", choices=sorted(CONFIGS), help="row lengths (default: all)"
     )
+    ap.add_argument("--dtype", choices=DTYPES, default="float32", help="element type of x, y and the weight")
+    ap.add_argument("--algorithms", default="striped", help="comma-separated: striped, vectorize")
     args = ap.parse_args()
+    algorithms = tuple(args.algorithms.split(","))
     if args.aot:
-        sys.exit(aot())
-    res = run(args.elements, args.reps, args.only, args.n)
+        sys.exit(aot(args.dtype, algorithms, args.n))
+    res = run(args.elements, args.reps, args.only, args.n, args.dtype, algorithms)
     _print_tables(res)
     if args.json:
         with open(args.json, "w") as f:

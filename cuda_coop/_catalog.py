@@ -61,6 +61,7 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block
             f"{prefix}VECTORIZE",
             "as direct, with vector accesses where CUB can",
             contiguous=True,
+            words="direct",
         ),
         Option(
             "transpose",

@@ -33,6 +33,11 @@ class Option:
             ``"striped"`` or ``"warp_striped"`` (load and store algorithms, for the docs).
         contiguous: the array must have unit stride (the option vectorizes, or transposes for
             coalesced access); a strided view is refused with it.
+        words: set (to the option that moves the items otherwise, ``"direct"``), a full tile of
+            items narrower than 4 bytes that fill whole words moves as 4-byte words, vectorized, where
+            the array is aligned to the vector, and as the named option does elsewhere (the
+            renderer's word path: CUB vectorizes words to 16-byte accesses, where it moves 2-byte
+            items 8 bytes at a time at most and stores ``__half`` / ``__nv_bfloat16`` one by one).
     """
 
     value: str
@@ -46,6 +51,7 @@ class Option:
     allows: tuple[str, ...] = ()
     arrangement: str = "blocked"
     contiguous: bool = False
+    words: str = ""
 
 
 @dataclass(frozen=True)

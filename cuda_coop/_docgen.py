@@ -28,6 +28,8 @@ def _notes(option: Option) -> str:
         notes.append("a block of 32*k threads")
     if option.one_dimensional:
         notes.append("a 1-D block")
+    if option.words:
+        notes.append(f"items under 4 bytes as 4-byte words (misaligned: as ``{option.words}``)")
     notes += [f"needs ``{name}=``" for name in option.uses]
     notes += [f"takes ``{name}=``" for name in option.allows]
     return "; ".join(notes) or "—"

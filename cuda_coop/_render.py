@@ -727,6 +727,9 @@ def _join_records(slot: Slot) -> str:
 def _wrapper(req: Request) -> str:
     if _per_field(req):
         return _per_field_wrapper(req)
+    moved = _word_requests(req)
+    if moved is not None:
+        return _words_wrapper(req, *moved)
     prim = _row(req)
     slots, _ = prim.slots(req)
     t, n = _cxx(req.dtype), req.items_per_thread
@@ -826,6 +829,89 @@ def _cluster_states(requests: Sequence[Request]) -> list[str]:
     return out
 
 
+#: What a vectorizing load or store moves items narrower than it as (:func:`_word_requests`).
+_WORD = "uint32"
+
+
+def _word_requests(req: Request) -> tuple[Request, Request] | None:
+    """For a request whose items move as words, the same call over 4-byte words and the call that
+    moves the items where the array is not aligned to the words' vector; None for any other request.
+
+    A request's items move as words where its algorithm says so (``Option.words``: ``vectorize``,
+    which names ``direct`` for the other case) and it has scalar items narrower than a word that fill
+    whole words, a full tile of a contiguous array. CUB vectorizes 4-byte words to 16-byte accesses
+    (two ``LDG.E.128`` for 16 bfloat16 items), but narrower items by their own size: 2-byte items
+    load 8 bytes at a time at most, and a ``__half`` or ``__nv_bfloat16`` store is not vectorized at
+    all (``CubVector`` of them is a plain struct of 2-byte alignment): 16 ``STG.E.U16`` per thread,
+    each warp store spread over 1 KB."""
+    prim = _row(req)
+    otherwise = {k: c[str(req.option(k))].words for k, c in prim.choices().items()}
+    choice = next((k for k, other in otherwise.items() if other), None)
+    d, word = DTYPES.get(req.dtype), DTYPES[_WORD].itemsize
+    if choice is None or d is None or d.structured or d.itemsize >= word:
+        return None
+    if req.items_per_thread * d.itemsize % word:
+        return None
+    if any(s.shape not in (Shape.ARRAY, Shape.ITEMS) or s.strided or s.packed for s in prim.slots(req)[0]):
+        return None  # a partial tile (a count, a default), a strided array, records (or scratch)
+    count = req.items_per_thread * d.itemsize // word
+    options = tuple((k, otherwise[choice] if k == choice else v) for k, v in req.options)
+    return replace(req, dtype=_WORD, items_per_thread=count), replace(req, options=options)
+
+
+def _vector_bytes(words: int) -> int:
+    """The alignment of the vector CUB moves ``words`` 4-byte words per thread in: 4 of them where
+    they are a multiple of 4, else 2 where even, else 1 (``InternalLoadDirectBlockedVectorized``; a
+    store's vector is never larger)."""
+    return DTYPES[_WORD].itemsize * (4 if words % 4 == 0 else 2 if words % 2 == 0 else 1)
+
+
+def _words_wrapper(req: Request, words: Request, other: Request) -> str:
+    """The wrapper of a request whose items move as words (:func:`_word_requests`): where every array
+    is aligned to the words' vector, the items are packed into words (items the call reads), the word
+    request's wrapper moves them, and they are unpacked (items the call writes); elsewhere the other
+    request's wrapper moves the items (CUB's vector path needs that alignment too)."""
+    prim, t, size = _row(req), _cxx(req.dtype), DTYPES[req.dtype].itemsize
+    per, bits, unsigned = DTYPES[_WORD].itemsize // size, 8 * size, _cxx(f"uint{8 * size}")
+    slots = prim.slots(req)[0]
+    align = _vector_bytes(words.items_per_thread)
+    aligned = " && ".join(
+        f"::cuda::std::is_sufficiently_aligned<{align}>({s.name}_)" for s in slots if s.shape is Shape.ARRAY
+    )
+    body, setup, after, args = "", "", "", []
+    for s in slots:
+        if s.shape is not Shape.ITEMS:
+            args.append(f"{s.name}_")
+            continue
+        local = f"{s.name}_words"
+        setup += f"    {_cxx(_WORD)} {local}[{words.items_per_thread}];\n"
+        if s.copy:  # items the call only reads: packed, lowest item in the lowest bits (little-endian)
+            body += (
+                f"  const {t} (&{s.name})[{s.items}] = *static_cast<const {t} (*)[{s.items}]>({s.name}_);\n"
+            )
+            parts = " | ".join(
+                f"static_cast<{_cxx(_WORD)}>(::cuda::std::bit_cast<{unsigned}>({s.name}[w * {per} + {k}]))"
+                f" << {bits * k}"
+                for k in range(per)
+            )
+            setup += f"    for (int w = 0; w < {words.items_per_thread}; ++w)\n      {local}[w] = {parts};\n"
+        else:  # items the call writes (a full tile: all of them)
+            body += f"  {t} (&{s.name})[{s.items}] = *static_cast<{t} (*)[{s.items}]>({s.name}_);\n"
+            after += (
+                f"    for (int i = 0; i < {s.items}; ++i)\n"
+                f"      {s.name}[i] = ::cuda::std::bit_cast<{t}>(static_cast<{unsigned}>({local}[i / {per}] "
+                f">> ({bits} * (i % {per}))));\n"
+            )
+        args.append(local)
+    plain = ", ".join(f"{s.name}_" for s in slots)
+    body += (
+        f"  if ({aligned})\n  {{  // the items as {words.items_per_thread} words\n{setup}"
+        f"    {words.symbol}({', '.join(args)});\n{after}  }}\n"
+        f"  else\n  {{\n    {other.symbol}({plain});\n  }}\n"
+    )
+    return f'extern "C" __device__ void {req.symbol}({", ".join(_abi(s) for s in slots)})\n{{\n{body}}}\n'
+
+
 def _dtype_headers(dtypes: Iterable[object]) -> list[str]:
     """The headers that declare a bundle's element types (``cuda_fp16.h``, ``cuda/std/complex``...)."""
     return sorted({dtype_named(d).header for d in dtypes if isinstance(d, str) and d in DTYPES} - {""})
@@ -857,6 +943,10 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     dtypes |= {f for d in structs for f in fields_of(d)}
     if any(s.strided for s in slots):
         headers["cuda/iterator"] = None
+    if any(_word_requests(r) for r in requests) or any(
+        _word_requests(sub) for r in requests if _per_field(r) for sub in _field_requests(r)
+    ):
+        headers["cuda/std/bit"] = None  # items packed into words bit for bit
     headers.update(dict.fromkeys(_dtype_headers(dtypes)))
     functions = _user_functions(requests)
     headers.update(dict.fromkeys(h for r in requests for p in _row(r).params for h in p.kind.headers))
@@ -877,6 +967,10 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     split = [r for r in requests if _per_field(r)]
     fields = list(dict.fromkeys(sub for r in split for sub in _field_requests(r)))
     plain = [r for r in requests if r not in split] + fields
+    # A request whose items move as words calls the wrappers of its word request and of the request
+    # that moves the items otherwise: declared before it.
+    moved = [m for r in plain if (pair := _word_requests(r)) is not None for m in pair]
+    plain = list(dict.fromkeys([*moved, *plain]))
     for req in plain:
         parts.append(f"using {req.symbol}_t = {_cub_type(req)};\n")
     parts += [_per_field_class(req) for req in split]

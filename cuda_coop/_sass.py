@@ -21,6 +21,8 @@ _EIATTR_REQNTID = 0x10  # .reqntid
 _TKINFO_ARCH = re.compile(rb"-arch[ =]sm_(\d+)([af]?)\b")
 _PROVIDER = re.compile(r"coop_(block|warp|temp_storage|probe|op)_\w*")
 # ptxas's own subroutines: the slow paths of IEEE-rounded division and square root
+# an instruction: its address comment, an optional predicate, the opcode with its modifiers
+_OPCODE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
 _INTERNAL_CALL = re.compile(r"\$__internal_\w*\$__cuda_\w*slowpath")
 
 
@@ -70,6 +72,14 @@ class CubinReport:
             return ""
         kind, dims = self.thread_bounds[function]
         return f", {kind} {'x'.join(map(str, dims))}"
+
+    def opcodes(self) -> dict[str, int]:
+        """How many instructions of each opcode the SASS has, modifiers included (``"LDG.E.128"``,
+        ``"STG.E.U16"``; predicated ones counted too), e.g. to check the width of loads and stores."""
+        counts: dict[str, int] = {}
+        for m in _OPCODE.finditer(self.sass):
+            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+        return dict(sorted(counts.items()))
 
     def summary(self) -> str:
         """One line per function: registers, shared memory, stack, and the inlining verdict."""

@@ -83,6 +83,36 @@ def copy_host(dtype: str, block: tuple[int, int, int], ipt: int, algorithm: str,
     return host
 
 
+def narrow_rows_host(dtype: str, threads: int, items: int) -> Any:
+    """A @cute.jit host launching an RMSNorm of rows of ``threads * items`` items of ``dtype`` (a
+    float type; items converted to float32 and back in the kernel): x and the weight row loaded and
+    y stored with ``vectorize``, one block per row."""
+    dt = cutlass_type(dtype)
+    tile = threads * items
+
+    @cute.kernel
+    def kernel(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor):
+        b, _, _ = cute.arch.block_idx()
+        xs = coop.ThreadData(items, dt)
+        ws = coop.ThreadData(items, dt)
+        coop.block.load(x, xs, offset=b * tile, algorithm="vectorize")
+        coop.block.load(w, ws, algorithm="vectorize")
+        part = cutlass.Float32(0.0)
+        for i in cutlass.range_constexpr(items):
+            v = xs[i].to(cutlass.Float32)
+            part += v * v
+        scale = cute.math.rsqrt(coop.block.sum(part, broadcast=True) * (1.0 / tile) + 1e-6)
+        for i in cutlass.range_constexpr(items):
+            xs[i] = (xs[i].to(cutlass.Float32) * scale * ws[i].to(cutlass.Float32)).to(dt)
+        coop.block.store(y, xs, offset=b * tile, algorithm="vectorize")
+
+    @cute.jit
+    def host(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor):
+        kernel(x, w, y).launch(grid=(cute.size(x) // tile, 1, 1), block=(threads, 1, 1))
+
+    return host
+
+
 TWO_KERNEL_TILE = 256 * 16  # the large kernel's tile (int32)
 
 
