@@ -2389,12 +2389,13 @@ _CLUSTER_ALG = Param(
 )
 _CLUSTER_RESULT = (Result("result", "the cluster's aggregate."),)
 _CLUSTER_DETAILS = (
-    "All threads of every block of the cluster must call it, in a kernel launched with a thread-block "
-    "cluster (sm_90 or later; the cluster dims come from the launch, as the block dims do). Each block "
-    "reduces its items with CUB's BlockReduce; then each block's aggregate is pushed into every block's "
-    "shared memory (distributed shared memory, signalled on an mbarrier) and every thread folds the "
-    "blocks' aggregates in block-rank order, so every thread of every block gets the same value. One "
-    "cluster barrier per call."
+    "All threads of every block of the cluster must call it, in the same order as the kernel's other "
+    "cluster calls, in a kernel launched with a thread-block cluster (sm_90 or later; the cluster dims "
+    "come from the launch, as the block dims do). Each block reduces its items with CUB's BlockReduce; "
+    "then each block's aggregate is pushed into every block's shared memory (distributed shared memory, "
+    "st.async completing the receiver's mbarrier) and every thread folds the blocks' aggregates in "
+    "block-rank order, so every thread of every block gets the same value. No cluster barrier per call: "
+    "the kernel's one cluster barrier is at its start (in a device helper, at the helper's)."
 )
 _CLUSTER_RETURNS = "the cluster's aggregate, in every thread of every block of the cluster."
 
