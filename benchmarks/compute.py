@@ -121,6 +121,41 @@ __global__ void __launch_bounds__(Threads) cub_scan(const int* src, int* dst)
   __syncthreads();
   Store(ts.store).Store(dst + base, items);
 }
+
+// Row-wise cumsum, the form of the coop kernels: one block per row of Row items, tiles in a loop,
+// warp_transpose loads and stores, the running total carried by BlockScan's prefix callback.
+struct RunningTotal
+{
+  float total;
+  __device__ float operator()(float aggregate)
+  {
+    const float before = total;
+    total += aggregate;
+    return before;
+  }
+};
+
+template <int Threads, int Items, int Row>
+__global__ void __launch_bounds__(Threads) cub_rows(const float* src, float* dst)
+{
+  using Load = cub::BlockLoad<float, Threads, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Scan = cub::BlockScan<float, Threads>;
+  using Store = cub::BlockStore<float, Threads, Items, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+  __shared__ union { typename Load::TempStorage load; typename Scan::TempStorage scan;
+                     typename Store::TempStorage store; } ts;
+  RunningTotal running{0.0f};
+  for (int t = 0; t < Row / (Threads * Items); ++t)
+  {
+    const size_t base = size_t(blockIdx.x) * Row + t * (Threads * Items);
+    float items[Items];
+    __syncthreads();
+    Load(ts.load).Load(src + base, items);
+    __syncthreads();
+    Scan(ts.scan).InclusiveSum(items, items, running);
+    __syncthreads();
+    Store(ts.store).Store(dst + base, items);
+  }
+}
 """
 
 
@@ -149,6 +184,8 @@ def _cub_kernels(arch: str, load: bool = True) -> dict[tuple[Any, ...], Any]:
     for t, i, alg in SCAN_CONFIGS:
         a = alg.upper()
         names[("scan", t, i, alg)] = f"cub_scan<{t}, {i}, cub::BLOCK_LOAD_{a}, cub::BLOCK_STORE_{a}>"
+    for t, i in ROW_CONFIGS:
+        names[("rows", t, i)] = f"cub_rows<{t}, {i}, {ROW}>"
     program = Program(CUB_SOURCE, "c++", ProgramOptions(arch=arch, std="c++17", include_path=incs))
     module = program.compile("cubin", name_expressions=tuple(names.values()))
     return {k: module.get_kernel(v) if load else module for k, v in names.items()}
@@ -585,6 +622,9 @@ def main() -> None:
         fns = {
             "numba": lambda k=kern[nrows, t], a=(n_rs, n_rd): k(*a),
             "cute": lambda f=cute_f, a=(c_rs, c_rd): f(*a),
+            "cub": lambda k=cub[("rows", t, i)], g=nrows, t=t: launch(
+                stream, LaunchConfig(grid=g, block=t), k, rs.data_ptr(), rd.data_ptr()
+            ),
             "torch.cumsum": lambda: torch.cumsum(rsrc, dim=-1, out=rdst),
         }
         for name, fn in fns.items():
@@ -678,9 +718,9 @@ def main() -> None:
     )  # fmt: skip
     bench._table(
         f"Row-wise cumsum, {nrows} rows of {ROW} float32, prefix_op across tiles (GB/s read + written)",
-        ["threads x items", "numba", "cute", "torch.cumsum(dim=-1)", "numba/torch", "cute/torch"],
+        ["threads x items", "numba", "cute", "CUB C++", "torch.cumsum(dim=-1)", "numba/torch", "cute/torch"],
         [
-            [r["config"], *bench._gbs(r, "numba", "cute", "torch.cumsum"),
+            [r["config"], *bench._gbs(r, "numba", "cute", "cub", "torch.cumsum"),
              *bench._ratio(r, ("numba", "torch.cumsum"), ("cute", "torch.cumsum"))]
             for r in row_rows
         ],
