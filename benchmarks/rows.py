@@ -761,8 +761,9 @@ def numba_layernorm(n: int, cluster: int, threads: int, items: int, variant: str
             var = sums[1] * inv_n - mean * mean
         rstd = libdevice.rsqrtf(var + eps)
         base = rank * tile + cuda.threadIdx.x  # weight and bias read as each item is scaled (striped)
+        ws, bs = w[base:], bias[base:]  # views: constant indices, no negative-index checks per item
         for i in range(items):
-            xs[i] = (xs[i] - mean) * rstd * w[base + i * threads] + bias[base + i * threads]
+            xs[i] = (xs[i] - mean) * rstd * ws[i * threads] + bs[i * threads]
         coop.block.store(y, xs, offset=offset, algorithm="striped")
 
     return kernel
@@ -902,15 +903,16 @@ def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
     ninf, big = np.float32(-np.inf), np.int32(2**31 - 1)
 
     def kernel(x, values, indices):  # type: ignore[no-untyped-def]
-        t = cuda.threadIdx.x
+        t = np.uint32(cuda.threadIdx.x)  # unsigned: Numba's indexing then skips negative-index checks
         lane, w = t % 32, t // 32
-        row = cuda.blockIdx.x * rows_per_block + w // wr
+        row = np.uint32(cuda.blockIdx.x) * rows_per_block + w // wr
         part = w % wr
         bv = cuda.shared.array((warps, cap), np.float32)
         bi = cuda.shared.array((warps, cap), np.int32)
+        wv, wi = bv[w], bi[w]  # this warp's buffer
         for s in range(slots):
-            bv[w, lane * slots + s] = ninf
-            bi[w, lane * slots + s] = big
+            wv[lane * slots + s] = ninf
+            wi[lane * slots + s] = big
         scratch = coop.TempStorage()  # the three sorts' one slice a warp (a syncwarp between uses)
         xs = coop.ThreadData(items, np.float32)
         tau = ninf
@@ -934,12 +936,12 @@ def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
             last = j == tiles - 1
             done = 0
             if pend + total <= fresh:  # the common case: all fit; written from registers
-                r = off
+                r = np.uint32(k + pend + off)
                 for i in range(items):
                     if xs[i] > thr or (j == 0 and xs[i] == thr):
-                        bv[w, k + pend + r] = xs[i]
-                        bi[w, k + pend + r] = first + lane + i * 32
-                        r += 1
+                        wv[r] = xs[i]
+                        wi[r] = first + lane + i * 32
+                        r += np.uint32(1)
                 pend += total
                 done = total
             while done < total or pend == fresh or (last and pend > 0):
@@ -950,8 +952,8 @@ def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
                         v = x[row * n + first + lane + i * 32]
                         if v > thr or (j == 0 and v == thr):
                             if r >= 0 and r < take:
-                                bv[w, k + pend + r] = v
-                                bi[w, k + pend + r] = first + lane + i * 32
+                                wv[np.uint32(k + pend + r)] = v
+                                wi[np.uint32(k + pend + r)] = first + lane + i * 32
                             r += 1
                     pend += take
                     done += take
@@ -960,20 +962,20 @@ def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
                     kv = coop.ThreadData(slots, np.float32)
                     ki = coop.ThreadData(slots, np.int32)
                     for s in range(slots):
-                        kv[s] = bv[w, lane * slots + s]
-                        ki[s] = bi[w, lane * slots + s]
+                        kv[s] = wv[lane * slots + s]
+                        ki[s] = wi[lane * slots + s]
                     coop.warp.merge_sort((kv, ki), before, temp_storage=scratch)
                     for s in range(slots):  # lanes 0-7 hold the first 16: the list; the rest empty
                         keep = lane * slots + s < k
-                        bv[w, lane * slots + s] = kv[s] if keep else ninf
-                        bi[w, lane * slots + s] = ki[s] if keep else big
+                        wv[lane * slots + s] = kv[s] if keep else ninf
+                        wi[lane * slots + s] = ki[s] if keep else big
                     tau = coop.warp.broadcast(kv[slots - 1], k // slots - 1)
                     pend = 0
                     cuda.syncwarp()
         if wr == 1:
             if lane < k:
-                values[row * k + lane] = bv[w, lane]
-                indices[row * k + lane] = bi[w, lane]
+                values[row * k + lane] = wv[lane]
+                indices[row * k + lane] = wi[lane]
         else:
             cuda.syncthreads()
             if part == 0:
