@@ -62,8 +62,8 @@ CONFIGS: dict[int, list[tuple[int, int, int]]] = {
 REDUCE_CONFIGS: dict[int, list[tuple[int, int, int]]] = {
     4096: [(1, 256, 16), (1, 512, 8)],
     16384: [(1, 1024, 16), (1, 512, 16)],
-    65536: [(4, 1024, 16), (1, 1024, 16)],
-    262144: [(16, 1024, 16), (4, 1024, 16)],
+    65536: [(8, 256, 32), (4, 512, 32), (1, 1024, 16)],
+    262144: [(16, 512, 32), (4, 512, 32), (1, 1024, 32)],
 }
 #: Top-k: (warps per row, threads, items per lane of a warp's tile); each warp streams its part of
 #: the row (N / warps per row) in tiles of 32 x items; a block holds threads / 32 / warps per row rows.
@@ -600,11 +600,11 @@ def _cub_name(kernel: str, n: int, c: int, t: int, i: int, variant: str = "") ->
 
 
 def _cub_kernels(
-    arch: str, load: bool = True, kernels: tuple[str, ...] = KERNELS
+    arch: str, load: bool = True, kernels: tuple[str, ...] = KERNELS, lengths: list[int] | None = None
 ) -> dict[tuple[Any, ...], Any]:
-    """The CUB C++ kernels of the same design, compiled (and, with ``load``, loaded) for ``arch``
-    (``-use_fast_math``: exp2f and rsqrtf as the approximations the coop kernels use), keyed by
-    (kernel, n, c, t, i, variant)."""
+    """The CUB C++ kernels of the same design (of ``kernels`` at ``lengths``, default all), compiled
+    (and, with ``load``, loaded) for ``arch`` (``-use_fast_math``: exp2f and rsqrtf as the
+    approximations the coop kernels use), keyed by (kernel, n, c, t, i, variant)."""
     from cuda.cccl import get_include_paths
     from cuda.core import Program, ProgramOptions
 
@@ -613,7 +613,7 @@ def _cub_kernels(
     names = {}
     for k in kernels:
         for n, c, t, i in _configs(k):
-            for v in _variants(k):
+            for v in _variants(k) if lengths is None or n in lengths else ():
                 names[(k, n, c, t, i, v)] = _cub_name(k, n, c, t, i, v)
     macros = [("EPS", f"{EPS!r}f"), ("LOG2E", f"{LOG2E!r}f"), ("IGNORE_INDEX", str(IGNORE_INDEX))]
     options = ProgramOptions(
@@ -1255,7 +1255,7 @@ def run(elements: int, reps: int, only: str | None, lengths: list[int] | None = 
     bench = _copy_bench()
     _dev, arch, _s, _d, stream = bench._device_and_data(1 << 10)
     kernels = [k for k in KERNELS if only in (None, k)]
-    cub = _cub_kernels(arch, kernels=tuple(kernels))
+    cub = _cub_kernels(arch, kernels=tuple(kernels), lengths=lengths)
     peers = _peers()
     props = torch.cuda.get_device_properties(0)
     res: dict[str, Any] = {

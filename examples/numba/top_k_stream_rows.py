@@ -56,7 +56,7 @@ def top_k_rows(x: NDArray[np.float32], values: NDArray[np.float32], indices: NDA
     pend = 0
     for j in range(N // WTILE):
         first = j * WTILE
-        coop.warp.load(x, xs, offset=row * N + first, algorithm="striped")  # lane l, item i: l + 32 i
+        coop.warp.load(x, xs, offset=int(row * N + first), algorithm="striped")  # lane l, item i: l + 32 i
         if j == 0:
             m = coop.ThreadData(1, np.float32)
             m[0] = xs[0]
