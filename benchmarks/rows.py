@@ -879,15 +879,20 @@ def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
     at the place ``coop.warp.exclusive_sum`` of the lanes' counts gives it. When the pending part is
     full, and after the last tile, a ``coop.warp.merge_sort`` of the 64 entries by ``before`` keeps the
     first 16 as the list and its 16th value as the threshold. On random rows one or two sorts a warp
-    per 4096 items suffice; any row is exact (more candidates only take more sorts). With ``wr`` > 1
+    per 4096 items suffice; any row is exact (more candidates only take more sorts: when a tile's do
+    not fit, the rest are written by rank from the tile read again, L1/L2, in a loop not unrolled,
+    so that no per-item value stays live across the sort). With ``wr`` > 1
     the row's first warp sorts the ``wr`` lists (``wr * 16 / 32`` entries a lane) at the end.
 
-    Why this design: a row of 4096 is 16 KB, read once; the answer is 16 entries. Sorting the row
-    (quack's bitonic top-k: per thread, sort 8 runs of 16 then merge, then 5 shuffle rounds of
-    merges) spends ~2.7 k warp instructions a row, near what the SM issues while the row streams in;
-    CUB's radix select (``coop.block.top_k``) needs 4 passes of 256-bucket shared-memory histograms
-    whose atomics collide on the few buckets that hold random floats. Filtering costs a compare and
-    an add an item, and the sorts touch 64 entries, not the row."""
+    Why this design: a row of 4096 is 16 KB, read once, and the answer is 16 entries. quack's
+    bitonic top-k sorts instead (per thread, 8 runs of 16 sorted by a network, merged, then 5
+    shuffle rounds of merges): by a count of its compare-exchanges ~2.7 k warp instructions a row of
+    4096, near what an SM issues while the row streams in (an estimate, not measured). CUB's radix
+    select (``coop.block.top_k``) takes 4 passes of 256-bucket shared-memory histograms whose
+    atomics collide on the few buckets that random floats fill. Filtering costs a compare and an
+    add an item, and the sorts touch 64 entries, not the row (~1.3 k warp instructions a row of
+    4096 by the same count). NaN items are never selected (their comparisons are false; torch
+    counts NaN as the largest)."""
     import numpy as np
     from cuda import coop
     from numba import cuda
