@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The CuTe DSL kernels of benchmarks/rows.py (loaded by path from there): RMSNorm and softmax
-rows, one block per row (``cluster == 1``) or one thread-block cluster per row. Each function
-returns a ``@cute.jit`` host ``host(x, w_or_none, y, rows)`` launching one kernel.
+"""The CuTe DSL kernels of benchmarks/rows.py (loaded by path from there): RMSNorm, softmax,
+LayerNorm, cross-entropy and argmax rows, one block per row (``cluster == 1``) or one thread-block
+cluster per row, and top-k rows, one warp or one block per row; each the design of its Numba twin
+in rows.py, in the same shape. Each function returns a ``@cute.jit`` host taking the kernel's
+tensors (inputs, then outputs) and launching one kernel.
 
-``dtype`` is the element type of x, y and the weight row (float32, or the 2-byte bfloat16 and
-float16: items loaded as they are, converted to float32 in the kernel, the result converted back);
-``algorithm`` the load and store algorithm of the rows. float32 ``striped`` reads the weight item by
-item as it scales; the others load the weight row with the rows' algorithm after the reduction.
+RMSNorm and softmax also take ``dtype``, the element type of x, y and the weight row (float32, or
+the 2-byte bfloat16 and float16: items loaded as they are, converted to float32 in the kernel, the
+result converted back), and ``algorithm``, the load and store algorithm of the rows. float32
+``striped`` reads the weight item by item as it scales; the others load the weight row with the
+rows' algorithm after the reduction. The other kernels are float32 ``striped`` only.
 
 ``algorithm="striped_words"`` is no coop algorithm but a what-if for 2-byte rows: x, w and y are
 given as int32 views of the rows, loaded and stored ``striped`` as 4-byte words (a warp access covers
@@ -17,6 +20,9 @@ given as int32 views of the rows, loaded and stored ``striped`` as 4-byte words 
 from typing import Any
 
 EPS = 1e-6
+LOG2E = 1.4426950408889634
+IGNORE_INDEX = -100
+TOPK = 16
 
 
 def rmsnorm(
@@ -325,5 +331,330 @@ def _softmax_words(n: int, cluster: int, threads: int, items: int, dtype: str) -
             block=(threads, 1, 1),
             cluster=(cluster, 1, 1) if cutlass.const_expr(cluster > 1) else None,
         )
+
+    return host
+
+
+def layernorm(n: int, cluster: int, threads: int, items: int, variant: str = "welford") -> Any:
+    """y = (x - mean) / sqrt(var + eps) * w + b: each thread's (count, mean, M2), one block (cluster)
+    reduce of the tuple with Chan's combination (variant ``sumsq``: one sum of (sum, sum of squares))."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    tile = threads * items
+    assert cluster * tile == n
+    use_welford = variant == "welford"
+
+    def welford(p, q):  # type: ignore[no-untyped-def]
+        m = p[0] + q[0]
+        d = q[1] - p[1]
+        f = q[0] * cute.arch.rcp_approx(m)  # an IEEE division would leave ptxas's slow-path CALL
+        return m, p[1] + d * f, p[2] + q[2] + d * d * p[0] * f
+
+    @cute.kernel
+    def kernel(x: cute.Tensor, w: cute.Tensor, bias: cute.Tensor, y: cute.Tensor) -> None:
+        b, _, _ = cute.arch.block_idx()
+        rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
+        offset = (b // cluster) * n + rank * tile
+        xs = coop.ThreadData(items, cutlass.Float32)
+        coop.block.load(x, xs, offset=offset, algorithm="striped")
+        s = cutlass.Float32(0.0)
+        for i in cutlass.range_constexpr(items):
+            s += xs[i]
+        if cutlass.const_expr(use_welford):
+            tm = s * (1.0 / items)
+            m2 = cutlass.Float32(0.0)
+            for i in cutlass.range_constexpr(items):
+                d = xs[i] - tm
+                m2 += d * d
+            stats = (cutlass.Float32(items), tm, m2)
+            if cutlass.const_expr(cluster > 1):
+                r = coop.cluster.reduce(stats, welford)
+            else:
+                r = coop.block.reduce(stats, welford, broadcast=True)
+            mean = r[1]
+            var = r[2] * (1.0 / n)
+        else:
+            sq = cutlass.Float32(0.0)
+            for i in cutlass.range_constexpr(items):
+                sq += xs[i] * xs[i]
+            if cutlass.const_expr(cluster > 1):
+                r = coop.cluster.sum((s, sq))
+            else:
+                r = coop.block.sum((s, sq), broadcast=True)
+            mean = r[0] * (1.0 / n)
+            var = r[1] * (1.0 / n) - mean * mean
+        rstd = cute.math.rsqrt(var + EPS)
+        tx, _, _ = cute.arch.thread_idx()
+        base = rank * tile + tx  # weight and bias read as each item is scaled (striped)
+        for i in cutlass.range_constexpr(items):
+            xs[i] = (xs[i] - mean) * rstd * w[base + i * threads] + bias[base + i * threads]
+        coop.block.store(y, xs, offset=offset, algorithm="striped")
+
+    @cute.jit
+    def host(x: cute.Tensor, w: cute.Tensor, bias: cute.Tensor, y: cute.Tensor) -> None:
+        rows = cute.size(x) // n
+        kernel(x, w, bias, y).launch(
+            grid=(rows * cluster, 1, 1),
+            block=(threads, 1, 1),
+            cluster=(cluster, 1, 1) if cutlass.const_expr(cluster > 1) else None,
+        )
+
+    return host
+
+
+def cross_entropy(n: int, cluster: int, threads: int, items: int, variant: str = "online") -> Any:
+    """loss = logsumexp(x) - x[label]: each thread's (max, sum of exp(x - max)) over its tiles, one
+    block (cluster) reduce of the pair (variant ``twice``: a max, then a sum); the label's logit read
+    directly by thread 0 of the row's first block."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    tile = threads * items
+    tiles = n // (cluster * tile)
+    assert cluster * tiles * tile == n
+    online = variant == "online"
+
+    def max_sum(p, q):  # type: ignore[no-untyped-def]
+        m = cutlass.max(p[0], q[0])
+        return m, (
+            p[1] * cute.math.exp2((p[0] - m) * LOG2E, fastmath=True)
+            + q[1] * cute.math.exp2((q[0] - m) * LOG2E, fastmath=True)
+        )
+
+    @cute.kernel
+    def kernel(x: cute.Tensor, labels: cute.Tensor, loss: cute.Tensor) -> None:
+        b, _, _ = cute.arch.block_idx()
+        tx, _, _ = cute.arch.thread_idx()
+        rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
+        row = b // cluster
+        first = row * n + rank * (tiles * tile)
+        xs = coop.ThreadData(items, cutlass.Float32)
+        m = -cutlass.Float32.inf
+        s = cutlass.Float32(0.0)
+        for j in cutlass.range(tiles):
+            coop.block.load(x, xs, offset=first + j * tile, algorithm="striped")
+            top = m
+            for i in cutlass.range_constexpr(items):
+                top = cutlass.max(top, xs[i])
+            s = s * cute.math.exp2((m - top) * LOG2E, fastmath=True)  # 0 at the first tile
+            for i in cutlass.range_constexpr(items):
+                s += cute.math.exp2((xs[i] - top) * LOG2E, fastmath=True)
+            m = top
+        if cutlass.const_expr(online):
+            if cutlass.const_expr(cluster > 1):
+                r = coop.cluster.reduce((m, s), max_sum)
+            else:
+                r = coop.block.reduce((m, s), max_sum, broadcast=True)
+            top = r[0]
+            total = r[1]
+        else:
+            if cutlass.const_expr(cluster > 1):
+                top = coop.cluster.reduce(m, "max")
+                total = coop.cluster.sum(s * cute.math.exp2((m - top) * LOG2E, fastmath=True))
+            else:
+                top = coop.block.reduce(m, "max", broadcast=True)
+                total = coop.block.sum(s * cute.math.exp2((m - top) * LOG2E, fastmath=True))
+        if (rank == 0) & (tx == 0):
+            label = labels[row]
+            if label == IGNORE_INDEX:
+                loss[row] = cutlass.Float32(0.0)
+            else:
+                loss[row] = top + cute.math.log(total, fastmath=True) - x[row * n + label]
+
+    @cute.jit
+    def host(x: cute.Tensor, labels: cute.Tensor, loss: cute.Tensor) -> None:
+        rows = cute.size(x) // n
+        kernel(x, labels, loss).launch(
+            grid=(rows * cluster, 1, 1),
+            block=(threads, 1, 1),
+            cluster=(cluster, 1, 1) if cutlass.const_expr(cluster > 1) else None,
+        )
+
+    return host
+
+
+def argmax(n: int, cluster: int, threads: int, items: int) -> Any:
+    """The row's largest value and its first index: ``coop.block.argmax`` (``coop.cluster.argmax``)
+    of the striped items with their row indices; with several tiles a block, each thread's first
+    largest over them, then the argmax of those scalars."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    tile = threads * items
+    tiles = n // (cluster * tile)
+    assert cluster * tiles * tile == n
+
+    @cute.kernel
+    def kernel(x: cute.Tensor, values: cute.Tensor, indices: cute.Tensor) -> None:
+        b, _, _ = cute.arch.block_idx()
+        t, _, _ = cute.arch.thread_idx()
+        rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
+        row = b // cluster
+        first = rank * (tiles * tile)  # the block's first item in the row
+        xs = coop.ThreadData(items, cutlass.Float32)
+        if cutlass.const_expr(tiles == 1):
+            coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
+            where = coop.ThreadData(items, cutlass.Int32)
+            for i in cutlass.range_constexpr(items):
+                where[i] = first + t + i * threads  # striped: item i of thread t
+            if cutlass.const_expr(cluster > 1):
+                r = coop.cluster.argmax(xs, indices=where)
+            else:
+                r = coop.block.argmax(xs, indices=where)
+        else:
+            best = -cutlass.Float32.inf
+            at = cutlass.Int32(first + t)
+            for j in cutlass.range(tiles):
+                coop.block.load(x, xs, offset=row * n + first + j * tile, algorithm="striped")
+                for i in cutlass.range_constexpr(items):
+                    better = xs[i] > best  # indices ascend: the first of equal values stays
+                    at = cutlass.select_(better, cutlass.Int32(first + j * tile + t + i * threads), at)
+                    best = cutlass.select_(better, xs[i], best)
+            if cutlass.const_expr(cluster > 1):
+                r = coop.cluster.argmax(best, indices=at)
+            else:
+                r = coop.block.argmax(best, indices=at)
+        if (rank == 0) & (t == 0):
+            values[row] = r[0]
+            indices[row] = cutlass.Int64(r[1])
+
+    @cute.jit
+    def host(x: cute.Tensor, values: cute.Tensor, indices: cute.Tensor) -> None:
+        rows = cute.size(x) // n
+        kernel(x, values, indices).launch(
+            grid=(rows * cluster, 1, 1),
+            block=(threads, 1, 1),
+            cluster=(cluster, 1, 1) if cutlass.const_expr(cluster > 1) else None,
+        )
+
+    return host
+
+
+def topk(n: int, wr: int, threads: int, items: int) -> Any:
+    """The row's 16 largest values and their indices (largest first, ties to the smaller index): the
+    design of ``numba_topk`` in rows.py (a warp streams its part of the row through a threshold into a
+    shared buffer of 64 entries sorted by ``coop.warp.merge_sort`` when it fills), ``wr`` warps a row."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+    from cutlass.memory import SmemAllocator
+
+    k, cap = TOPK, 4 * TOPK
+    fresh, slots = cap - k, cap // 32
+    warps = threads // 32
+    rows_per_block = warps // wr
+    span = n // wr
+    wtile = 32 * items
+    tiles = span // wtile
+    assert tiles * wtile * wr == n
+    merge = max(wr * k // 32, 1)
+    big = 2**31 - 1
+
+    def before(a, b):  # type: ignore[no-untyped-def]
+        return (a[0] > b[0]) | ((a[0] == b[0]) & (a[1] < b[1]))
+
+    @cute.kernel
+    def kernel(x: cute.Tensor, values: cute.Tensor, indices: cute.Tensor) -> None:
+        t, _, _ = cute.arch.thread_idx()
+        b, _, _ = cute.arch.block_idx()
+        lane = t % 32
+        w = t // 32
+        row = b * rows_per_block + w // wr
+        part = w % wr
+        smem = SmemAllocator()
+        bv = smem.allocate_tensor(cutlass.Float32, cute.make_layout((warps, cap), stride=(cap, 1)), 16)
+        bi = smem.allocate_tensor(cutlass.Int32, cute.make_layout((warps, cap), stride=(cap, 1)), 16)
+        for s in cutlass.range_constexpr(slots):
+            bv[w, lane * slots + s] = -cutlass.Float32.inf
+            bi[w, lane * slots + s] = big
+        scratch = coop.TempStorage()  # the three sorts' one slice a warp (a syncwarp between uses)
+        xs = coop.ThreadData(items, cutlass.Float32)
+        tau = -cutlass.Float32.inf
+        pend = cutlass.Int32(0)
+        for j in cutlass.range(tiles):
+            first = part * span + j * wtile
+            # item i's index is fl + 32 i; fl through a shuffle (opaque to LLVM), else LLVM hoists
+            # the 32 values lane + 32 i out of the tile loop and keeps them in 32 registers
+            fl = cute.arch.shuffle_sync(first + lane, lane)
+            coop.warp.load(x, xs, offset=row * n + first, algorithm="striped")
+            if j == 0:
+                m = coop.ThreadData(1, cutlass.Float32)
+                m[0] = xs[0]
+                for i in cutlass.range_constexpr(1, items):
+                    m[0] = cute.arch.fmax(m[0], xs[i])
+                coop.warp.merge_sort(m, "greater", temp_storage=scratch)
+                tau = coop.warp.broadcast(m[0], k - 1)
+            thr = tau
+            cnt = cutlass.Int32(0)
+            for i in cutlass.range_constexpr(items):
+                if (xs[i] > thr) | ((j == 0) & (xs[i] == thr)):
+                    cnt += 1
+            off, total = coop.warp.exclusive_sum(cnt, warp_aggregate=True)
+            last = j == tiles - 1
+            done = cutlass.Int32(0)
+            if pend + total <= fresh:  # the common case: all fit; written from registers
+                r = off
+                for i in cutlass.range_constexpr(items):
+                    if (xs[i] > thr) | ((j == 0) & (xs[i] == thr)):
+                        bv[w, k + pend + r] = xs[i]
+                        bi[w, k + pend + r] = fl + i * 32
+                        r += 1
+                pend += total
+                done = total
+            while (done < total) | (pend == fresh) | (last & (pend > 0)):
+                if done < total:  # more than fit: the next ones by rank, the tile read again (L1/L2)
+                    take = cutlass.min(total - done, fresh - pend)
+                    r = off - done
+                    for i in cutlass.range(items, unroll=1):
+                        v = x[row * n + fl + i * 32]
+                        if (v > thr) | ((j == 0) & (v == thr)):
+                            if (r >= 0) & (r < take):
+                                bv[w, k + pend + r] = v
+                                bi[w, k + pend + r] = fl + i * 32
+                            r += 1
+                    pend += take
+                    done += take
+                if (pend == fresh) | (last & (done == total)):
+                    cute.arch.sync_warp()
+                    kv = coop.ThreadData(slots, cutlass.Float32)
+                    ki = coop.ThreadData(slots, cutlass.Int32)
+                    for s in cutlass.range_constexpr(slots):
+                        kv[s] = bv[w, lane * slots + s]
+                        ki[s] = bi[w, lane * slots + s]
+                    coop.warp.merge_sort((kv, ki), before, temp_storage=scratch)
+                    for s in cutlass.range_constexpr(slots):  # lanes 0-7: the list; the rest empty
+                        keep = lane * slots + s < k
+                        bv[w, lane * slots + s] = cutlass.select_(keep, kv[s], -cutlass.Float32.inf)
+                        bi[w, lane * slots + s] = cutlass.select_(keep, ki[s], big)
+                    tau = coop.warp.broadcast(kv[slots - 1], k // slots - 1)
+                    pend = cutlass.Int32(0)
+                    cute.arch.sync_warp()
+        if cutlass.const_expr(wr == 1):
+            if lane < k:
+                values[row * k + lane] = bv[w, lane]
+                indices[row * k + lane] = cutlass.Int64(bi[w, lane])
+        else:
+            cute.arch.barrier()
+            if part == 0:
+                mv = coop.ThreadData(merge, cutlass.Float32)
+                mi = coop.ThreadData(merge, cutlass.Int32)
+                for s in cutlass.range_constexpr(merge):
+                    e = lane * merge + s
+                    mv[s] = bv[w + e // k, e % k]
+                    mi[s] = bi[w + e // k, e % k]
+                coop.warp.merge_sort((mv, mi), before, temp_storage=scratch)
+                for s in cutlass.range_constexpr(merge):
+                    if lane * merge + s < k:
+                        values[row * k + lane * merge + s] = mv[s]
+                        indices[row * k + lane * merge + s] = cutlass.Int64(mi[s])
+
+    @cute.jit
+    def host(x: cute.Tensor, values: cute.Tensor, indices: cute.Tensor) -> None:
+        rows = cute.size(x) // n
+        kernel(x, values, indices).launch(grid=(rows // rows_per_block, 1, 1), block=(threads, 1, 1))
 
     return host

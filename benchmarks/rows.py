@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Row kernels (issue 19): RMSNorm and softmax forward over rows of 4096 to 262144 float32, written
-with coop (one block per row, or one thread-block cluster per row with ``coop.cluster``), next to
-CUB C++ of the same design, quack-kernels, liger-kernel and torch, same run, both backends.
+"""Row kernels (issue 19): RMSNorm, softmax and LayerNorm forward, cross-entropy forward, row argmax
+and row top-k over rows of 1024 to 262144 float32 (RMSNorm and softmax also bfloat16 and float16),
+written with coop (one block per row, or one thread-block cluster per row with ``coop.cluster``;
+top-k: one warp or one block per row), next to CUB C++ of the same design, quack-kernels,
+liger-kernel and torch, same run, both backends.
 
 Every kernel keeps the row in registers (one pass over memory): a striped ``coop.block.load`` of the
 block's part of the row, per-thread partials, one ``coop.block.sum`` / ``reduce(..., broadcast=True)``
@@ -10,25 +12,40 @@ items stored striped. RMSNorm multiplies by a weight row (read item by item as i
 so that it holds no second row in registers); softmax takes the row's maximum and sum
 (exp through ``ex2.approx``: Numba ``fastmath=True``, CuTe ``exp2(..., fastmath=True)``, as quack).
 
-GB/s counts the row bytes read + written (2 x 4 B per element; the weight row stays in L2); medians of
-interleaved batches (benchmarks/copy.py); torch's ``copy_`` of the same tensor is the roof. Every
-output is checked against torch in float64 before it is timed. quack-kernels and liger-kernel are
-benchmark-only: a peer that is not installed is skipped, and the table says so.
+LayerNorm takes the row's mean and variance in one reduction: a block (cluster) reduce of each
+thread's ``(count, mean, M2)`` with Welford's (Chan's) combination as a user operator on the tuple
+(variant ``sumsq``: one field-wise sum of ``(sum, sum of squares)``). Cross-entropy and argmax
+write one value per row, so a block need not keep its part of the row: it may loop over several
+tiles (``REDUCE_CONFIGS``); cross-entropy folds each thread's ``(max, sum of exp(x - max))`` online
+and combines them in one tuple reduce (variant ``twice``: a max, then a sum), then reads the label's
+logit directly; argmax is ``coop.block.argmax`` / ``coop.cluster.argmax`` with each striped item's
+index. Top-k (k = 16) streams each warp's part of the row through a threshold filter into a
+shared-memory buffer sorted by ``coop.warp.merge_sort`` when it fills (see ``numba_topk``).
 
-    python benchmarks/rows.py [--elements N] [--reps R] [--json PATH] [--only rmsnorm|softmax] [--aot]
+GB/s counts the row bytes read + written (2 x 4 B per float32 element, 2 x 2 B per 2-byte one; the
+weight row stays in L2; 1 x 4 B for cross-entropy, argmax and top-k, which write one value or 16 per
+row); medians of interleaved batches (benchmarks/copy.py); torch's ``copy_`` of the same tensor is
+the roof (``torch.sum`` over the rows for the kernels that only read). Every output is checked
+against torch (float64 where it computes) before it is timed. quack-kernels and liger-kernel are
+benchmark-only: a peer that is not installed, or refuses a shape, is skipped, and the table says so.
+
+    python benchmarks/rows.py [--elements N] [--reps R] [--json PATH] [--only KERNEL] [--n N] [--aot]
                               [--dtype float32|bfloat16|float16] [--algorithms striped,vectorize]
 
 ``--aot`` compiles every coop and CUB C++ kernel for sm_90a (no GPU needed) and prints each coop
 kernel's SASS verdict.
 
-``--dtype bfloat16`` (or float16): x, y and the weight row of that type (the peers get the same
-tensors), items converted to float32 in the kernel and back; the weight row loaded with the rows'
-algorithm after the reduction; the CUB C++ kernels of the same design take ``cub::BlockLoad<T>``;
-2-byte rows also try more items per thread (``NARROW_CONFIGS``). The Numba kernels are float32
-``striped`` only (numba-cuda 0.30 has no bfloat16 arrays). ``--algorithms`` (default ``striped``)
-also measures ``vectorize`` rows (blocked; 2-byte items move as 4-byte words) and, for 2-byte rows,
-``striped_words``: a CuTe what-if (no coop algorithm; no CUB C++ peer) that loads and stores the rows
-as int32 words, striped, and reads the items through a recast of the words (_rows_cutlass.py).
+``--dtype bfloat16`` (or float16), RMSNorm and softmax: x, y and the weight row of that type (the
+peers get the same tensors), items converted to float32 in the kernel and back; the weight row loaded
+with the rows' algorithm after the reduction; the CUB C++ kernels of the same design take
+``cub::BlockLoad<T>``; 2-byte rows also try more items per thread (``NARROW_CONFIGS``). The Numba
+kernels are float32 ``striped`` only (numba-cuda 0.30 has no bfloat16 arrays). ``--algorithms``
+(default ``striped``) also measures ``vectorize`` rows (blocked; 2-byte items move as 4-byte words)
+and, for 2-byte rows, ``striped_words``: a CuTe what-if (no coop algorithm; no CUB C++ peer) that
+loads and stores the rows as int32 words, striped, and reads the items through a recast of the words
+(_rows_cutlass.py). LayerNorm, cross-entropy, argmax and top-k are float32 ``striped`` designs: at
+another ``--dtype``, or when ``--algorithms`` leaves out ``striped``, they are skipped with a line
+that says so.
 """
 
 # No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
@@ -45,6 +62,8 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 EPS = 1e-6
+LOG2E = 1.4426950408889634
+IGNORE_INDEX = -100  # cross-entropy: a row whose label is this has loss 0 (torch's default)
 #: (cluster blocks, threads, items per thread) tried for each row length; cluster * threads * items = N.
 CONFIGS: dict[int, list[tuple[int, int, int]]] = {
     4096: [(1, 256, 16), (1, 512, 8)],
@@ -52,7 +71,36 @@ CONFIGS: dict[int, list[tuple[int, int, int]]] = {
     65536: [(4, 512, 32), (8, 256, 32), (8, 512, 16)],
     262144: [(16, 256, 64), (16, 512, 32), (16, 1024, 16)],
 }
-KERNELS = ("rmsnorm", "softmax")
+#: Kernels that write one value (or k) per row need not keep the row in registers: a block may loop
+#: over ``tiles = N / (cluster * threads * items)`` tiles of its part of the row.
+REDUCE_CONFIGS: dict[int, list[tuple[int, int, int]]] = {
+    4096: [(1, 256, 16), (1, 512, 8)],
+    16384: [(1, 1024, 16), (1, 512, 16)],
+    65536: [(8, 256, 32), (4, 512, 32), (1, 1024, 16)],
+    262144: [(16, 512, 32), (4, 512, 32), (1, 1024, 32)],
+}
+#: Top-k: (warps per row, threads, items per lane of a warp's tile); each warp streams its part of
+#: the row (N / warps per row) in tiles of 32 x items; a block holds threads / 32 / warps per row rows.
+TOPK_CONFIGS: dict[int, list[tuple[int, int, int]]] = {
+    1024: [(1, 128, 32), (1, 256, 16)],
+    4096: [(1, 128, 32), (1, 128, 64)],
+    16384: [(4, 128, 32), (8, 256, 32)],
+    65536: [(8, 256, 32), (16, 512, 32)],
+    262144: [(8, 256, 32), (16, 512, 32)],
+}
+TOPK = 16
+KERNELS = ("rmsnorm", "softmax", "layernorm", "cross_entropy", "argmax", "topk")
+_KERNEL_CONFIGS = {"cross_entropy": REDUCE_CONFIGS, "argmax": REDUCE_CONFIGS, "topk": TOPK_CONFIGS}
+#: Designs of one kernel measured side by side: the first is the default (its tag has no suffix).
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "layernorm": ("welford", "sumsq"),
+    "cross_entropy": ("online", "twice"),
+}
+#: Row bytes moved per element: read + written, or read only.
+_PASSES = {"cross_entropy": 1, "argmax": 1, "topk": 1}
+#: The kernels that also take 2-byte rows and other load/store algorithms (``--dtype``,
+#: ``--algorithms``); the others are float32 ``striped`` designs.
+CONVERTED = ("rmsnorm", "softmax")
 #: More (cluster, threads, items) for 2-byte rows: a thread's items hold half the bytes of float32's.
 NARROW_CONFIGS: dict[int, list[tuple[int, int, int]]] = {4096: [(1, 128, 32)], 16384: [(1, 512, 32)]}
 DTYPES = ("float32", "bfloat16", "float16")
@@ -63,11 +111,21 @@ CUB_SOURCE = r"""
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_store.cuh>
 #include <cub/block/block_reduce.cuh>
+#include <cub/thread/thread_operators.cuh>
+#include <cub/util_type.cuh>
+#include <cub/warp/warp_load.cuh>
+#include <cub/warp/warp_merge_sort.cuh>
+#include <cub/warp/warp_scan.cuh>
+#include <cub/util_ptx.cuh>
 #include <cuda/ptx>
+#include <cuda/std/array>
+#include <cuda/std/bit>
 #include <cuda/std/cstdint>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda/std/functional>
+#include <cuda/std/limits>
+#include <cuda/std/type_traits>
 
 // The cluster step of coop.cluster, written by hand: the kernel's prologue arms two stages of
 // mbarriers (one arrival: thread 0's, expecting the call's bytes) and publishes them with one cluster
@@ -75,16 +133,16 @@ CUB_SOURCE = r"""
 // `rank` of every block's stage with st.async (its bytes complete that block's mbarrier transaction),
 // and every thread waits on its own block's and folds the slots in rank order. Calls alternate between
 // the stages (the call count in shared memory).
-template <int Cluster>
+template <int Cluster, typename T = float>
 struct State
 {
-  float slot[2][Cluster];
+  T slot[2][Cluster];
   ::cuda::std::uint64_t full[2];
   unsigned calls;
 };
 
-template <int Cluster>
-__device__ __forceinline__ void prologue(State<Cluster>& s)
+template <int Cluster, typename T>
+__device__ __forceinline__ void prologue(State<Cluster, T>& s)
 {
   if (Cluster == 1)
     return;
@@ -100,22 +158,24 @@ __device__ __forceinline__ void prologue(State<Cluster>& s)
   ::cuda::ptx::barrier_cluster_wait();
 }
 
-// The block's (Cluster == 1) or the cluster's aggregate, in every thread.
-template <int Threads, int Cluster, typename Reduce, typename Op>
-__device__ __forceinline__ float
-row_reduce(float x, Op op, typename Reduce::TempStorage& ts, State<Cluster>& s)
+// The block's (Cluster == 1) or the cluster's aggregate, in every thread. A T of several 32-bit
+// words (a struct of fields: LayerNorm's, cross-entropy's, argmax's) is pushed word by word.
+template <int Threads, int Cluster, typename Reduce, typename T, typename Op>
+__device__ __forceinline__ T row_reduce(T x, Op op, typename Reduce::TempStorage& ts, State<Cluster, T>& s)
 {
   if (Cluster == 1)
   {
-    float block = Reduce(ts).Reduce(x, op);
+    T block = Reduce(ts).Reduce(x, op);
     if (threadIdx.x == 0) s.slot[0][0] = block;
     __syncthreads();
-    float total = s.slot[0][0];
+    T total = s.slot[0][0];
     __syncthreads();
     return total;
   }
+  static_assert(sizeof(T) % 4 == 0, "row_reduce pushes 32-bit words");
+  constexpr int Words = sizeof(T) / 4;
   const unsigned call = s.calls;
-  float block = Reduce(ts).Reduce(x, op);
+  T block = Reduce(ts).Reduce(x, op);
   const int stage = call & 1;
   namespace ptx = ::cuda::ptx;
   if (threadIdx.x < 32)
@@ -124,20 +184,24 @@ row_reduce(float x, Op op, typename Reduce::TempStorage& ts, State<Cluster>& s)
     {
       s.calls = call + 1;
       ptx::mbarrier_arrive_expect_tx(
-        ptx::sem_release, ptx::scope_cta, ptx::space_shared, &s.full[stage], Cluster * sizeof(float));
+        ptx::sem_release, ptx::scope_cta, ptx::space_shared, &s.full[stage], Cluster * sizeof(T));
     }
-    block = __shfl_sync(0xffffffffu, block, 0);
+    block = cub::ShuffleIndex<32>(block, 0, 0xffffffffu);
+    const auto words = ::cuda::std::bit_cast<::cuda::std::array<::cuda::std::uint32_t, Words>>(block);
     const unsigned rank = ptx::get_sreg_cluster_ctarank();
     for (int peer = threadIdx.x; peer < Cluster; peer += 32)
     {
-      State<Cluster>& theirs = *static_cast<State<Cluster>*>(__cluster_map_shared_rank(&s, peer));
-      ptx::st_async(&theirs.slot[stage][rank], block, &theirs.full[stage]);
+      auto& theirs = *static_cast<State<Cluster, T>*>(__cluster_map_shared_rank(&s, peer));
+      auto* slot = reinterpret_cast<::cuda::std::uint32_t*>(&theirs.slot[stage][rank]);
+#pragma unroll
+      for (int k = 0; k < Words; ++k)
+        ptx::st_async(slot + k, words[k], &theirs.full[stage]);
     }
   }
   while (!ptx::mbarrier_try_wait_parity(&s.full[stage], (call >> 1) & 1))
   {
   }
-  float total = s.slot[stage][0];
+  T total = s.slot[stage][0];
 #pragma unroll
   for (int r = 1; r < Cluster; ++r)
     total = op(total, s.slot[stage][r]);
@@ -207,7 +271,8 @@ __global__ void __launch_bounds__(Threads) cub_rmsnorm_t(const T* x, const T* w,
   using Store = cub::BlockStore<T, Threads, Items, SA>;
   using Reduce = cub::BlockReduce<float, Threads>;
   __shared__ typename Reduce::TempStorage ts;
-  __shared__ float slot;
+  __shared__ State<Cluster> state;
+  prologue(state);
   const int rank = blockIdx.x % Cluster;
   const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
   T xs[Items];
@@ -218,7 +283,7 @@ __global__ void __launch_bounds__(Threads) cub_rmsnorm_t(const T* x, const T* w,
     const float v = float(xs[i]);
     part += v * v;
   }
-  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, &slot);
+  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
   const float scale = rsqrtf(total * (1.0f / N) + EPS);
   T ws[Items];
   Load().Load(w + rank * (Threads * Items), ws);
@@ -234,7 +299,8 @@ __global__ void __launch_bounds__(Threads) cub_softmax_t(const T* x, T* y)
   using Store = cub::BlockStore<T, Threads, Items, SA>;
   using Reduce = cub::BlockReduce<float, Threads>;
   __shared__ typename Reduce::TempStorage ts;
-  __shared__ float slot;
+  __shared__ State<Cluster> state;
+  prologue(state);
   const int rank = blockIdx.x % Cluster;
   const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
   T xs[Items];
@@ -243,7 +309,7 @@ __global__ void __launch_bounds__(Threads) cub_softmax_t(const T* x, T* y)
   for (int i = 0; i < Items; ++i) fs[i] = float(xs[i]);
   float top = fs[0];
   for (int i = 1; i < Items; ++i) top = ::cuda::std::max(top, fs[i]);
-  top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, &slot);
+  top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, state);
   __syncthreads();
   const float log2e = 1.4426950408889634f, shift = top * log2e;
   float part = 0.0f;
@@ -252,10 +318,320 @@ __global__ void __launch_bounds__(Threads) cub_softmax_t(const T* x, T* y)
     fs[i] = exp2f(fs[i] * log2e - shift);
     part += fs[i];
   }
-  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, &slot);
+  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
   const float inv = 1.0f / total;
   for (int i = 0; i < Items; ++i) xs[i] = T(fs[i] * inv);
   Store().Store(y + offset, xs);
+}
+
+// LayerNorm: the row's mean and variance in one reduction, of each thread's (count, mean, M2) with
+// Chan's combination (Welford), or of (sum, sum of squares).
+struct Welford { float n, mean, m2; };
+struct WelfordOp
+{
+  __device__ __forceinline__ Welford operator()(const Welford& p, const Welford& q) const
+  {
+    const float n = p.n + q.n, d = q.mean - p.mean, f = q.n / n;
+    return {n, p.mean + d * f, p.m2 + q.m2 + d * d * p.n * f};
+  }
+};
+struct Sums { float s, sq; };
+struct SumsOp
+{
+  __device__ __forceinline__ Sums operator()(const Sums& p, const Sums& q) const
+  {
+    return {p.s + q.s, p.sq + q.sq};
+  }
+};
+
+template <int N, int Cluster, int Threads, int Items, bool UseWelford>
+__global__ void __launch_bounds__(Threads)
+cub_layernorm(const float* x, const float* w, const float* bias, float* y)
+{
+  using Load = cub::BlockLoad<float, Threads, Items, cub::BLOCK_LOAD_STRIPED>;
+  using Store = cub::BlockStore<float, Threads, Items, cub::BLOCK_STORE_STRIPED>;
+  using Stats = ::cuda::std::conditional_t<UseWelford, Welford, Sums>;
+  using Reduce = cub::BlockReduce<Stats, Threads>;
+  __shared__ typename Reduce::TempStorage ts;
+  __shared__ State<Cluster, Stats> state;
+  prologue(state);
+  const int rank = blockIdx.x % Cluster;
+  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
+  float xs[Items];
+  Load().Load(x + offset, xs);
+  float s = 0.0f;
+  for (int i = 0; i < Items; ++i) s += xs[i];
+  float mean, var;
+  if constexpr (UseWelford)
+  {
+    const float tm = s * (1.0f / Items);
+    float m2 = 0.0f;
+    for (int i = 0; i < Items; ++i) { const float d = xs[i] - tm; m2 += d * d; }
+    const Welford t =
+      row_reduce<Threads, Cluster, Reduce>(Welford{float(Items), tm, m2}, WelfordOp{}, ts, state);
+    mean = t.mean;
+    var = t.m2 * (1.0f / N);
+  }
+  else
+  {
+    float sq = 0.0f;
+    for (int i = 0; i < Items; ++i) sq += xs[i] * xs[i];
+    const Sums t = row_reduce<Threads, Cluster, Reduce>(Sums{s, sq}, SumsOp{}, ts, state);
+    mean = t.s * (1.0f / N);
+    var = t.sq * (1.0f / N) - mean * mean;
+  }
+  const float rstd = rsqrtf(var + EPS);
+  const float* ws = w + rank * (Threads * Items) + threadIdx.x;
+  const float* bs = bias + rank * (Threads * Items) + threadIdx.x;
+  for (int i = 0; i < Items; ++i) xs[i] = (xs[i] - mean) * rstd * ws[i * Threads] + bs[i * Threads];
+  Store().Store(y + offset, xs);
+}
+
+// Cross-entropy: each thread folds its tiles into (max, sum of exp(x - max)); one reduction of the
+// pair (Online) or a max, then a sum; the label's logit is read directly.
+struct MaxSum { float m, s; };
+struct MaxSumOp
+{
+  __device__ __forceinline__ MaxSum operator()(const MaxSum& p, const MaxSum& q) const
+  {
+    const float m = ::cuda::std::max(p.m, q.m);
+    return {m, p.s * exp2f((p.m - m) * LOG2E) + q.s * exp2f((q.m - m) * LOG2E)};
+  }
+};
+
+template <int N, int Cluster, int Threads, int Items, bool Online>
+__global__ void __launch_bounds__(Threads)
+cub_cross_entropy(const float* x, const long long* labels, float* loss)
+{
+  constexpr int Tile = Threads * Items, Tiles = N / (Cluster * Tile);
+  using Load = cub::BlockLoad<float, Threads, Items, cub::BLOCK_LOAD_STRIPED>;
+  using Reduce = cub::BlockReduce<::cuda::std::conditional_t<Online, MaxSum, float>, Threads>;
+  __shared__ typename Reduce::TempStorage ts;
+  __shared__ State<Cluster, ::cuda::std::conditional_t<Online, MaxSum, float>> state;
+  prologue(state);
+  const int rank = blockIdx.x % Cluster;
+  const size_t row = blockIdx.x / Cluster;
+  const float* part = x + row * N + size_t(rank) * (Tiles * Tile);
+  float m = -::cuda::std::numeric_limits<float>::infinity(), s = 0.0f;
+  for (int j = 0; j < Tiles; ++j)
+  {
+    float xs[Items];
+    Load().Load(part + j * Tile, xs);
+    float top = m;
+    for (int i = 0; i < Items; ++i) top = ::cuda::std::max(top, xs[i]);
+    s *= exp2f((m - top) * LOG2E);
+    for (int i = 0; i < Items; ++i) s += exp2f((xs[i] - top) * LOG2E);
+    m = top;
+  }
+  float top, total;
+  if constexpr (Online)
+  {
+    const MaxSum t = row_reduce<Threads, Cluster, Reduce>(MaxSum{m, s}, MaxSumOp{}, ts, state);
+    top = t.m;
+    total = t.s;
+  }
+  else
+  {
+    top = row_reduce<Threads, Cluster, Reduce>(m, ::cuda::maximum<>{}, ts, state);
+    __syncthreads();
+    const float part = s * exp2f((m - top) * LOG2E);
+    total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
+  }
+  if (rank == 0 && threadIdx.x == 0)
+  {
+    const long long label = labels[row];
+    loss[row] = label == IGNORE_INDEX ? 0.0f : top + logf(total) - x[row * N + label];
+  }
+}
+
+// Row argmax: each thread's first largest item over its tiles (striped: indices ascend), then one
+// reduction of (index, value) pairs with cub::ArgMax (ties to the smaller index).
+template <int N, int Cluster, int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_argmax(const float* x, float* values, long long* indices)
+{
+  constexpr int Tile = Threads * Items, Tiles = N / (Cluster * Tile);
+  using Load = cub::BlockLoad<float, Threads, Items, cub::BLOCK_LOAD_STRIPED>;
+  using Pair = cub::KeyValuePair<int, float>;
+  using Reduce = cub::BlockReduce<Pair, Threads>;
+  __shared__ typename Reduce::TempStorage ts;
+  __shared__ State<Cluster, Pair> state;
+  prologue(state);
+  const int rank = blockIdx.x % Cluster;
+  const size_t row = blockIdx.x / Cluster;
+  const int first = rank * (Tiles * Tile);
+  Pair best(first + int(threadIdx.x), -::cuda::std::numeric_limits<float>::infinity());
+  for (int j = 0; j < Tiles; ++j)
+  {
+    float xs[Items];
+    Load().Load(x + row * N + first + j * Tile, xs);
+    for (int i = 0; i < Items; ++i)
+    {
+      if (xs[i] > best.value)
+      {
+        best.value = xs[i];
+        best.key = first + j * Tile + i * Threads + int(threadIdx.x);
+      }
+    }
+  }
+  const Pair top = row_reduce<Threads, Cluster, Reduce>(best, cub::ArgMax{}, ts, state);
+  if (rank == 0 && threadIdx.x == 0)
+  {
+    values[row] = top.value;
+    indices[row] = top.key;
+  }
+}
+
+// Row top-k (k = 16, largest first, ties to the smaller index), the design of numba_topk: each warp
+// streams its part of the row in tiles of 32 x Items (striped); the first tile's threshold is the
+// 16th largest of the lanes' maxima (a warp sort of one key a lane); items above the threshold go to
+// the warp's buffer (list of 16 | 48 pending), whose 64 entries a warp merge sort orders when the
+// pending part fills and at the end; the threshold becomes the list's 16th. With WR warps per row,
+// the first warp of the row sorts the WR lists at the end.
+struct Cand { float v; int i; };
+struct Before
+{
+  __device__ __forceinline__ bool operator()(const Cand& a, const Cand& b) const
+  {
+    return a.v > b.v || (a.v == b.v && a.i < b.i);
+  }
+};
+
+template <int N, int WR, int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_topk(const float* x, float* values, long long* indices)
+{
+  constexpr int K = 16, CAP = 64, NEW = CAP - K, SLOTS = CAP / 32;
+  constexpr int Warps = Threads / 32, RowsPerBlock = Warps / WR, Span = N / WR, WTile = 32 * Items;
+  constexpr int Tiles = Span / WTile, Merge = WR * K / 32 > 0 ? WR * K / 32 : 1;
+  using Sort1 = cub::WarpMergeSort<float, 1, 32>;
+  using SortS = cub::WarpMergeSort<Cand, SLOTS, 32>;
+  using SortM = cub::WarpMergeSort<Cand, Merge, 32>;
+  using Scan = cub::WarpScan<int>;
+  using Load = cub::WarpLoad<float, Items, cub::WARP_LOAD_STRIPED, 32>;
+  union Scratch
+  {
+    typename Sort1::TempStorage one;
+    typename SortS::TempStorage slots;
+    typename SortM::TempStorage merge;
+  };
+  __shared__ Scratch scratch[Warps];
+  __shared__ typename Scan::TempStorage scan[Warps];
+  __shared__ float bv[Warps][CAP];
+  __shared__ int bi[Warps][CAP];
+  const int lane = threadIdx.x % 32, w = threadIdx.x / 32, part = w % WR;
+  const size_t row = size_t(blockIdx.x) * RowsPerBlock + w / WR;
+  const float ninf = -::cuda::std::numeric_limits<float>::infinity();
+  for (int s = 0; s < SLOTS; ++s)
+  {
+    bv[w][lane * SLOTS + s] = ninf;
+    bi[w][lane * SLOTS + s] = 0x7fffffff;
+  }
+  float tau = ninf;
+  int pend = 0;
+  for (int j = 0; j < Tiles; ++j)
+  {
+    const int first = part * Span + j * WTile;
+    float xs[Items];
+    Load().Load(x + row * N + first, xs);
+    if (j == 0)
+    {
+      float m[1] = {xs[0]};
+      for (int i = 1; i < Items; ++i) m[0] = ::cuda::std::max(m[0], xs[i]);
+      Sort1(scratch[w].one).StableSort(m, ::cuda::std::greater<>{});
+      tau = __shfl_sync(0xffffffffu, m[0], K - 1);
+    }
+    const float thr = tau;
+    int cnt = 0;
+    for (int i = 0; i < Items; ++i) cnt += xs[i] > thr || (j == 0 && xs[i] == thr);
+    int off, total;
+    Scan(scan[w]).ExclusiveSum(cnt, off, total);
+    const bool last = j == Tiles - 1;
+    int done = 0;
+    if (pend + total <= NEW)
+    {
+      int r = off;
+      for (int i = 0; i < Items; ++i)
+      {
+        if (xs[i] > thr || (j == 0 && xs[i] == thr))
+        {
+          bv[w][K + pend + r] = xs[i];
+          bi[w][K + pend + r] = first + lane + i * 32;
+          ++r;
+        }
+      }
+      pend += total;
+      done = total;
+    }
+    while (done < total || pend == NEW || (last && pend > 0))
+    {
+      if (done < total)
+      {
+        const int take = ::cuda::std::min(total - done, NEW - pend);
+        int r = off - done;
+#pragma unroll 1
+        for (int i = 0; i < Items; ++i)
+        {
+          const float v = x[row * N + first + lane + i * 32];
+          if (v > thr || (j == 0 && v == thr))
+          {
+            if (r >= 0 && r < take)
+            {
+              bv[w][K + pend + r] = v;
+              bi[w][K + pend + r] = first + lane + i * 32;
+            }
+            ++r;
+          }
+        }
+        pend += take;
+        done += take;
+      }
+      if (pend == NEW || (last && done == total))
+      {
+        __syncwarp();
+        Cand c[SLOTS];
+        for (int s = 0; s < SLOTS; ++s) c[s] = {bv[w][lane * SLOTS + s], bi[w][lane * SLOTS + s]};
+        SortS(scratch[w].slots).StableSort(c, Before{});
+        for (int s = 0; s < SLOTS; ++s)
+        {
+          const bool keep = lane * SLOTS + s < K;
+          bv[w][lane * SLOTS + s] = keep ? c[s].v : ninf;
+          bi[w][lane * SLOTS + s] = keep ? c[s].i : 0x7fffffff;
+        }
+        tau = __shfl_sync(0xffffffffu, c[SLOTS - 1].v, K / SLOTS - 1);
+        pend = 0;
+        __syncwarp();
+      }
+    }
+  }
+  if constexpr (WR == 1)
+  {
+    if (lane < K)
+    {
+      values[row * K + lane] = bv[w][lane];
+      indices[row * K + lane] = bi[w][lane];
+    }
+  }
+  else
+  {
+    __syncthreads();
+    if (part == 0)
+    {
+      Cand c[Merge];
+      for (int s = 0; s < Merge; ++s)
+      {
+        const int e = lane * Merge + s;
+        c[s] = {bv[w + e / K][e % K], bi[w + e / K][e % K]};
+      }
+      SortM(scratch[w].merge).StableSort(c, Before{});
+      for (int s = 0; s < Merge; ++s)
+      {
+        if (lane * Merge + s < K)
+        {
+          values[row * K + lane * Merge + s] = c[s].v;
+          indices[row * K + lane * Merge + s] = c[s].i;
+        }
+      }
+    }
+  }
 }
 """
 
@@ -278,47 +654,126 @@ def _cutlass_half() -> Any:
     return _by_path("coop_rows_cutlass", "_rows_cutlass.py")
 
 
-def _lengths_configs(dtype: str = "float32") -> dict[int, list[tuple[int, int, int]]]:
-    """(cluster, threads, items) tried for each row length: CONFIGS, and NARROW_CONFIGS for 2-byte rows."""
-    extra = NARROW_CONFIGS if dtype != "float32" else {}
-    return {n: cs + extra.get(n, []) for n, cs in CONFIGS.items()}
+def _kernel_configs(kernel: str, dtype: str = "float32") -> dict[int, list[tuple[int, int, int]]]:
+    """(cluster, threads, items) tried for each row length: the kernel's (``_KERNEL_CONFIGS``, else
+    ``CONFIGS``), and ``NARROW_CONFIGS`` for 2-byte rows."""
+    extra = NARROW_CONFIGS if dtype != "float32" and kernel in CONVERTED else {}
+    return {n: cs + extra.get(n, []) for n, cs in _KERNEL_CONFIGS.get(kernel, CONFIGS).items()}
 
 
-def _configs(dtype: str = "float32") -> list[tuple[int, int, int, int]]:
-    return [(n, c, t, i) for n, cs in _lengths_configs(dtype).items() for c, t, i in cs]
+def _configs(kernel: str = "rmsnorm", dtype: str = "float32") -> list[tuple[int, int, int, int]]:
+    return [(n, c, t, i) for n, cs in _kernel_configs(kernel, dtype).items() for c, t, i in cs]
 
 
-def _tag(c: int, t: int, i: int, alg: str) -> str:
-    """A kernel's configuration in the result keys (float32 striped's as in earlier runs)."""
-    return f"{c}x{t}x{i}" if alg == "striped" else f"{c}x{t}x{i} {alg}"
+def _variants(kernel: str) -> tuple[str, ...]:
+    return VARIANTS.get(kernel, ("",))
 
 
-def _cub_kernels(
-    arch: str, load: bool = True, dtype: str = "float32", algorithms: tuple[str, ...] = ("striped",)
-) -> dict[tuple[Any, ...], Any]:
-    """The CUB C++ kernels of the same design, compiled (and, with ``load``, loaded) for ``arch``
-    (``-use_fast_math``: exp2f and rsqrtf as the approximations the coop kernels use), keyed
-    ``(kernel, n, cluster, threads, items, algorithm)``."""
+def _designs(kernel: str, dtype: str, algorithms: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(variant, algorithm) of each design of ``kernel`` measured with rows of ``dtype``: its variants
+    by the ``algorithms`` it takes (all of them for the ``CONVERTED`` kernels; float32 ``striped``
+    only for the others, so none at another dtype)."""
+    if kernel in CONVERTED:
+        algs = algorithms
+    else:
+        algs = ("striped",) if dtype == "float32" and "striped" in algorithms else ()
+    return [(v, a) for v in _variants(kernel) for a in algs]
+
+
+def _selected_kernels(only: str | None, dtype: str, algorithms: tuple[str, ...]) -> tuple[str, ...]:
+    """The kernels to run (``only``, default all) at ``dtype`` with ``algorithms``; one line for each
+    left out (the kernels other than RMSNorm and softmax are float32 ``striped`` only)."""
+    kernels = []
+    for k in KERNELS:
+        if only not in (None, k):
+            continue
+        if _designs(k, dtype, algorithms):
+            kernels.append(k)
+        else:
+            print(
+                f"{k}: skipped (float32 striped rows only, not --dtype {dtype} --algorithms "
+                f"{','.join(algorithms)})",
+                flush=True,
+            )
+    return tuple(kernels)
+
+
+def _tag(kernel: str, c: int, t: int, i: int, variant: str = "", alg: str = "striped") -> str:
+    """A configuration's name in the tables and result keys: cluster x threads x items (top-k: warps
+    per row w threads x items), the variant unless it is the kernel's first, the algorithm unless it is
+    ``striped`` (float32 striped's as in earlier runs)."""
+    shape = f"{c}w{t}x{i}" if kernel == "topk" else f"{c}x{t}x{i}"
+    if variant not in ("", _variants(kernel)[0]):
+        shape = f"{shape} {variant}"
+    return shape if alg == "striped" else f"{shape} {alg}"
+
+
+def _cluster(kernel: str, c: int) -> int | None:
+    """The launch's cluster (None: none); top-k's first number is warps per row, not a cluster."""
+    return c if kernel != "topk" and c > 1 else None
+
+
+def _blocks(kernel: str, rows: int, c: int, t: int) -> int:
+    """The grid in blocks: a block (a cluster of c) per row; top-k: t / 32 / c rows per block."""
+    return rows // (t // 32 // c) if kernel == "topk" else rows * c
+
+
+def _cub_name(
+    kernel: str,
+    n: int,
+    c: int,
+    t: int,
+    i: int,
+    variant: str = "",
+    dtype: str = "float32",
+    alg: str = "striped",
+) -> str:
+    """The CUB C++ kernel of a design: float32 striped rows' own, else (RMSNorm, softmax) the one
+    templated on the element type and the load and store algorithms."""
+    if dtype != "float32" or alg != "striped":
+        algs = f"cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}"
+        return f"cub_{kernel}_t<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}>"
+    extra = {"welford": ", true", "sumsq": ", false", "online": ", true", "twice": ", false"}.get(variant, "")
+    return f"cub_{kernel}<{n}, {c}, {t}, {i}{extra}>"
+
+
+def _cub_compile(arch: str, names: tuple[str, ...]) -> Any:
+    """CUB_SOURCE with ``names`` instantiated, compiled for ``arch`` (``-use_fast_math``: exp2f and
+    rsqrtf as the approximations the coop kernels use)."""
     from cuda.cccl import get_include_paths
     from cuda.core import Program, ProgramOptions
 
     paths = get_include_paths()
     incs = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
-    names = {}
-    for n, c, t, i in _configs(dtype):
-        for k in KERNELS:
-            for a in algorithms:
-                if a == "striped_words":  # a CuTe what-if: no CUB C++ kernel
-                    continue
-                if dtype == "float32" and a == "striped":
-                    names[(k, n, c, t, i, a)] = f"cub_{k}<{n}, {c}, {t}, {i}>"
-                else:
-                    algs = f"cub::BLOCK_LOAD_{a.upper()}, cub::BLOCK_STORE_{a.upper()}"
-                    names[(k, n, c, t, i, a)] = f"cub_{k}_t<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}>"
+    macros = [("EPS", f"{EPS!r}f"), ("LOG2E", f"{LOG2E!r}f"), ("IGNORE_INDEX", str(IGNORE_INDEX))]
     options = ProgramOptions(
-        arch=arch, std="c++17", include_path=incs, define_macro=[("EPS", f"{EPS!r}f")], use_fast_math=True
+        arch=arch, std="c++17", include_path=incs, define_macro=macros, use_fast_math=True
     )
-    module = Program(CUB_SOURCE, "c++", options).compile("cubin", name_expressions=tuple(names.values()))
+    return Program(CUB_SOURCE, "c++", options).compile("cubin", name_expressions=names)
+
+
+def _cub_kernels(
+    arch: str,
+    load: bool = True,
+    kernels: tuple[str, ...] = KERNELS,
+    lengths: list[int] | None = None,
+    dtype: str = "float32",
+    algorithms: tuple[str, ...] = ("striped",),
+) -> dict[tuple[Any, ...], Any]:
+    """The CUB C++ kernels of the same design (of ``kernels`` at ``lengths``, default all, rows of
+    ``dtype`` moved with ``algorithms``), compiled (and, with ``load``, loaded) for ``arch``, keyed by
+    (kernel, n, c, t, i, variant, algorithm)."""
+    names = {}
+    for k in kernels:
+        for n, c, t, i in _configs(k, dtype):
+            if lengths and n not in lengths:
+                continue
+            for v, a in _designs(k, dtype, algorithms):
+                if a != "striped_words":  # a CuTe what-if: no CUB C++ kernel
+                    names[(k, n, c, t, i, v, a)] = _cub_name(k, n, c, t, i, v, dtype, a)
+    if not names:
+        return {}
+    module = _cub_compile(arch, tuple(names.values()))
     return {k: module.get_kernel(v) if load else module for k, v in names.items()}
 
 
@@ -394,24 +849,380 @@ def numba_softmax(n: int, cluster: int, threads: int, items: int) -> Any:
     return kernel
 
 
+def welford(p, q):  # type: ignore[no-untyped-def]
+    """Two (count, mean, M2) summaries of disjoint parts of a row -> the summary of both (Chan)."""
+    n = p[0] + q[0]
+    d = q[1] - p[1]
+    f = q[0] / n
+    return n, p[1] + d * f, p[2] + q[2] + d * d * p[0] * f
+
+
+def max_sum(p, q):  # type: ignore[no-untyped-def]
+    """Two (max, sum of exp(x - max)) of disjoint parts of a row -> those of both (online softmax)."""
+    m = max(p[0], q[0])
+    return m, p[1] * math.exp(p[0] - m) + q[1] * math.exp(q[0] - m)
+
+
+def before(a, b):  # type: ignore[no-untyped-def]
+    """Top-k order of (value, index): the larger value first, of equal values the smaller index."""
+    return a[0] > b[0] or (a[0] == b[0] and a[1] < b[1])
+
+
+def numba_layernorm(n: int, cluster: int, threads: int, items: int, variant: str = "welford") -> Any:
+    """y = (x - mean) / sqrt(var + eps) * w + b: the row in registers (striped), each thread's
+    (count, mean, M2) from its items (two passes over registers), one block (cluster) reduce of the
+    tuple with ``welford``; variant ``sumsq``: one field-wise sum of (sum, sum of squares)."""
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+    from numba.cuda import libdevice
+
+    tile = threads * items
+    inv_n, eps = np.float32(1.0 / n), np.float32(EPS)
+    count, inv_items = np.float32(items), np.float32(1.0 / items)
+    use_welford = variant == "welford"
+
+    def kernel(x, w, bias, y):  # type: ignore[no-untyped-def]
+        b = cuda.blockIdx.x
+        rank = b % cluster
+        offset = (b // cluster) * n + rank * tile
+        xs = coop.ThreadData(items, np.float32)
+        coop.block.load(x, xs, offset=offset, algorithm="striped")
+        s = np.float32(0.0)
+        for i in range(items):
+            s += xs[i]
+        if use_welford:
+            tm = s * inv_items
+            m2 = np.float32(0.0)
+            for i in range(items):
+                d = xs[i] - tm
+                m2 += d * d
+            if cluster > 1:
+                stats = coop.cluster.reduce((count, tm, m2), welford)
+            else:
+                stats = coop.block.reduce((count, tm, m2), welford, broadcast=True)
+            mean = stats[1]
+            var = stats[2] * inv_n
+        else:
+            sq = np.float32(0.0)
+            for i in range(items):
+                sq += xs[i] * xs[i]
+            if cluster > 1:
+                sums = coop.cluster.sum((s, sq))
+            else:
+                sums = coop.block.sum((s, sq), broadcast=True)
+            mean = sums[0] * inv_n
+            var = sums[1] * inv_n - mean * mean
+        rstd = libdevice.rsqrtf(var + eps)
+        base = rank * tile + cuda.threadIdx.x  # weight and bias read as each item is scaled (striped)
+        ws, bs = w[base:], bias[base:]  # views: constant indices, no negative-index checks per item
+        for i in range(items):
+            xs[i] = (xs[i] - mean) * rstd * ws[i * threads] + bs[i * threads]
+        coop.block.store(y, xs, offset=offset, algorithm="striped")
+
+    return kernel
+
+
+def numba_cross_entropy(n: int, cluster: int, threads: int, items: int, variant: str = "online") -> Any:
+    """loss = logsumexp(x) - x[label] per row: each block loops over its tiles (striped), folding its
+    items into each thread's (max, sum of exp(x - max)); one block (cluster) reduce of the pair with
+    ``max_sum`` (variant ``twice``: a max, then a sum of the rescaled sums); thread 0 of the row's
+    first block reads the label's logit and writes the loss."""
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    tile = threads * items
+    tiles = n // (cluster * tile)
+    online = variant == "online"
+    ninf = np.float32(-np.inf)
+
+    def kernel(x, labels, loss):  # type: ignore[no-untyped-def]
+        b = cuda.blockIdx.x
+        rank = b % cluster
+        row = b // cluster
+        first = row * n + rank * tiles * tile
+        xs = coop.ThreadData(items, np.float32)
+        m, s = ninf, np.float32(0.0)
+        for j in range(tiles):
+            coop.block.load(x, xs, offset=first + j * tile, algorithm="striped")
+            top = m
+            for i in range(items):
+                top = max(top, xs[i])
+            s *= math.exp(m - top)  # fastmath: ex2.approx; exp(-inf) = 0 at the first tile
+            for i in range(items):
+                s += math.exp(xs[i] - top)
+            m = top
+        if online:
+            if cluster > 1:
+                r = coop.cluster.reduce((m, s), max_sum)
+            else:
+                r = coop.block.reduce((m, s), max_sum, broadcast=True)
+            top, total = r[0], r[1]
+        else:
+            if cluster > 1:
+                top = coop.cluster.reduce(m, "max")
+                total = coop.cluster.sum(s * math.exp(m - top))
+            else:
+                top = coop.block.reduce(m, "max", broadcast=True)
+                total = coop.block.sum(s * math.exp(m - top))
+        if rank == 0 and cuda.threadIdx.x == 0:
+            label = labels[row]
+            if label == IGNORE_INDEX:
+                loss[row] = np.float32(0.0)
+            else:
+                loss[row] = top + math.log(total) - x[row * n + label]
+
+    return kernel
+
+
+def numba_argmax(n: int, cluster: int, threads: int, items: int) -> Any:
+    """The row's largest value and its first index: with one tile per block, ``coop.block.argmax``
+    (``coop.cluster.argmax``) of the striped items with their row indices; with more, each thread's
+    first largest over its tiles, then the argmax of those (value, index) scalars."""
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    tile = threads * items
+    tiles = n // (cluster * tile)
+    ninf = np.float32(-np.inf)
+
+    def kernel(x, values, indices):  # type: ignore[no-untyped-def]
+        b = cuda.blockIdx.x
+        t = cuda.threadIdx.x
+        rank = b % cluster
+        row = b // cluster
+        first = rank * tiles * tile  # the block's first item in the row
+        xs = coop.ThreadData(items, np.float32)
+        if tiles == 1:
+            coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
+            where = coop.ThreadData(items, np.int32)
+            for i in range(items):
+                where[i] = first + t + i * threads  # striped: item i of thread t
+            if cluster > 1:
+                value, index = coop.cluster.argmax(xs, indices=where)
+            else:
+                value, index = coop.block.argmax(xs, indices=where)
+        else:
+            best, at = ninf, np.int32(first + t)
+            for j in range(tiles):
+                coop.block.load(x, xs, offset=row * n + first + j * tile, algorithm="striped")
+                for i in range(items):
+                    if xs[i] > best:  # indices ascend: the first of equal values stays
+                        best, at = xs[i], np.int32(first + j * tile + t + i * threads)
+            if cluster > 1:
+                value, index = coop.cluster.argmax(best, indices=at)
+            else:
+                value, index = coop.block.argmax(best, indices=at)
+        if rank == 0 and t == 0:
+            values[row] = value
+            indices[row] = index
+
+    return kernel
+
+
+def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
+    """The row's 16 largest values and their indices, largest first, ties to the smaller index.
+
+    A warp (``wr`` = 1; ``threads / 32`` rows per block) or ``wr`` warps of a block stream the row:
+    each warp its part in tiles of 32 x ``items`` (``coop.warp.load``, striped). Its first tile sets a
+    threshold: the 16th largest of the lanes' maxima (``coop.warp.merge_sort`` of one key a lane), so
+    that at least 16 of the tile's items reach it. An item that passes (>= on the first tile, > after)
+    goes to the warp's shared buffer of 64 (value, index) entries: its list of 16, then 48 pending,
+    at the place ``coop.warp.exclusive_sum`` of the lanes' counts gives it. When the pending part is
+    full, and after the last tile, a ``coop.warp.merge_sort`` of the 64 entries by ``before`` keeps the
+    first 16 as the list and its 16th value as the threshold. On random rows one or two sorts a warp
+    per 4096 items suffice; any row is exact (more candidates only take more sorts: when a tile's do
+    not fit, the rest are written by rank from the tile read again, L1/L2, in a loop not unrolled,
+    so that no per-item value stays live across the sort). With ``wr`` > 1
+    the row's first warp sorts the ``wr`` lists (``wr * 16 / 32`` entries a lane) at the end.
+
+    Why this design: a row of 4096 is 16 KB, read once, and the answer is 16 entries. quack's
+    bitonic top-k sorts instead (per thread, 8 runs of 16 sorted by a network, merged, then 5
+    shuffle rounds of merges): by a count of its compare-exchanges ~2.7 k warp instructions a row of
+    4096, near what an SM issues while the row streams in (an estimate, not measured). CUB's radix
+    select (``coop.block.top_k``) takes 4 passes of 256-bucket shared-memory histograms whose
+    atomics collide on the few buckets that random floats fill. Filtering costs a compare and an
+    add an item, and the sorts touch 64 entries, not the row (~1.3 k warp instructions a row of
+    4096 by the same count). NaN items are never selected (their comparisons are false; torch
+    counts NaN as the largest)."""
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    k, cap = TOPK, 4 * TOPK
+    fresh, slots = cap - k, cap // 32
+    warps = threads // 32
+    rows_per_block = warps // wr
+    span = n // wr
+    wtile = 32 * items
+    tiles = span // wtile
+    merge = max(wr * k // 32, 1)
+    ninf, big = np.float32(-np.inf), np.int32(2**31 - 1)
+
+    def kernel(x, values, indices):  # type: ignore[no-untyped-def]
+        t = np.uint32(cuda.threadIdx.x)  # unsigned: Numba's indexing then skips negative-index checks
+        lane, w = t % 32, t // 32
+        row = np.uint32(cuda.blockIdx.x) * rows_per_block + w // wr
+        part = w % wr
+        bv = cuda.shared.array((warps, cap), np.float32)
+        bi = cuda.shared.array((warps, cap), np.int32)
+        wv, wi = bv[w], bi[w]  # this warp's buffer
+        for s in range(slots):
+            wv[lane * slots + s] = ninf
+            wi[lane * slots + s] = big
+        scratch = coop.TempStorage()  # the three sorts' one slice a warp (a syncwarp between uses)
+        xs = coop.ThreadData(items, np.float32)
+        tau = ninf
+        pend = 0
+        for j in range(tiles):
+            first = part * span + j * wtile
+            coop.warp.load(x, xs, offset=row * n + first, algorithm="striped")
+            if j == 0:
+                m = coop.ThreadData(1, np.float32)
+                m[0] = xs[0]
+                for i in range(1, items):
+                    m[0] = max(m[0], xs[i])
+                coop.warp.merge_sort(m, "greater", temp_storage=scratch)
+                tau = coop.warp.broadcast(m[0], k - 1)
+            thr = tau
+            cnt = np.int32(0)
+            for i in range(items):
+                if xs[i] > thr or (j == 0 and xs[i] == thr):
+                    cnt += 1
+            off, total = coop.warp.exclusive_sum(cnt, warp_aggregate=True)
+            last = j == tiles - 1
+            done = 0
+            if pend + total <= fresh:  # the common case: all fit; written from registers
+                r = np.uint32(k + pend + off)
+                for i in range(items):
+                    if xs[i] > thr or (j == 0 and xs[i] == thr):
+                        wv[r] = xs[i]
+                        wi[r] = first + lane + i * 32
+                        r += np.uint32(1)
+                pend += total
+                done = total
+            while done < total or pend == fresh or (last and pend > 0):
+                if done < total:  # more than fit: the next ones by rank, the tile read again (L1/L2)
+                    take = min(total - done, fresh - pend)
+                    r = off - done
+                    for i in range(items):
+                        v = x[row * n + first + lane + i * 32]
+                        if v > thr or (j == 0 and v == thr):
+                            if r >= 0 and r < take:
+                                wv[np.uint32(k + pend + r)] = v
+                                wi[np.uint32(k + pend + r)] = first + lane + i * 32
+                            r += 1
+                    pend += take
+                    done += take
+                if pend == fresh or (last and done == total):
+                    cuda.syncwarp()
+                    kv = coop.ThreadData(slots, np.float32)
+                    ki = coop.ThreadData(slots, np.int32)
+                    for s in range(slots):
+                        kv[s] = wv[lane * slots + s]
+                        ki[s] = wi[lane * slots + s]
+                    coop.warp.merge_sort((kv, ki), before, temp_storage=scratch)
+                    for s in range(slots):  # lanes 0-7 hold the first 16: the list; the rest empty
+                        keep = lane * slots + s < k
+                        wv[lane * slots + s] = kv[s] if keep else ninf
+                        wi[lane * slots + s] = ki[s] if keep else big
+                    tau = coop.warp.broadcast(kv[slots - 1], k // slots - 1)
+                    pend = 0
+                    cuda.syncwarp()
+        if wr == 1:
+            if lane < k:
+                values[row * k + lane] = wv[lane]
+                indices[row * k + lane] = wi[lane]
+        else:
+            cuda.syncthreads()
+            if part == 0:
+                mv = coop.ThreadData(merge, np.float32)
+                mi = coop.ThreadData(merge, np.int32)
+                for s in range(merge):
+                    e = lane * merge + s
+                    mv[s] = bv[w + e // k, e % k]
+                    mi[s] = bi[w + e // k, e % k]
+                coop.warp.merge_sort((mv, mi), before, temp_storage=scratch)
+                for s in range(merge):
+                    if lane * merge + s < k:
+                        values[row * k + lane * merge + s] = mv[s]
+                        indices[row * k + lane * merge + s] = mi[s]
+
+    return kernel
+
+
 _SIGS = {
     "rmsnorm": "void(float32[::1], float32[::1], float32[::1])",
     "softmax": "void(float32[::1], float32[::1])",
+    "layernorm": "void(float32[::1], float32[::1], float32[::1], float32[::1])",
+    "cross_entropy": "void(float32[::1], int64[::1], float32[::1])",
+    "argmax": "void(float32[::1], float32[::1], int64[::1])",
+    "topk": "void(float32[::1], float32[::1], int64[::1])",
 }
-_NUMBA = {"rmsnorm": numba_rmsnorm, "softmax": numba_softmax}
+_NUMBA = {
+    "rmsnorm": numba_rmsnorm,
+    "softmax": numba_softmax,
+    "layernorm": numba_layernorm,
+    "cross_entropy": numba_cross_entropy,
+    "argmax": numba_argmax,
+    "topk": numba_topk,
+}
 
 
-def numba_kernel(kernel: str, n: int, c: int, t: int, i: int) -> Any:
+def numba_kernel(kernel: str, n: int, c: int, t: int, i: int, variant: str = "") -> Any:
     import cuda.coop.numba as numba_coop
 
-    return numba_coop.jit(_NUMBA[kernel](n, c, t, i), fastmath=True)
+    extra = {"variant": variant} if variant else {}
+    return numba_coop.jit(_NUMBA[kernel](n, c, t, i, **extra), fastmath=True)
+
+
+#: Each kernel's parameters, inputs first: (name, element type, extent), the element type "T" the
+#: rows' (``--dtype``), the extent in elements of the rows ("x": rows x N), of one row ("n"), one per
+#: row ("rows") or 16 per row ("k"). Numba takes them as 1-D arrays, CuTe as 1-D tensors, the CUB C++
+#: kernels as pointers.
+_PARAMS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "rmsnorm": (("x", "T", "x"), ("w", "T", "n"), ("y", "T", "x")),
+    "softmax": (("x", "T", "x"), ("y", "T", "x")),
+    "layernorm": (("x", "float32", "x"), ("w", "float32", "n"), ("b", "float32", "n"), ("y", "float32", "x")),
+    "cross_entropy": (("x", "float32", "x"), ("labels", "int64", "rows"), ("loss", "float32", "rows")),
+    "argmax": (("x", "float32", "x"), ("values", "float32", "rows"), ("indices", "int64", "rows")),
+    "topk": (("x", "float32", "x"), ("values", "float32", "k"), ("indices", "int64", "k")),
+}
+_INPUTS = ("x", "w", "b", "labels")
+
+
+def _extent(extent: str, rows: int, n: int) -> int:
+    return {"x": rows * n, "n": n, "rows": rows, "k": rows * TOPK}[extent]
+
+
+def _cute_kernel(
+    kernel: str,
+    n: int,
+    c: int,
+    t: int,
+    i: int,
+    variant: str = "",
+    dtype: str = "float32",
+    alg: str = "striped",
+) -> Any:
+    """The CuTe host of ``kernel`` in ``benchmarks/_rows_cutlass.py``."""
+    extra: dict[str, str] = {"variant": variant} if variant else {}
+    if dtype != "float32" or alg != "striped":  # RMSNorm, softmax: converted, or another algorithm
+        extra.update(dtype=dtype, algorithm=alg)
+    return getattr(_cutlass_half(), kernel)(n, c, t, i, **extra)
 
 
 def aot(
-    dtype: str = "float32", algorithms: tuple[str, ...] = ("striped",), lengths: list[int] | None = None
+    only: str | None = None,
+    dtype: str = "float32",
+    algorithms: tuple[str, ...] = ("striped",),
+    lengths: list[int] | None = None,
 ) -> int:
-    """Compile every kernel for sm_90a and report the coop kernels' SASS (and the CUB C++ kernels'
-    global loads and stores next to the CuTe kernels')."""
+    """Compile every kernel (or ``only``'s; at ``lengths``, default all) for sm_90a and report the coop
+    kernels' SASS (and, for 2-byte rows or other algorithms, the CUB C++ kernels' global loads and
+    stores next to the CuTe kernels')."""
     os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
     import cuda.coop.cutlass as cutlass_coop
     import cuda.coop.numba as numba_coop
@@ -419,117 +1230,219 @@ def aot(
     from cuda.coop.cutlass._backend import cutlass_type
     from cutlass.cute.runtime import make_fake_compact_tensor
 
-    _cub_kernels("sm_90a", load=False, dtype=dtype, algorithms=algorithms)
-    print(f"CUB C++ kernels: compiled for sm_90a ({dtype})")
-    ct = _cutlass_half()
-    kind = cutlass_type(dtype)
+    kernels = _selected_kernels(only, dtype, algorithms)
+    if not kernels:
+        return 0
+    _cub_kernels("sm_90a", load=False, kernels=kernels, lengths=lengths, dtype=dtype, algorithms=algorithms)
+    print(f"CUB C++ kernels: compiled for sm_90a ({dtype})", flush=True)
     bad = 0
 
     def memory(rep: Any) -> str:
         ops = rep.opcodes()
         return " ".join(f"{op} x{c}" for op, c in ops.items() if op.startswith(("LDG", "STG")))
 
-    for n, c, t, i in _configs(dtype):
-        if lengths and n not in lengths:
-            continue
-        for k in KERNELS:
-            for a in algorithms:
+    for k in kernels:
+        for n, c, t, i in _configs(k, dtype):
+            if lengths and n not in lengths:
+                continue
+            for v, a in _designs(k, dtype, algorithms):
+                tag = _tag(k, c, t, i, v, a)
                 reports = []
-                if dtype == "float32" and a == "striped":
+                if dtype == "float32" and a == "striped":  # Numba: float32 striped rows
                     r = numba_coop.compile(
-                        numba_kernel(k, n, c, t, i), _SIGS[k], block=t, cluster=c if c > 1 else None
+                        numba_kernel(k, n, c, t, i, v), _SIGS[k], block=t, cluster=_cluster(k, c)
                     ).inspect()
                     reports.append(("numba", r))
-                # striped_words: int32 views of the rows (half as many elements)
-                held, per = (cutlass_type("int32"), 2) if a == "striped_words" else (kind, 1)
-                tensors = [make_fake_compact_tensor(held, (n * 8 // per,), assumed_align=16)]
-                if k == "rmsnorm":
-                    tensors.append(make_fake_compact_tensor(held, (n // per,), assumed_align=16))
-                tensors.append(make_fake_compact_tensor(held, (n * 8 // per,), assumed_align=16))
-                reports.append(
-                    ("cute", cutlass_coop.compile(getattr(ct, k)(n, c, t, i, dtype, a), *tensors).inspect())
-                )
+                tensors = []
+                for _, dt, e in _PARAMS[k]:
+                    held, size = dtype if dt == "T" else dt, _extent(e, 64, n)
+                    if a == "striped_words" and dt == "T":  # int32 views of the rows (half as many)
+                        held, size = "int32", size // 2
+                    tensors.append(make_fake_compact_tensor(cutlass_type(held), (size,), assumed_align=16))
+                q = cutlass_coop.compile(_cute_kernel(k, n, c, t, i, v, dtype, a), *tensors).inspect()
+                reports.append(("cute", q))
                 for name, rep in reports:
                     regs = max(rep.registers.values())
                     ok = rep.calls == 0 and rep.local_loads == 0 and rep.local_stores == 0
                     bad += not ok
                     print(
-                        f"{k} {dtype} N={n} {_tag(c, t, i, a)} {name}: {regs} registers, {rep.calls} CALL, "
+                        f"{k} {dtype} N={n} {tag} {name}: {regs} registers, {rep.calls} CALL, "
                         f"{rep.local_loads} LDL, {rep.local_stores} STL{'' if ok else '  <-- not inlined'}; "
-                        f"{memory(rep)}"
+                        f"{memory(rep)}",
+                        flush=True,
                     )
                 if (dtype != "float32" or a != "striped") and a != "striped_words":  # CUB C++, same design
-                    own = inspect_cubin(_cub_cubin((k, n, c, t, i, a), dtype))
+                    own = inspect_cubin(_cub_cubin(_cub_name(k, n, c, t, i, v, dtype, a)))
                     print(
-                        f"{k} {dtype} N={n} {_tag(c, t, i, a)} cub: {max(own.registers.values())} registers; "
-                        f"{memory(own)}"
+                        f"{k} {dtype} N={n} {tag} cub: {max(own.registers.values())} registers; "
+                        f"{memory(own)}",
+                        flush=True,
                     )
     return 1 if bad else 0
 
 
-def _cub_cubin(key: tuple[Any, ...], dtype: str) -> bytes:
-    """The cubin of one CUB C++ kernel alone (the module holds them all: compiled again, alone)."""
-    from cuda.cccl import get_include_paths
-    from cuda.core import Program, ProgramOptions
-
-    k, n, c, t, i, a = key
-    paths = get_include_paths()
-    incs = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
-    algs = f"cub::BLOCK_LOAD_{a.upper()}, cub::BLOCK_STORE_{a.upper()}"
-    name = f"cub_{k}_t<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}>"
-    options = ProgramOptions(
-        arch="sm_90a", std="c++17", include_path=incs, define_macro=[("EPS", f"{EPS!r}f")], use_fast_math=True
-    )
-    return bytes(Program(CUB_SOURCE, "c++", options).compile("cubin", name_expressions=(name,)).code)
+def _cub_cubin(name: str) -> bytes:
+    """The sm_90a cubin of one CUB C++ kernel alone (the module holds them all: compiled again, alone)."""
+    return bytes(_cub_compile("sm_90a", (name,)).code)
 
 
 # --- the GPU run -----------------------------------------------------------------------------------
 
 
-def _peers() -> dict[str, Any]:
-    """The installed peers' functions: name -> (rmsnorm(x, w), softmax(x)) or the reason it is missing."""
+def _peers() -> dict[str, dict[str, Any]]:
+    """The installed peers' functions: name -> {kernel: f(x, w, b, labels), or the reason it is
+    missing}. A function returns a tensor, or a tuple of them (values, indices)."""
     import torch
+    import torch.nn.functional as F
 
-    peers: dict[str, Any] = {
-        "torch": (
-            lambda x, w: torch.nn.functional.rms_norm(x, (x.shape[-1],), w, EPS),
-            lambda x: torch.softmax(x, -1),
-        )
+    peers: dict[str, dict[str, Any]] = {
+        "torch": {
+            "rmsnorm": lambda x, w, b, lab: F.rms_norm(x, (x.shape[-1],), w, EPS),
+            "softmax": lambda x, w, b, lab: torch.softmax(x, -1),
+            "layernorm": lambda x, w, b, lab: F.layer_norm(x, (x.shape[-1],), w, b, EPS),
+            "cross_entropy": lambda x, w, b, lab: F.cross_entropy(x, lab, reduction="none"),
+            "argmax": lambda x, w, b, lab: tuple(torch.max(x, -1)),
+            "topk": lambda x, w, b, lab: tuple(torch.topk(x, TOPK, -1)),
+        },
+        "torch.argmax": {"argmax": lambda x, w, b, lab: torch.argmax(x, -1)},
+        "quack": {},
+        "liger": {},
     }
-    try:
+
+    def peer(name: str, kernels: tuple[str, ...], make: Any) -> None:
+        try:
+            fns = make()
+        except Exception as exc:  # not installed, or it fails to import here
+            fns = [f"{name} not available ({type(exc).__name__}: {exc})"] * len(kernels)
+        peers[name].update(zip(kernels, fns, strict=True))
+
+    def quack_rms_softmax() -> Any:
         from quack.rmsnorm import rmsnorm_fwd
         from quack.softmax import softmax_fwd
 
-        peers["quack"] = (lambda x, w: rmsnorm_fwd(x, w, eps=EPS)[0], softmax_fwd)
-    except Exception as exc:  # not installed, or it fails to import here
-        peers["quack"] = f"quack-kernels not available ({type(exc).__name__}: {exc})"
-    try:
+        return (lambda x, w, b, lab: rmsnorm_fwd(x, w, eps=EPS)[0], lambda x, w, b, lab: softmax_fwd(x))
+
+    def quack_layernorm() -> Any:
+        from quack.rmsnorm import layernorm_fwd
+
+        return (lambda x, w, b, lab: layernorm_fwd(x, w, b, eps=EPS),)
+
+    def quack_cross_entropy() -> Any:
+        from quack.cross_entropy import cross_entropy_fwd
+
+        return (lambda x, w, b, lab: cross_entropy_fwd(x, lab, ignore_index=IGNORE_INDEX),)
+
+    def quack_topk() -> Any:
+        from quack.topk import topk_fwd  # N <= 4096, a power of two: it refuses the others
+
+        return (lambda x, w, b, lab: tuple(topk_fwd(x, TOPK)),)
+
+    def liger_rms_softmax() -> Any:
         from liger_kernel.ops.rms_norm import LigerRMSNormFunction
         from liger_kernel.ops.softmax import LigerSoftmaxFunction
 
-        peers["liger"] = (
-            lambda x, w: LigerRMSNormFunction.apply(x, w, EPS, 0.0, "llama", False),
-            LigerSoftmaxFunction.apply,
+        return (
+            lambda x, w, b, lab: LigerRMSNormFunction.apply(x, w, EPS, 0.0, "llama", False),
+            lambda x, w, b, lab: LigerSoftmaxFunction.apply(x),
         )
-    except Exception as exc:
-        peers["liger"] = f"liger-kernel not available ({type(exc).__name__}: {exc})"
+
+    def liger_layernorm() -> Any:
+        from liger_kernel.ops.layer_norm import LigerLayerNormFunction
+
+        return (lambda x, w, b, lab: LigerLayerNormFunction.apply(x, w, b, EPS),)
+
+    def liger_cross_entropy() -> Any:
+        from liger_kernel.ops.cross_entropy import cross_entropy_forward
+
+        # (input, target, weight, ignore_index, lse_square_scale, label_smoothing, reduction, softcap,
+        # return_z_loss) -> (loss, ...); it reads the labels on the host (.item()) before it launches
+        def fwd(x: Any, w: Any, b: Any, lab: Any) -> Any:
+            return cross_entropy_forward(x, lab, None, IGNORE_INDEX, 0.0, 0.0, "none", None, False)[0]
+
+        return (fwd,)
+
+    peer("quack", ("rmsnorm", "softmax"), quack_rms_softmax)
+    peer("quack", ("layernorm",), quack_layernorm)
+    peer("quack", ("cross_entropy",), quack_cross_entropy)
+    peer("quack", ("topk",), quack_topk)
+    peer("liger", ("rmsnorm", "softmax"), liger_rms_softmax)
+    peer("liger", ("layernorm",), liger_layernorm)
+    peer("liger", ("cross_entropy",), liger_cross_entropy)
     return peers
 
 
-def _reference(kernel: str, x: Any, w: Any) -> Any:
+def _reference(kernel: str, x: Any, w: Any, b: Any = None, labels: Any = None) -> Any:
+    import torch
+    import torch.nn.functional as F
+
     x64 = x.double()
     if kernel == "rmsnorm":
         return x64 * (x64.square().mean(-1, keepdim=True) + EPS).rsqrt() * w.double()
+    if kernel == "layernorm":
+        return F.layer_norm(x64, (x.shape[-1],), w.double(), b.double(), EPS)
+    if kernel == "cross_entropy":
+        return F.cross_entropy(x64, labels, reduction="none", ignore_index=IGNORE_INDEX)
+    if kernel == "argmax":
+        return x.amax(-1).double()  # exact: the value; any index holding it is right
+    if kernel == "topk":
+        return torch.topk(x, TOPK, -1).values.double()  # exact values, largest first
     return x64.softmax(-1)
 
 
-def _close(kernel: str, got: Any, ref: Any) -> tuple[bool, float]:
-    """(within tolerance, largest error relative to the row's largest reference value; 2-byte
-    results within their rounding: 2^-8 relative for bfloat16)."""
+def _close(kernel: str, got: Any, ref: Any, x: Any = None) -> tuple[bool, float]:
+    """(within tolerance, largest error relative to the row's largest reference value; argmax and
+    top-k: relative to the value, with the index checked by reading x there; 2-byte results within
+    their rounding: 2^-8 relative for bfloat16)."""
+    if isinstance(got, (tuple, list)) and len(got) == 1:
+        got = got[0]
+    if kernel == "argmax":
+        values, index = got if isinstance(got, (tuple, list)) else (None, got)
+        if int(index.min()) < 0 or int(index.max()) >= x.shape[-1]:
+            return False, math.inf
+        at = x.gather(-1, index.long().view(-1, 1)).view(-1).double()
+        worst = float((at - ref).abs().max())
+        if values is not None:
+            worst = max(worst, float((values.double() - ref).abs().max()))
+        return worst == 0.0, worst
+    if kernel == "topk":
+        values, index = got
+        index = index.long()
+        if int(index.min()) < 0 or int(index.max()) >= x.shape[-1]:
+            return False, math.inf
+        distinct = bool((index.sort(-1).values.diff(dim=-1) > 0).all())
+        rel = ((values.double() - ref).abs() / ref.abs().clamp_min(1e-30)).max()
+        at = x.gather(-1, index).double()
+        rel_at = ((at - values.double()).abs() / at.abs().clamp_min(1e-30)).max()
+        worst = max(float(rel), float(rel_at))
+        # quack keeps each index in the low log2(N) bits of its value: values off by up to 2^-11 there
+        return distinct and worst < 1e-3, worst if distinct else math.inf
+    if kernel == "cross_entropy":
+        worst = float(((got.double() - ref).abs() / ref.abs().clamp_min(1.0)).max())
+        return worst < 1e-5, worst
     err = (got.double() - ref).abs().amax(-1) / ref.abs().amax(-1)
     worst = float(err.max())
-    limit = 1e-5 if kernel == "rmsnorm" else 1e-4
+    limit = 1e-4 if kernel == "softmax" else 1e-5
     return worst < (limit if got.element_size() == 4 else 1e-2), worst
+
+
+def _outputs(kernel: str, rows: int, n: int, dtype: str = "float32") -> tuple[Any, ...]:
+    """Fresh output tensors of ``kernel`` with rows of ``dtype`` (NaN / -1 filled: a kernel that skips
+    one shows)."""
+    import torch
+
+    out = []
+    for name, dt, e in _PARAMS[kernel]:
+        if name not in _INPUTS:
+            kind = getattr(torch, dtype if dt == "T" else dt)
+            fill = float("nan") if kind.is_floating_point else -1
+            out.append(torch.full((_extent(e, rows, n),), fill, device="cuda", dtype=kind))
+    return tuple(out)
+
+
+def _shaped(kernel: str, outs: tuple[Any, ...], rows: int) -> Any:
+    """The outputs as the peers return them: y (rows, N); a loss per row; (values, indices)."""
+    shaped = tuple(o.view(rows, -1) if o.numel() != rows else o for o in outs)
+    return shaped[0] if len(shaped) == 1 else shaped
 
 
 def allow_non_portable(kernel: Any) -> None:
@@ -559,35 +1472,43 @@ def run(
 
     bench = _copy_bench()
     _dev, arch, _s, _d, stream = bench._device_and_data(1 << 10)
-    cub = _cub_kernels(arch, dtype=dtype, algorithms=algorithms)
-    configs = _lengths_configs(dtype)
-    ct = _cutlass_half()
+    kernels = _selected_kernels(only, dtype, algorithms)
+    cub = _cub_kernels(arch, kernels=kernels, lengths=lengths, dtype=dtype, algorithms=algorithms)
     peers = _peers()
     props = torch.cuda.get_device_properties(0)
     res: dict[str, Any] = {
         "device": props.name,
         "elements": elements,
         "dtype": dtype,
-        "peers": {k: v if isinstance(v, str) else "ok" for k, v in peers.items()},
+        "peers": {
+            p: {k: v if isinstance(v, str) else "ok" for k, v in fns.items()} for p, fns in peers.items()
+        },
         "rows": [],
         "checks": [],
     }
-    kernels = [k for k in KERNELS if only in (None, k)]
-    for n in lengths or CONFIGS:
+    for n in lengths or sorted({n for k in kernels for n in _kernel_configs(k, dtype)}):
         rows = elements // n
         x = torch.randn(rows, n, device="cuda", dtype=getattr(torch, dtype))
         w = 1.0 + 0.1 * torch.randn(n, device="cuda", dtype=getattr(torch, dtype))
+        bias = 0.1 * torch.randn(n, device="cuda", dtype=torch.float32)
+        labels = torch.randint(0, n, (rows,), device="cuda", dtype=torch.int64)
+        inputs = {"x": x.view(-1), "w": w, "b": bias, "labels": labels}
         roof_out = torch.empty_like(x)
-        gb = 2 * x.numel() * x.element_size() / 1e9
         for kernel in kernels:
-            ref = _reference(kernel, x, w)
+            if n not in _kernel_configs(kernel, dtype):
+                continue
+            passes = _PASSES.get(kernel, 2)
+            gb = passes * x.numel() * x.element_size() / 1e9
+            ref = _reference(kernel, x, w, bias, labels)
             fns: dict[str, Any] = {"copy": lambda o=roof_out, x=x: o.copy_(x)}
+            if passes == 1:  # the roof of a kernel that only reads: a row sum
+                fns = {"sum": lambda x=x: x.sum(-1)}
             outs: dict[str, Any] = {}
-            for name, fn in peers.items():
-                if isinstance(fn, str):
+            for name, table in peers.items():
+                f = table.get(kernel)
+                if f is None or isinstance(f, str):
                     continue
-                f = fn[0] if kernel == "rmsnorm" else fn[1]
-                args = (x, w) if kernel == "rmsnorm" else (x,)
+                args = (x, w, bias, labels)
                 try:
                     print(f"first call: {kernel} N={n} {name}", file=sys.stderr, flush=True)
                     outs[name] = f(*args)
@@ -601,41 +1522,39 @@ def run(
                             "skipped": f"{type(exc).__name__}: {exc}"[:200],
                         }
                     )
+                    outs.pop(name, None)
                     continue
                 fns[name] = lambda f=f, args=args: f(*args)
-            for c, t, i in configs[n]:
-                for alg in algorithms:
-                    tag = _tag(c, t, i, alg)
+            for c, t, i in _kernel_configs(kernel, dtype)[n]:
+                cl = _cluster(kernel, c)
+                blocks = _blocks(kernel, rows, c, t)
+                for v, alg in _designs(kernel, dtype, algorithms):
+                    tag = _tag(kernel, c, t, i, v, alg)
                     whos = ["numba"] if dtype == "float32" and alg == "striped" else []  # Numba: float32 rows
                     whos += ["cute"] + (["cub"] if alg != "striped_words" else [])
-                    ys = {who: torch.full_like(x, float("nan")) for who in whos}
-                    xf = x.view(-1)
+                    ins = tuple(inputs[p] for p, _, _ in _PARAMS[kernel] if p in _INPUTS)
+                    ys = {who: _outputs(kernel, rows, n, dtype) for who in whos}
                     if "numba" in whos:
-                        nb = numba_kernel(kernel, n, c, t, i)
-                        launch_nb = nb.configure(rows * c, t, cluster=c if c > 1 else None)
-                        y_nb = ys["numba"].view(-1)
-                        nb_args = (xf, w, y_nb) if kernel == "rmsnorm" else (xf, y_nb)
-                        fns[f"numba {tag}"] = lambda launch_nb=launch_nb, a=nb_args: launch_nb(*a)
-                    y_ct = ys["cute"].view(-1)
-                    held = (xf, w, y_ct) if kernel == "rmsnorm" else (xf, y_ct)
+                        nb = numba_kernel(kernel, n, c, t, i, v)
+                        launch_nb = nb.configure(blocks, t, cluster=cl)
+                        fns[f"numba {tag}"] = lambda launch_nb=launch_nb, a=ins + ys["numba"]: launch_nb(*a)
+                    held = ins + ys["cute"]
                     if alg == "striped_words":  # the rows as int32 words (a what-if, see the docstring)
-                        held = tuple(v.view(torch.int32) for v in held)
-                    cts = [from_dlpack(v, assumed_align=16) for v in held]
-                    compiled = cutlass_coop.compile(getattr(ct, kernel)(n, c, t, i, dtype, alg), *cts)
+                        held = tuple(a.view(torch.int32) for a in held)
+                    cts = [from_dlpack(a, assumed_align=16) for a in held]
+                    compiled = cutlass_coop.compile(_cute_kernel(kernel, n, c, t, i, v, dtype, alg), *cts)
                     fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
                     if "cub" in whos:
                         # cuda.core's grid counts clusters when a cluster is given (coop's, CuTe's: blocks)
                         cfg = (
-                            LaunchConfig(grid=rows, block=t, cluster=c)
-                            if c > 1
-                            else LaunchConfig(grid=rows, block=t)
+                            LaunchConfig(grid=rows, block=t, cluster=cl)
+                            if cl
+                            else LaunchConfig(grid=blocks, block=t)
                         )
-                        y_cub = ys["cub"]
-                        params = [
-                            v.data_ptr() for v in ((x, w, y_cub) if kernel == "rmsnorm" else (x, y_cub))
-                        ]
-                        k_cub = cub[(kernel, n, c, t, i, alg)]
-                        if c > 8:  # cuda.core's launch does not opt in to non-portable cluster sizes: we do
+                        params = [a.data_ptr() for a in ins + ys["cub"]]
+                        k_cub = cub[(kernel, n, c, t, i, v, alg)]
+                        # cuda.core's launch does not opt in to non-portable cluster sizes: we do
+                        if (cl or 1) > 8:
                             allow_non_portable(k_cub)
                         fns[f"cub {tag}"] = lambda cfg=cfg, k_cub=k_cub, params=params: launch(
                             stream, cfg, k_cub, *params
@@ -644,14 +1563,14 @@ def run(
                         print(f"first call: {kernel} N={n} {who} {tag}", file=sys.stderr, flush=True)
                         fns[f"{who} {tag}"]()
                         torch.cuda.synchronize()
-                    outs.update({f"{who} {tag}": y for who, y in ys.items()})
+                    outs.update({f"{who} {tag}": _shaped(kernel, y, rows) for who, y in ys.items()})
             for who, got in outs.items():
-                ok, worst = _close(kernel, got, ref)
+                ok, worst = _close(kernel, got, ref, x)
                 res["checks"].append({"kernel": kernel, "n": n, "who": who, "ok": ok, "error": worst})
                 if not ok:
                     print(f"CHECK FAILED: {kernel} N={n} {who}: relative error {worst:.2e}", file=sys.stderr)
                     fns.pop(who, None)
-            del ref
+            del ref, outs
             times = bench._interleaved(fns, reps, torch)
             row = {"kernel": kernel, "n": n, **{k: gb / v for k, v in times.items()}}
             res["rows"].append(row)
@@ -668,6 +1587,7 @@ def _print_tables(res: dict[str, Any]) -> None:
         rows = [r for r in res["rows"] if r["kernel"] == kernel]
         if not rows:
             continue
+        peers = [p for p in ("quack", "liger", "torch", "torch.argmax") if any(p in r for r in rows)]
         out = []
         for r in rows:
 
@@ -680,7 +1600,8 @@ def _print_tables(res: dict[str, Any]) -> None:
                 return max(cands) if cands else (math.nan, "-")
 
             nb, ct, cb = best("numba"), best("cute"), best("cub")
-            peer = {p: r.get(p, math.nan) for p in ("quack", "liger", "torch")}
+            peer = {p: r.get(p, math.nan) for p in ("quack", "liger", *peers)}
+            roof = r.get("copy", r.get("sum", math.nan))
             ours = max((v for v in (nb[0], ct[0]) if not math.isnan(v)), default=math.nan)  # no Numba: 2-byte
             out.append(
                 [
@@ -688,28 +1609,29 @@ def _print_tables(res: dict[str, Any]) -> None:
                     f"{nb[0]:.0f} ({nb[1]})",
                     f"{ct[0]:.0f} ({ct[1]})",
                     f"{cb[0]:.0f} ({cb[1]})",
-                    *(f"{peer[p]:.0f}" for p in peer),
-                    f"{r['copy']:.0f}",
+                    *(f"{peer[p]:.0f}" for p in peers),
+                    f"{roof:.0f}",
                     f"{nb[0] / peer['quack']:.3f} / {ct[0] / peer['quack']:.3f}",
                     f"{nb[0] / peer['liger']:.3f} / {ct[0] / peer['liger']:.3f}",
-                    f"{ours / r['copy']:.3f}",
+                    f"{ours / roof:.3f}",
                 ]
             )
+        shape = "warps per row w threads x items" if kernel == "topk" else "cluster x threads x items"
+        moved = "read + written" if _PASSES.get(kernel, 2) == 2 else "read"
+        suffix = " [algorithm]" if kernel in CONVERTED else " [variant]" if kernel in VARIANTS else ""
         table(
-            f"{kernel} forward, {res.get('dtype', 'float32')}, {res['elements']} elements, GB/s (best of the "
-            "configurations: cluster x threads x items [algorithm])",
+            f"{kernel} forward, {res.get('dtype', 'float32')}, {res['elements']} elements, GB/s {moved} "
+            f"(best of the configurations: {shape}{suffix})",
             [
                 "N",
                 "coop Numba",
                 "coop CuTe",
                 "CUB C++",
-                "quack",
-                "liger",
-                "torch",
-                "copy",
+                *peers,
+                "copy" if _PASSES.get(kernel, 2) == 2 else "sum",
                 "Numba / CuTe vs quack",
                 "vs liger",
-                "best / copy",
+                "best / roof",
             ],
             out,
         )
@@ -737,8 +1659,9 @@ def _print_tables(res: dict[str, Any]) -> None:
                 f"what-if (int32 words, striped; not a coop algorithm): {kernel} N={r['n']} {k}: {v:.0f} GB/s"
             )
     for name, state in res["peers"].items():
-        if state != "ok":
-            print(f"\n{name}: {state}")
+        for kernel, why in state.items() if isinstance(state, dict) else [("", state)]:
+            if why != "ok":
+                print(f"\n{name} {kernel}: {why}")
     skipped = [c for c in res["checks"] if "skipped" in c]
     for c in skipped:
         print(f"{c['who']} {c['kernel']} N={c['n']}: {c['skipped']}")
@@ -752,14 +1675,27 @@ def main() -> None:
     ap.add_argument("--only", choices=KERNELS, default=None)
     ap.add_argument("--aot", action="store_true")
     ap.add_argument(
-        "--n", type=int, action="append", choices=sorted(CONFIGS), help="row lengths (default: all)"
+        "--n",
+        type=int,
+        action="append",
+        choices=sorted({n for k in KERNELS for n in _kernel_configs(k)}),
+        help="row lengths (default: all of the kernels')",
     )
-    ap.add_argument("--dtype", choices=DTYPES, default="float32", help="element type of x, y and the weight")
-    ap.add_argument("--algorithms", default="striped", help="comma-separated: striped, vectorize")
+    ap.add_argument(
+        "--dtype",
+        choices=DTYPES,
+        default="float32",
+        help="element type of x, y and the weight (RMSNorm, softmax; the other kernels run float32 only)",
+    )
+    ap.add_argument(
+        "--algorithms",
+        default="striped",
+        help="comma-separated: striped, vectorize, striped_words (RMSNorm, softmax; the others: striped)",
+    )
     args = ap.parse_args()
     algorithms = tuple(args.algorithms.split(","))
     if args.aot:
-        sys.exit(aot(args.dtype, algorithms, args.n))
+        sys.exit(aot(args.only, args.dtype, algorithms, args.n))
     res = run(args.elements, args.reps, args.only, args.n, args.dtype, algorithms)
     _print_tables(res)
     if args.json:
