@@ -203,7 +203,13 @@ def test_environment_dumps_are_of_the_linked_kernel(
         (None, "iket"),
         ((compiler.OptLevel(1), cute.GenerateLineInfo(True)), "--enable-assertions"),
     ],
-    ids=lambda v: repr(v),
+    # a class's name, an instance's class name (its repr has its address, which differs between
+    # pytest-xdist's workers and makes them refuse to run), a string's repr
+    ids=lambda v: (
+        "+".join(type(o).__name__ for o in v)
+        if isinstance(v, tuple)
+        else getattr(v, "__name__", None) or repr(v)
+    ),
 )
 def test_options_that_pass_to_cute_compile_and_inline(host: Any, bracket: Any, options: Any) -> None:
     report = _compile(host, bracket=bracket, options=options).inspect()
