@@ -36,10 +36,8 @@ def rmsnorm(
 
     tile = threads * items
     assert cluster * tile == n
-    if algorithm == "striped_words":
-        return _rmsnorm_words(n, cluster, threads, items, dtype)
     if dtype != "float32" or algorithm != "striped":
-        return _rmsnorm_converted(n, cluster, threads, items, dtype, algorithm)
+        return _rmsnorm_narrow(n, cluster, threads, items, dtype, algorithm)
 
     @cute.kernel
     def kernel(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor) -> None:
@@ -88,10 +86,8 @@ def softmax(
     tile = threads * items
     assert cluster * tile == n
     log2e = 1.4426950408889634
-    if algorithm == "striped_words":
-        return _softmax_words(n, cluster, threads, items, dtype)
     if dtype != "float32" or algorithm != "striped":
-        return _softmax_converted(n, cluster, threads, items, dtype, algorithm)
+        return _softmax_narrow(n, cluster, threads, items, dtype, algorithm)
 
     @cute.kernel
     def kernel(x: cute.Tensor, y: cute.Tensor) -> None:
@@ -134,24 +130,42 @@ def softmax(
     return host
 
 
-def _rmsnorm_converted(n: int, cluster: int, threads: int, items: int, dtype: str, algorithm: str) -> Any:
-    """RMSNorm of rows of ``dtype`` moved with ``algorithm``: x's items converted to float32, the
-    weight row loaded with the same algorithm after the reduction, y converted back."""
+def _narrow(n: int, threads: int, items: int, dtype: str, algorithm: str) -> Any:
+    """How a kernel of rows of ``dtype`` moves them: (units of a ThreadData, units per thread, a row's
+    units, the load/store algorithm, the items of a ThreadData of units). ``striped_words`` moves
+    2-byte rows as int32 words, striped, and reads the items through ``cute.recast_tensor``; any other
+    algorithm moves the items themselves."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda.coop.cutlass._backend import cutlass_type
+
+    kind = cutlass_type(dtype)
+    if algorithm == "striped_words":
+        return cutlass.Int32, items // 2, n // 2, "striped", lambda t: cute.recast_tensor(t, kind)
+    return kind, items, n, algorithm, lambda t: t
+
+
+def _rmsnorm_narrow(n: int, cluster: int, threads: int, items: int, dtype: str, algorithm: str) -> Any:
+    """RMSNorm of rows of ``dtype`` moved with ``algorithm`` (or as words, ``striped_words``): x's
+    items converted to float32, the weight row moved the same way after the reduction, y converted
+    back."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
     from cuda.coop.cutlass._backend import cutlass_type
 
-    tile = threads * items
     kind = cutlass_type(dtype)
+    unit, per, row, move, view = _narrow(n, threads, items, dtype, algorithm)
+    tile = threads * per  # in units
 
     @cute.kernel
     def kernel(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor) -> None:
         b, _, _ = cute.arch.block_idx()
         rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
-        offset = (b // cluster) * n + rank * tile
-        xs = coop.ThreadData(items, kind)
-        coop.block.load(x, xs, offset=offset, algorithm=algorithm)
+        offset = (b // cluster) * row + rank * tile
+        xu = coop.ThreadData(per, unit)
+        coop.block.load(x, xu, offset=offset, algorithm=move)
+        xs = view(xu)
         part = cutlass.Float32(0.0)
         for i in cutlass.range_constexpr(items):
             v = xs[i].to(cutlass.Float32)
@@ -161,15 +175,16 @@ def _rmsnorm_converted(n: int, cluster: int, threads: int, items: int, dtype: st
         else:
             total = coop.block.sum(part, broadcast=True)
         scale = cute.math.rsqrt(total * (1.0 / n) + EPS)
-        ws = coop.ThreadData(items, kind)
-        coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
+        wu = coop.ThreadData(per, unit)
+        coop.block.load(w, wu, offset=rank * tile, algorithm=move)
+        ws = view(wu)
         for i in cutlass.range_constexpr(items):
             xs[i] = (xs[i].to(cutlass.Float32) * scale * ws[i].to(cutlass.Float32)).to(kind)
-        coop.block.store(y, xs, offset=offset, algorithm=algorithm)
+        coop.block.store(y, xu, offset=offset, algorithm=move)
 
     @cute.jit
     def host(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor) -> None:
-        rows = cute.size(x) // n
+        rows = cute.size(x) // row
         kernel(x, w, y).launch(
             grid=(rows * cluster, 1, 1),
             block=(threads, 1, 1),
@@ -179,25 +194,28 @@ def _rmsnorm_converted(n: int, cluster: int, threads: int, items: int, dtype: st
     return host
 
 
-def _softmax_converted(n: int, cluster: int, threads: int, items: int, dtype: str, algorithm: str) -> Any:
-    """Softmax of rows of ``dtype`` moved with ``algorithm``: the items converted to float32 once
-    (the row stays in registers as float32), the result converted back."""
+def _softmax_narrow(n: int, cluster: int, threads: int, items: int, dtype: str, algorithm: str) -> Any:
+    """Softmax of rows of ``dtype`` moved with ``algorithm`` (or as words, ``striped_words``): the
+    items converted to float32 once (the row stays in registers as float32), the result converted
+    back."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
     from cuda.coop.cutlass._backend import cutlass_type
 
-    tile = threads * items
     kind = cutlass_type(dtype)
+    unit, per, row, move, view = _narrow(n, threads, items, dtype, algorithm)
+    tile = threads * per  # in units
     log2e = 1.4426950408889634
 
     @cute.kernel
     def kernel(x: cute.Tensor, y: cute.Tensor) -> None:
         b, _, _ = cute.arch.block_idx()
         rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
-        offset = (b // cluster) * n + rank * tile
-        xs = coop.ThreadData(items, kind)
-        coop.block.load(x, xs, offset=offset, algorithm=algorithm)
+        offset = (b // cluster) * row + rank * tile
+        xu = coop.ThreadData(per, unit)
+        coop.block.load(x, xu, offset=offset, algorithm=move)
+        xs = view(xu)
         fs = cute.make_rmem_tensor(cute.make_layout(items), cutlass.Float32)
         for i in cutlass.range_constexpr(items):
             fs[i] = xs[i].to(cutlass.Float32)
@@ -220,112 +238,11 @@ def _softmax_converted(n: int, cluster: int, threads: int, items: int, dtype: st
         inv = 1.0 / total
         for i in cutlass.range_constexpr(items):
             xs[i] = (fs[i] * inv).to(kind)
-        coop.block.store(y, xs, offset=offset, algorithm=algorithm)
+        coop.block.store(y, xu, offset=offset, algorithm=move)
 
     @cute.jit
     def host(x: cute.Tensor, y: cute.Tensor) -> None:
-        rows = cute.size(x) // n
-        kernel(x, y).launch(
-            grid=(rows * cluster, 1, 1),
-            block=(threads, 1, 1),
-            cluster=(cluster, 1, 1) if cutlass.const_expr(cluster > 1) else None,
-        )
-
-    return host
-
-
-def _rmsnorm_words(n: int, cluster: int, threads: int, items: int, dtype: str) -> Any:
-    """RMSNorm of 2-byte rows given as int32 words (``algorithm="striped_words"``)."""
-    import cutlass
-    import cutlass.cute as cute
-    from cuda import coop
-    from cuda.coop.cutlass._backend import cutlass_type
-
-    words, kind = items // 2, cutlass_type(dtype)
-    tile = threads * words  # in words
-
-    @cute.kernel
-    def kernel(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor) -> None:
-        b, _, _ = cute.arch.block_idx()
-        rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
-        offset = (b // cluster) * (n // 2) + rank * tile
-        xw = coop.ThreadData(words, cutlass.Int32)
-        coop.block.load(x, xw, offset=offset, algorithm="striped")
-        xs = cute.recast_tensor(xw, kind)
-        part = cutlass.Float32(0.0)
-        for i in cutlass.range_constexpr(items):
-            v = xs[i].to(cutlass.Float32)
-            part += v * v
-        if cutlass.const_expr(cluster > 1):
-            total = coop.cluster.sum(part)
-        else:
-            total = coop.block.sum(part, broadcast=True)
-        scale = cute.math.rsqrt(total * (1.0 / n) + EPS)
-        ww = coop.ThreadData(words, cutlass.Int32)
-        coop.block.load(w, ww, offset=rank * tile, algorithm="striped")
-        ws = cute.recast_tensor(ww, kind)
-        for i in cutlass.range_constexpr(items):
-            xs[i] = (xs[i].to(cutlass.Float32) * scale * ws[i].to(cutlass.Float32)).to(kind)
-        coop.block.store(y, xw, offset=offset, algorithm="striped")
-
-    @cute.jit
-    def host(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor) -> None:
-        rows = cute.size(x) // (n // 2)
-        kernel(x, w, y).launch(
-            grid=(rows * cluster, 1, 1),
-            block=(threads, 1, 1),
-            cluster=(cluster, 1, 1) if cutlass.const_expr(cluster > 1) else None,
-        )
-
-    return host
-
-
-def _softmax_words(n: int, cluster: int, threads: int, items: int, dtype: str) -> Any:
-    """Softmax of 2-byte rows given as int32 words (``algorithm="striped_words"``)."""
-    import cutlass
-    import cutlass.cute as cute
-    from cuda import coop
-    from cuda.coop.cutlass._backend import cutlass_type
-
-    words, kind = items // 2, cutlass_type(dtype)
-    tile = threads * words  # in words
-    log2e = 1.4426950408889634
-
-    @cute.kernel
-    def kernel(x: cute.Tensor, y: cute.Tensor) -> None:
-        b, _, _ = cute.arch.block_idx()
-        rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
-        offset = (b // cluster) * (n // 2) + rank * tile
-        xw = coop.ThreadData(words, cutlass.Int32)
-        coop.block.load(x, xw, offset=offset, algorithm="striped")
-        xs = cute.recast_tensor(xw, kind)
-        fs = cute.make_rmem_tensor(cute.make_layout(items), cutlass.Float32)
-        for i in cutlass.range_constexpr(items):
-            fs[i] = xs[i].to(cutlass.Float32)
-        top = fs[0]
-        for i in cutlass.range_constexpr(1, items):
-            top = cutlass.max(top, fs[i])
-        if cutlass.const_expr(cluster > 1):
-            top = coop.cluster.reduce(top, "max")
-        else:
-            top = coop.block.reduce(top, "max", broadcast=True)
-        shift = top * log2e
-        part = cutlass.Float32(0.0)
-        for i in cutlass.range_constexpr(items):
-            fs[i] = cute.math.exp2(fs[i] * log2e - shift, fastmath=True)
-            part += fs[i]
-        if cutlass.const_expr(cluster > 1):
-            total = coop.cluster.sum(part)
-        else:
-            total = coop.block.sum(part, broadcast=True)
-        inv = 1.0 / total
-        for i in cutlass.range_constexpr(items):
-            xs[i] = (fs[i] * inv).to(kind)
-        coop.block.store(y, xw, offset=offset, algorithm="striped")
-
-    @cute.jit
-    def host(x: cute.Tensor, y: cute.Tensor) -> None:
-        rows = cute.size(x) // (n // 2)
+        rows = cute.size(x) // row
         kernel(x, y).launch(
             grid=(rows * cluster, 1, 1),
             block=(threads, 1, 1),
