@@ -2375,8 +2375,9 @@ WARP_MERGE_SORT = Primitive(
 
 # --- the cluster scope (sm_90+) ---------------------------------------------------------------------
 # Not one CUB class: coop's own class template (the renderer writes it into the bundle) runs CUB's
-# BlockReduce in each block of the thread-block cluster, then every thread folds the blocks'
-# aggregates, read from their shared memory (distributed shared memory), in block-rank order.
+# BlockReduce in each block of the thread-block cluster, then each block pushes its aggregate into
+# every block's shared memory (distributed shared memory) and every thread folds them in block-rank
+# order; the kernel's prologue (``kernel_prologue`` in the renderer) arms the state they share.
 
 _CLUSTER_TEMPLATE = ("BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:], "CLUSTER_BLOCKS", "CLUSTER_STATE")
 _CLUSTER_CUB = Cub("coop_cluster_reduce", "cub/block/block_reduce.cuh", ("T", *_CLUSTER_TEMPLATE))

@@ -361,7 +361,7 @@ class TempStorageSlot:
 
 def _scratch_name(scope: str, group: int) -> str:
     """The implicit scratch buffer of a kernel (``group``) for the rows of ``scope``; a cluster row's
-    scratch is its block's (its reads from other blocks end before the call returns)."""
+    scratch is its block's (the blocks' aggregates travel in the kernel's cluster state instead)."""
     return f"coop_scratch_{group}" if scope in ("block", "cluster") else f"coop_{scope}_scratch_{group}"
 
 
@@ -943,9 +943,16 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     dtypes |= {f for d in structs for f in fields_of(d)}
     if any(s.strided for s in slots):
         headers["cuda/iterator"] = None
-    if any(_word_requests(r) for r in requests) or any(
-        _word_requests(sub) for r in requests if _per_field(r) for sub in _field_requests(r)
-    ):
+    # A per-field request's fields are scalar requests of their own (classes and wrappers), declared
+    # before the per-field requests that use them.
+    split = [r for r in requests if _per_field(r)]
+    fields = list(dict.fromkeys(sub for r in split for sub in _field_requests(r)))
+    plain = [r for r in requests if r not in split] + fields
+    # A request whose items move as words calls the wrappers of its word request and of the request
+    # that moves the items otherwise: declared before it.
+    moved = [m for r in plain if (pair := _word_requests(r)) is not None for m in pair]
+    plain = list(dict.fromkeys([*moved, *plain]))
+    if moved:
         headers["cuda/std/bit"] = None  # items packed into words bit for bit
     headers.update(dict.fromkeys(_dtype_headers(dtypes)))
     functions = _user_functions(requests)
@@ -956,21 +963,13 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     parts += [_struct(d) for d in structs]
     if any(_row(r).scope == "warp" for r in requests):
         parts.append(_WARP_PREAMBLE)
-    if any(_row(r).scope == "cluster" for r in requests):
+    clusters = [r for r in requests if _row(r).scope == "cluster"]
+    if clusters:
         parts.append(_CLUSTER_PREAMBLE)
     parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
-    parts += _cluster_states([r for r in requests if _row(r).scope == "cluster"])
+    parts += _cluster_states(clusters)
     probes: dict[str, str] = {}
     scratch = [r for r in requests if _row(r).needs_scratch(dict(r.options))]
-    # A per-field request's fields are scalar requests of their own (classes and wrappers), declared
-    # before the per-field requests that use them.
-    split = [r for r in requests if _per_field(r)]
-    fields = list(dict.fromkeys(sub for r in split for sub in _field_requests(r)))
-    plain = [r for r in requests if r not in split] + fields
-    # A request whose items move as words calls the wrappers of its word request and of the request
-    # that moves the items otherwise: declared before it.
-    moved = [m for r in plain if (pair := _word_requests(r)) is not None for m in pair]
-    plain = list(dict.fromkeys([*moved, *plain]))
     for req in plain:
         parts.append(f"using {req.symbol}_t = {_cub_type(req)};\n")
     parts += [_per_field_class(req) for req in split]
