@@ -26,10 +26,17 @@ TOPK = 16
 
 
 def rmsnorm(
-    n: int, cluster: int, threads: int, items: int, dtype: str = "float32", algorithm: str = "striped"
+    n: int,
+    cluster: int,
+    threads: int,
+    items: int,
+    dtype: str = "float32",
+    algorithm: str = "striped",
+    variant: str = "after",
 ) -> Any:
     """y = x / sqrt(mean(x^2) + eps) * w over rows of ``n``: each block loads its part of the row
-    (striped), sums its squares per thread, one ``coop.block.sum`` (or ``coop.cluster.sum``)."""
+    (striped), sums its squares per thread, one ``coop.block.sum`` (or ``coop.cluster.sum``); the
+    weights loaded after the reduction, or before it (variant ``prefetch``, float32 striped)."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
@@ -37,7 +44,9 @@ def rmsnorm(
     tile = threads * items
     assert cluster * tile == n
     if dtype != "float32" or algorithm != "striped":
+        assert variant == "after", variant
         return _rmsnorm_narrow(n, cluster, threads, items, dtype, algorithm)
+    prefetch = variant == "prefetch"
 
     @cute.kernel
     def kernel(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor) -> None:
@@ -47,6 +56,9 @@ def rmsnorm(
         offset = row * n + rank * tile
         xs = coop.ThreadData(items, cutlass.Float32)
         coop.block.load(x, xs, offset=offset, algorithm="striped")
+        ws = coop.ThreadData(items, cutlass.Float32)
+        if cutlass.const_expr(prefetch):
+            coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
         part = cutlass.Float32(0.0)
         for i in cutlass.range_constexpr(items):
             part += xs[i] * xs[i]
@@ -55,10 +67,10 @@ def rmsnorm(
         else:
             total = coop.block.sum(part, broadcast=True)
         scale = cute.math.rsqrt(total * (1.0 / n) + EPS)
-        tx, _, _ = cute.arch.thread_idx()
-        base = rank * tile + tx  # the weight of each item, read as it is scaled (striped)
+        if cutlass.const_expr(not prefetch):
+            coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
         for i in cutlass.range_constexpr(items):
-            xs[i] = xs[i] * scale * w[base + i * threads]
+            xs[i] = xs[i] * scale * ws[i]
         coop.block.store(y, xs, offset=offset, algorithm="striped")
 
     @cute.jit

@@ -376,7 +376,7 @@ def cute_scan(threads: int, items: int, alg: str) -> Any:
     return host
 
 
-def cute_rows(threads: int, items: int) -> Any:
+def cute_rows(threads: int, items: int, min_blocks: int = 0) -> Any:
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
@@ -398,7 +398,11 @@ def cute_rows(threads: int, items: int) -> Any:
 
     @cute.jit
     def host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
-        kernel(src, dst).launch(grid=(cute.size(src) // ROW, 1, 1), block=(threads, 1, 1))
+        grid, block = (cute.size(src) // ROW, 1, 1), (threads, 1, 1)
+        if cutlass.const_expr(min_blocks):
+            kernel(src, dst).launch(grid=grid, block=block, min_blocks_per_mp=min_blocks)
+        else:
+            kernel(src, dst).launch(grid=grid, block=block)
 
     return host
 
@@ -454,6 +458,7 @@ def aot() -> None:
             cute_rows(t, i), fake(cutlass.Float32, 4 * ROW), fake(cutlass.Float32, 4 * ROW)
         )
         rows.append((f"cute rows {t}x{i}", c.inspect()))
+        # (not the min_blocks_per_mp=2 variant: CuTe's launch with it asks the driver for the device)
     for name, r in rows:
         print(
             f"{name}: {len(r.functions)} function(s), {r.calls} CALL, {r.local_loads} LDL, "
@@ -617,11 +622,15 @@ def main() -> None:
         cute_f = cutlass_coop.compile(
             cute_rows(t, i), from_dlpack(rs, assumed_align=16), from_dlpack(rd, assumed_align=16)
         )
+        cute_mb2 = cutlass_coop.compile(
+            cute_rows(t, i, min_blocks=2), from_dlpack(rs, assumed_align=16), from_dlpack(rd, assumed_align=16)
+        )
         c_rs, c_rd = from_dlpack(rs, assumed_align=16), from_dlpack(rd, assumed_align=16)
         n_rs, n_rd = cuda.as_cuda_array(rs), cuda.as_cuda_array(rd)
         fns = {
             "numba": lambda k=kern[nrows, t], a=(n_rs, n_rd): k(*a),
             "cute": lambda f=cute_f, a=(c_rs, c_rd): f(*a),
+            "cute_mb2": lambda f=cute_mb2, a=(c_rs, c_rd): f(*a),
             "cub": lambda k=cub[("rows", t, i)], g=nrows, t=t: launch(
                 stream, LaunchConfig(grid=g, block=t), k, rs.data_ptr(), rd.data_ptr()
             ),
@@ -718,9 +727,10 @@ def main() -> None:
     )  # fmt: skip
     bench._table(
         f"Row-wise cumsum, {nrows} rows of {ROW} float32, prefix_op across tiles (GB/s read + written)",
-        ["threads x items", "numba", "cute", "CUB C++", "torch.cumsum(dim=-1)", "numba/torch", "cute/torch"],
+        ["threads x items", "numba", "cute", "cute, min_blocks_per_mp=2", "CUB C++", "torch.cumsum(dim=-1)",
+         "numba/torch", "cute/torch"],
         [
-            [r["config"], *bench._gbs(r, "numba", "cute", "cub", "torch.cumsum"),
+            [r["config"], *bench._gbs(r, "numba", "cute", "cute_mb2", "cub", "torch.cumsum"),
              *bench._ratio(r, ("numba", "torch.cumsum"), ("cute", "torch.cumsum"))]
             for r in row_rows
         ],

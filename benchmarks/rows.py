@@ -93,6 +93,7 @@ KERNELS = ("rmsnorm", "softmax", "layernorm", "cross_entropy", "argmax", "topk")
 _KERNEL_CONFIGS = {"cross_entropy": REDUCE_CONFIGS, "argmax": REDUCE_CONFIGS, "topk": TOPK_CONFIGS}
 #: Designs of one kernel measured side by side: the first is the default (its tag has no suffix).
 VARIANTS: dict[str, tuple[str, ...]] = {
+    "rmsnorm": ("after", "prefetch"),
     "layernorm": ("welford", "sumsq"),
     "cross_entropy": ("online", "twice"),
 }
@@ -208,7 +209,9 @@ __device__ __forceinline__ T row_reduce(T x, Op op, typename Reduce::TempStorage
   return total;
 }
 
-template <int N, int Cluster, int Threads, int Items>
+// Prefetch: the weights loaded into registers before the reduction (quack's order), else read as
+// each item is scaled.
+template <int N, int Cluster, int Threads, int Items, bool Prefetch = false>
 __global__ void __launch_bounds__(Threads) cub_rmsnorm(const float* x, const float* w, float* y)
 {
   using Load = cub::BlockLoad<float, Threads, Items, cub::BLOCK_LOAD_STRIPED>;
@@ -221,12 +224,20 @@ __global__ void __launch_bounds__(Threads) cub_rmsnorm(const float* x, const flo
   const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
   float xs[Items];
   Load().Load(x + offset, xs);
+  float ws[Items];
+  if constexpr (Prefetch)
+  {
+    Load().Load(w + rank * (Threads * Items), ws);
+  }
   float part = 0.0f;
   for (int i = 0; i < Items; ++i) part += xs[i] * xs[i];
   const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
   const float scale = rsqrtf(total * (1.0f / N) + EPS);
-  const float* ws = w + rank * (Threads * Items) + threadIdx.x;
-  for (int i = 0; i < Items; ++i) xs[i] = xs[i] * scale * ws[i * Threads];
+  if constexpr (!Prefetch)
+  {
+    Load().Load(w + rank * (Threads * Items), ws);
+  }
+  for (int i = 0; i < Items; ++i) xs[i] = xs[i] * scale * ws[i];
   Store().Store(y + offset, xs);
 }
 
@@ -677,7 +688,13 @@ def _designs(kernel: str, dtype: str, algorithms: tuple[str, ...]) -> list[tuple
         algs = algorithms
     else:
         algs = ("striped",) if dtype == "float32" and "striped" in algorithms else ()
-    return [(v, a) for v in _variants(kernel) for a in algs]
+    first = _variants(kernel)[0]  # a converted kernel's other variants: float32 striped rows only
+    return [
+        (v, a)
+        for v in _variants(kernel)
+        for a in algs
+        if v == first or kernel not in CONVERTED or (dtype == "float32" and a == "striped")
+    ]
 
 
 def _selected_kernels(only: str | None, dtype: str, algorithms: tuple[str, ...]) -> tuple[str, ...]:
@@ -733,7 +750,9 @@ def _cub_name(
     if dtype != "float32" or alg != "striped":
         algs = f"cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}"
         return f"cub_{kernel}_t<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}>"
-    extra = {"welford": ", true", "sumsq": ", false", "online": ", true", "twice": ", false"}.get(variant, "")
+    extra = {
+        "welford": ", true", "sumsq": ", false", "online": ", true", "twice": ", false", "prefetch": ", true"
+    }.get(variant, "")
     return f"cub_{kernel}<{n}, {c}, {t}, {i}{extra}>"
 
 
@@ -780,7 +799,7 @@ def _cub_kernels(
 # --- Numba kernels ---------------------------------------------------------------------------------
 
 
-def numba_rmsnorm(n: int, cluster: int, threads: int, items: int) -> Any:
+def numba_rmsnorm(n: int, cluster: int, threads: int, items: int, variant: str = "after") -> Any:
     import numpy as np
     from cuda import coop
     from numba import cuda
@@ -788,6 +807,7 @@ def numba_rmsnorm(n: int, cluster: int, threads: int, items: int) -> Any:
 
     tile = threads * items
     inv_n, eps = np.float32(1.0 / n), np.float32(EPS)
+    prefetch = variant == "prefetch"
 
     def kernel(x, w, y):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -795,6 +815,9 @@ def numba_rmsnorm(n: int, cluster: int, threads: int, items: int) -> Any:
         offset = (b // cluster) * n + rank * tile
         xs = coop.ThreadData(items, np.float32)
         coop.block.load(x, xs, offset=offset, algorithm="striped")
+        ws = coop.ThreadData(items, np.float32)
+        if prefetch:  # the weights into registers before the reduction (quack's order)
+            coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
         part = np.float32(0.0)
         for i in range(items):
             part += xs[i] * xs[i]
@@ -803,11 +826,12 @@ def numba_rmsnorm(n: int, cluster: int, threads: int, items: int) -> Any:
         else:
             total = coop.block.sum(part, broadcast=True)
         scale = libdevice.rsqrtf(total * inv_n + eps)
-        # the weight of each item, read as it is scaled (striped): loaded before the reduction, the
-        # weights' registers cost occupancy (measured 2026-12-03: 3.1 instead of 3.9 TB/s at 65536)
-        base = rank * tile + cuda.threadIdx.x
+        # variant "after": the weights loaded after the reduction; before it (prefetch), their
+        # registers may cost occupancy (2026-12-03: 3.1 instead of 3.9 TB/s at 65536, 4 x 512 x 32)
+        if not prefetch:
+            coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
         for i in range(items):
-            xs[i] = xs[i] * scale * w[base + i * threads]
+            xs[i] = xs[i] * scale * ws[i]
         coop.block.store(y, xs, offset=offset, algorithm="striped")
 
     return kernel
