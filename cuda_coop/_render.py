@@ -424,6 +424,7 @@ class _WarpScope(_Scope):
 
     def __init__(self, prim: Primitive, req: Request) -> None:
         super().__init__(prim, req)
+        self.req = req
         self.width = _width(prim, req)
         self.groups = self.threads // self.width
         self.mask = f"coop_warp_mask<{self.width}>()"
@@ -431,11 +432,20 @@ class _WarpScope(_Scope):
     def rank(self) -> str:
         return f"int({self.tid} % {self.width})"
 
+    # Every warp request of a kernel slices its scratch the same way, whatever its own TempStorage:
+    # in units of the kernel's ``coop_warp_unit_<group>`` (a union of all of its warp requests'
+    # TempStorage), one unit per ``coop_warp_min_width_<group>`` threads (the narrowest logical warp),
+    # a logical warp taking the first unit of its threads'. Warps are not synchronised with each
+    # other, so two requests whose slices had their own strides would let one warp's slice overlap
+    # another warp's, in use at the same time (a merge sort of pairs beside a sort of one key).
     def storage(self, symbol: str) -> str:
-        return f"typename {symbol}_t::TempStorage[{self.groups}]"
+        g = self.req.scratch_group
+        return f"coop_warp_unit_{g}[({self.threads} + coop_warp_min_width_{g} - 1) / coop_warp_min_width_{g}]"
 
     def slice(self, storage: str) -> str:
-        return f"({storage})[{self.tid} / {self.width}]"
+        g, w = self.req.scratch_group, self.width
+        unit = f"({storage})[({self.tid} / {w}) * ({w} / coop_warp_min_width_{g})]"
+        return f"reinterpret_cast<typename {self.req.symbol}_t::TempStorage&>({unit})"
 
     def barrier(self) -> str:
         return f"__syncwarp({self.mask});"
@@ -929,6 +939,19 @@ def _union(name: str, requests: Sequence[Request]) -> str:
     return f"union {name} {{\n{members or '  char unused;'}\n}};\n"
 
 
+def _warp_units(requests: Sequence[Request]) -> list[str]:
+    """Each kernel's unit of warp scratch (see ``_WarpScope``): a union of the ``TempStorage`` of its
+    warp ``requests``, and the narrowest of their logical warps."""
+    parts = []
+    for group in sorted({r.scratch_group for r in requests}):
+        members = [r for r in requests if r.scratch_group == group]
+        narrowest = min(_width(_row(r), r) for r in members)
+        fields = "".join(f"  typename {r.symbol}_t::TempStorage m{i};\n" for i, r in enumerate(members))
+        parts.append(f"union coop_warp_unit_{group} {{\n{fields}}};\n")
+        parts.append(f"constexpr int coop_warp_min_width_{group} = {narrowest};\n")
+    return parts
+
+
 def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorageSlot]) -> RenderedBundle:
     """Render one translation unit for ``requests`` (deduplicated, in a stable order).
 
@@ -973,6 +996,7 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     for req in plain:
         parts.append(f"using {req.symbol}_t = {_cub_type(req)};\n")
     parts += [_per_field_class(req) for req in split]
+    parts += _warp_units([r for r in scratch if _row(r).scope == "warp"])
     for req in scratch:
         parts.append(f"using {req.symbol}_storage = {_scope(req).storage(req.symbol)};\n")
         ts = f"{req.symbol}_storage"

@@ -273,9 +273,15 @@ def test_warp_scratch_is_apart_from_block_scratch_and_synchronises_the_warp() ->
     wrapper = source[source.index(f"void {plan.request.symbol}(") :]
     assert "__syncwarp(coop_warp_mask<16>())" in wrapper and "__syncthreads" not in wrapper
     assert "static __shared__ coop_warp_scratch_union_0 coop_warp_scratch_0;" in source
+    # a unit (the kernel's warp requests' TempStorage, in a union) per 16 threads, the narrowest
+    # logical warp; each logical warp of 16 takes the unit of its first thread
+    assert "constexpr int coop_warp_min_width_0 = 16;" in source
+    assert f"  typename {plan.request.symbol}_t::TempStorage m0;\n" in source
     assert (
-        f"using {plan.request.symbol}_storage = typename {plan.request.symbol}_t::TempStorage[4];" in source
+        f"using {plan.request.symbol}_storage = coop_warp_unit_0[(64 + coop_warp_min_width_0 - 1) / "
+        "coop_warp_min_width_0];" in source
     )
+    assert "[(cub::RowMajorTid(64, 1, 1) / 16) * (16 / coop_warp_min_width_0)]" in wrapper
 
 
 @pytest.mark.parametrize("width", [0, 3, 64])
