@@ -107,15 +107,21 @@ def data(rng: np.random.Generator, warps: int) -> tuple[np.ndarray, np.ndarray]:
     return keys, rng.integers(-(2**31), 2**31 - 1, n, dtype=np.int32)
 
 
-def reference(keys: np.ndarray, vals: np.ndarray, warps: int) -> dict[str, np.ndarray]:
-    """What the kernel writes, in NumPy: even warps' pairs sorted by key; odd warps' first 32 keys,
-    each 16 sorted descending (other warps' parts are left as the poison: checked apart)."""
+def pairs_warp(w: int, per_block: int) -> bool:
+    """Whether warp ``w`` of the grid sorts pairs (even warps of its block) or keys (odd)."""
+    return (w % per_block) % 2 == 0
+
+
+def reference(keys: np.ndarray, vals: np.ndarray, warps: int, per_block: int) -> dict[str, np.ndarray]:
+    """What the kernel writes, in NumPy: the pair sorting warps' pairs sorted by key; the others'
+    first 32 keys, each 16 sorted descending (other warps' parts are left as the poison: checked
+    apart)."""
     span = 32 * PAIRS
     pk = keys.copy().reshape(warps, span)
     pv = vals.copy().reshape(warps, span)
     sk = np.empty((warps, 32), np.float32)
     for w in range(warps):
-        if w % 2 == 0:
+        if pairs_warp(w, per_block):
             order = np.argsort(pk[w], kind="stable")
             pk[w], pv[w] = pk[w][order], pv[w][order]
         else:

@@ -19,12 +19,13 @@ THREADS = [64, 96, 256, 1024]
 POISON_F, POISON_I = np.float32(-7.5e30), np.int32(-123456789)
 
 
-def _check(got: dict[str, np.ndarray], keys: np.ndarray, vals: np.ndarray, warps: int) -> None:
-    ref = K.reference(keys, vals, warps)
+def _check(got: dict[str, np.ndarray], keys: np.ndarray, vals: np.ndarray, threads: int) -> None:
+    warps = BLOCKS * threads // 32
+    ref = K.reference(keys, vals, warps, threads // 32)
     span = 32 * K.PAIRS
     pk, pv, sk = got["pk"].reshape(warps, span), got["pv"].reshape(warps, span), got["sk"].reshape(warps, 32)
     for w in range(warps):
-        if w % 2 == 0:
+        if K.pairs_warp(w, threads // 32):
             np.testing.assert_array_equal(pk[w], ref["pk"][w], err_msg=f"warp {w}: pair sort keys")
             np.testing.assert_array_equal(pv[w], ref["pv"][w], err_msg=f"warp {w}: pair sort values")
             assert (sk[w] == POISON_F).all(), f"warp {w} wrote the key sorts' output"
@@ -56,7 +57,7 @@ def test_numba_concurrent_warp_sorts(threads: int, shared: bool) -> None:
         outs = {k: cuda.to_device(v) for k, v in _poisoned(warps).items()}
         kernel[BLOCKS, threads](cuda.to_device(keys), cuda.to_device(vals), outs["pk"], outs["pv"],
                                 outs["sk"], np.int32(K.REPS))
-        _check({k: v.copy_to_host() for k, v in outs.items()}, keys, vals, warps)
+        _check({k: v.copy_to_host() for k, v in outs.items()}, keys, vals, threads)
 
 
 @pytest.mark.parametrize(
@@ -82,4 +83,4 @@ def test_cute_concurrent_warp_sorts(threads: int, shared: bool) -> None:
             compiled = cutlass_coop.compile(K.cute_host(shared), *a, cutlass.Int32(1), BLOCKS, threads)
         compiled(*a, K.REPS)
         torch.cuda.synchronize()
-        _check({k: v.cpu().numpy() for k, v in host.items()}, keys, vals, warps)
+        _check({k: v.cpu().numpy() for k, v in host.items()}, keys, vals, threads)
