@@ -405,10 +405,10 @@ def cross_entropy(n: int, cluster: int, threads: int, items: int, variant: str =
     return host
 
 
-def argmax(n: int, cluster: int, threads: int, items: int) -> Any:
+def argmax(n: int, cluster: int, threads: int, items: int, variant: str = "items") -> Any:
     """The row's largest value and its first index: ``coop.block.argmax`` (``coop.cluster.argmax``)
-    of the striped items with their row indices; with several tiles a block, each thread's first
-    largest over them, then the argmax of those scalars."""
+    of the striped items with their row indices; with several tiles a block (or variant ``loop``),
+    each thread's first largest over them, then the argmax of those scalars."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
@@ -425,7 +425,7 @@ def argmax(n: int, cluster: int, threads: int, items: int) -> Any:
         row = b // cluster
         first = rank * (tiles * tile)  # the block's first item in the row
         xs = coop.ThreadData(items, cutlass.Float32)
-        if cutlass.const_expr(tiles == 1):
+        if cutlass.const_expr(tiles == 1 and variant == "items"):
             coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
             where = coop.ThreadData(items, cutlass.Int32)
             for i in cutlass.range_constexpr(items):

@@ -623,7 +623,9 @@ def main() -> None:
             cute_rows(t, i), from_dlpack(rs, assumed_align=16), from_dlpack(rd, assumed_align=16)
         )
         cute_mb2 = cutlass_coop.compile(
-            cute_rows(t, i, min_blocks=2), from_dlpack(rs, assumed_align=16), from_dlpack(rd, assumed_align=16)
+            cute_rows(t, i, min_blocks=2),
+            from_dlpack(rs, assumed_align=16),
+            from_dlpack(rd, assumed_align=16),
         )
         c_rs, c_rd = from_dlpack(rs, assumed_align=16), from_dlpack(rd, assumed_align=16)
         n_rs, n_rd = cuda.as_cuda_array(rs), cuda.as_cuda_array(rd)

@@ -8,8 +8,9 @@ liger-kernel and torch, same run, both backends.
 Every kernel keeps the row in registers (one pass over memory): a striped ``coop.block.load`` of the
 block's part of the row, per-thread partials, one ``coop.block.sum`` / ``reduce(..., broadcast=True)``
 (cluster: ``coop.cluster.sum`` / ``reduce``, the result in every thread of every block), the scaled
-items stored striped. RMSNorm multiplies by a weight row (read item by item as it scales, striped,
-so that it holds no second row in registers); softmax takes the row's maximum and sum
+items stored striped. RMSNorm multiplies by a weight row, loaded striped after the reduction so that
+no second row is held in registers through it (variant ``prefetch``, float32 striped: before it, as
+quack does; measured slower at every configuration, 2026-12-03); softmax takes the row's maximum and sum
 (exp through ``ex2.approx``: Numba ``fastmath=True``, CuTe ``exp2(..., fastmath=True)``, as quack).
 
 LayerNorm takes the row's mean and variance in one reduction: a block (cluster) reduce of each
@@ -19,8 +20,10 @@ write one value per row, so a block need not keep its part of the row: it may lo
 tiles (``REDUCE_CONFIGS``); cross-entropy folds each thread's ``(max, sum of exp(x - max))`` online
 and combines them in one tuple reduce (variant ``twice``: a max, then a sum), then reads the label's
 logit directly; argmax is ``coop.block.argmax`` / ``coop.cluster.argmax`` with each striped item's
-index. Top-k (k = 16) streams each warp's part of the row through a threshold filter into a
-shared-memory buffer sorted by ``coop.warp.merge_sort`` when it fills (see ``numba_topk``).
+index where a block's part of the row is one tile (variant ``loop``, CUB C++'s design: each thread's
+first largest, then the argmax of those scalars, as at more tiles). Top-k (k = 16) streams each
+warp's part of the row through a threshold filter into a shared-memory buffer sorted by
+``coop.warp.merge_sort`` when it fills (see ``numba_topk``).
 
 GB/s counts the row bytes read + written (2 x 4 B per float32 element, 2 x 2 B per 2-byte one; the
 weight row stays in L2; 1 x 4 B for cross-entropy, argmax and top-k, which write one value or 16 per
@@ -96,6 +99,9 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "rmsnorm": ("after", "prefetch"),
     "layernorm": ("welford", "sumsq"),
     "cross_entropy": ("online", "twice"),
+    # argmax at one tile a block: coop.block.argmax of the items with their indices, or the thread's
+    # own loop then an argmax of scalars (CUB C++'s design, whatever the variant)
+    "argmax": ("items", "loop"),
 }
 #: Row bytes moved per element: read + written, or read only.
 _PASSES = {"cross_entropy": 1, "argmax": 1, "topk": 1}
@@ -751,7 +757,11 @@ def _cub_name(
         algs = f"cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}"
         return f"cub_{kernel}_t<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}>"
     extra = {
-        "welford": ", true", "sumsq": ", false", "online": ", true", "twice": ", false", "prefetch": ", true"
+        "welford": ", true",
+        "sumsq": ", false",
+        "online": ", true",
+        "twice": ", false",
+        "prefetch": ", true",
     }.get(variant, "")
     return f"cub_{kernel}<{n}, {c}, {t}, {i}{extra}>"
 
@@ -792,7 +802,7 @@ def _cub_kernels(
                     names[(k, n, c, t, i, v, a)] = _cub_name(k, n, c, t, i, v, dtype, a)
     if not names:
         return {}
-    module = _cub_compile(arch, tuple(names.values()))
+    module = _cub_compile(arch, tuple(dict.fromkeys(names.values())))  # variants may share one
     return {k: module.get_kernel(v) if load else module for k, v in names.items()}
 
 
@@ -1000,10 +1010,11 @@ def numba_cross_entropy(n: int, cluster: int, threads: int, items: int, variant:
     return kernel
 
 
-def numba_argmax(n: int, cluster: int, threads: int, items: int) -> Any:
+def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = "items") -> Any:
     """The row's largest value and its first index: with one tile per block, ``coop.block.argmax``
-    (``coop.cluster.argmax``) of the striped items with their row indices; with more, each thread's
-    first largest over its tiles, then the argmax of those (value, index) scalars."""
+    (``coop.cluster.argmax``) of the striped items with their row indices; with more (or variant
+    ``loop``, CUB C++'s design at any tile count), each thread's first largest over its tiles, then
+    the argmax of those (value, index) scalars."""
     import numpy as np
     from cuda import coop
     from numba import cuda
@@ -1011,6 +1022,7 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int) -> Any:
     tile = threads * items
     tiles = n // (cluster * tile)
     ninf = np.float32(-np.inf)
+    whole = tiles == 1 and variant == "items"
 
     def kernel(x, values, indices):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -1019,7 +1031,7 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int) -> Any:
         row = b // cluster
         first = rank * tiles * tile  # the block's first item in the row
         xs = coop.ThreadData(items, np.float32)
-        if tiles == 1:
+        if whole:
             coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
             where = coop.ThreadData(items, np.int32)
             for i in range(items):

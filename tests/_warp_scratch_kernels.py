@@ -5,7 +5,6 @@ logical warps of 32), odd warps sort keys in logical warps of 16 lanes (1 a lane
 ``reps`` rounds with no block barrier. With the slices of one scratch buffer at each call's own
 stride, a pair sort's slice overlapped the key sorts' slices of the next warp."""
 
-
 from typing import Any  # (no postponed annotations: the CuTe DSL reads the kernels' own)
 
 import numpy as np
@@ -59,8 +58,14 @@ def cute_host(shared: bool = False) -> Any:
     from cuda import coop
 
     @cute.kernel
-    def kernel(keys: cute.Tensor, vals: cute.Tensor, pk: cute.Tensor, pv: cute.Tensor, sk: cute.Tensor,
-               reps: cutlass.Int32) -> None:
+    def kernel(
+        keys: cute.Tensor,
+        vals: cute.Tensor,
+        pk: cute.Tensor,
+        pv: cute.Tensor,
+        sk: cute.Tensor,
+        reps: cutlass.Int32,
+    ) -> None:
         t, _, _ = cute.arch.thread_idx()
         b, _, _ = cute.arch.block_idx()
         bd, _, _ = cute.arch.block_dim()
@@ -93,8 +98,16 @@ def cute_host(shared: bool = False) -> Any:
                 cute.arch.sync_warp()
 
     @cute.jit
-    def host(keys: cute.Tensor, vals: cute.Tensor, pk: cute.Tensor, pv: cute.Tensor, sk: cute.Tensor,
-             reps: cutlass.Int32, grid: cutlass.Constexpr, threads: cutlass.Constexpr) -> None:
+    def host(
+        keys: cute.Tensor,
+        vals: cute.Tensor,
+        pk: cute.Tensor,
+        pv: cute.Tensor,
+        sk: cute.Tensor,
+        reps: cutlass.Int32,
+        grid: cutlass.Constexpr,
+        threads: cutlass.Constexpr,
+    ) -> None:
         kernel(keys, vals, pk, pv, sk, reps).launch(grid=(grid, 1, 1), block=(threads, 1, 1))
 
     return host

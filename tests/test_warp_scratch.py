@@ -38,7 +38,9 @@ def test_cute_warp_requests_compile(shared: bool) -> None:
     from cutlass.cute.runtime import make_fake_compact_tensor
 
     n = 4 * 32 * K.PAIRS
-    t = [make_fake_compact_tensor(dt, (n,), assumed_align=16) for dt in
-         (cutlass.Float32, cutlass.Int32, cutlass.Float32, cutlass.Int32, cutlass.Float32)]
+    t = [
+        make_fake_compact_tensor(dt, (n,), assumed_align=16)
+        for dt in (cutlass.Float32, cutlass.Int32, cutlass.Float32, cutlass.Int32, cutlass.Float32)
+    ]
     r = cutlass_coop.compile(K.cute_host(shared), *t, cutlass.Int32(1), 1, 128).inspect()
     assert r.calls == 0 and r.local_loads == 0 and r.local_stores == 0

@@ -3,7 +3,7 @@
 merge sort of pairs in logical warps of 32 beside a merge sort of keys in logical warps of 16, no
 block barrier), both backends, implicit and caller-owned scratch, against NumPy; outputs poisoned,
 the parts a warp does not write checked untouched. Before each warp request sliced the kernel's
-scratch at one stride (0.1.x), the slices overlapped and these sorts came back corrupted."""
+scratch at one stride (2026-12-03), the slices overlapped and these sorts came back corrupted."""
 
 from __future__ import annotations
 
@@ -55,8 +55,9 @@ def test_numba_concurrent_warp_sorts(threads: int, shared: bool) -> None:
     for _ in range(3):
         keys, vals = K.data(rng, warps)
         outs = {k: cuda.to_device(v) for k, v in _poisoned(warps).items()}
-        kernel[BLOCKS, threads](cuda.to_device(keys), cuda.to_device(vals), outs["pk"], outs["pv"],
-                                outs["sk"], np.int32(K.REPS))
+        kernel[BLOCKS, threads](
+            cuda.to_device(keys), cuda.to_device(vals), outs["pk"], outs["pv"], outs["sk"], np.int32(K.REPS)
+        )
         _check({k: v.copy_to_host() for k, v in outs.items()}, keys, vals, threads)
 
 
