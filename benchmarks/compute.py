@@ -15,6 +15,7 @@ Tables (medians of interleaved batches, as benchmarks/copy.py; GB/s counts bytes
              kernel object, bundle on disk) compile, next to the DSL's own compile of a plain kernel
 
     python benchmarks/compute.py [--elements N] [--reps R] [--json PATH] [--aot]
+                                 [--only sum|scan|rows|compile ...]
 
 ``--aot`` compiles every kernel ahead of time for sm_90a and checks that each coop kernel is one
 function without CALL or local memory (no GPU needed).
@@ -43,6 +44,9 @@ SCAN_CONFIGS = [
 ]
 ROW = 1 << 16
 ROW_CONFIGS = [(256, 8), (512, 8), (1024, 4)]
+#: The benchmark's sections (``--only``): device-wide sum and max, per-tile scan, row-wise cumsum,
+#: compile time.
+SECTIONS = ("sum", "scan", "rows", "compile")
 GRID_PER_SM = 8
 
 CUB_SOURCE = r"""
@@ -494,7 +498,14 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--json", default=None)
     ap.add_argument("--aot", action="store_true", help="compile for sm_90a only (no GPU)")
+    ap.add_argument(
+        "--only",
+        action="append",
+        choices=SECTIONS,
+        help="run only these sections (repeatable; default: all)",
+    )
     args = ap.parse_args()
+    only = set(args.only or SECTIONS)
     if args.aot:
         aot()
         return
@@ -531,7 +542,7 @@ def main() -> None:
     sum_rows, max_rows = [], []
     want_sum = float(fsrc.double().sum())
     want_max = int(isrc.max())
-    for t, i in SUM_CONFIGS:
+    for t, i in SUM_CONFIGS if "sum" in only else []:
         grid = sms * GRID_PER_SM
         kern = numba_kernels(t, i)
         cute_s = cutlass_coop.compile(
@@ -583,7 +594,7 @@ def main() -> None:
 
     # -- per-tile scan -----------------------------------------------------------------------------
     scan_rows = []
-    for t, i, alg in SCAN_CONFIGS:
+    for t, i, alg in SCAN_CONFIGS if "scan" in only else []:
         tile = t * i
         grid = n // tile
         kern = numba_scan(t, i, alg)
@@ -617,7 +628,7 @@ def main() -> None:
     want_rows = torch.cumsum(rsrc.double(), dim=-1)
     bound = 1e-5 * torch.cumsum(rsrc.abs().double(), dim=-1)  # ~ (tiles + log terms) * 2^-24 * sum|x|
     rs, rd = rsrc.view(-1), rdst.view(-1)
-    for t, i in ROW_CONFIGS:
+    for t, i in ROW_CONFIGS if "rows" in only else []:
         kern = numba_rows(t, i)
         cute_f = cutlass_coop.compile(
             cute_rows(t, i), from_dlpack(rs, assumed_align=16), from_dlpack(rd, assumed_align=16)
@@ -650,7 +661,7 @@ def main() -> None:
 
     # -- compile time ------------------------------------------------------------------------------
     compile_rows = []
-    for t, i, alg in SCAN_CONFIGS[:2]:
+    for t, i, alg in SCAN_CONFIGS[:2] if "compile" in only else []:
         tile = t * i
         grid = n // tile
         os.environ["CUDA_COOP_CACHE_DIR"] = tempfile.mkdtemp(prefix="coop-bench-cold-")
@@ -696,7 +707,7 @@ def main() -> None:
         f"device: {dev.name}, {n} elements ({n * 4 / 2**30:.1f} GiB), median of {args.reps} interleaved "
         f"batches of {bench.BATCH} launches; grid-stride kernels use {GRID_PER_SM} blocks per SM"
     )
-    best = max(max(r["numba"], r["cute"]) for r in sum_rows)
+    best = max((max(r["numba"], r["cute"]) for r in sum_rows), default=0.0)
     bench._table(
         "Device-wide sum (float32; GB/s read)",
         ["threads x items", "numba", "cute", "CUB C++", "CUB C++ 64-bit index", "torch.sum", "numba/CUB",
