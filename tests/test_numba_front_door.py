@@ -85,10 +85,49 @@ def test_kernel_options_hold_in_compile() -> None:
     )
 
 
+def _normalise(src, dst):  # type: ignore[no-untyped-def]
+    """A row of 64 x 32 float32 items in registers, scaled by its sum of squares (RMSNorm's form):
+    more than 32 registers a thread unless capped."""
+    items = coop.ThreadData(32, np.float32)
+    base = cuda.blockIdx.x * 64 * 32
+    coop.block.load(src, items, offset=base, algorithm="striped")
+    part = np.float32(0.0)
+    for i in range(32):
+        part += items[i] * items[i]
+    scale = np.float32(1.0) / (coop.block.sum(part, broadcast=True) + np.float32(1.0))
+    for i in range(32):
+        items[i] = items[i] * scale
+    coop.block.store(dst, items, offset=base, algorithm="striped")
+
+
 def test_max_registers_caps_the_linked_kernel() -> None:
-    report = numba_coop.compile(numba_coop.jit(max_registers=24)(_copy), SIG, block=128).inspect()
-    assert report.registers and all(n <= 24 for n in report.registers.values())
-    assert max(numba_coop.compile(_copy, SIG, block=128).inspect().registers.values()) > 0
+    free = numba_coop.compile(_normalise, SIG, block=64).inspect()
+    assert max(free.registers.values()) > 32  # the cap below bites
+    for kernel, extra in (
+        (numba_coop.jit(max_registers=32)(_normalise), {}),
+        (_normalise, {"max_registers": 32}),
+    ):
+        report = numba_coop.compile(kernel, SIG, block=64, **extra).inspect()
+        assert report.registers and all(n <= 32 for n in report.registers.values()), report.registers
+        # no default launch bounds: ptxas would ignore the cap under them
+        assert not report.thread_bounds
+
+
+def test_launch_bounds_with_min_blocks_fit_that_many_blocks() -> None:
+    report = numba_coop.compile(_normalise, SIG, block=1024, launch_bounds=(1024, 2)).inspect()
+    assert max(report.registers.values()) <= 32  # 2 blocks of 1024 threads in 65536 registers
+
+
+@pytest.mark.parametrize("where", ["jit", "compile", "both"])
+def test_max_registers_with_launch_bounds_is_refused(where: str) -> None:
+    opts = {"max_registers": 32, "launch_bounds": 64}
+    jit_opts = opts if where == "jit" else {"max_registers": 32} if where == "both" else {}
+    compile_opts = opts if where == "compile" else {"launch_bounds": 64} if where == "both" else {}
+    with pytest.raises(
+        coop.CoopValueError, match=r"max_registers=32 has no effect on a kernel with launch_bounds=64"
+    ):
+        kernel = numba_coop.jit(**jit_opts)(_normalise)
+        numba_coop.compile(kernel, SIG, block=64, **compile_opts)
 
 
 @pytest.mark.parametrize(

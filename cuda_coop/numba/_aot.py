@@ -16,7 +16,7 @@ from cuda.coop._session import TraceSession, compiling
 
 from . import _numba_hooks
 from ._lowering import LazyBundle
-from ._options import check_compile_options, code_options, link_options
+from ._options import check_compile_options, code_options, link_options, with_launch_bounds
 from ._prescan import prescan
 
 _OUTPUTS = ("cubin", "ptx", "ltoir")
@@ -125,14 +125,14 @@ def _compile(
             signature = func.signatures[0]
     if signature is None:
         raise CoopTypeError("compile: signature is required, e.g. 'void(float32[::1], float32[::1])'")
+    options = with_launch_bounds(options, dims[0] * dims[1] * dims[2])
     extra_files = options.pop("link", None) or ()
-    max_registers = options.pop("max_registers", None)
+    max_registers = options.pop("max_registers", None)  # nvJitLink's ptxas takes it (below)
     options.pop("inline", None)  # "never" here (check_compile_options): numba-cuda's default
     py_func = getattr(func, "py_func", func)
     prescan(py_func)
     cc = _numba_hooks.compute_capability(arch)
     with compiling(dims, arch, session=TraceSession(), cluster_dims=cluster_dims):
-        options.setdefault("launch_bounds", dims[0] * dims[1] * dims[2])
         codes, _ = cuda.compile_all(
             py_func, signature, device=False, abi="numba", output="ltoir", cc=cc, **options
         )

@@ -29,7 +29,7 @@ from ._launch import (
 )
 from ._marshal import Unsupported, read_args
 from ._numba_hooks import fast_path_blocker, resolve_kernel
-from ._options import check_jit_options, link_options
+from ._options import check_jit_options, link_options, with_launch_bounds
 from ._prescan import prescan
 
 
@@ -87,8 +87,8 @@ class CoopKernel:
             from numba import cuda
 
             # The block shape is known exactly: tell the compiler, as a CUB kernel's
-            # __launch_bounds__ would.
-            options = {"launch_bounds": dims[0] * dims[1] * dims[2], **self.options, "lto": True}
+            # __launch_bounds__ would (unless the kernel caps its registers instead).
+            options = {**with_launch_bounds(self.options, dims[0] * dims[1] * dims[2]), "lto": True}
             cache = options.pop("cache", False)
             # The function form: numba-cuda 0.30's decorator form, cuda.jit(**options)(f), drops
             # lto= and recomputes it as "not debug" (lto would be False under debug=True).

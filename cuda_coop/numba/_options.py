@@ -14,8 +14,11 @@ JIT_OPTIONS: dict[str, str] = {
     "opt": "NVVM optimisation (default True)",
     "lineinfo": "source-line info for profilers and compute-sanitizer",
     "fastmath": "fast-math code generation",
-    "max_registers": "register cap per thread",
-    "launch_bounds": "launch bounds (default: each specialisation's exact thread count)",
+    "max_registers": "register cap per thread (a kernel given it gets no default launch bounds)",
+    "launch_bounds": (
+        "launch bounds: max threads, or (max threads, min blocks per SM); default: each "
+        "specialisation's exact thread count"
+    ),
     "forceinline": "force-inline device functions",
     "inline": "Numba IR inlining of device functions ('never' or 'always')",
     "link": "extra files (.cu, .ptx, .ltoir, .o, .a, .cubin, .fatbin) linked into the kernel",
@@ -50,6 +53,13 @@ def check_jit_options(options: Mapping[str, Any], *, what: str) -> None:
         raise CoopTypeError(
             f"{what}: device=True is not supported: it compiles kernels; write device functions "
             "with numba.cuda.jit(device=True) (a coop operator may be one)"
+        )
+    if options.get("max_registers") and options.get("launch_bounds") is not None:
+        raise CoopValueError(
+            f"{what}: max_registers={options['max_registers']!r} has no effect on a kernel with "
+            f"launch_bounds={options['launch_bounds']!r} (ptxas ignores the register cap of a function "
+            "with launch bounds); pass max_registers alone, or launch_bounds=(threads, min_blocks) to "
+            "have ptxas fit min_blocks blocks per SM"
         )
     if options.get("lto", True) is not True:
         raise CoopValueError(
@@ -86,3 +96,12 @@ def link_options(options: Mapping[str, Any]) -> tuple[str, ...]:
     readable only by nvJitLink's current NVVM).
     """
     return ("-g", "-nvvm-latest") if options.get("debug") else ()
+
+
+def with_launch_bounds(options: Mapping[str, Any], threads: int) -> dict[str, Any]:
+    """``options`` with coop's default ``launch_bounds``, the block's thread count (as a CUB kernel's
+    ``__launch_bounds__``), unless they give ``launch_bounds`` or ``max_registers``: ptxas ignores a
+    register cap on a function with launch bounds, so a kernel capped by ``max_registers`` gets none."""
+    if "launch_bounds" in options or options.get("max_registers"):
+        return dict(options)
+    return {"launch_bounds": threads, **options}
