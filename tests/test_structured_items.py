@@ -138,7 +138,12 @@ def test_a_warp_field_call_gets_its_logical_warps_slice() -> None:
     req = Request("warp.load", "tuple_float64_float32", (64, 1, 1), 4, options)
     source = render_bundle([req], ()).source
     body = source[source.index(f"void {req.symbol}(") :].split("\n}\n", 1)[0]
-    assert f"coop_slice = &(*reinterpret_cast<{req.symbol}_storage*>(&coop_warp_scratch_0))[" in body
+    # the kernel's warp scratch unit of the logical warp's first thread (one unit per 8 threads here)
+    assert (
+        f"coop_slice = &reinterpret_cast<typename {req.symbol}_t::TempStorage&>((*reinterpret_cast<"
+        f"{req.symbol}_storage*>(&coop_warp_scratch_0))[(cub::RowMajorTid(64, 1, 1) / 8) * "
+        "(8 / coop_warp_min_width_0)]);" in body
+    )
     assert body.count("__syncwarp(coop_warp_mask<8>());") == 2
     sub = Request("warp.load", "float32", (64, 1, 1), 4, options, ("field",), True)
     wrapper = source[source.index(f"void {sub.symbol}(") :].split("\n}\n", 1)[0]
