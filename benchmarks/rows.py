@@ -1481,16 +1481,22 @@ def _shaped(kernel: str, outs: tuple[Any, ...], rows: int) -> Any:
     return shaped[0] if len(shaped) == 1 else shaped
 
 
-def allow_non_portable(kernel: Any) -> None:
-    """Let ``kernel`` (a cuda.core Kernel: a library CUkernel) run in clusters of more than 8 blocks."""
+def set_kernel_attribute(kernel: Any, name: str, value: int) -> None:
+    """Set ``CU_FUNC_ATTRIBUTE_<name>`` of ``kernel`` (a cuda.core Kernel: a library CUkernel) on
+    the current device."""
     from cuda.bindings import driver
     from cuda.core import Device
 
-    attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+    attr = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
     handle = driver.CUkernel(int(kernel.handle))
-    (err,) = driver.cuKernelSetAttribute(attr, 1, handle, driver.CUdevice(Device().device_id))
+    (err,) = driver.cuKernelSetAttribute(attr, value, handle, driver.CUdevice(Device().device_id))
     if err:
-        raise RuntimeError(f"cuKernelSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED): {err}")
+        raise RuntimeError(f"cuKernelSetAttribute({name}, {value}): {err}")
+
+
+def allow_non_portable(kernel: Any) -> None:
+    """Let ``kernel`` run in clusters of more than 8 blocks."""
+    set_kernel_attribute(kernel, "NON_PORTABLE_CLUSTER_SIZE_ALLOWED", 1)
 
 
 def run(

@@ -148,18 +148,6 @@ def build(arch: str, lengths: list[int], load: bool = True) -> dict[tuple[Any, .
     return {k: module.get_kernel(v) if load else module for k, v in names.items()}
 
 
-def _allow_shared(kernel: Any, nbytes: int) -> None:
-    """Let ``kernel`` take ``nbytes`` of dynamic shared memory (more than the default 48 KB)."""
-    from cuda.bindings import driver
-    from cuda.core import Device
-
-    attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-    handle = driver.CUkernel(int(kernel.handle))
-    (err,) = driver.cuKernelSetAttribute(attr, nbytes, handle, driver.CUdevice(Device().device_id))
-    if err:
-        raise RuntimeError(f"cuKernelSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, {nbytes}): {err}")
-
-
 def run(elements: int, reps: int, lengths: list[int]) -> list[dict[str, Any]]:
     import torch
     from cuda.core import LaunchConfig, launch
@@ -186,8 +174,8 @@ def run(elements: int, reps: int, lengths: list[int]) -> list[dict[str, Any]]:
                 continue
             y = torch.full_like(x, float("nan"))
             shmem = _shared_bytes(d, t, i)
-            if shmem > 48 * 1024:
-                _allow_shared(k, shmem)
+            if shmem > 48 * 1024:  # more dynamic shared memory than the default 48 KB
+                rows.set_kernel_attribute(k, "MAX_DYNAMIC_SHARED_SIZE_BYTES", shmem)
             if c > 8:
                 rows.allow_non_portable(k)
             # cuda.core's grid counts clusters when a cluster is given
