@@ -288,15 +288,21 @@ private:
       const T aggregate0 = cub::ShuffleIndex<32>(aggregate, 0, mask);
       ::cuda::std::memcpy(value, &aggregate0, sizeof(T));
       const unsigned rank = __clusterRelativeBlockRank();
+      // a trip count known at compile time (one round where the cluster has no more blocks than
+      // the pushers): a loop from tid would be unrolled by a guess, its copies' addresses live at once
 #pragma unroll
-      for (int peer = tid; peer < CLUSTER_BLOCKS; peer += pushers)
+      for (int round = 0; round < (CLUSTER_BLOCKS + pushers - 1) / pushers; ++round)
       {
-        STATE& theirs = *static_cast<STATE*>(__cluster_map_shared_rank(&state, peer));
-        unsigned* to = reinterpret_cast<unsigned*>(theirs.slot[stage][rank].bytes);
-#pragma unroll
-        for (int w = 0; w < words; ++w)
+        const int peer = tid + round * pushers;
+        if (peer < CLUSTER_BLOCKS)
         {
-          ::cuda::ptx::st_async(to + w, value[w], &theirs.full[stage]);
+          STATE& theirs = *static_cast<STATE*>(__cluster_map_shared_rank(&state, peer));
+          unsigned* to = reinterpret_cast<unsigned*>(theirs.slot[stage][rank].bytes);
+#pragma unroll
+          for (int w = 0; w < words; ++w)
+          {
+            ::cuda::ptx::st_async(to + w, value[w], &theirs.full[stage]);
+          }
         }
       }
     }

@@ -159,3 +159,44 @@ def test_cutlass_loop_aot() -> None:
     report = cutlass_coop.compile(ck.loop_cute_host(_LOOP), *fakes).inspect()
     assert (report.calls, report.local_loads, report.local_stores) == (0, 0, 0)
     assert report.sass.count("UCGABAR_ARV") == 1
+
+
+def _cluster_softmax():  # type: ignore[no-untyped-def]
+    """Softmax of rows of 16 x 1024 x 16 float32 over a cluster of 16 (rows.py's design)."""
+    import math
+
+    import numpy as np
+    from numba import cuda
+
+    def kernel(x, y):  # type: ignore[no-untyped-def]
+        b = cuda.blockIdx.x
+        offset = (b // 16) * 262144 + (b % 16) * 16384
+        xs = coop.ThreadData(16, np.float32)
+        coop.block.load(x, xs, offset=offset, algorithm="striped")
+        top = xs[0]
+        for i in range(1, 16):
+            top = max(top, xs[i])
+        top = coop.cluster.reduce(top, "max")
+        part = np.float32(0.0)
+        for i in range(16):
+            xs[i] = math.exp(xs[i] - top)
+            part += xs[i]
+        inv = np.float32(1.0) / coop.cluster.sum(part)
+        for i in range(16):
+            xs[i] = xs[i] * inv
+        coop.block.store(y, xs, offset=offset, algorithm="striped")
+
+    return kernel
+
+
+def test_numba_cluster_call_costs_no_registers_over_a_block_call() -> None:
+    """The pushes of a cluster call run a loop of a trip count known at compile time: with a loop
+    from the thread's index, NVVM unrolled it by a guess and the copies' addresses were live at once
+    (41 registers for this kernel, one block of 1024 threads per SM instead of two; CuTe's 32)."""
+    import cuda.coop.numba as numba_coop
+
+    sig = "void(float32[::1], float32[::1])"
+    jitted = numba_coop.jit(fastmath=True)(_cluster_softmax())
+    clustered = numba_coop.compile(jitted, sig, block=1024, cluster=16).inspect()
+    assert clustered.calls == 0 and clustered.local_loads == 0 and clustered.local_stores == 0
+    assert max(clustered.registers.values()) <= 32, clustered.registers
