@@ -393,8 +393,6 @@ class _Scope:
         self.tid = f"cub::RowMajorTid({x}, {y}, {z})"
         self.threads = x * y * z
 
-    groups = 1
-
     def rank(self) -> str:
         """The calling thread's rank in its group."""
         return f"int({self.tid})"
@@ -432,7 +430,6 @@ class _WarpScope(_Scope):
         super().__init__(prim, req)
         self.req = req
         self.width = _width(prim, req)
-        self.groups = self.threads // self.width
         self.mask = f"coop_warp_mask<{self.width}>()"
 
     def rank(self) -> str:
@@ -830,12 +827,19 @@ def _wrapper(req: Request) -> str:
     return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}{call}}}\n'
 
 
+def _by_group(requests: Sequence[Request]) -> dict[int, list[Request]]:
+    """``requests`` by scratch group (kernel), in group order."""
+    groups: dict[int, list[Request]] = {}
+    for r in requests:
+        groups.setdefault(r.scratch_group, []).append(r)
+    return dict(sorted(groups.items()))
+
+
 def _cluster_states(requests: Sequence[Request]) -> list[str]:
     """Each kernel's (scratch group's) cluster state, sized for the item types of its cluster calls,
     and its prologue (see ``kernel_prologue``)."""
     out = []
-    for group in sorted({r.scratch_group for r in requests}):
-        mine = [r for r in requests if r.scratch_group == group]
+    for group, mine in _by_group(requests).items():
         blocks = {math.prod(r.cluster_dims or (1,)) for r in mine}
         assert len(blocks) == 1, f"the cluster calls of one kernel see one cluster, got {blocks}"
         items = dict.fromkeys(_template_arg(_row(r), r, _row(r).cub_class(r).template[0]) for r in mine)
@@ -949,8 +953,7 @@ def _warp_units(requests: Sequence[Request]) -> list[str]:
     """Each kernel's unit of warp scratch (see ``_WarpScope``): a union of the ``TempStorage`` of its
     warp ``requests``, and the narrowest of their logical warps."""
     parts = []
-    for group in sorted({r.scratch_group for r in requests}):
-        members = [r for r in requests if r.scratch_group == group]
+    for group, members in _by_group(requests).items():
         narrowest = min(_width(_row(r), r) for r in members)
         fields = "".join(f"  typename {r.symbol}_t::TempStorage m{i};\n" for i, r in enumerate(members))
         parts.append(f"union coop_warp_unit_{group} {{\n{fields}}};\n")
