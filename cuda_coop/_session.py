@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 
 from ._bundle import Bundle, compile_bundle
@@ -32,6 +32,7 @@ class TraceSession:
         self._sites: dict[str, None] = {}
         self._bundle: Bundle | None = None
         self.attached: dict[str, object] = {}  # what a backend keeps with the session, by backend
+        self._once: set[Hashable] = set()
 
     @property
     def requests(self) -> tuple[Request, ...]:
@@ -47,6 +48,14 @@ class TraceSession:
         if where:
             self._sites.setdefault(where)
         return request.symbol
+
+    def first(self, key: Hashable) -> bool:
+        """True the first time ``key`` is seen in this session (a backend's once-per-function work,
+        such as a kernel prologue's call); the key is held for the session's life."""
+        if key in self._once:
+            return False
+        self._once.add(key)
+        return True
 
     def scratch_group(self, kernel: str) -> int:
         """The number of ``kernel`` among the kernels of this session, in first-use order (its

@@ -437,9 +437,7 @@ def call(
                 is_int.append(True)
     _cute_hooks.extern_call(symbol, call_args, is_int)
     prologue = kernel_prologue(plan.request)
-    entered: set[tuple[str, str]] = session.attached.setdefault("cutlass.prologues", set())  # type: ignore[assignment]
-    if prologue is not None and (kernel, prologue) not in entered:
-        entered.add((kernel, prologue))
+    if prologue is not None and session.first(("cutlass.prologue", kernel, prologue)):
         _cute_hooks.call_at_kernel_entry(prologue)
     for v in bound.values():
         if isinstance(v, TempStorage) and v.sharing == "shared":

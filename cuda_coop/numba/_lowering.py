@@ -113,10 +113,8 @@ def _call_at_entry(context: Any, builder: ir.IRBuilder, symbol: str) -> None:
     """Call ``symbol()`` once at the entry of the function being lowered (the kernel's body, or a
     device function's), before any of its code."""
     fn = builder.function
-    seen: dict[tuple[int, str], Any] = session_of(context).attached.setdefault("numba.prologues", {})  # type: ignore[assignment]
-    if (id(fn), symbol) in seen:
+    if not session_of(context).first(("numba.prologue", fn, symbol)):
         return
-    seen[(id(fn), symbol)] = fn  # held, so that the id names this function for the session's life
     # At the very start: emitted after the entry block's argument unpacking and allocas, the call kept
     # NVVM from promoting the kernel's ThreadData to registers (local memory in the SASS). A builder of
     # its own, so that the lowering's builder stays where it is (Numba lowers no code into the entry
