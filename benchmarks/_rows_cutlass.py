@@ -34,140 +34,21 @@ def rmsnorm(
     algorithm: str = "striped",
     variant: str = "after",
 ) -> Any:
-    """y = x / sqrt(mean(x^2) + eps) * w over rows of ``n``: each block loads its part of the row
-    (striped), sums its squares per thread, one ``coop.block.sum`` (or ``coop.cluster.sum``); the
-    weights loaded after the reduction, or before it (variant ``prefetch``, float32 striped)."""
+    """y = x / sqrt(mean(x^2) + eps) * w over rows of ``n`` of ``dtype``, moved with ``algorithm`` (or
+    as words, ``striped_words``): each block loads its part of the row, sums the squares of its items
+    (converted to float32) per thread, one ``coop.block.sum`` (or ``coop.cluster.sum``); the weight
+    row moved the same way after the reduction, or before it (variant ``prefetch``, float32 striped);
+    y converted back."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
+    from cuda.coop.cutlass._backend import cutlass_type
 
-    tile = threads * items
-    assert cluster * tile == n
-    if dtype != "float32" or algorithm != "striped":
-        assert variant == "after", variant
-        return _rmsnorm_narrow(n, cluster, threads, items, dtype, algorithm)
+    assert cluster * threads * items == n
+    assert variant == "after" or (dtype, algorithm) == ("float32", "striped"), (variant, dtype, algorithm)
     prefetch = variant == "prefetch"
-
-    @cute.kernel
-    def kernel(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor) -> None:
-        b, _, _ = cute.arch.block_idx()
-        rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
-        row = b // cluster
-        offset = row * n + rank * tile
-        xs = coop.ThreadData(items, cutlass.Float32)
-        coop.block.load(x, xs, offset=offset, algorithm="striped")
-        ws = coop.ThreadData(items, cutlass.Float32)
-        if cutlass.const_expr(prefetch):
-            coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
-        part = cutlass.Float32(0.0)
-        for i in cutlass.range_constexpr(items):
-            part += xs[i] * xs[i]
-        if cutlass.const_expr(cluster > 1):
-            total = coop.cluster.sum(part)
-        else:
-            total = coop.block.sum(part, broadcast=True)
-        scale = cute.math.rsqrt(total * (1.0 / n) + EPS)
-        if cutlass.const_expr(not prefetch):
-            coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
-        for i in cutlass.range_constexpr(items):
-            xs[i] = xs[i] * scale * ws[i]
-        coop.block.store(y, xs, offset=offset, algorithm="striped")
-
-    @cute.jit
-    def host(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor) -> None:
-        rows = cute.size(x) // n
-        kernel(x, w, y).launch(
-            grid=(rows * cluster, 1, 1),
-            block=(threads, 1, 1),
-            cluster=(cluster, 1, 1) if cutlass.const_expr(cluster > 1) else None,
-        )
-
-    return host
-
-
-def softmax(
-    n: int, cluster: int, threads: int, items: int, dtype: str = "float32", algorithm: str = "striped"
-) -> Any:
-    """y = exp(x - max) / sum(exp(x - max)) over rows of ``n``: the row stays in registers (one
-    pass over memory); the maximum and the sum are two block (or cluster) reductions; exp2 with
-    ``fastmath`` (``ex2.approx``), as quack-kernels."""
-    import cutlass
-    import cutlass.cute as cute
-    from cuda import coop
-
-    tile = threads * items
-    assert cluster * tile == n
-    log2e = 1.4426950408889634
-    if dtype != "float32" or algorithm != "striped":
-        return _softmax_narrow(n, cluster, threads, items, dtype, algorithm)
-
-    @cute.kernel
-    def kernel(x: cute.Tensor, y: cute.Tensor) -> None:
-        b, _, _ = cute.arch.block_idx()
-        rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
-        row = b // cluster
-        offset = row * n + rank * tile
-        xs = coop.ThreadData(items, cutlass.Float32)
-        coop.block.load(x, xs, offset=offset, algorithm="striped")
-        top = xs[0]
-        for i in cutlass.range_constexpr(1, items):
-            top = cutlass.max(top, xs[i])
-        if cutlass.const_expr(cluster > 1):
-            top = coop.cluster.reduce(top, "max")
-        else:
-            top = coop.block.reduce(top, "max", broadcast=True)
-        shift = top * log2e
-        part = cutlass.Float32(0.0)
-        for i in cutlass.range_constexpr(items):
-            xs[i] = cute.math.exp2(xs[i] * log2e - shift, fastmath=True)
-            part += xs[i]
-        if cutlass.const_expr(cluster > 1):
-            total = coop.cluster.sum(part)
-        else:
-            total = coop.block.sum(part, broadcast=True)
-        inv = 1.0 / total
-        for i in cutlass.range_constexpr(items):
-            xs[i] = xs[i] * inv
-        coop.block.store(y, xs, offset=offset, algorithm="striped")
-
-    @cute.jit
-    def host(x: cute.Tensor, y: cute.Tensor) -> None:
-        rows = cute.size(x) // n
-        kernel(x, y).launch(
-            grid=(rows * cluster, 1, 1),
-            block=(threads, 1, 1),
-            cluster=(cluster, 1, 1) if cutlass.const_expr(cluster > 1) else None,
-        )
-
-    return host
-
-
-def _narrow(n: int, threads: int, items: int, dtype: str, algorithm: str) -> Any:
-    """How a kernel of rows of ``dtype`` moves them: (units of a ThreadData, units per thread, a row's
-    units, the load/store algorithm, the items of a ThreadData of units). ``striped_words`` moves
-    2-byte rows as int32 words, striped, and reads the items through ``cute.recast_tensor``; any other
-    algorithm moves the items themselves."""
-    import cutlass
-    import cutlass.cute as cute
-    from cuda.coop.cutlass._backend import cutlass_type
-
     kind = cutlass_type(dtype)
-    if algorithm == "striped_words":
-        return cutlass.Int32, items // 2, n // 2, "striped", lambda t: cute.recast_tensor(t, kind)
-    return kind, items, n, algorithm, lambda t: t
-
-
-def _rmsnorm_narrow(n: int, cluster: int, threads: int, items: int, dtype: str, algorithm: str) -> Any:
-    """RMSNorm of rows of ``dtype`` moved with ``algorithm`` (or as words, ``striped_words``): x's
-    items converted to float32, the weight row moved the same way after the reduction, y converted
-    back."""
-    import cutlass
-    import cutlass.cute as cute
-    from cuda import coop
-    from cuda.coop.cutlass._backend import cutlass_type
-
-    kind = cutlass_type(dtype)
-    unit, per, row, move, view = _narrow(n, threads, items, dtype, algorithm)
+    unit, per, row, move, view = _moves(n, threads, items, dtype, algorithm)
     tile = threads * per  # in units
 
     @cute.kernel
@@ -178,6 +59,9 @@ def _rmsnorm_narrow(n: int, cluster: int, threads: int, items: int, dtype: str, 
         xu = coop.ThreadData(per, unit)
         coop.block.load(x, xu, offset=offset, algorithm=move)
         xs = view(xu)
+        wu = coop.ThreadData(per, unit)
+        if cutlass.const_expr(prefetch):
+            coop.block.load(w, wu, offset=rank * tile, algorithm=move)
         part = cutlass.Float32(0.0)
         for i in cutlass.range_constexpr(items):
             v = xs[i].to(cutlass.Float32)
@@ -187,8 +71,8 @@ def _rmsnorm_narrow(n: int, cluster: int, threads: int, items: int, dtype: str, 
         else:
             total = coop.block.sum(part, broadcast=True)
         scale = cute.math.rsqrt(total * (1.0 / n) + EPS)
-        wu = coop.ThreadData(per, unit)
-        coop.block.load(w, wu, offset=rank * tile, algorithm=move)
+        if cutlass.const_expr(not prefetch):
+            coop.block.load(w, wu, offset=rank * tile, algorithm=move)
         ws = view(wu)
         for i in cutlass.range_constexpr(items):
             xs[i] = (xs[i].to(cutlass.Float32) * scale * ws[i].to(cutlass.Float32)).to(kind)
@@ -206,17 +90,36 @@ def _rmsnorm_narrow(n: int, cluster: int, threads: int, items: int, dtype: str, 
     return host
 
 
-def _softmax_narrow(n: int, cluster: int, threads: int, items: int, dtype: str, algorithm: str) -> Any:
-    """Softmax of rows of ``dtype`` moved with ``algorithm`` (or as words, ``striped_words``): the
-    items converted to float32 once (the row stays in registers as float32), the result converted
-    back."""
+def _moves(n: int, threads: int, items: int, dtype: str, algorithm: str) -> Any:
+    """How a kernel of rows of ``dtype`` moves them: (units of a ThreadData, units per thread, a row's
+    units, the load/store algorithm, the items of a ThreadData of units). ``striped_words`` moves
+    2-byte rows as int32 words, striped, and reads the items through ``cute.recast_tensor``; any other
+    algorithm moves the items themselves."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda.coop.cutlass._backend import cutlass_type
+
+    kind = cutlass_type(dtype)
+    if algorithm == "striped_words":
+        return cutlass.Int32, items // 2, n // 2, "striped", lambda t: cute.recast_tensor(t, kind)
+    return kind, items, n, algorithm, lambda t: t
+
+
+def softmax(
+    n: int, cluster: int, threads: int, items: int, dtype: str = "float32", algorithm: str = "striped"
+) -> Any:
+    """y = exp(x - max) / sum(exp(x - max)) over rows of ``n`` of ``dtype``, moved with ``algorithm``
+    (or as words, ``striped_words``): the items converted to float32 once, the row kept in registers
+    (one pass over memory); the maximum and the sum are two block (or cluster) reductions; exp2 with
+    ``fastmath`` (``ex2.approx``), as quack-kernels; the result converted back."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
     from cuda.coop.cutlass._backend import cutlass_type
 
+    assert cluster * threads * items == n
     kind = cutlass_type(dtype)
-    unit, per, row, move, view = _narrow(n, threads, items, dtype, algorithm)
+    unit, per, row, move, view = _moves(n, threads, items, dtype, algorithm)
     tile = threads * per  # in units
     log2e = 1.4426950408889634
 
