@@ -215,74 +215,13 @@ __device__ __forceinline__ T row_reduce(T x, Op op, typename Reduce::TempStorage
   return total;
 }
 
-// Prefetch: the weights loaded into registers before the reduction (quack's order), else read as
-// each item is scaled.
-template <int N, int Cluster, int Threads, int Items, bool Prefetch = false>
-__global__ void __launch_bounds__(Threads) cub_rmsnorm(const float* x, const float* w, float* y)
-{
-  using Load = cub::BlockLoad<float, Threads, Items, cub::BLOCK_LOAD_STRIPED>;
-  using Store = cub::BlockStore<float, Threads, Items, cub::BLOCK_STORE_STRIPED>;
-  using Reduce = cub::BlockReduce<float, Threads>;
-  __shared__ typename Reduce::TempStorage ts;
-  __shared__ State<Cluster> state;
-  prologue(state);
-  const int rank = blockIdx.x % Cluster;
-  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
-  float xs[Items];
-  Load().Load(x + offset, xs);
-  float ws[Items];
-  if constexpr (Prefetch)
-  {
-    Load().Load(w + rank * (Threads * Items), ws);
-  }
-  float part = 0.0f;
-  for (int i = 0; i < Items; ++i) part += xs[i] * xs[i];
-  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
-  const float scale = rsqrtf(total * (1.0f / N) + EPS);
-  if constexpr (!Prefetch)
-  {
-    Load().Load(w + rank * (Threads * Items), ws);
-  }
-  for (int i = 0; i < Items; ++i) xs[i] = xs[i] * scale * ws[i];
-  Store().Store(y + offset, xs);
-}
-
-template <int N, int Cluster, int Threads, int Items>
-__global__ void __launch_bounds__(Threads) cub_softmax(const float* x, float* y)
-{
-  using Load = cub::BlockLoad<float, Threads, Items, cub::BLOCK_LOAD_STRIPED>;
-  using Store = cub::BlockStore<float, Threads, Items, cub::BLOCK_STORE_STRIPED>;
-  using Reduce = cub::BlockReduce<float, Threads>;
-  __shared__ typename Reduce::TempStorage ts;
-  __shared__ State<Cluster> state;
-  prologue(state);
-  const int rank = blockIdx.x % Cluster;
-  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
-  float xs[Items];
-  Load().Load(x + offset, xs);
-  float top = xs[0];
-  for (int i = 1; i < Items; ++i) top = ::cuda::std::max(top, xs[i]);
-  top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, state);
-  __syncthreads();
-  const float log2e = 1.4426950408889634f, shift = top * log2e;
-  float part = 0.0f;
-  for (int i = 0; i < Items; ++i)
-  {
-    xs[i] = exp2f(xs[i] * log2e - shift);
-    part += xs[i];
-  }
-  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
-  const float inv = 1.0f / total;
-  for (int i = 0; i < Items; ++i) xs[i] *= inv;
-  Store().Store(y + offset, xs);
-}
-
-// The kernels above for rows of T (float, __nv_bfloat16, __half) moved with any load and store
-// algorithm: items converted to float, the weight row loaded with the same algorithm after the
-// reduction, the result converted back (coop's converted kernels in _rows_cutlass.py).
+// RMSNorm and softmax of rows of T (float, __nv_bfloat16, __half) moved with any load and store
+// algorithm (coop's kernels in _rows_cutlass.py): items converted to float, the result converted
+// back; RMSNorm's weight row loaded with the same algorithm after the reduction, or before it
+// (Prefetch: quack's order).
 template <typename T, int N, int Cluster, int Threads, int Items, cub::BlockLoadAlgorithm LA,
-          cub::BlockStoreAlgorithm SA>
-__global__ void __launch_bounds__(Threads) cub_rmsnorm_t(const T* x, const T* w, T* y)
+          cub::BlockStoreAlgorithm SA, bool Prefetch = false>
+__global__ void __launch_bounds__(Threads) cub_rmsnorm(const T* x, const T* w, T* y)
 {
   using Load = cub::BlockLoad<T, Threads, Items, LA>;
   using Store = cub::BlockStore<T, Threads, Items, SA>;
@@ -294,6 +233,11 @@ __global__ void __launch_bounds__(Threads) cub_rmsnorm_t(const T* x, const T* w,
   const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
   T xs[Items];
   Load().Load(x + offset, xs);
+  T ws[Items];
+  if constexpr (Prefetch)
+  {
+    Load().Load(w + rank * (Threads * Items), ws);
+  }
   float part = 0.0f;
   for (int i = 0; i < Items; ++i)
   {
@@ -302,15 +246,17 @@ __global__ void __launch_bounds__(Threads) cub_rmsnorm_t(const T* x, const T* w,
   }
   const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
   const float scale = rsqrtf(total * (1.0f / N) + EPS);
-  T ws[Items];
-  Load().Load(w + rank * (Threads * Items), ws);
+  if constexpr (!Prefetch)
+  {
+    Load().Load(w + rank * (Threads * Items), ws);
+  }
   for (int i = 0; i < Items; ++i) xs[i] = T(float(xs[i]) * scale * float(ws[i]));
   Store().Store(y + offset, xs);
 }
 
 template <typename T, int N, int Cluster, int Threads, int Items, cub::BlockLoadAlgorithm LA,
           cub::BlockStoreAlgorithm SA>
-__global__ void __launch_bounds__(Threads) cub_softmax_t(const T* x, T* y)
+__global__ void __launch_bounds__(Threads) cub_softmax(const T* x, T* y)
 {
   using Load = cub::BlockLoad<T, Threads, Items, LA>;
   using Store = cub::BlockStore<T, Threads, Items, SA>;
@@ -751,11 +697,8 @@ def _cub_name(
     dtype: str = "float32",
     alg: str = "striped",
 ) -> str:
-    """The CUB C++ kernel of a design: float32 striped rows' own, else (RMSNorm, softmax) the one
-    templated on the element type and the load and store algorithms."""
-    if dtype != "float32" or alg != "striped":
-        algs = f"cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}"
-        return f"cub_{kernel}_t<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}>"
+    """The CUB C++ kernel of a design (RMSNorm and softmax: templated on the element type and the
+    load and store algorithms)."""
     extra = {
         "welford": ", true",
         "sumsq": ", false",
@@ -763,6 +706,9 @@ def _cub_name(
         "twice": ", false",
         "prefetch": ", true",
     }.get(variant, "")
+    if kernel in CONVERTED:
+        algs = f"cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}"
+        return f"cub_{kernel}<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}{extra}>"
     return f"cub_{kernel}<{n}, {c}, {t}, {i}{extra}>"
 
 

@@ -111,9 +111,10 @@ def _by_path(name: str, file: str) -> Any:
     return module
 
 
-def _name(design: str, n: int, c: int, t: int, i: int) -> str:
+def _name(rows: Any, design: str, n: int, c: int, t: int, i: int) -> str:
+    """The CUB C++ kernel of ``design`` (``registers``: rows.py's, the same kernel as coop's)."""
     if design == "registers":
-        return f"cub_rmsnorm<{n}, {c}, {t}, {i}>"
+        return rows._cub_name("rmsnorm", n, c, t, i)
     return f"cub_rmsnorm_staged<{n}, {c}, {t}, {i}, {'true' if design == 'staged_w' else 'false'}>"
 
 
@@ -139,9 +140,8 @@ def build(arch: str, lengths: list[int], load: bool = True) -> dict[tuple[Any, .
     options = ProgramOptions(
         arch=arch, std="c++17", include_path=incs, define_macro=macros, use_fast_math=True
     )
-    names = {
-        (d, n, c, t, i): _name(d, n, c, t, i) for n in lengths for c, t, i in CONFIGS[n] for d in DESIGNS
-    }
+    shapes = [(n, c, t, i) for n in lengths for c, t, i in CONFIGS[n]]
+    names = {(d, *shape): _name(rows, d, *shape) for shape in shapes for d in DESIGNS}
     module = Program(rows.CUB_SOURCE + STAGED_SOURCE, "c++", options).compile(
         "cubin", name_expressions=tuple(names.values())
     )
