@@ -43,10 +43,11 @@ def rmsnorm(
     import cutlass.cute as cute
     from cuda import coop
     from cuda.coop.cutlass._backend import cutlass_type
+    from cutlass.memory import SmemAllocator
 
     assert cluster * threads * items == n
     assert variant == "after" or (dtype, algorithm) == ("float32", "striped"), (variant, dtype, algorithm)
-    prefetch = variant == "prefetch"
+    prefetch, staged = variant == "prefetch", variant == "staged"
     kind = cutlass_type(dtype)
     unit, per, row, move, view = _moves(n, threads, items, dtype, algorithm)
     tile = threads * per  # in units
@@ -57,25 +58,34 @@ def rmsnorm(
         rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
         offset = (b // cluster) * row + rank * tile
         xu = coop.ThreadData(per, unit)
-        coop.block.load(x, xu, offset=offset, algorithm=move)
-        xs = view(xu)
         wu = coop.ThreadData(per, unit)
+        if cutlass.const_expr(staged):  # the weights into registers, the row part into shared memory
+            t, _, _ = cute.arch.thread_idx()
+            coop.block.load(w, wu, offset=rank * tile, algorithm=move)
+            row_part = SmemAllocator().allocate_tensor(unit, cute.make_layout(tile), byte_alignment=128)
+            coop.block.load_to_shared(x, row_part, tile, offset=offset)
+        else:
+            coop.block.load(x, xu, offset=offset, algorithm=move)
+        xs = view(xu)
         if cutlass.const_expr(prefetch):
             coop.block.load(w, wu, offset=rank * tile, algorithm=move)
         part = cutlass.Float32(0.0)
         for i in cutlass.range_constexpr(items):
-            v = xs[i].to(cutlass.Float32)
+            v = row_part[t + i * threads] if cutlass.const_expr(staged) else xs[i].to(cutlass.Float32)
             part += v * v
         if cutlass.const_expr(cluster > 1):
             total = coop.cluster.sum(part)
         else:
             total = coop.block.sum(part, broadcast=True)
         scale = cute.math.rsqrt(total * (1.0 / n) + EPS)
-        if cutlass.const_expr(not prefetch):
+        if cutlass.const_expr(not prefetch and not staged):
             coop.block.load(w, wu, offset=rank * tile, algorithm=move)
         ws = view(wu)
         for i in cutlass.range_constexpr(items):
-            xs[i] = (xs[i].to(cutlass.Float32) * scale * ws[i].to(cutlass.Float32)).to(kind)
+            if cutlass.const_expr(staged):  # read again from shared memory
+                xs[i] = row_part[t + i * threads] * scale * ws[i]
+            else:
+                xs[i] = (xs[i].to(cutlass.Float32) * scale * ws[i].to(cutlass.Float32)).to(kind)
         coop.block.store(y, xu, offset=offset, algorithm=move)
 
     @cute.jit

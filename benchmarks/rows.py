@@ -96,13 +96,16 @@ KERNELS = ("rmsnorm", "softmax", "layernorm", "cross_entropy", "argmax", "topk")
 _KERNEL_CONFIGS = {"cross_entropy": REDUCE_CONFIGS, "argmax": REDUCE_CONFIGS, "topk": TOPK_CONFIGS}
 #: Designs of one kernel measured side by side: the first is the default (its tag has no suffix).
 VARIANTS: dict[str, tuple[str, ...]] = {
-    "rmsnorm": ("after", "prefetch"),
+    "rmsnorm": ("after", "prefetch", "staged"),
     "layernorm": ("welford", "sumsq"),
     "cross_entropy": ("online", "twice"),
     # argmax at one tile a block: coop.block.argmax of the items with their indices, or the thread's
     # own loop then an argmax of scalars (CUB C++'s design, whatever the variant)
     "argmax": ("items", "loop"),
 }
+#: Variants whose CUB C++ design is measured elsewhere: RMSNorm ``staged`` in ``staged_rows.py``
+#: (``cub::detail::BlockLoadToShared``), not in this script's CUB_SOURCE.
+NO_CUB = ("staged",)
 #: Row bytes moved per element: read + written, or read only.
 _PASSES = {"cross_entropy": 1, "argmax": 1, "topk": 1}
 #: The kernels that also take 2-byte rows and other load/store algorithms (``--dtype``,
@@ -744,7 +747,7 @@ def _cub_kernels(
             if lengths and n not in lengths:
                 continue
             for v, a in _designs(k, dtype, algorithms):
-                if a != "striped_words":  # a CuTe what-if: no CUB C++ kernel
+                if a != "striped_words" and v not in NO_CUB:  # a CuTe what-if: no CUB C++ kernel
                     names[(k, n, c, t, i, v, a)] = _cub_name(k, n, c, t, i, v, dtype, a)
     if not names:
         return {}
@@ -763,20 +766,27 @@ def numba_rmsnorm(n: int, cluster: int, threads: int, items: int, variant: str =
 
     tile = threads * items
     inv_n, eps = np.float32(1.0 / n), np.float32(EPS)
-    prefetch = variant == "prefetch"
+    prefetch, staged = variant == "prefetch", variant == "staged"
 
     def kernel(x, w, y):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
+        t = cuda.threadIdx.x
         rank = b % cluster
         offset = (b // cluster) * n + rank * tile
         xs = coop.ThreadData(items, np.float32)
-        coop.block.load(x, xs, offset=offset, algorithm="striped")
         ws = coop.ThreadData(items, np.float32)
+        if staged:  # the weights into registers, then the row part into shared memory (one bulk copy)
+            coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
+            row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
+            coop.block.load_to_shared(x, row, tile, offset=offset)
+        else:
+            coop.block.load(x, xs, offset=offset, algorithm="striped")
         if prefetch:  # the weights into registers before the reduction (quack's order)
             coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
         part = np.float32(0.0)
         for i in range(items):
-            part += xs[i] * xs[i]
+            v = row[t + i * threads] if staged else xs[i]
+            part += v * v
         if cluster > 1:
             total = coop.cluster.sum(part)
         else:
@@ -784,10 +794,13 @@ def numba_rmsnorm(n: int, cluster: int, threads: int, items: int, variant: str =
         scale = libdevice.rsqrtf(total * inv_n + eps)
         # variant "after": the weights loaded after the reduction; before it (prefetch), their
         # registers may cost occupancy (2026-12-03: 3.1 instead of 3.9 TB/s at 65536, 4 x 512 x 32)
-        if not prefetch:
+        if not prefetch and not staged:
             coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
         for i in range(items):
-            xs[i] = xs[i] * scale * ws[i]
+            if staged:  # read again from shared memory: no row held in registers across the reduction
+                xs[i] = row[t + i * threads] * scale * ws[i]
+            else:
+                xs[i] = xs[i] * scale * ws[i]
         coop.block.store(y, xs, offset=offset, algorithm="striped")
 
     return kernel
@@ -1519,12 +1532,13 @@ def run(
                 for v, alg in _designs(kernel, dtype, algorithms):
                     tag = _tag(kernel, c, t, i, v, alg)
                     whos = ["numba"] if dtype == "float32" and alg == "striped" else []  # Numba: float32 rows
-                    whos += ["cute"] + (["cub"] if alg != "striped_words" else [])
+                    whos += ["cute"] + (["cub"] if alg != "striped_words" and v not in NO_CUB else [])
                     ins = tuple(inputs[p] for p, _, _ in _PARAMS[kernel] if p in _INPUTS)
                     ys = {who: _outputs(kernel, rows, n, dtype) for who in whos}
                     if "numba" in whos:
                         nb = numba_kernel(kernel, n, c, t, i, v)
-                        launch_nb = nb.configure(blocks, t, cluster=cl)
+                        shmem = 4 * t * i if v == "staged" else 0  # the row part in shared memory
+                        launch_nb = nb.configure(blocks, t, 0, shmem, cluster=cl)
                         fns[f"numba {tag}"] = lambda launch_nb=launch_nb, a=ins + ys["numba"]: launch_nb(*a)
                     held = ins + ys["cute"]
                     if alg == "striped_words":  # the rows as int32 words (a what-if, see the docstring)

@@ -35,6 +35,7 @@ from ._kinds import (
     Predicate,
     PrefixOp,
     Scratch,
+    SharedTile,
 )
 from ._operators import ASSOCIATIVE, PREDICATES
 from ._primitive import STATIC_SHARED_LIMIT, Call, Cub, Param, Primitive, Resolver, Result
@@ -260,6 +261,13 @@ _SRC = Param(
     "global-memory array to read (1-D, contiguous); for a tuple of items, a tuple of arrays, one per field.",
     keyword_only=False,
 )
+_SRC_ONE = Param(
+    "src",
+    GlobalArray(),
+    "npt.NDArray[Any]",
+    "global-memory array to read (1-D, contiguous).",
+    keyword_only=False,
+)
 _DST = Param(
     "dst",
     GlobalArray(write=True),
@@ -431,6 +439,53 @@ LOAD = Primitive(
     details=(
         "All threads of the block must call it. Thread ``t`` receives its items in the blocked "
         "arrangement (striped for ``algorithm='striped'``)."
+    ),
+)
+
+LOAD_TO_SHARED = Primitive(
+    scope="block",
+    name="load_to_shared",
+    cub=Cub("coop_block_load_to_shared", "cuda/ptx", ("T", *_BLOCK_DIMS)),
+    params=(
+        _SRC_ONE,
+        Param(
+            "dst",
+            SharedTile(),
+            "Any",
+            "the shared-memory array to fill (Numba: a ``cuda.shared.array``; CuTe: a tensor in smem), "
+            "1-D and contiguous, of the element type of ``src``.",
+            keyword_only=False,
+        ),
+        Param(
+            "num_items",
+            Count("num_items"),
+            "int",
+            "how many items to copy: ``src[offset : offset + num_items]`` into ``dst[0 : num_items]`` "
+            "(a runtime integer or a constant; at most ``dst``'s length).",
+            keyword_only=False,
+        ),
+        _OFFSET,
+        _TEMP,
+        _TPB,
+    ),
+    call=Call("Load", ("src", "dst", "num_items")),
+    summary="Copy a contiguous run of items from global into shared memory, the whole block at once "
+    "(one bulk copy on sm_90+).",
+    details=(
+        "All threads of the block must call it; when it returns, every thread of the block sees the "
+        "items in ``dst``, in their order in ``src``. On sm_90 and later, with ``src + offset``, "
+        "``dst`` and the run's bytes all multiples of 16 bytes, one thread issues one ``cp.async.bulk`` "
+        "copy of the whole run, which completes on an mbarrier that every thread waits on: the run "
+        "travels without registers, in one request to the memory system. Otherwise the block's "
+        "threads copy it item by item (striped) and meet at a block barrier. Loads the kernel issued "
+        "before the call (e.g. of another row into registers) stay in flight while the copy runs. "
+        "The items are then read from ``dst`` in any order, as often as needed: a row kernel reads "
+        "a row of memory once and keeps it in shared memory, not registers, across its reduction. "
+        "``dst`` must be in shared memory: CuTe refuses another tensor; Numba refuses a kernel "
+        "argument, and a call whose ``dst`` it cannot trace to a ``cuda.shared.array`` is checked "
+        "when it runs (a trap). More than 48 KB of shared memory needs a dynamic shared array "
+        "(Numba: ``cuda.shared.array(0, dtype)`` and the launch's ``sharedmem``; CuTe: "
+        "``cutlass.utils.SmemAllocator`` and the launch's ``smem``)."
     ),
 )
 
@@ -2474,6 +2529,7 @@ CATALOG: dict[str, Primitive] = {
     p.key: p
     for p in (
         LOAD,
+        LOAD_TO_SHARED,
         STORE,
         EXCHANGE,
         SUM,

@@ -334,6 +334,50 @@ class Payload(Kind):
         return Slot(name, shape, req.dtype, req.items_per_thread, copy=copy, packed=packed)
 
 
+@dataclass(frozen=True)
+class SharedTile(Payload):
+    """The payload of a copy into shared memory: a 1-D contiguous array in shared memory (Numba: a
+    ``cuda.shared.array``; CuTe: a tensor in smem) of one real scalar type, which defines the
+    request's element type. It reaches the C++ wrapper as a generic pointer to its first element."""
+
+    offset: str = ""  # no offset parameter: the copy starts at the array's first element
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
+        if arg.form is not Form.ARRAY:
+            raise CoopTypeError(
+                f"{r.q}: {name} must be an array in shared memory (Numba: cuda.shared.array; CuTe: a "
+                f"tensor in smem), got {arg.shown}"
+            )
+        if arg.problem:
+            raise CoopTypeError(f"{r.q}: {name} {arg.problem}")
+        self.check_memory(r, name, arg.memory, arg.shown)
+        if arg.stride != 1:
+            raise CoopValueError(f"{r.q}: {name} must be contiguous (unit stride), got {arg.shown}")
+        if arg.dtype not in REAL_DTYPES:
+            raise CoopTypeError(
+                f"{r.q}: {name} must hold items of one real scalar type ({', '.join(REAL_DTYPES)}), "
+                f"got {arg.dtype or arg.dtype_shown or arg.shown}"
+            )
+        if not arg.writable:
+            raise CoopTypeError(f"{r.q}: {name} is read-only ({arg.shown})")
+        r.set_payload(arg.dtype, 1, scalar=False)
+
+    def check_memory(self, r: Resolver, name: str, memory: str, shown: str = "") -> None:
+        """Refuse an array known to be elsewhere than shared memory (``"global"``: a kernel argument;
+        ``"local"``: thread-private)."""
+        if memory in ("global", "local"):
+            where = f"in global memory ({shown})"
+            if memory == "local":
+                where = "thread-private (cuda.local.array)"
+            raise CoopTypeError(
+                f"{r.q}: {name} is {where}; it must be an array in shared memory (Numba: "
+                "cuda.shared.array, dynamic for more than 48 KB; CuTe: a tensor in smem)"
+            )
+
+    def slot(self, req: Request, name: str) -> Slot:
+        return Slot(name, Shape.ARRAY, req.dtype)
+
+
 #: The element type of an index paired with an item (``argmax``, ``argmin``).
 INDEX_DTYPE = "int32"
 

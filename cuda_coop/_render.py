@@ -321,6 +321,100 @@ private:
 """
 
 
+_LOAD_TO_SHARED = """
+#include <cub/util_ptx.cuh>
+#include <cub/util_type.cuh>
+#include <cuda/ptx>
+#include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
+
+// coop.block.load_to_shared: a contiguous run of items from global into shared memory. On sm_90+, with
+// the source, the destination and the bytes all multiples of 16, thread 0 arms an mbarrier in the
+// call's scratch with the run's bytes and issues one cp.async.bulk of the whole run, which completes
+// that mbarrier; every thread waits on it (the bytes are then visible to it). The mbarrier lives only
+// for the call: armed after a block barrier, invalidated after another, so that the scratch can serve
+// the kernel's next call. Otherwise the block copies the run striped and meets at a block barrier.
+template <typename T, int BLOCK_DIM_X, int BLOCK_DIM_Y, int BLOCK_DIM_Z>
+class coop_block_load_to_shared
+{
+  static constexpr int block_threads = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+  struct storage_t
+  {
+    ::cuda::std::uint64_t full;
+  };
+
+public:
+  struct TempStorage : cub::Uninitialized<storage_t>
+  {};
+
+  __device__ __forceinline__ explicit coop_block_load_to_shared(TempStorage& storage)
+      : storage(storage.Alias())
+  {}
+
+  __device__ __forceinline__ void Load(const T* src, T* dst, int num_items)
+  {
+    if (!__isShared(dst))
+    {
+      __trap(); // coop.block.load_to_shared: dst is not in shared memory
+    }
+    const int tid = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
+    const unsigned bytes = num_items > 0 ? unsigned(num_items) * unsigned(sizeof(T)) : 0u;
+    using address = ::cuda::std::uintptr_t;
+    const address where = reinterpret_cast<address>(src) | reinterpret_cast<address>(dst);
+    const bool aligned = ((where | bytes) % 16) == 0;
+    // an mbarrier phase counts at most 2^20 - 1 bytes
+    if (aligned && bytes > 0 && bytes < (1u << 20))
+    {
+      NV_IF_TARGET(NV_PROVIDES_SM_90, (bulk(src, dst, bytes, tid); return;));
+    }
+    for (int i = tid; i < num_items; i += block_threads)
+    {
+      dst[i] = src[i];
+    }
+    __syncthreads();
+  }
+
+private:
+  storage_t& storage;
+
+  __device__ __forceinline__ void bulk(const T* src, T* dst, unsigned bytes, int tid)
+  {
+    ::cuda::std::uint64_t* full = &storage.full;
+    if (tid == 0)
+    {
+      ::cuda::ptx::mbarrier_init(full, 1);
+    }
+    __syncthreads();
+    if (tid == 0)
+    {
+      ::cuda::ptx::mbarrier_arrive_expect_tx(
+        ::cuda::ptx::sem_release, ::cuda::ptx::scope_cta, ::cuda::ptx::space_shared, full, bytes);
+      using to = ::cuda::std::conditional_t<__cccl_ptx_isa >= 860, ::cuda::ptx::space_shared_t,
+                                            ::cuda::ptx::space_cluster_t>;
+      ::cuda::ptx::cp_async_bulk(
+        to{},
+        ::cuda::ptx::space_global,
+        static_cast<void*>(dst),
+        static_cast<const void*>(src),
+        bytes,
+        full);
+    }
+    while (!::cuda::ptx::mbarrier_try_wait_parity(full, 0u))
+    {
+    }
+    __syncthreads(); // every thread is done waiting: the mbarrier can go
+    if (tid == 0)
+    {
+      ::cuda::ptx::mbarrier_inval(full);
+    }
+  }
+};
+"""
+
+#: coop's own class templates (not CUB's), written into a bundle that uses them, by class name.
+_COOP_CLASSES = {"coop_block_load_to_shared": _LOAD_TO_SHARED}
+
+
 @dataclass(frozen=True)
 class RenderedBundle:
     """A translation unit and the name expressions whose lowered names carry its probes."""
@@ -998,6 +1092,8 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     clusters = [r for r in requests if _row(r).scope == "cluster"]
     if clusters:
         parts.append(_CLUSTER_PREAMBLE)
+    classes = dict.fromkeys(_row(r).cub_class(r).cls for r in requests)
+    parts += [_COOP_CLASSES[c] for c in classes if c in _COOP_CLASSES]
     parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
     parts += _cluster_states(clusters)
     probes: dict[str, str] = {}

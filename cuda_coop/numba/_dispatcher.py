@@ -14,21 +14,24 @@ from cuda.coop._streams import stream_handle
 
 from . import _numba_hooks
 from ._launch import (
+    DEFAULT_DYNAMIC_SHARED,
     BoundPlan,
     LaunchCache,
     Plan,
     PreparedLaunch,
+    allow_dynamic_shared,
     arg_names,
     check_prepare_args,
     cluster_of,
     current_context,
+    current_device,
     dim3,
     numba_stream,
     shared_bytes,
     try_plan,
 )
 from ._marshal import Unsupported, read_args
-from ._numba_hooks import fast_path_blocker, resolve_kernel
+from ._numba_hooks import fast_path_blocker, kernel_function, resolve_kernel
 from ._options import check_jit_options, link_options, with_launch_bounds
 from ._prescan import prescan
 
@@ -301,6 +304,10 @@ class _Launch:
             if self._numba_launch is None:
                 stream = numba_stream(self._stream_arg, int(self._stream))
                 self._numba_launch = disp[self._grid, self._dims, stream, self._shmem]
+            if self._shmem > DEFAULT_DYNAMIC_SHARED:  # opt the kernel in first: Numba's launch does not
+                what = kernel.__name__
+                compiled = resolve_kernel(disp, args, compile=True, what=what)
+                allow_dynamic_shared(kernel_function(compiled), current_device(), self._shmem, what)
             self._numba_launch(*args)
         if key is not None and key[1]:  # a context was current before the launch
             cache.plans()[key] = try_plan(disp, args, key[2], kernel.__name__)

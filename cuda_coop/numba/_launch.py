@@ -96,6 +96,36 @@ def shared_bytes(value: Any, *, what: str) -> int:
     return n
 
 
+#: Dynamic shared memory any kernel may take without opting in (bytes).
+DEFAULT_DYNAMIC_SHARED = 48 * 1024
+
+
+def set_function_attribute(function: Any, device: int, name: str, value: int) -> Any:
+    """Set ``CU_FUNC_ATTRIBUTE_<name>`` of a kernel's driver handle (a ``CUfunction``, or a library
+    ``CUkernel`` as numba-cuda loads them, for ``device``); returns the driver's error (0: none)."""
+    from cuda.bindings import driver
+
+    attr = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
+    (err,) = driver.cuFuncSetAttribute(function, attr, value)
+    if err == driver.CUresult.CUDA_ERROR_INVALID_HANDLE:  # the handle is a library CUkernel
+        handle = driver.CUkernel(int(function))
+        (err,) = driver.cuKernelSetAttribute(attr, value, handle, driver.CUdevice(device))
+    return err
+
+
+def allow_dynamic_shared(function: Any, device: int, shmem: int, what: str) -> None:
+    """Opt a kernel in to ``shmem`` bytes of dynamic shared memory, above the 48 KB that any kernel
+    may take (``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES``; numba-cuda's launch does not);
+    CoopLaunchConfigError when the GPU has less for a block (with the kernel's static shared memory)."""
+    err = set_function_attribute(function, device, "MAX_DYNAMIC_SHARED_SIZE_BYTES", shmem)
+    if err:
+        raise CoopLaunchConfigError(
+            f"{what}: {shmem} bytes of dynamic shared memory are more than this GPU gives a block of this "
+            f"kernel ({getattr(err, 'name', err)}); ask for less (H100/H200: at most 227 KB, static and "
+            "dynamic together)"
+        )
+
+
 def cluster_of(grid: tuple[int, int, int], cluster: Any, *, what: str) -> tuple[int, int, int] | None:
     """A launch's thread-block cluster, normalised (None: none); CoopLaunchConfigError unless the
     grid is a multiple of it in each dimension."""
@@ -195,21 +225,16 @@ class Plan:
         self.function = kernel_function(kernel)
         self.device = current_device()
         self.context = current_context()
+        self.shared_allowed = DEFAULT_DYNAMIC_SHARED  # dynamic shared memory its launches may take
         if cluster is not None:
             if kernel.cooperative:
                 raise CoopValueError(
                     f"{what}: a cooperative (grid-synchronising) kernel cannot be launched with a cluster"
                 )
             if cluster[0] * cluster[1] * cluster[2] > PORTABLE_CLUSTER_BLOCKS:  # the GPU must allow it
-                attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-                (err,) = driver.cuFuncSetAttribute(self.function, attr, 1)
-                if err == driver.CUresult.CUDA_ERROR_INVALID_HANDLE:  # the handle is a library CUkernel
-                    kernel_attr = (
-                        driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-                    )
-                    (err,) = driver.cuKernelSetAttribute(
-                        kernel_attr, 1, driver.CUkernel(int(self.function)), driver.CUdevice(self.device)
-                    )
+                err = set_function_attribute(
+                    self.function, self.device, "NON_PORTABLE_CLUSTER_SIZE_ALLOWED", 1
+                )
                 if err:
                     raise CoopLaunchConfigError(
                         f"{what}: this GPU does not allow a cluster of {cluster} "
@@ -225,6 +250,13 @@ class Plan:
             self.driver_launch = launch_coop
         else:
             self.driver_launch = driver.cuLaunchKernel
+
+    def allow_shared(self, shmem: int) -> None:
+        """Let the kernel's launches take ``shmem`` bytes of dynamic shared memory (see
+        :func:`allow_dynamic_shared`)."""
+        if shmem > self.shared_allowed:
+            allow_dynamic_shared(self.function, self.device, shmem, self.what)
+            self.shared_allowed = shmem
 
     def reject(self, keys: Sequence[Key]) -> str | None:
         """Why arguments with ``keys`` cannot take this plan (None: they can)."""
@@ -253,6 +285,8 @@ class BoundPlan:
         self, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int, stream: Any, values: Any
     ) -> None:
         """Pack ``values`` (the flat parameters) and launch on ``stream`` (a ``CUstream``)."""
+        if shmem > DEFAULT_DYNAMIC_SHARED:
+            self.plan.allow_shared(shmem)
         self.pack_into(self.buffer, 0, *values)
         (err,) = self.launch_fn(
             self.function,
@@ -401,6 +435,8 @@ class PreparedLaunch:
 
         self._plan, self._names = plan, list(names)
         self.grid, self.block, self.shared_mem, self.stream = grid, block, shared_mem, stream
+        if shared_mem > DEFAULT_DYNAMIC_SHARED:
+            plan.allow_shared(shared_mem)
         self.device = plan.device
         self._params = Params(plan.layout.slots)
         self._nargs = len(plan.layout.specs)

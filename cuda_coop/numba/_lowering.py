@@ -314,12 +314,13 @@ def _lower(key: PlanKey) -> Any:
             offset = None
             if slot.shape is Shape.ARRAY:
                 offset_name = prim.param(slot.name).kind.offset  # type: ignore[union-attr]
-                off_ty, off = tys[offset_name], vals[offset_name]
-                offset = (
-                    context.get_constant(types.intp, off_ty.value)
-                    if isinstance(off_ty, types.Omitted)
-                    else context.cast(builder, off, off_ty, types.intp)
-                )
+                off_ty, off = tys.get(offset_name), vals.get(offset_name)  # "": no offset parameter
+                if off_ty is None:
+                    offset = context.get_constant(types.intp, 0)
+                elif isinstance(off_ty, types.Omitted):
+                    offset = context.get_constant(types.intp, off_ty.value)
+                else:
+                    offset = context.cast(builder, off, off_ty, types.intp)
             if slot.fields:  # a struct: one pointer per field, as the kernel holds them
                 values[slot.name] = _field_pointers(context, builder, slot, ty, val, storages, values, offset)
                 types_.extend([_I8P] * len(slot.fields))

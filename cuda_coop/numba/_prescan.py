@@ -8,8 +8,9 @@ before Numba types it.
   accept. ``@cuda.jit(device=True)`` functions need no tag (Numba types them itself).
 * **Memory spaces Numba's types do not carry.** A ``cuda.local.array`` has the same Numba type as
   a global array; where the kernel makes one and passes it as an array or counters argument, the
-  parameter's kind refuses it (``check_memory``). An array that reaches the call otherwise (through
-  a device function's argument) is not seen.
+  parameter's kind refuses it (``check_memory``); likewise a kernel argument (global memory) passed
+  where shared memory is needed. An array that reaches the call otherwise (through a device
+  function's argument) is not seen.
 * **Constants Numba does not show to typing.** Numba has no literal type for floats and cannot
   type integers beyond 64 bits, so ``oob_default=1.5`` into int32 items, ``initial_value=1e10``
   into float16 ones or ``valid_items=2**64`` would reach the typing template as a runtime
@@ -137,6 +138,16 @@ def _is_local_array(func_ir: Any, var: Any) -> bool:
     )
 
 
+def _is_kernel_argument(func_ir: Any, var: Any) -> bool:
+    """``var`` is one of the kernel's arguments (an array of them is in global memory)."""
+    from numba.cuda.core import ir
+
+    try:
+        return isinstance(func_ir.get_definition(var), ir.Arg)
+    except Exception:
+        return False
+
+
 def check_constants(py_func: Any) -> None:
     """Check the constants of coop calls in ``py_func``'s body that typing cannot see (floats for
     values of the element type, integers beyond 64 bits), with their parameters' kinds."""
@@ -165,6 +176,8 @@ def check_constants(py_func: Any) -> None:
                 kind = prim.param(name).kind
                 if _is_local_array(func_ir, var):
                     kind.check_memory(r, name, "local")
+                elif _is_kernel_argument(func_ir, var):
+                    kind.check_memory(r, name, "global")
                 value = _python_value(func_ir, var)
                 if value is not ...:
                     kind.check_constant(r, name, value)
