@@ -465,19 +465,23 @@ LOAD_TO_SHARED = Primitive(
             keyword_only=False,
         ),
         _OFFSET,
-        _TEMP,
         _TPB,
     ),
     call=Call("Load", ("src", "dst", "num_items")),
+    scratch=False,
     summary="Copy a contiguous run of items from global into shared memory, the whole block at once "
     "(one bulk copy on sm_90+).",
     details=(
         "All threads of the block must call it; when it returns, every thread of the block sees the "
         "items in ``dst``, in their order in ``src``. On sm_90 and later, with ``src + offset``, "
         "``dst`` and the run's bytes all multiples of 16 bytes, one thread issues one ``cp.async.bulk`` "
-        "copy of the whole run, which completes on an mbarrier that every thread waits on: the run "
-        "travels without registers, in one request to the memory system. Otherwise the block's "
-        "threads copy it item by item (striped) and meet at a block barrier. Loads the kernel issued "
+        "copy of the whole run, which completes on the kernel's mbarrier that every thread waits on: "
+        "the run travels without registers, in one request to the memory system. Otherwise the "
+        "block's threads copy it item by item (striped) and meet on the same mbarrier (before sm_90: "
+        "at a block barrier). No block barrier runs per call: the copy may start as soon as one thread "
+        "reaches the call, so when it overwrites a ``dst`` that threads read before, put a block "
+        "barrier between those reads and the call (as before any shared-memory write that other "
+        "threads read). The kernel arms its mbarrier once, at its start. Loads the kernel issued "
         "before the call (e.g. of another row into registers) stay in flight while the copy runs. "
         "The items are then read from ``dst`` in any order, as often as needed: a row kernel reads "
         "a row of memory once and keeps it in shared memory, not registers, across its reduction. "

@@ -323,34 +323,51 @@ private:
 
 _LOAD_TO_SHARED = """
 #include <cub/util_ptx.cuh>
-#include <cub/util_type.cuh>
 #include <cuda/ptx>
 #include <cuda/std/cstdint>
 #include <cuda/std/type_traits>
 
-// coop.block.load_to_shared: a contiguous run of items from global into shared memory. On sm_90+, with
-// the source, the destination and the bytes all multiples of 16, thread 0 arms an mbarrier in the
-// call's scratch with the run's bytes and issues one cp.async.bulk of the whole run, which completes
-// that mbarrier; every thread waits on it (the bytes are then visible to it). The mbarrier lives only
-// for the call: armed after a block barrier, invalidated after another, so that the scratch can serve
-// the kernel's next call. Otherwise the block copies the run striped and meets at a block barrier.
+// coop.block.load_to_shared: a contiguous run of items from global into shared memory. The kernel's
+// one mbarrier (its prologue, coop_stage_begin_<threads>, arms it for all the block's threads once)
+// completes each call: every thread arrives (thread 0 also expecting the run's bytes) and waits on the
+// phase its arrival returned. On sm_90+, with the source, the destination and the bytes multiples of
+// 16, thread 0 issues one cp.async.bulk of the whole run, whose bytes complete the phase; otherwise
+// the threads copy the run striped and their arrivals (release) and waits (acquire) publish it. No
+// block barrier per call: a phase completes only when every thread has arrived, so a thread that runs
+// ahead to the next call cannot complete it before the slow ones are done with this one.
+__device__ __forceinline__ ::cuda::std::uint64_t* coop_stage_full()
+{
+  __shared__ ::cuda::std::uint64_t full;
+  return &full;
+}
+
+// The kernel's prologue (every thread, at the kernel's entry, or at a device helper's when the calls
+// are in one: then the first barrier waits until the block's threads are done with the calls before).
+// Thread 0 arms the mbarrier predicated rather than branched on (see coop_cluster_state::begin).
+template <int THREADS>
+__device__ __forceinline__ void coop_stage_begin()
+{
+  NV_IF_TARGET(
+    NV_PROVIDES_SM_90,
+    (__syncthreads(); const unsigned first = threadIdx.x + threadIdx.y + threadIdx.z == 0;
+     asm volatile("{\\n\\t.reg .pred p;\\n\\t"
+                  "setp.ne.u32 p, %0, 0;\\n\\t"
+                  "@p mbarrier.init.shared::cta.b64 [%1], %2;\\n\\t"
+                  "}"
+                  :
+                  : "r"(first),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(coop_stage_full()))),
+                    "r"(THREADS)
+                  : "memory");
+     __syncthreads();));
+}
+
 template <typename T, int BLOCK_DIM_X, int BLOCK_DIM_Y, int BLOCK_DIM_Z>
 class coop_block_load_to_shared
 {
   static constexpr int block_threads = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
-  struct storage_t
-  {
-    ::cuda::std::uint64_t full;
-  };
 
 public:
-  struct TempStorage : cub::Uninitialized<storage_t>
-  {};
-
-  __device__ __forceinline__ explicit coop_block_load_to_shared(TempStorage& storage)
-      : storage(storage.Alias())
-  {}
-
   __device__ __forceinline__ void Load(const T* src, T* dst, int num_items)
   {
     if (!__isShared(dst))
@@ -361,54 +378,40 @@ public:
     const unsigned bytes = num_items > 0 ? unsigned(num_items) * unsigned(sizeof(T)) : 0u;
     using address = ::cuda::std::uintptr_t;
     const address where = reinterpret_cast<address>(src) | reinterpret_cast<address>(dst);
-    const bool aligned = ((where | bytes) % 16) == 0;
     // an mbarrier phase counts at most 2^20 - 1 bytes
-    if (aligned && bytes > 0 && bytes < (1u << 20))
-    {
-      NV_IF_TARGET(NV_PROVIDES_SM_90, (bulk(src, dst, bytes, tid); return;));
-    }
+    const bool bulk = ((where | bytes) % 16) == 0 && bytes > 0 && bytes < (1u << 20);
+    NV_IF_ELSE_TARGET(
+      NV_PROVIDES_SM_90,
+      (::cuda::std::uint64_t* full = coop_stage_full(); ::cuda::std::uint64_t phase;
+       if (bulk && tid == 0) {
+         phase = ::cuda::ptx::mbarrier_arrive_expect_tx(
+           ::cuda::ptx::sem_release, ::cuda::ptx::scope_cta, ::cuda::ptx::space_shared, full, bytes);
+         using to = ::cuda::std::conditional_t<__cccl_ptx_isa >= 860, ::cuda::ptx::space_shared_t,
+                                               ::cuda::ptx::space_cluster_t>;
+         void* into = dst;
+         const void* from = src;
+         ::cuda::ptx::cp_async_bulk(to{}, ::cuda::ptx::space_global, into, from, bytes, full);
+       } else {
+         if (!bulk)
+         {
+           copy(src, dst, num_items, tid);
+         }
+         phase = ::cuda::ptx::mbarrier_arrive(full);
+       } while (!::cuda::ptx::mbarrier_try_wait(full, phase)){}),
+      (copy(src, dst, num_items, tid); __syncthreads();));
+  }
+
+private:
+  static __device__ __forceinline__ void copy(const T* src, T* dst, int num_items, int tid)
+  {
     for (int i = tid; i < num_items; i += block_threads)
     {
       dst[i] = src[i];
     }
-    __syncthreads();
-  }
-
-private:
-  storage_t& storage;
-
-  __device__ __forceinline__ void bulk(const T* src, T* dst, unsigned bytes, int tid)
-  {
-    ::cuda::std::uint64_t* full = &storage.full;
-    if (tid == 0)
-    {
-      ::cuda::ptx::mbarrier_init(full, 1);
-    }
-    __syncthreads();
-    if (tid == 0)
-    {
-      ::cuda::ptx::mbarrier_arrive_expect_tx(
-        ::cuda::ptx::sem_release, ::cuda::ptx::scope_cta, ::cuda::ptx::space_shared, full, bytes);
-      using to = ::cuda::std::conditional_t<__cccl_ptx_isa >= 860, ::cuda::ptx::space_shared_t,
-                                            ::cuda::ptx::space_cluster_t>;
-      ::cuda::ptx::cp_async_bulk(
-        to{},
-        ::cuda::ptx::space_global,
-        static_cast<void*>(dst),
-        static_cast<const void*>(src),
-        bytes,
-        full);
-    }
-    while (!::cuda::ptx::mbarrier_try_wait_parity(full, 0u))
-    {
-    }
-    __syncthreads(); // every thread is done waiting: the mbarrier can go
-    if (tid == 0)
-    {
-      ::cuda::ptx::mbarrier_inval(full);
-    }
   }
 };
+
+// One prologue per block size: every kernel of a bundle has its own instance of the mbarrier.
 """
 
 #: coop's own class templates (not CUB's), written into a bundle that uses them, by class name.
@@ -427,7 +430,16 @@ def kernel_prologue(req: Request) -> str | None:
     """The bundle function a backend calls once at the entry of the kernel (or device function) that
     makes the call ``req``, before any of its code, or None: the cluster rows' state (mbarriers armed
     and published by one cluster barrier)."""
-    return f"coop_cluster_begin_{req.scratch_group}" if _row(req).scope == "cluster" else None
+    if _row(req).scope == "cluster":
+        return f"coop_cluster_begin_{req.scratch_group}"
+    if _row(req).cub_class(req).cls == "coop_block_load_to_shared":
+        return _stage_begin(req)
+    return None
+
+
+def _stage_begin(req: Request) -> str:
+    """The prologue of a kernel (of its block size) that calls ``coop.block.load_to_shared``."""
+    return f"coop_stage_begin_{math.prod(req.block_dims)}"
 
 
 def _cluster_state(group: int) -> str:
@@ -1094,6 +1106,12 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
         parts.append(_CLUSTER_PREAMBLE)
     classes = dict.fromkeys(_row(r).cub_class(r).cls for r in requests)
     parts += [_COOP_CLASSES[c] for c in classes if c in _COOP_CLASSES]
+    staged = [r for r in requests if _row(r).cub_class(r).cls == "coop_block_load_to_shared"]
+    stages = sorted({_stage_begin(r) for r in staged})
+    parts += [
+        f'extern "C" __device__ void {name}()\n{{\n  coop_stage_begin<{name.rsplit("_", 1)[1]}>();\n}}\n'
+        for name in stages
+    ]
     parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
     parts += _cluster_states(clusters)
     probes: dict[str, str] = {}

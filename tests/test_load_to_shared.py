@@ -12,7 +12,7 @@ from cuda import coop
 from cuda.coop._catalog import CATALOG
 from cuda.coop._kinds import Arg, Form
 from cuda.coop._primitive import Launch
-from cuda.coop._render import render_bundle
+from cuda.coop._render import kernel_prologue, render_bundle
 
 from . import _staged_kernels as sk
 
@@ -36,7 +36,10 @@ def test_catalog_row_and_bundle() -> None:
     source = render_bundle([plan.request], ()).source  # type: ignore[attr-defined]
     assert "class coop_block_load_to_shared" in source
     assert "coop_block_load_to_shared<float, 128, 1, 1>" in source
-    assert "cp_async_bulk" in source and "mbarrier_inval" in source
+    assert "cp_async_bulk" in source and "mbarrier_try_wait" in source
+    # the kernel's mbarrier is armed once, by its prologue (per block size), not per call
+    assert kernel_prologue(plan.request) == "coop_stage_begin_128"  # type: ignore[attr-defined]
+    assert 'extern "C" __device__ void coop_stage_begin_128()' in source
 
 
 def _whole_words(case: sk.Case) -> bool:
@@ -52,6 +55,8 @@ def test_numba_aot(case: sk.Case) -> None:
     assert (report.calls, report.local_loads, report.local_stores) == (0, 0, 0)
     # the run's length is a constant: a run whose bytes are not a multiple of 16 has no bulk copy
     assert _bulk_copies(report.sass) == (2 if _whole_words(case) else 0)
+    # two block barriers in the prologue (arming the kernel's mbarrier), the kernel's own: none per call
+    assert report.sass.count("BAR.SYNC") == 3
 
 
 def _cute_type(dtype: str):  # type: ignore[no-untyped-def]
@@ -69,6 +74,8 @@ def test_cutlass_aot(case: sk.Case) -> None:
     report = cutlass_coop.compile(sk.cute_host(case), *fakes).inspect()
     assert (report.calls, report.local_loads, report.local_stores) == (0, 0, 0)
     assert _bulk_copies(report.sass) == (2 if _whole_words(case) else 0)
+    # two block barriers in the prologue (arming the kernel's mbarrier), the kernel's own: none per call
+    assert report.sass.count("BAR.SYNC") == 3
 
 
 def test_numba_errors() -> None:
@@ -114,3 +121,14 @@ def test_cutlass_errors() -> None:
         cutlass_coop.compile(global_dst, *fakes)
     with pytest.raises(coop.CoopTypeError, match=r"src must be in global memory"):
         cutlass_coop.compile(shared_src, *fakes)
+
+
+def test_numba_aot_before_sm90() -> None:
+    """Before sm_90 (no bulk copy, no mbarrier wait): the striped copy and a block barrier a call."""
+    numba_coop = pytest.importorskip("cuda.coop.numba")
+    case = _CASES[0]
+    sig = f"void({case.dtype}[::1], {case.dtype}[::1])"
+    report = numba_coop.compile(sk.numba_kernel(case), sig, block=case.block, arch="sm_80").inspect()
+    assert (report.calls, report.local_loads, report.local_stores) == (0, 0, 0)
+    assert _bulk_copies(report.sass) == 0 and "SYNCS" not in report.sass
+    assert report.sass.count("BAR.SYNC") == 3  # one after each call, and the kernel's own
