@@ -6,7 +6,8 @@ with the kernel's CUB bundle by full LTO.
    The trace records the kernel's requests (block dims from CuTe's launch facts).
 2. The bundle: one translation unit, one NVRTC call (shared pipeline and disk cache).
 3. libNVVM turns the kernel IR into LTO-IR; nvJitLink links it with the bundle: one cubin with the
-   wrappers inlined.
+   wrappers inlined. Both see each kernel under a name without "cutlass" (ptxas allocates such
+   kernels' registers differently; see ``_lto``); the cubin gets the kernel's own name back.
 4. Trace and compile again normally (ptxas accepting the unresolved externs); a post-compile hook
    swaps the device binary for the linked cubin. Names and parameters agree: same traced module.
 ``cute.compile`` never serves these compiles from its JIT cache (it always compiles).
@@ -204,7 +205,7 @@ def _compile(
     kernel_ltoir = _lto.kernel_ltoir(llvm_ir, kernels, arch, plan.nvvm)
     timings["libnvvm"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    cubin = _lto.link(kernel_ltoir, bundle.ltoir, arch, plan.link)
+    cubin = _lto.link(kernel_ltoir, bundle.ltoir, arch, plan.link, kernels=kernels)
     timings["nvjitlink"] = time.perf_counter() - t0
 
     swapped: list[bool] = []
@@ -226,7 +227,7 @@ def _compile(
     if second.requests != first.requests:
         raise CoopBackendError("the two traces of the kernel made different coop requests")
     if plan.dumps:
-        ptx = functools.partial(_lto.link, kernel_ltoir, bundle.ltoir, arch, plan.link, "ptx")
+        ptx = functools.partial(_lto.link, kernel_ltoir, bundle.ltoir, arch, plan.link, "ptx", kernels)
         _cute_hooks.set_artifacts(compiled, _options.write_dumps(plan, dsl, compiled, cubin, ptx))
     symbols = tuple(r.symbol for r in first.requests)
     specs = _args.specs_for(compiled, args, kwargs)

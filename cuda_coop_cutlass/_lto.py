@@ -19,16 +19,44 @@ _NVVM_VERSION = "!nvvmir.version = !{!90000}\n!90000 = !{i32 2, i32 0, i32 3, i3
 # is the same number.
 _REQNTID, _MAXNTID = '"nvvm.reqntid"=', '"nvvm.maxntid"='
 
+# ptxas allocates registers differently for a kernel whose name contains "cutlass" (case-sensitive),
+# and CuTe names every kernel `kernel_cutlass_<function>_...`. Same PTX, only the name changed
+# (sm_90a, ptxas 13.5): the row cumsum (BlockLoad warp_transpose, BlockScan with a prefix callback,
+# BlockStore, 16 tiles in a loop) takes 81 registers at 512 x 8 named so, 64 named otherwise -- one
+# block per SM instead of two -- and 73 / 56 at 256 x 8 (three blocks instead of four); it ran at
+# 0.69x / 0.90x of the same kernel from Numba and from CUB C++, whose names do not have the word. So
+# libNVVM, nvJitLink and ptxas see each kernel under its link name (the word respelled, same length)
+# and the linked code gets the kernel's own name back, byte for byte, before anyone loads it.
+_PTXAS_WORD, _LINK_WORD = "cutlass", "cvtlass"
+
+
+def link_names(kernels: Sequence[str]) -> dict[str, str]:
+    """The name each kernel is compiled and linked under (see ``_PTXAS_WORD``), by its own name."""
+    return {k: k.replace(_PTXAS_WORD, _LINK_WORD) for k in kernels if _PTXAS_WORD in k}
+
+
+def _renamed(text: str, names: dict[str, str]) -> str:
+    for old, new in names.items():
+        if new in text:
+            raise CoopCompileError(
+                f"cannot link kernel {old!r} under the name {new!r}: the CuTe module already has it"
+            )
+        text = text.replace(old, new)
+    return text
+
 
 def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str, options: Sequence[str] = ()) -> bytes:
     """libNVVM (``-nvvm-latest -gen-lto``) of CuTe's device LLVM IR; the kernels are kept alive
-    through ``@llvm.used`` (LTO would otherwise drop them) and declare their block size as an upper
-    bound, as CUB's kernels do (see ``_REQNTID``). ``options`` are further libNVVM options."""
+    through ``@llvm.used`` (LTO would otherwise drop them), declare their block size as an upper
+    bound, as CUB's kernels do (see ``_REQNTID``), and are named by :func:`link_names` (see
+    ``_PTXAS_WORD``; :func:`link` gives them their names back). ``options`` are further libNVVM
+    options."""
     from cuda.bindings import nvvm
 
-    used = ", ".join(f"ptr @{k}" for k in kernels)
+    names = link_names(kernels)
+    used = ", ".join(f"ptr @{names.get(k, k)}" for k in kernels)
     text = (
-        llvm_ir.replace(_REQNTID, _MAXNTID)
+        _renamed(llvm_ir, names).replace(_REQNTID, _MAXNTID)
         + f'\n@llvm.used = appending global [{len(kernels)} x ptr] [{used}], section "llvm.metadata"\n'
         + _NVVM_VERSION
     ).encode()
@@ -57,14 +85,24 @@ def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str, options: Sequence[
 
 
 def link(
-    kernel: bytes, bundle: bytes, arch: str, options: Sequence[str] = (), output: str = "cubin"
+    kernel: bytes,
+    bundle: bytes,
+    arch: str,
+    options: Sequence[str] = (),
+    output: str = "cubin",
+    kernels: Sequence[str] = (),
 ) -> bytes:
     """nvJitLink ``-lto -nvvm-latest -optimize-unused-variables`` and ``options`` (through the cache):
-    the kernels with the bundle inlined, as a cubin or PTX (``output``). (cuda.core's Linker cannot
-    pass ``-nvvm-latest``, which CuTe's modern IR needs.)"""
+    the kernels with the bundle inlined, as a cubin or PTX (``output``), each of ``kernels`` (the
+    names given to :func:`kernel_ltoir`) under its own name again. (cuda.core's Linker cannot pass
+    ``-nvvm-latest``, which CuTe's modern IR needs.)"""
     inputs = [("ltoir", kernel, "cute_kernels"), ("ltoir", bundle, "cuda_coop_bundle")]
     opts = ["-nvvm-latest", "-optimize-unused-variables", *options]
-    return _link.link(inputs, arch, options=opts, output=output)
+    linked = _link.link(inputs, arch, options=opts, output=output)
+    # Same length: the ELF's string tables (symbol and section names) keep their offsets.
+    for old, new in link_names(kernels).items():
+        linked = linked.replace(new.encode(), old.encode())
+    return linked
 
 
 _LIBDEVICE_CALL = b"@__nv_"

@@ -174,6 +174,7 @@ def test_dumps_are_of_the_linked_kernel(host: Any, tmp_path: Path) -> None:
     assert files[".cubin"].name.endswith(".sm_90a.cubin")
     ptx = files[".ptx"].read_text()
     assert ".target sm_90a" in ptx and "coop_block" not in ptx  # the wrappers are inlined
+    assert f".entry {compiled.inspect().functions[0]}(" in ptx and "cvtlass" not in ptx  # its own name
     assert "CALL" not in files[".sass"].read_text() and "LDG" in files[".sass"].read_text()
 
 
