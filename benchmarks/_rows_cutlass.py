@@ -376,10 +376,166 @@ def argmax(n: int, cluster: int, threads: int, items: int, variant: str = "items
     return host
 
 
-def topk(n: int, wr: int, threads: int, items: int) -> Any:
+def topk(n: int, wr: int, threads: int, items: int, variant: str = "bitonic") -> Any:
     """The row's 16 largest values and their indices (largest first, ties to the smaller index): the
-    design of ``numba_topk`` in rows.py (a warp streams its part of the row through a threshold into a
-    shared buffer of 64 entries sorted by ``coop.warp.merge_sort`` when it fills), ``wr`` warps a row."""
+    design of ``numba_topk`` in rows.py (a warp streams its part of the row through a threshold, its
+    candidates' indices into 32 pending slots in shared memory, merged into a list of 16 in registers
+    by shuffle networks), ``wr`` warps a row; variant ``merge``: ``numba_topk_merge``'s."""
+    if variant == "merge":
+        return _topk_merge(n, wr, threads, items)
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+    from cutlass.memory import SmemAllocator
+
+    k, cap = TOPK, 32
+    warps = threads // 32
+    rows_per_block = warps // wr
+    span = n // wr
+    wtile = 32 * items
+    tiles = span // wtile
+    assert tiles * wtile * wr == n
+    merge = max(wr * k // 32, 1)
+    bits = 64 if items > 32 else 32
+    word = cutlass.Uint64 if items > 32 else cutlass.Uint32  # a lane's mask: item i at bit bits - 1 - i
+    topbit = 1 << (bits - 1)
+    big = 2**31 - 1
+    ninf = float("-inf")
+    stages = tuple((s, s >> e) for s in (2, 4, 8, 16) for e in range(1, s.bit_length()))
+
+    def before(a, b):  # type: ignore[no-untyped-def]
+        return (a[0] > b[0]) | ((a[0] == b[0]) & (a[1] < b[1]))
+
+    def exchange(v, i, d, up):  # type: ignore[no-untyped-def]
+        """(v, i) and lane ^ d's: the better (``before``) if ``up``, else the other."""
+        pv = cute.arch.shuffle_sync_bfly(v, offset=d)
+        pi = cute.arch.shuffle_sync_bfly(i, offset=d)
+        take = ((pv > v) | ((pv == v) & (pi < i))) == up
+        return cutlass.Float32(cutlass.select_(take, pv, v)), cutlass.Int32(cutlass.select_(take, pi, i))
+
+    def direction(lane, s, d):  # type: ignore[no-untyped-def]
+        """Whether lane keeps the better at distance d in blocks of s lanes (a bitonic network that
+        sorts blocks of 16, lanes 0-15 descending, 16-31 ascending)."""
+        return ((lane & d) == 0) == ((lane & s) == 0)
+
+    @cute.kernel
+    def kernel(x: cute.Tensor, values: cute.Tensor, indices: cute.Tensor) -> None:
+        t, _, _ = cute.arch.thread_idx()
+        b, _, _ = cute.arch.block_idx()
+        lane = t % 32
+        w = t // 32
+        row = b * rows_per_block + w // wr
+        part = w % wr
+        smem = SmemAllocator()
+        slots = smem.allocate_tensor(cutlass.Int32, cute.make_layout((warps, cap), stride=(cap, 1)), 16)
+        xs = coop.ThreadData(items, cutlass.Float32)
+        lv = cutlass.Float32(ninf)  # the list: lane l < 16 holds its l-th best (value, index) so far
+        li = cutlass.Int32(big)
+        tau = cutlass.Float32(ninf)
+        pend = cutlass.Int32(0)
+        for j in cutlass.range(tiles):
+            first = part * span + j * wtile  # the tile's first item in the row
+            coop.warp.load(x, xs, offset=row * n + first, algorithm="striped")
+            mask = word(0)
+            if j == 0:  # the threshold: the 16th largest of the lanes' maxima
+                m = cutlass.Float32(ninf)
+                for i in cutlass.range_constexpr(items):
+                    m = cute.arch.fmax(m, xs[i])
+                for s, d in stages:
+                    p = cute.arch.shuffle_sync_bfly(m, offset=d)
+                    m = cutlass.Float32(
+                        cutlass.select_(direction(lane, s, d), cute.arch.fmax(m, p), cute.arch.fmin(m, p))
+                    )
+                m = cute.arch.fmax(m, cute.arch.shuffle_sync_bfly(m, offset=16))  # the best 16
+                for d in (8, 4, 2, 1):
+                    m = cute.arch.fmin(m, cute.arch.shuffle_sync_bfly(m, offset=d))
+                for i in cutlass.range_constexpr(items):
+                    mask = word(cutlass.select_(xs[i] >= m, mask | word(topbit >> i), mask))
+            else:
+                for i in cutlass.range_constexpr(items):
+                    mask = word(cutlass.select_(xs[i] > tau, mask | word(topbit >> i), mask))
+            off, total = coop.warp.exclusive_sum(cutlass.Int32(cute.arch.popc(mask)), warp_aggregate=True)
+            recount = (pend > 0) & (pend + total > cap)  # merge the pending first, count again
+            done = cutlass.Int32(0)
+            r = off  # the rank of the lane's next candidate in the tile
+            more = True
+            while more:
+                if ~recount:  # ranks done .. done + take - 1 to slots pend ..
+                    lim = done + cutlass.min(total - done, cap - pend)
+                    while (mask != 0) & (r < lim):
+                        i = cute.arch.clz(mask)
+                        slots[w, pend + r - done] = first + lane + 32 * cutlass.Int32(i)
+                        mask = mask ^ (word(topbit) >> word(i))
+                        r += 1
+                    pend += lim - done
+                    done = lim
+                again = recount | (done < total)
+                if again | ((pend > 0) & ((j == tiles - 1) | (pend >= k))):
+                    cute.arch.sync_warp()
+                    cv = cutlass.Float32(ninf)
+                    ci = cutlass.Int32(big)
+                    if lane < pend:
+                        ci = slots[w, lane]
+                        cv = x[row * n + ci]
+                    for s, d in stages:  # the pending's best 16 ascending in lanes 0-15
+                        cv, ci = exchange(cv, ci, d, direction(lane, s, d))
+                    cv, ci = exchange(cv, ci, 16, lane < 16)
+                    for d in (8, 4, 2, 1):
+                        cv, ci = exchange(cv, ci, d, (lane & d) != 0)
+                    keep = (cv > lv) | ((cv == lv) & (ci < li))  # list descending, pending ascending
+                    lv = cutlass.Float32(cutlass.select_(keep, cv, lv))
+                    li = cutlass.Int32(cutlass.select_(keep, ci, li))
+                    for d in (8, 4, 2, 1):  # the bitonic best 16 sorted descending
+                        lv, li = exchange(lv, li, d, (lane & d) == 0)
+                    tau = coop.warp.broadcast(lv, k - 1)
+                    pend = cutlass.Int32(0)
+                    cute.arch.sync_warp()
+                    if recount:  # this tile against the new threshold (the list holds earlier items)
+                        mask = word(0)
+                        for i in cutlass.range_constexpr(items):
+                            mask = word(cutlass.select_(xs[i] > tau, mask | word(topbit >> i), mask))
+                        off, total = coop.warp.exclusive_sum(
+                            cutlass.Int32(cute.arch.popc(mask)), warp_aggregate=True
+                        )
+                        r = off
+                recount = cutlass.Boolean(False)
+                more = again
+        if cutlass.const_expr(wr == 1):
+            if lane < k:
+                values[row * k + lane] = lv
+                indices[row * k + lane] = cutlass.Int64(li)
+        else:
+            bv = smem.allocate_tensor(cutlass.Float32, cute.make_layout((warps, k), stride=(k, 1)), 16)
+            bi = smem.allocate_tensor(cutlass.Int32, cute.make_layout((warps, k), stride=(k, 1)), 16)
+            if lane < k:
+                bv[w, lane] = lv
+                bi[w, lane] = li
+            cute.arch.barrier()
+            if part == 0:
+                mv = coop.ThreadData(merge, cutlass.Float32)
+                mi = coop.ThreadData(merge, cutlass.Int32)
+                for s in cutlass.range_constexpr(merge):
+                    e = lane * merge + s
+                    mv[s] = bv[w + e // k, e % k]
+                    mi[s] = bi[w + e // k, e % k]
+                coop.warp.merge_sort((mv, mi), before)
+                for s in cutlass.range_constexpr(merge):
+                    if lane * merge + s < k:
+                        values[row * k + lane * merge + s] = mv[s]
+                        indices[row * k + lane * merge + s] = cutlass.Int64(mi[s])
+
+    @cute.jit
+    def host(x: cute.Tensor, values: cute.Tensor, indices: cute.Tensor) -> None:
+        rows = cute.size(x) // n
+        kernel(x, values, indices).launch(grid=(rows // rows_per_block, 1, 1), block=(threads, 1, 1))
+
+    return host
+
+
+def _topk_merge(n: int, wr: int, threads: int, items: int) -> Any:
+    """Variant ``merge`` of ``topk``: the design of ``numba_topk_merge`` in rows.py (a warp streams its
+    part of the row through a threshold into a shared buffer of 64 entries sorted by
+    ``coop.warp.merge_sort`` when it fills), ``wr`` warps a row."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop

@@ -22,8 +22,9 @@ and combines them in one tuple reduce (variant ``twice``: a max, then a sum), th
 logit directly; argmax is ``coop.block.argmax`` / ``coop.cluster.argmax`` with each striped item's
 index where a block's part of the row is one tile (variant ``loop``, CUB C++'s design: each thread's
 first largest, then the argmax of those scalars, as at more tiles). Top-k (k = 16) streams each
-warp's part of the row through a threshold filter into a shared-memory buffer sorted by
-``coop.warp.merge_sort`` when it fills (see ``numba_topk``).
+warp's part of the row through a threshold filter, its candidates merged into a list of 16 in
+registers by shuffle networks (variant ``merge``: a shared-memory buffer sorted by
+``coop.warp.merge_sort`` when it fills; see ``numba_topk``).
 
 GB/s counts the row bytes read + written (2 x 4 B per float32 element, 2 x 2 B per 2-byte one; the
 weight row stays in L2; 1 x 4 B for cross-entropy, argmax and top-k, which write one value or 16 per
@@ -102,6 +103,9 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     # argmax at one tile a block: coop.block.argmax of the items with their indices, or the thread's
     # own loop then an argmax of scalars (CUB C++'s design, whatever the variant)
     "argmax": ("items", "loop"),
+    # top-k: the threshold and the merges by shuffle networks, or by coop.warp.merge_sort (the design
+    # before, 2026-12)
+    "topk": ("bitonic", "merge"),
 }
 #: Variants whose CUB C++ design is measured elsewhere: RMSNorm ``staged`` in ``staged_rows.py``
 #: (``cub::detail::BlockLoadToShared``), not in this script's CUB_SOURCE.
@@ -449,10 +453,13 @@ __global__ void __launch_bounds__(Threads) cub_argmax(const float* x, float* val
 
 // Row top-k (k = 16, largest first, ties to the smaller index), the design of numba_topk: each warp
 // streams its part of the row in tiles of 32 x Items (striped); the first tile's threshold is the
-// 16th largest of the lanes' maxima (a warp sort of one key a lane); items above the threshold go to
-// the warp's buffer (list of 16 | 48 pending), whose 64 entries a warp merge sort orders when the
-// pending part fills and at the end; the threshold becomes the list's 16th. With WR warps per row,
-// the first warp of the row sorts the WR lists at the end.
+// 16th largest of the lanes' maxima (a bitonic network by shuffles); each lane marks the items that
+// pass in a bit mask and writes their row indices into the warp's 32 pending slots at the offsets a
+// warp scan of the masks' popcounts gives; a merge reads the pending values back, sorts their best 16
+// ascending into lanes 0-15, keeps the better of each lane's list entry (the list of 16 lives in
+// registers, entry l in lane l) and pending entry, and sorts that descending; the threshold becomes
+// the list's 16th. With WR warps per row, the first warp of the row sorts the WR lists at the end
+// (cub::WarpMergeSort). Variant merge (Bitonic = false): topk_merge, the design of numba_topk_merge.
 struct Cand { float v; int i; };
 struct Before
 {
@@ -462,8 +469,190 @@ struct Before
   }
 };
 
+// (v, i) and lane ^ d's: the better (Before) if up, else the other.
+__device__ __forceinline__ void exchange(float& v, int& i, int d, bool up)
+{
+  const float pv = __shfl_xor_sync(0xffffffffu, v, d);
+  const int pi = __shfl_xor_sync(0xffffffffu, i, d);
+  if (((pv > v) | ((pv == v) & (pi < i))) == up)  // | and &: no short-circuit branches
+  {
+    v = pv;
+    i = pi;
+  }
+}
+
+// Whether lane keeps the better at distance d in blocks of s lanes: a bitonic network that sorts
+// blocks of 16 lanes, lanes 0-15 descending, 16-31 ascending.
+__device__ __forceinline__ bool direction(int lane, int s, int d)
+{
+  return ((lane & d) == 0) == ((lane & s) == 0);
+}
+
+template <typename Word, int Items>
+__device__ __forceinline__ Word marks(const float (&xs)[Items], float thr, bool ge)
+{
+  constexpr Word Top = Word(1) << (8 * sizeof(Word) - 1);  // item i at bit 8 sizeof(Word) - 1 - i
+  Word mask = 0;
+  for (int i = 0; i < Items; ++i)
+  {
+    if ((xs[i] > thr) | (ge & (xs[i] == thr)))
+    {
+      mask |= Top >> i;
+    }
+  }
+  return mask;
+}
+
 template <int N, int WR, int Threads, int Items>
-__global__ void __launch_bounds__(Threads) cub_topk(const float* x, float* values, long long* indices)
+__device__ __forceinline__ void topk_bitonic(const float* x, float* values, long long* indices)
+{
+  constexpr int K = 16, CAP = 32;
+  constexpr int Warps = Threads / 32, RowsPerBlock = Warps / WR, Span = N / WR, WTile = 32 * Items;
+  constexpr int Tiles = Span / WTile, Merge = WR * K / 32 > 0 ? WR * K / 32 : 1;
+  using Word = ::cuda::std::conditional_t<(Items > 32), unsigned long long, unsigned>;
+  constexpr Word Top = Word(1) << (8 * sizeof(Word) - 1);
+  using SortM = cub::WarpMergeSort<Cand, Merge, 32>;
+  using Scan = cub::WarpScan<int>;
+  using Load = cub::WarpLoad<float, Items, cub::WARP_LOAD_STRIPED, 32>;
+  __shared__ typename SortM::TempStorage merge[Warps];
+  __shared__ typename Scan::TempStorage scan[Warps];
+  __shared__ int slots[Warps][CAP];
+  __shared__ float bv[WR > 1 ? Warps : 1][K];
+  __shared__ int bi[WR > 1 ? Warps : 1][K];
+  const int lane = threadIdx.x % 32, w = threadIdx.x / 32, part = w % WR;
+  const size_t row = size_t(blockIdx.x) * RowsPerBlock + w / WR;
+  const float ninf = -::cuda::std::numeric_limits<float>::infinity();
+  float lv = ninf, tau = ninf;  // the list: lane l < 16 holds its l-th best (value, index) so far
+  int li = 0x7fffffff;
+  int pend = 0;
+  for (int j = 0; j < Tiles; ++j)
+  {
+    const int first = part * Span + j * WTile;
+    float xs[Items];
+    Load().Load(x + row * N + first, xs);
+    float thr = tau;
+    if (j == 0)  // the threshold: the 16th largest of the lanes' maxima
+    {
+      float m = ninf;
+      for (int i = 0; i < Items; ++i) m = fmaxf(m, xs[i]);
+#pragma unroll
+      for (int s = 2; s <= 16; s *= 2)
+      {
+#pragma unroll
+        for (int d = s / 2; d > 0; d /= 2)
+        {
+          const float p = __shfl_xor_sync(0xffffffffu, m, d);
+          m = direction(lane, s, d) ? fmaxf(m, p) : fminf(m, p);
+        }
+      }
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 16));  // lanes 0-15 (and 16-31): the best 16
+#pragma unroll
+      for (int d = 8; d > 0; d /= 2) m = fminf(m, __shfl_xor_sync(0xffffffffu, m, d));
+      thr = m;
+    }
+    Word mask = marks<Word>(xs, thr, j == 0);
+    int off, total;
+    Scan(scan[w]).ExclusiveSum(int(::cuda::std::popcount(mask)), off, total);
+    bool recount = pend > 0 && pend + total > CAP;  // merge the pending first, count again
+    int done = 0, r = off;  // r: the rank of the lane's next candidate in the tile
+    while (true)
+    {
+      if (!recount)  // ranks done .. lim - 1 to slots pend ..
+      {
+        const int lim = done + ::cuda::std::min(total - done, CAP - pend);
+        while (mask != 0 && r < lim)
+        {
+          const int i = ::cuda::std::countl_zero(mask);
+          slots[w][pend + r - done] = first + lane + 32 * i;
+          mask ^= Top >> i;
+          ++r;
+        }
+        pend += lim - done;
+        done = lim;
+        if (done == total && (pend == 0 || (j < Tiles - 1 && pend < K)))
+        {
+          break;  // all written; 16 or more pending are merged at once
+        }
+      }
+      __syncwarp();
+      float cv = ninf;
+      int ci = 0x7fffffff;
+      if (lane < pend)
+      {
+        ci = slots[w][lane];
+        cv = x[row * N + ci];
+      }
+#pragma unroll
+      for (int s = 2; s <= 16; s *= 2)  // the pending's best 16 ascending in lanes 0-15
+      {
+#pragma unroll
+        for (int d = s / 2; d > 0; d /= 2) exchange(cv, ci, d, direction(lane, s, d));
+      }
+      exchange(cv, ci, 16, lane < 16);
+#pragma unroll
+      for (int d = 8; d > 0; d /= 2) exchange(cv, ci, d, (lane & d) != 0);
+      if ((cv > lv) | ((cv == lv) & (ci < li)))  // list descending, pending ascending
+      {
+        lv = cv;
+        li = ci;
+      }
+#pragma unroll
+      for (int d = 8; d > 0; d /= 2) exchange(lv, li, d, (lane & d) == 0);
+      tau = __shfl_sync(0xffffffffu, lv, K - 1);
+      pend = 0;
+      __syncwarp();
+      if (recount)  // this tile against the new threshold (the list holds earlier items)
+      {
+        recount = false;
+        mask = marks<Word>(xs, tau, false);
+        Scan(scan[w]).ExclusiveSum(int(::cuda::std::popcount(mask)), off, total);
+        r = off;
+      }
+      else if (done == total)
+      {
+        break;
+      }
+    }
+  }
+  if constexpr (WR == 1)
+  {
+    if (lane < K)
+    {
+      values[row * K + lane] = lv;
+      indices[row * K + lane] = li;
+    }
+  }
+  else
+  {
+    if (lane < K)
+    {
+      bv[w][lane] = lv;
+      bi[w][lane] = li;
+    }
+    __syncthreads();
+    if (part == 0)
+    {
+      Cand c[Merge];
+      for (int s = 0; s < Merge; ++s)
+      {
+        const int e = lane * Merge + s;
+        c[s] = {bv[w + e / K][e % K], bi[w + e / K][e % K]};
+      }
+      SortM(merge[w]).StableSort(c, Before{});
+      for (int s = 0; s < Merge; ++s)
+      {
+        if (lane * Merge + s < K)
+        {
+          values[row * K + lane * Merge + s] = c[s].v;
+          indices[row * K + lane * Merge + s] = c[s].i;
+        }
+      }
+    }
+  }
+}
+
+template <int N, int WR, int Threads, int Items>
+__device__ __forceinline__ void topk_merge(const float* x, float* values, long long* indices)
 {
   constexpr int K = 16, CAP = 64, NEW = CAP - K, SLOTS = CAP / 32;
   constexpr int Warps = Threads / 32, RowsPerBlock = Warps / WR, Span = N / WR, WTile = 32 * Items;
@@ -599,6 +788,19 @@ __global__ void __launch_bounds__(Threads) cub_topk(const float* x, float* value
     }
   }
 }
+
+template <int N, int WR, int Threads, int Items, bool Bitonic>
+__global__ void __launch_bounds__(Threads) cub_topk(const float* x, float* values, long long* indices)
+{
+  if constexpr (Bitonic)
+  {
+    topk_bitonic<N, WR, Threads, Items>(x, values, indices);
+  }
+  else
+  {
+    topk_merge<N, WR, Threads, Items>(x, values, indices);
+  }
+}
 """
 
 
@@ -708,6 +910,8 @@ def _cub_name(
         "online": ", true",
         "twice": ", false",
         "prefetch": ", true",
+        "bitonic": ", true",
+        "merge": ", false",
     }.get(variant, "")
     if kernel in CONVERTED:
         algs = f"cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}"
@@ -1017,31 +1221,189 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
     return kernel
 
 
-def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
+def numba_topk(n: int, wr: int, threads: int, items: int, variant: str = "bitonic") -> Any:
     """The row's 16 largest values and their indices, largest first, ties to the smaller index.
 
-    A warp (``wr`` = 1; ``threads / 32`` rows per block) or ``wr`` warps of a block stream the row:
-    each warp its part in tiles of 32 x ``items`` (``coop.warp.load``, striped). Its first tile sets a
-    threshold: the 16th largest of the lanes' maxima (``coop.warp.merge_sort`` of one key a lane), so
-    that at least 16 of the tile's items reach it. An item that passes (>= on the first tile, > after)
-    goes to the warp's shared buffer of 64 (value, index) entries: its list of 16, then 48 pending,
-    at the place ``coop.warp.exclusive_sum`` of the lanes' counts gives it. When the pending part is
-    full, and after the last tile, a ``coop.warp.merge_sort`` of the 64 entries by ``before`` keeps the
-    first 16 as the list and its 16th value as the threshold. On random rows one or two sorts a warp
-    per 4096 items suffice; any row is exact (more candidates only take more sorts: when a tile's do
-    not fit, the rest are written by rank from the tile read again, L1/L2, in a loop not unrolled,
-    so that no per-item value stays live across the sort). With ``wr`` > 1
-    the row's first warp sorts the ``wr`` lists (``wr * 16 / 32`` entries a lane) at the end.
+    A warp (``wr`` = 1; ``threads / 32`` rows per block) or ``wr`` warps of a block stream the row: each
+    warp its part in tiles of 32 x ``items`` (``coop.warp.load``, striped). Its first tile sets a
+    threshold: the 16th largest of the lanes' maxima, so that at least 16 of the tile's items reach it
+    (a bitonic network by ``cuda.shfl_xor_sync``: the lanes' halves sorted in opposite directions, the
+    larger of each pair across them, the least of those 16). Each lane marks its items that pass (>= on
+    the first tile, > after) in a bit mask, one compare an item; ``coop.warp.exclusive_sum`` of the
+    masks' popcounts places them, and each lane writes the row index of its marked items (a loop over
+    the mask's set bits, a few trips a tile on random rows) into the warp's 32 pending slots in shared
+    memory. The warp's list of 16 (value, index) lives in registers, entry l in lane l. A merge (after a
+    tile that leaves 16 or more pending, when the slots would overflow, and after the last tile) reads
+    the pending values back from the row (L1/L2), sorts their best 16 ascending into lanes 0-15 (15
+    compare-exchange stages by shuffles), keeps the better of each lane's list and pending entry (a
+    bitonic sequence: the best 16 of both) and sorts it descending (4 stages); the threshold becomes the
+    list's 16th value (``coop.warp.broadcast``). When a tile's candidates would overflow the pending
+    slots, the pending ones are merged first and the tile's items counted again against the raised
+    threshold; any that still do not fit are written 32 at a time, a merge between. Any row is exact.
+    With ``wr`` > 1 the row's first warp sorts the ``wr`` lists (``coop.warp.merge_sort``,
+    ``wr * 16 / 32`` entries a lane) at the end. Variant ``merge`` (``numba_topk_merge``): the design
+    before, with ``coop.warp.merge_sort`` for the threshold and for a buffer of 64 entries.
 
-    Why this design: a row of 4096 is 16 KB, read once, and the answer is 16 entries. quack's
-    bitonic top-k sorts instead (per thread, 8 runs of 16 sorted by a network, merged, then 5
-    shuffle rounds of merges): by a count of its compare-exchanges ~2.7 k warp instructions a row of
-    4096, near what an SM issues while the row streams in (an estimate, not measured). CUB's radix
-    select (``coop.block.top_k``) takes 4 passes of 256-bucket shared-memory histograms whose
-    atomics collide on the few buckets that random floats fill. Filtering costs a compare and an
-    add an item, and the sorts touch 64 entries, not the row (~1.3 k warp instructions a row of
-    4096 by the same count). NaN items are never selected (their comparisons are false; torch
-    counts NaN as the largest)."""
+    Why this design: a row of 4096 is 16 KB, read once, and the answer is 16 entries. quack's bitonic
+    top-k sorts instead (per thread, 8 runs of 16 sorted by a network, merged, then 5 shuffle rounds
+    of merges). CUB's radix select (``coop.block.top_k``) takes 4 passes of 256-bucket shared-memory
+    histograms whose atomics collide on the few buckets that random floats fill. Filtering costs a
+    compare and an OR an item; the candidates (about 22 of a tile of 1024 random items at the first
+    threshold, fewer after) cost a few instructions each; a merge ~20 shuffle stages of one (value,
+    index) a lane, no shared memory but the pending indices. The ``merge`` variant's merge sorts of
+    32 keys and 64 pairs through shared memory, and its item-by-item predicated writes, issued about
+    twice quack's instructions a row (Nsight Compute, N = 1024, H200). NaN items are never selected
+    (their comparisons are false; torch counts NaN as the largest)."""
+    if variant == "merge":
+        return numba_topk_merge(n, wr, threads, items)
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    k, cap = TOPK, 32  # the list; pending slots: one a lane
+    warps = threads // 32
+    rows_per_block = warps // wr
+    span = n // wr
+    wtile = 32 * items
+    tiles = span // wtile
+    merge = max(wr * k // 32, 1)
+    word = np.uint64 if items > 32 else np.uint32  # a lane's mask: item i at bit (bits - 1 - i)
+    topbit = word(1 << (64 if items > 32 else 32) - 1)
+    ninf, big, full = np.float32(-np.inf), np.int32(2**31 - 1), np.uint32(0xFFFFFFFF)
+    # (block, distance) of the 10 stages of a bitonic network that sorts blocks of 16 lanes
+    stages = tuple((s, s >> e) for s in (2, 4, 8, 16) for e in range(1, s.bit_length()))
+
+    @cuda.jit(device=True)
+    def exchange(v, i, d, up):  # type: ignore[no-untyped-def]
+        """(v, i) and lane ^ d's: the better (``before``) if ``up``, else the other."""
+        pv = cuda.shfl_xor_sync(full, v, d)
+        pi = cuda.shfl_xor_sync(full, i, d)
+        if ((pv > v) | ((pv == v) & (pi < i))) == up:
+            return pv, pi
+        return v, i
+
+    @cuda.jit(device=True)
+    def halves_max(m, lane):  # type: ignore[no-untyped-def]
+        """Blocks of 2 to 16 lanes sorted, lanes 0-15 descending, 16-31 ascending (a bitonic network:
+        at distance d within blocks of s lanes, lane l keeps the larger when l & d and l & s are both
+        0 or both not): one float a lane."""
+        for s, d in stages:
+            p = cuda.shfl_xor_sync(full, m, d)
+            m = max(m, p) if ((lane & d) == 0) == ((lane & s) == 0) else min(m, p)
+        return m
+
+    @cuda.jit(device=True)
+    def halves_pairs(v, i, lane):  # type: ignore[no-untyped-def]
+        """``halves_max`` of one (value, index) a lane, by ``before``."""
+        for s, d in stages:
+            v, i = exchange(v, i, d, ((lane & d) == 0) == ((lane & s) == 0))
+        return v, i
+
+    def kernel(x, values, indices):  # type: ignore[no-untyped-def]
+        t = np.uint32(cuda.threadIdx.x)  # unsigned: Numba's indexing then skips negative-index checks
+        lane, w = t % 32, t // 32
+        row = np.uint32(cuda.blockIdx.x) * rows_per_block + w // wr
+        part = w % wr
+        slots = cuda.shared.array((warps, cap), np.int32)  # pending candidates' row indices
+        slot = slots[w]
+        xs = coop.ThreadData(items, np.float32)
+        lv, li = ninf, big  # the list: lane l < 16 holds its l-th best (value, index) so far
+        tau = ninf
+        pend = np.int32(0)  # (Numba widens int32 arithmetic to 64 bits: the casts keep it 32)
+        for j in range(tiles):
+            first = np.int32(part * span + j * wtile)  # the tile's first item in the row
+            coop.warp.load(x, xs, offset=row * n + first, algorithm="striped")
+            mask = word(0)
+            if j == 0:  # the threshold: the 16th largest of the lanes' maxima
+                m = ninf
+                for i in range(items):
+                    m = max(m, xs[i])
+                m = halves_max(m, lane)
+                m = max(m, cuda.shfl_xor_sync(full, m, 16))  # lanes 0-15 (and 16-31): the best 16
+                for d in (8, 4, 2, 1):
+                    m = min(m, cuda.shfl_xor_sync(full, m, d))
+                for i in range(items):
+                    if xs[i] >= m:
+                        mask = word(mask | (topbit >> word(i)))
+            else:
+                for i in range(items):
+                    if xs[i] > tau:
+                        mask = word(mask | (topbit >> word(i)))
+            off, total = coop.warp.exclusive_sum(np.int32(cuda.popc(mask)), warp_aggregate=True)
+            recount = pend > 0 and pend + total > cap  # merge the pending first, count again
+            done = np.int32(0)
+            r = off  # the rank of the lane's next candidate in the tile
+            while True:
+                if not recount:  # ranks done .. done + take - 1 to slots pend ..
+                    lim = np.int32(done + min(total - done, cap - pend))
+                    while mask != 0 and r < lim:
+                        i = np.int32(cuda.clz(mask))
+                        slot[np.uint32(pend + r - done)] = first + np.int32(lane) + 32 * i
+                        mask = word(mask ^ (topbit >> word(i)))
+                        r = np.int32(r + 1)
+                    pend = np.int32(pend + lim - done)
+                    done = lim
+                    if done == total and (pend == 0 or (j < tiles - 1 and pend < k)):
+                        break  # all written; 16 or more pending are merged at once
+                cuda.syncwarp()
+                cv, ci = ninf, big
+                if lane < pend:
+                    ci = slot[lane]
+                    cv = x[row * n + np.uint32(ci)]
+                cv, ci = halves_pairs(cv, ci, lane)  # the pending's best 16 ascending in lanes 0-15
+                cv, ci = exchange(cv, ci, 16, lane < 16)
+                for d in (8, 4, 2, 1):
+                    cv, ci = exchange(cv, ci, d, (lane & d) != 0)
+                if (cv > lv) | ((cv == lv) & (ci < li)):  # list descending, pending ascending
+                    lv, li = cv, ci
+                for d in (8, 4, 2, 1):  # the bitonic best 16 sorted descending
+                    lv, li = exchange(lv, li, d, (lane & d) == 0)
+                tau = coop.warp.broadcast(lv, k - 1)
+                pend = np.int32(0)
+                cuda.syncwarp()
+                if recount:  # this tile against the new threshold (the list holds earlier items)
+                    recount = False
+                    mask = word(0)
+                    for i in range(items):
+                        if xs[i] > tau:
+                            mask = word(mask | (topbit >> word(i)))
+                    off, total = coop.warp.exclusive_sum(np.int32(cuda.popc(mask)), warp_aggregate=True)
+                    r = off
+                elif done == total:
+                    break
+        if wr == 1:
+            if lane < k:
+                values[row * k + lane] = lv
+                indices[row * k + lane] = li
+        else:
+            bv = cuda.shared.array((warps, k), np.float32)
+            bi = cuda.shared.array((warps, k), np.int32)
+            if lane < k:
+                bv[w, lane] = lv
+                bi[w, lane] = li
+            cuda.syncthreads()
+            if part == 0:
+                mv = coop.ThreadData(merge, np.float32)
+                mi = coop.ThreadData(merge, np.int32)
+                for s in range(merge):
+                    e = lane * merge + s
+                    mv[s] = bv[w + e // k, e % k]
+                    mi[s] = bi[w + e // k, e % k]
+                coop.warp.merge_sort((mv, mi), before)
+                for s in range(merge):
+                    if lane * merge + s < k:
+                        values[row * k + lane * merge + s] = mv[s]
+                        indices[row * k + lane * merge + s] = mi[s]
+
+    return kernel
+
+
+def numba_topk_merge(n: int, wr: int, threads: int, items: int) -> Any:
+    """Variant ``merge`` of ``numba_topk`` (its design until 2026-12): the first tile's threshold from a
+    ``coop.warp.merge_sort`` of the lanes' maxima; a shared buffer of 64 (value, index) entries (the
+    list of 16, then 48 pending, written from registers item by item) ordered by a
+    ``coop.warp.merge_sort`` of the 64 (2 a lane) when the pending part fills and after the last
+    tile."""
     import numpy as np
     from cuda import coop
     from numba import cuda
