@@ -14,7 +14,7 @@ __all__ = ["load", "load_to_shared", "store", "exchange", "sum", "reduce", "argm
 def load(src: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | BlockLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | complex | tuple[Any, ...] | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad)."""
 
-def load_to_shared(src: npt.NDArray[Any], dst: Any, num_items: int, *, offset: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def load_to_shared(src: npt.NDArray[Any], dst: Any, num_items: int, *, offset: int = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Copy a contiguous run of items from global into shared memory, the whole block at once (one bulk copy on sm_90+)."""
 
 def store(dst: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | BlockStoreAlgorithm = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
