@@ -974,7 +974,7 @@ def numba_rmsnorm(n: int, cluster: int, threads: int, items: int, variant: str =
 
     def kernel(x, w, y):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
-        t = cuda.threadIdx.x
+        t = np.uint32(cuda.threadIdx.x)  # unsigned: Numba's indexing then skips negative-index checks
         rank = b % cluster
         offset = (b // cluster) * n + rank * tile
         xs = coop.ThreadData(items, np.float32)
