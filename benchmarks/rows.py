@@ -10,7 +10,11 @@ block's part of the row, per-thread partials, one ``coop.block.sum`` / ``reduce(
 (cluster: ``coop.cluster.sum`` / ``reduce``, the result in every thread of every block), the scaled
 items stored striped. RMSNorm multiplies by a weight row, loaded striped after the reduction so that
 no second row is held in registers through it (variant ``prefetch``, float32 striped: before it, as
-quack does; measured slower at every configuration, 2026-12-03); softmax takes the row's maximum and sum
+quack does; measured slower at every configuration, 2026-12-03; variant ``staged``, float32 striped: the
+weights loaded into registers, then the block's part of the row copied into shared memory by
+``coop.block.load_to_shared`` and read from there twice, no row in registers; its CUB C++ peer stages
+with ``cub::detail::BlockLoadToShared``, an experiment of this script, not something coop uses);
+softmax takes the row's maximum and sum
 (exp through ``ex2.approx``: Numba ``fastmath=True``, CuTe ``exp2(..., fastmath=True)``, as quack).
 
 LayerNorm takes the row's mean and variance in one reduction: a block (cluster) reduce of each
@@ -107,9 +111,6 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     # before, 2026-12)
     "topk": ("bitonic", "merge"),
 }
-#: Variants whose CUB C++ design is measured elsewhere: RMSNorm ``staged`` in ``staged_rows.py``
-#: (``cub::detail::BlockLoadToShared``), not in this script's CUB_SOURCE.
-NO_CUB = ("staged",)
 #: Row bytes moved per element: read + written, or read only.
 _PASSES = {"cross_entropy": 1, "argmax": 1, "topk": 1}
 #: The kernels that also take 2-byte rows and other load/store algorithms (``--dtype``,
@@ -123,6 +124,7 @@ CXX = {"float32": "float", "bfloat16": "__nv_bfloat16", "float16": "__half"}
 
 CUB_SOURCE = r"""
 #include <cub/block/block_load.cuh>
+#include <cub/block/block_load_to_shared.cuh>
 #include <cub/block/block_store.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/thread/thread_operators.cuh>
@@ -134,6 +136,7 @@ CUB_SOURCE = r"""
 #include <cuda/ptx>
 #include <cuda/std/array>
 #include <cuda/std/bit>
+#include <cuda/std/span>
 #include <cuda/std/cstdint>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -801,6 +804,61 @@ __global__ void __launch_bounds__(Threads) cub_topk(const float* x, float* value
     topk_merge<N, WR, Threads, Items>(x, values, indices);
   }
 }
+// RMSNorm with the block's part of the row staged in shared memory by one bulk copy; with StageW the
+// weights too, else each thread's weights (striped) loaded into registers while the copy runs.
+template <int N, int Cluster, int Threads, int Items, bool StageW>
+__global__ void __launch_bounds__(Threads) cub_rmsnorm_staged(const float* x, const float* w, float* y)
+{
+  constexpr int Tile = Threads * Items, Bytes = Tile * int(sizeof(float));
+  static_assert(cub::detail::LoadToSharedBufferSizeBytes<float, 16>(Tile) == Bytes, "no padding");
+  using Stage = cub::detail::BlockLoadToShared<Threads>;
+  using Reduce = cub::BlockReduce<float, Threads>;
+  __shared__ typename Stage::TempStorage st;
+  __shared__ typename Reduce::TempStorage ts;
+  __shared__ State<Cluster> state;
+  extern __shared__ __align__(128) char staged[];
+  prologue(state);
+  const int rank = blockIdx.x % Cluster;
+  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * Tile;
+  Stage stage(st);
+  const auto sx = stage.template CopyAsync<float, 16>(
+    ::cuda::std::span<char>(staged, Bytes), ::cuda::std::span<const float>(x + offset, Tile));
+  ::cuda::std::span<float> sw;
+  if constexpr (StageW)
+  {
+    sw = stage.template CopyAsync<float, 16>(
+      ::cuda::std::span<char>(staged + Bytes, Bytes), ::cuda::std::span<const float>(w + rank * Tile, Tile));
+  }
+  auto token = stage.Commit();
+  float ws[StageW ? 1 : Items];
+  if constexpr (!StageW)
+  {
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      ws[i] = w[rank * Tile + threadIdx.x + i * Threads];
+  }
+  stage.Wait(::cuda::std::move(token));
+  float part = 0.0f;
+#pragma unroll
+  for (int i = 0; i < Items; ++i)
+  {
+    const float v = sx[threadIdx.x + i * Threads];
+    part += v * v;
+  }
+  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
+  const float scale = rsqrtf(total * (1.0f / N) + EPS);
+#pragma unroll
+  for (int i = 0; i < Items; ++i)
+  {
+    const int k = threadIdx.x + i * Threads;
+    float wi;
+    if constexpr (StageW)
+      wi = sw[k];
+    else
+      wi = ws[i];
+    y[offset + k] = sx[k] * scale * wi;
+  }
+}
 """
 
 
@@ -913,6 +971,8 @@ def _cub_name(
         "bitonic": ", true",
         "merge": ", false",
     }.get(variant, "")
+    if variant == "staged":  # float32 striped rows: the row part staged by CUB's BlockLoadToShared
+        return f"cub_rmsnorm_staged<{n}, {c}, {t}, {i}, false>"
     if kernel in CONVERTED:
         algs = f"cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}"
         return f"cub_{kernel}<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}{extra}>"
@@ -951,7 +1011,7 @@ def _cub_kernels(
             if lengths and n not in lengths:
                 continue
             for v, a in _designs(k, dtype, algorithms):
-                if a != "striped_words" and v not in NO_CUB:  # a CuTe what-if: no CUB C++ kernel
+                if a != "striped_words":  # a CuTe what-if: no CUB C++ kernel
                     names[(k, n, c, t, i, v, a)] = _cub_name(k, n, c, t, i, v, dtype, a)
     if not names:
         return {}
@@ -1894,7 +1954,7 @@ def run(
                 for v, alg in _designs(kernel, dtype, algorithms):
                     tag = _tag(kernel, c, t, i, v, alg)
                     whos = ["numba"] if dtype == "float32" and alg == "striped" else []  # Numba: float32 rows
-                    whos += ["cute"] + (["cub"] if alg != "striped_words" and v not in NO_CUB else [])
+                    whos += ["cute"] + (["cub"] if alg != "striped_words" else [])
                     ins = tuple(inputs[p] for p, _, _ in _PARAMS[kernel] if p in _INPUTS)
                     ys = {who: _outputs(kernel, rows, n, dtype) for who in whos}
                     if "numba" in whos:
@@ -1910,13 +1970,16 @@ def run(
                     fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
                     if "cub" in whos:
                         # cuda.core's grid counts clusters when a cluster is given (coop's, CuTe's: blocks)
+                        shmem = 4 * t * i if v == "staged" else 0  # the staged row part
                         cfg = (
-                            LaunchConfig(grid=rows, block=t, cluster=cl)
+                            LaunchConfig(grid=rows, block=t, cluster=cl, shmem_size=shmem)
                             if cl
-                            else LaunchConfig(grid=blocks, block=t)
+                            else LaunchConfig(grid=blocks, block=t, shmem_size=shmem)
                         )
                         params = [a.data_ptr() for a in ins + ys["cub"]]
                         k_cub = cub[(kernel, n, c, t, i, v, alg)]
+                        if shmem > 48 * 1024:  # more dynamic shared memory than the default 48 KB
+                            set_kernel_attribute(k_cub, "MAX_DYNAMIC_SHARED_SIZE_BYTES", shmem)
                         # cuda.core's launch does not opt in to non-portable cluster sizes: we do
                         if (cl or 1) > 8:
                             allow_non_portable(k_cub)

@@ -41,67 +41,6 @@ CONFIGS: dict[int, list[tuple[int, int, int]]] = {
     262144: [(16, 256, 64), (16, 512, 32), (16, 1024, 16)],
 }
 
-STAGED_SOURCE = r"""
-#include <cub/block/block_load_to_shared.cuh>
-#include <cuda/std/span>
-
-// RMSNorm with the block's part of the row staged in shared memory by one bulk copy; with StageW the
-// weights too, else each thread's weights (striped) loaded into registers while the copy runs.
-template <int N, int Cluster, int Threads, int Items, bool StageW>
-__global__ void __launch_bounds__(Threads) cub_rmsnorm_staged(const float* x, const float* w, float* y)
-{
-  constexpr int Tile = Threads * Items, Bytes = Tile * int(sizeof(float));
-  static_assert(cub::detail::LoadToSharedBufferSizeBytes<float, 16>(Tile) == Bytes, "no padding");
-  using Stage = cub::detail::BlockLoadToShared<Threads>;
-  using Reduce = cub::BlockReduce<float, Threads>;
-  __shared__ typename Stage::TempStorage st;
-  __shared__ typename Reduce::TempStorage ts;
-  __shared__ State<Cluster> state;
-  extern __shared__ __align__(128) char staged[];
-  prologue(state);
-  const int rank = blockIdx.x % Cluster;
-  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * Tile;
-  Stage stage(st);
-  const auto sx = stage.template CopyAsync<float, 16>(
-    ::cuda::std::span<char>(staged, Bytes), ::cuda::std::span<const float>(x + offset, Tile));
-  ::cuda::std::span<float> sw;
-  if constexpr (StageW)
-  {
-    sw = stage.template CopyAsync<float, 16>(
-      ::cuda::std::span<char>(staged + Bytes, Bytes), ::cuda::std::span<const float>(w + rank * Tile, Tile));
-  }
-  auto token = stage.Commit();
-  float ws[StageW ? 1 : Items];
-  if constexpr (!StageW)
-  {
-#pragma unroll
-    for (int i = 0; i < Items; ++i)
-      ws[i] = w[rank * Tile + threadIdx.x + i * Threads];
-  }
-  stage.Wait(::cuda::std::move(token));
-  float part = 0.0f;
-#pragma unroll
-  for (int i = 0; i < Items; ++i)
-  {
-    const float v = sx[threadIdx.x + i * Threads];
-    part += v * v;
-  }
-  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
-  const float scale = rsqrtf(total * (1.0f / N) + EPS);
-#pragma unroll
-  for (int i = 0; i < Items; ++i)
-  {
-    const int k = threadIdx.x + i * Threads;
-    float wi;
-    if constexpr (StageW)
-      wi = sw[k];
-    else
-      wi = ws[i];
-    y[offset + k] = sx[k] * scale * wi;
-  }
-}
-"""
-
 
 def _by_path(name: str, file: str) -> Any:
     spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(file))
@@ -142,9 +81,7 @@ def build(arch: str, lengths: list[int], load: bool = True) -> dict[tuple[Any, .
     )
     shapes = [(n, c, t, i) for n in lengths for c, t, i in CONFIGS[n]]
     names = {(d, *shape): _name(rows, d, *shape) for shape in shapes for d in DESIGNS}
-    module = Program(rows.CUB_SOURCE + STAGED_SOURCE, "c++", options).compile(
-        "cubin", name_expressions=tuple(names.values())
-    )
+    module = Program(rows.CUB_SOURCE, "c++", options).compile("cubin", name_expressions=tuple(names.values()))
     return {k: module.get_kernel(v) if load else module for k, v in names.items()}
 
 
