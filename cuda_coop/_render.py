@@ -410,12 +410,12 @@ private:
     }
   }
 };
-
-// One prologue per block size: every kernel of a bundle has its own instance of the mbarrier.
 """
 
+#: The class of ``coop.block.load_to_shared`` (coop's own, rendered from ``_LOAD_TO_SHARED``).
+_STAGE_CLASS = "coop_block_load_to_shared"
 #: coop's own class templates (not CUB's), written into a bundle that uses them, by class name.
-_COOP_CLASSES = {"coop_block_load_to_shared": _LOAD_TO_SHARED}
+_COOP_CLASSES = {_STAGE_CLASS: _LOAD_TO_SHARED}
 
 
 @dataclass(frozen=True)
@@ -432,14 +432,15 @@ def kernel_prologue(req: Request) -> str | None:
     and published by one cluster barrier)."""
     if _row(req).scope == "cluster":
         return f"coop_cluster_begin_{req.scratch_group}"
-    if _row(req).cub_class(req).cls == "coop_block_load_to_shared":
-        return _stage_begin(req)
+    if _row(req).cub_class(req).cls == _STAGE_CLASS:
+        return _stage_begin(math.prod(req.block_dims))
     return None
 
 
-def _stage_begin(req: Request) -> str:
-    """The prologue of a kernel (of its block size) that calls ``coop.block.load_to_shared``."""
-    return f"coop_stage_begin_{math.prod(req.block_dims)}"
+def _stage_begin(threads: int) -> str:
+    """The prologue of a kernel of ``threads`` threads a block that calls ``coop.block.load_to_shared``
+    (one per block size: every kernel of a bundle has its own instance of the mbarrier it arms)."""
+    return f"coop_stage_begin_{threads}"
 
 
 def _cluster_state(group: int) -> str:
@@ -1106,11 +1107,10 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
         parts.append(_CLUSTER_PREAMBLE)
     classes = dict.fromkeys(_row(r).cub_class(r).cls for r in requests)
     parts += [_COOP_CLASSES[c] for c in classes if c in _COOP_CLASSES]
-    staged = [r for r in requests if _row(r).cub_class(r).cls == "coop_block_load_to_shared"]
-    stages = sorted({_stage_begin(r) for r in staged})
+    staged = {math.prod(r.block_dims) for r in requests if _row(r).cub_class(r).cls == _STAGE_CLASS}
     parts += [
-        f'extern "C" __device__ void {name}()\n{{\n  coop_stage_begin<{name.rsplit("_", 1)[1]}>();\n}}\n'
-        for name in stages
+        f'extern "C" __device__ void {_stage_begin(n)}()\n{{\n  coop_stage_begin<{n}>();\n}}\n'
+        for n in sorted(staged)
     ]
     parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
     parts += _cluster_states(clusters)
