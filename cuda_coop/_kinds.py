@@ -366,7 +366,7 @@ class SharedTile(Payload):
         """Refuse an array known to be elsewhere than shared memory (``"global"``: a kernel argument;
         ``"local"``: thread-private)."""
         if memory in ("global", "local"):
-            where = f"in global memory ({shown})"
+            where = f"in global memory ({shown})" if shown else "in global memory (a kernel argument)"
             if memory == "local":
                 where = "thread-private (cuda.local.array)"
             raise CoopTypeError(

@@ -76,6 +76,12 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("scan-positional-flag", "coop.block.inclusive_sum(items, True)", E, "takes 1 positional arguments"),
     ("scan-xor-on-float", "coop.block.inclusive_scan(items, 'bit_xor')", E, "op='bit_xor' needs an integer"),
     # load / store / ThreadData
+    ("load-to-shared-global-dst", "coop.block.load_to_shared(src, dst, 128)", E,
+     "dst is in global memory ("),
+    ("load-to-shared-thread-data-dst", "coop.block.load_to_shared(src, items, 128)", E,
+     "dst must be an array in shared memory"),
+    ("load-to-shared-num-items-missing", "coop.block.load_to_shared(src, items)", E,
+     "missing a required argument: 'num_items'"),
     ("load-negative-offset", "coop.block.load(src, items, offset=-1)", V, "offset=-1 is negative"),
     ("load-offset-float", "coop.block.load(src, items, offset=s)", E, "offset must be an integer"),
     ("load-oob-without-valid", "coop.block.load(src, items, oob_default=0.0)", V,
