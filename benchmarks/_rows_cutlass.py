@@ -47,7 +47,7 @@ def rmsnorm(
 
     assert cluster * threads * items == n
     assert variant == "after" or (dtype, algorithm) == ("float32", "striped"), (variant, dtype, algorithm)
-    prefetch, staged = variant == "prefetch", variant == "staged"
+    prefetch, staged, late = variant == "prefetch", variant.startswith("staged"), variant == "staged_late"
     kind = cutlass_type(dtype)
     unit, per, row, move, view = _moves(n, threads, items, dtype, algorithm)
     tile = threads * per  # in units
@@ -61,9 +61,12 @@ def rmsnorm(
         wu = coop.ThreadData(per, unit)
         if cutlass.const_expr(staged):  # the weights into registers, the row part into shared memory
             t, _, _ = cute.arch.thread_idx()
-            coop.block.load(w, wu, offset=rank * tile, algorithm=move)
+            if cutlass.const_expr(not late):
+                coop.block.load(w, wu, offset=rank * tile, algorithm=move)
             row_part = SmemAllocator().allocate_tensor(unit, cute.make_layout(tile), byte_alignment=128)
             coop.block.load_to_shared(x, row_part, tile, offset=offset)
+            if cutlass.const_expr(late):  # CUB's order: the copy first, then the weights
+                coop.block.load(w, wu, offset=rank * tile, algorithm=move)
         else:
             coop.block.load(x, xu, offset=offset, algorithm=move)
         xs = view(xu)

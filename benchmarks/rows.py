@@ -38,7 +38,7 @@ against torch (float64 where it computes) before it is timed. quack-kernels and 
 benchmark-only: a peer that is not installed, or refuses a shape, is skipped, and the table says so.
 
     python benchmarks/rows.py [--elements N] [--reps R] [--json PATH] [--only KERNEL] [--n N] [--aot]
-                              [--dtype float32|bfloat16|float16] [--algorithms striped,vectorize]
+                              [--dtype float32|bfloat16|float16] [--algorithms striped,striped_vectors]
 
 ``--aot`` compiles every coop and CUB C++ kernel for sm_90a (no GPU needed) and prints each coop
 kernel's SASS verdict.
@@ -47,8 +47,10 @@ kernel's SASS verdict.
 peers get the same tensors), items converted to float32 in the kernel and back; the weight row loaded
 with the rows' algorithm after the reduction; the CUB C++ kernels of the same design take
 ``cub::BlockLoad<T>``; 2-byte rows also try more items per thread (``NARROW_CONFIGS``). The Numba
-kernels are float32 ``striped`` only (numba-cuda 0.30 has no bfloat16 arrays). ``--algorithms``
-(default ``striped``) also measures ``vectorize`` rows (blocked; 2-byte items move as 4-byte words)
+kernels are float32 only (numba-cuda 0.30 has no bfloat16 arrays). ``--algorithms`` (default
+``striped``) also measures ``vectorize`` rows (blocked; 2-byte items move as 4-byte words),
+``striped_vectors`` rows (striped runs of 4 items, one vector access each; its CUB C++ peer moves the
+runs with ``cub::LoadDirectStriped`` / ``StoreDirectStriped`` of vector words, ``Runs`` in CUB_SOURCE)
 and, for 2-byte rows, ``striped_words``: a CuTe what-if (no coop algorithm; no CUB C++ peer) that
 loads and stores the rows as int32 words, striped, and reads the items through a recast of the words
 (_rows_cutlass.py). LayerNorm, cross-entropy, argmax and top-k are float32 ``striped`` designs: at
@@ -101,7 +103,9 @@ KERNELS = ("rmsnorm", "softmax", "layernorm", "cross_entropy", "argmax", "topk")
 _KERNEL_CONFIGS = {"cross_entropy": REDUCE_CONFIGS, "argmax": REDUCE_CONFIGS, "topk": TOPK_CONFIGS}
 #: Designs of one kernel measured side by side: the first is the default (its tag has no suffix).
 VARIANTS: dict[str, tuple[str, ...]] = {
-    "rmsnorm": ("after", "prefetch", "staged"),
+    # staged: the weights loaded into registers, then the row part staged in shared memory (the call
+    # waits for it); staged_late: the row part staged first, then the weights (CUB's order)
+    "rmsnorm": ("after", "prefetch", "staged", "staged_late"),
     "layernorm": ("welford", "sumsq"),
     "cross_entropy": ("online", "twice"),
     # argmax at one tile a block: coop.block.argmax of the items with their indices, or the thread's
@@ -133,6 +137,8 @@ CUB_SOURCE = r"""
 #include <cub/warp/warp_merge_sort.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cub/util_ptx.cuh>
+#include <cuda/std/bit>
+#include <cuda/std/type_traits>
 #include <cuda/ptx>
 #include <cuda/std/array>
 #include <cuda/std/bit>
@@ -225,16 +231,75 @@ __device__ __forceinline__ T row_reduce(T x, Op op, typename Reduce::TempStorage
   return total;
 }
 
+// coop's algorithm="striped_vectors" written here: runs of V items (4, 2 or 1, at most 16 bytes)
+// striped over the threads, each run one vector word (the rows are aligned to it), with CUB's striped
+// load and store of the words. With LA = BLOCK_LOAD_STRIPED and Runs, the kernels below move their
+// rows this way.
+template <int Bytes>
+struct RunWord;
+template <>
+struct RunWord<2>
+{
+  using type = unsigned short;
+};
+template <>
+struct RunWord<4>
+{
+  using type = unsigned int;
+};
+template <>
+struct RunWord<8>
+{
+  using type = uint2;
+};
+template <>
+struct RunWord<16>
+{
+  using type = uint4;
+};
+template <typename T, int Threads, int Items>
+struct Runs
+{
+  static constexpr int V = Items % 4 == 0 && 4 * sizeof(T) <= 16 ? 4 : Items % 2 == 0 ? 2 : 1;
+  struct Run
+  {
+    T item[V];
+  };
+  using Word = typename RunWord<sizeof(Run)>::type;
+  __device__ void Load(const T* src, T (&items)[Items])
+  {
+    Word words[Items / V];
+    cub::LoadDirectStriped<Threads>(threadIdx.x, reinterpret_cast<const Word*>(src), words);
+    for (int r = 0; r < Items / V; ++r)
+    {
+      const Run run = ::cuda::std::bit_cast<Run>(words[r]);
+      for (int k = 0; k < V; ++k) items[r * V + k] = run.item[k];
+    }
+  }
+  __device__ void Store(T* dst, const T (&items)[Items])
+  {
+    Word words[Items / V];
+    for (int r = 0; r < Items / V; ++r)
+    {
+      Run run;
+      for (int k = 0; k < V; ++k) run.item[k] = items[r * V + k];
+      words[r] = ::cuda::std::bit_cast<Word>(run);
+    }
+    cub::StoreDirectStriped<Threads>(threadIdx.x, reinterpret_cast<Word*>(dst), words);
+  }
+};
+
 // RMSNorm and softmax of rows of T (float, __nv_bfloat16, __half) moved with any load and store
-// algorithm (coop's kernels in _rows_cutlass.py): items converted to float, the result converted
-// back; RMSNorm's weight row loaded with the same algorithm after the reduction, or before it
-// (Prefetch: quack's order).
+// algorithm (coop's kernels in _rows_cutlass.py), or in striped runs (R): items converted to float,
+// the result converted back; RMSNorm's weight row loaded with the same algorithm after the reduction,
+// or before it (Prefetch: quack's order).
 template <typename T, int N, int Cluster, int Threads, int Items, cub::BlockLoadAlgorithm LA,
-          cub::BlockStoreAlgorithm SA, bool Prefetch = false>
+          cub::BlockStoreAlgorithm SA, bool Prefetch = false, bool R = false>
 __global__ void __launch_bounds__(Threads) cub_rmsnorm(const T* x, const T* w, T* y)
 {
-  using Load = cub::BlockLoad<T, Threads, Items, LA>;
-  using Store = cub::BlockStore<T, Threads, Items, SA>;
+  using Load = ::cuda::std::conditional_t<R, Runs<T, Threads, Items>, cub::BlockLoad<T, Threads, Items, LA>>;
+  using Store =
+    ::cuda::std::conditional_t<R, Runs<T, Threads, Items>, cub::BlockStore<T, Threads, Items, SA>>;
   using Reduce = cub::BlockReduce<float, Threads>;
   __shared__ typename Reduce::TempStorage ts;
   __shared__ State<Cluster> state;
@@ -265,11 +330,12 @@ __global__ void __launch_bounds__(Threads) cub_rmsnorm(const T* x, const T* w, T
 }
 
 template <typename T, int N, int Cluster, int Threads, int Items, cub::BlockLoadAlgorithm LA,
-          cub::BlockStoreAlgorithm SA>
+          cub::BlockStoreAlgorithm SA, bool R = false>
 __global__ void __launch_bounds__(Threads) cub_softmax(const T* x, T* y)
 {
-  using Load = cub::BlockLoad<T, Threads, Items, LA>;
-  using Store = cub::BlockStore<T, Threads, Items, SA>;
+  using Load = ::cuda::std::conditional_t<R, Runs<T, Threads, Items>, cub::BlockLoad<T, Threads, Items, LA>>;
+  using Store =
+    ::cuda::std::conditional_t<R, Runs<T, Threads, Items>, cub::BlockStore<T, Threads, Items, SA>>;
   using Reduce = cub::BlockReduce<float, Threads>;
   __shared__ typename Reduce::TempStorage ts;
   __shared__ State<Cluster> state;
@@ -971,9 +1037,13 @@ def _cub_name(
         "bitonic": ", true",
         "merge": ", false",
     }.get(variant, "")
-    if variant == "staged":  # float32 striped rows: the row part staged by CUB's BlockLoadToShared
+    if variant.startswith("staged"):  # float32 striped rows: the row part staged by CUB's BlockLoadToShared
         return f"cub_rmsnorm_staged<{n}, {c}, {t}, {i}, false>"
     if kernel in CONVERTED:
+        if alg == "striped_vectors":  # in striped runs (Runs in CUB_SOURCE)
+            runs = ", false, true" if kernel == "rmsnorm" else ", true"
+            algs = "cub::BLOCK_LOAD_STRIPED, cub::BLOCK_STORE_STRIPED"
+            return f"cub_{kernel}<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}{extra or ''}{runs}>"
         algs = f"cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}"
         return f"cub_{kernel}<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}{extra}>"
     return f"cub_{kernel}<{n}, {c}, {t}, {i}{extra}>"
@@ -1022,7 +1092,9 @@ def _cub_kernels(
 # --- Numba kernels ---------------------------------------------------------------------------------
 
 
-def numba_rmsnorm(n: int, cluster: int, threads: int, items: int, variant: str = "after") -> Any:
+def numba_rmsnorm(
+    n: int, cluster: int, threads: int, items: int, variant: str = "after", algorithm: str = "striped"
+) -> Any:
     import numpy as np
     from cuda import coop
     from numba import cuda
@@ -1030,7 +1102,7 @@ def numba_rmsnorm(n: int, cluster: int, threads: int, items: int, variant: str =
 
     tile = threads * items
     inv_n, eps = np.float32(1.0 / n), np.float32(EPS)
-    prefetch, staged = variant == "prefetch", variant == "staged"
+    prefetch, staged, late = variant == "prefetch", variant.startswith("staged"), variant == "staged_late"
 
     def kernel(x, w, y):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -1039,14 +1111,17 @@ def numba_rmsnorm(n: int, cluster: int, threads: int, items: int, variant: str =
         offset = (b // cluster) * n + rank * tile
         xs = coop.ThreadData(items, np.float32)
         ws = coop.ThreadData(items, np.float32)
-        if staged:  # the weights into registers, then the row part into shared memory (one bulk copy)
-            coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
+        if staged:  # the weights into registers and the row part into shared memory (one bulk copy)
+            if not late:  # read with row[t + i * threads]
+                coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
             row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
             coop.block.load_to_shared(x, row, tile, offset=offset)
+            if late:
+                coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
         else:
-            coop.block.load(x, xs, offset=offset, algorithm="striped")
+            coop.block.load(x, xs, offset=offset, algorithm=algorithm)
         if prefetch:  # the weights into registers before the reduction (quack's order)
-            coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
+            coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
         part = np.float32(0.0)
         for i in range(items):
             v = row[t + i * threads] if staged else xs[i]
@@ -1059,18 +1134,18 @@ def numba_rmsnorm(n: int, cluster: int, threads: int, items: int, variant: str =
         # variant "after": the weights loaded after the reduction; before it (prefetch), their
         # registers may cost occupancy (2026-12-03: 3.1 instead of 3.9 TB/s at 65536, 4 x 512 x 32)
         if not prefetch and not staged:
-            coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
+            coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
         for i in range(items):
             if staged:  # read again from shared memory: no row held in registers across the reduction
                 xs[i] = row[t + i * threads] * scale * ws[i]
             else:
                 xs[i] = xs[i] * scale * ws[i]
-        coop.block.store(y, xs, offset=offset, algorithm="striped")
+        coop.block.store(y, xs, offset=offset, algorithm=algorithm)
 
     return kernel
 
 
-def numba_softmax(n: int, cluster: int, threads: int, items: int) -> Any:
+def numba_softmax(n: int, cluster: int, threads: int, items: int, algorithm: str = "striped") -> Any:
     import numpy as np
     from cuda import coop
     from numba import cuda
@@ -1082,7 +1157,7 @@ def numba_softmax(n: int, cluster: int, threads: int, items: int) -> Any:
         rank = b % cluster
         offset = (b // cluster) * n + rank * tile
         xs = coop.ThreadData(items, np.float32)
-        coop.block.load(x, xs, offset=offset, algorithm="striped")
+        coop.block.load(x, xs, offset=offset, algorithm=algorithm)
         top = xs[0]
         for i in range(1, items):
             top = max(top, xs[i])
@@ -1101,7 +1176,7 @@ def numba_softmax(n: int, cluster: int, threads: int, items: int) -> Any:
         inv = np.float32(1.0) / total
         for i in range(items):
             xs[i] = xs[i] * inv
-        coop.block.store(y, xs, offset=offset, algorithm="striped")
+        coop.block.store(y, xs, offset=offset, algorithm=algorithm)
 
     return kernel
 
@@ -1588,10 +1663,12 @@ _NUMBA = {
 }
 
 
-def numba_kernel(kernel: str, n: int, c: int, t: int, i: int, variant: str = "") -> Any:
+def numba_kernel(kernel: str, n: int, c: int, t: int, i: int, variant: str = "", alg: str = "striped") -> Any:
     import cuda.coop.numba as numba_coop
 
-    extra = {"variant": variant} if variant else {}
+    extra: dict[str, str] = {"variant": variant} if variant else {}
+    if alg != "striped":  # RMSNorm, softmax: float32 rows moved with another algorithm
+        extra["algorithm"] = alg
     return numba_coop.jit(_NUMBA[kernel](n, c, t, i, **extra), fastmath=True)
 
 
@@ -1665,9 +1742,9 @@ def aot(
             for v, a in _designs(k, dtype, algorithms):
                 tag = _tag(k, c, t, i, v, a)
                 reports = []
-                if dtype == "float32" and a == "striped":  # Numba: float32 striped rows
+                if dtype == "float32" and a in ("striped", "striped_vectors"):  # Numba: float32 rows
                     r = numba_coop.compile(
-                        numba_kernel(k, n, c, t, i, v), _SIGS[k], block=t, cluster=_cluster(k, c)
+                        numba_kernel(k, n, c, t, i, v, a), _SIGS[k], block=t, cluster=_cluster(k, c)
                     ).inspect()
                     reports.append(("numba", r))
                 tensors = []
@@ -1953,13 +2030,14 @@ def run(
                 blocks = _blocks(kernel, rows, c, t)
                 for v, alg in _designs(kernel, dtype, algorithms):
                     tag = _tag(kernel, c, t, i, v, alg)
-                    whos = ["numba"] if dtype == "float32" and alg == "striped" else []  # Numba: float32 rows
+                    numba_rows = dtype == "float32" and alg in ("striped", "striped_vectors")
+                    whos = ["numba"] if numba_rows else []  # Numba: float32 rows
                     whos += ["cute"] + (["cub"] if alg != "striped_words" else [])
                     ins = tuple(inputs[p] for p, _, _ in _PARAMS[kernel] if p in _INPUTS)
                     ys = {who: _outputs(kernel, rows, n, dtype) for who in whos}
                     if "numba" in whos:
-                        nb = numba_kernel(kernel, n, c, t, i, v)
-                        shmem = 4 * t * i if v == "staged" else 0  # the row part in shared memory
+                        nb = numba_kernel(kernel, n, c, t, i, v, alg)
+                        shmem = 4 * t * i if v.startswith("staged") else 0  # the row part in shared memory
                         launch_nb = nb.configure(blocks, t, 0, shmem, cluster=cl)
                         fns[f"numba {tag}"] = lambda launch_nb=launch_nb, a=ins + ys["numba"]: launch_nb(*a)
                     held = ins + ys["cute"]
@@ -1970,7 +2048,7 @@ def run(
                     fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
                     if "cub" in whos:
                         # cuda.core's grid counts clusters when a cluster is given (coop's, CuTe's: blocks)
-                        shmem = 4 * t * i if v == "staged" else 0  # the staged row part
+                        shmem = 4 * t * i if v.startswith("staged") else 0  # the staged row part
                         cfg = (
                             LaunchConfig(grid=rows, block=t, cluster=cl, shmem_size=shmem)
                             if cl
@@ -2117,7 +2195,8 @@ def main() -> None:
     ap.add_argument(
         "--algorithms",
         default="striped",
-        help="comma-separated: striped, vectorize, striped_words (RMSNorm, softmax; the others: striped)",
+        help="comma-separated: striped, vectorize, striped_vectors, striped_words (RMSNorm, softmax; the "
+        "others: striped)",
     )
     args = ap.parse_args()
     algorithms = tuple(args.algorithms.split(","))

@@ -64,6 +64,19 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block
             contiguous=True,
             words="direct",
         ),
+    ]
+    if block:
+        options.append(
+            Option(
+                "striped_vectors",
+                f"{prefix}STRIPED",
+                "consecutive threads access consecutive runs of up to 4 items, one vector access each",
+                arrangement="striped_vectors",
+                contiguous=True,
+                runs=True,
+            )
+        )
+    options += [
         Option(
             "transpose",
             f"{prefix}TRANSPOSE",
@@ -98,9 +111,19 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block
         enum_name,
         f"How ``coop.{scope}.{verb}`` moves {what} between memory and registers "
         f"(``cub::{scope.title()}{verb.title()}Algorithm``).\n\n"
-        f"Every algorithm but ``STRIPED`` has the items in a *blocked* arrangement ({unit} ``{unit[0]}`` "
-        f"holds items ``{unit[0]}*n .. {unit[0]}*n+n-1``); ``STRIPED`` has them striped ({unit} "
-        f"``{unit[0]}`` holds ``{unit[0]}, {unit[0]}+{count}, ...``).",
+        f"Every algorithm but ``STRIPED``{' and ``STRIPED_VECTORS``' if block else ''} has the items in a "
+        f"*blocked* arrangement ({unit} ``{unit[0]}`` holds items ``{unit[0]}*n .. {unit[0]}*n+n-1``); "
+        f"``STRIPED`` has them striped ({unit} ``{unit[0]}`` holds ``{unit[0]}, {unit[0]}+{count}, ...``)"
+        + (
+            "; ``STRIPED_VECTORS`` has them striped in runs of ``v`` consecutive items (item ``j`` of "
+            "thread ``t`` is tile item ``((j // v) * T + t) * v + j % v``), where ``v`` is 4, 2 or 1: "
+            "the largest that divides ``n`` and keeps a run within 16 bytes (4 for items of 1, 2 and 4 "
+            "bytes, which therefore line up between arrays of those sizes; 2 for 8-byte items). Each "
+            "run is one vector access where the array is aligned to it, a warp's 32 runs contiguous: "
+            "the fastest way to move 2-byte items at 8 or more per thread. Scalar items only."
+            if block
+            else "."
+        ),
         tuple(options),
     )
 
@@ -438,7 +461,8 @@ LOAD = Primitive(
     summary="Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad).",
     details=(
         "All threads of the block must call it. Thread ``t`` receives its items in the blocked "
-        "arrangement (striped for ``algorithm='striped'``)."
+        "arrangement (striped for ``algorithm='striped'``, striped in runs for ``'striped_vectors'``: "
+        "see ``BlockLoadAlgorithm``)."
     ),
 )
 
@@ -527,7 +551,8 @@ STORE = Primitive(
     summary="Store a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockStore).",
     details=(
         "All threads of the block must call it. Items are expected in the blocked arrangement "
-        "(striped for ``algorithm='striped'``)."
+        "(striped for ``algorithm='striped'``, striped in runs for ``'striped_vectors'``: see "
+        "``BlockStoreAlgorithm``)."
     ),
 )
 

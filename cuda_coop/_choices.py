@@ -38,6 +38,9 @@ class Option:
             the array is aligned to the vector, and as the named option does elsewhere (the
             renderer's word path: CUB vectorizes words to 16-byte accesses, where it moves 2-byte
             items 8 bytes at a time at most and stores ``__half`` / ``__nv_bfloat16`` one by one).
+        runs: the option moves each thread's items in runs of consecutive items, the runs striped
+            over the threads, each run one vector access where the array is aligned to it (the
+            renderer's runs path, :func:`cuda.coop._render.run_items`); scalar items only.
     """
 
     value: str
@@ -52,6 +55,7 @@ class Option:
     arrangement: str = "blocked"
     contiguous: bool = False
     words: str = ""
+    runs: bool = False
 
 
 @dataclass(frozen=True)

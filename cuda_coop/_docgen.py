@@ -18,7 +18,9 @@ from ._choices import Choices, Option
 
 def _notes(option: Option) -> str:
     notes = []
-    if option.arrangement != "blocked":
+    if option.runs:
+        notes.append("items striped in runs of 4, 2 or 1 (see above); scalar items only")
+    elif option.arrangement != "blocked":
         notes.append(f"items {option.arrangement}")
     if option.scratch:
         notes.append("shared scratch")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ._choices import Choices
-from ._dtypes import dtype_named
+from ._dtypes import dtype_named, fields_of
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError, current_call_site
 from ._kinds import (
     AUTO_SYNC,
@@ -479,6 +479,12 @@ class Primitive:
                 raise CoopLaunchConfigError(
                     f"{r.q}: {name}={option.value!r} needs a 1-D block, the block is {r.block_dims}; "
                     f"launch block=({r.threads}, 1, 1) or use another {name} ({others})"
+                )
+            if option.runs and r.dtype and fields_of(r.dtype):
+                others = ", ".join(repr(o.value) for o in choices.options if not o.runs)
+                raise CoopTypeError(
+                    f"{r.q}: {name}={option.value!r} moves scalar items, and {r.payload_name} holds tuples "
+                    f"({r.dtype}); use another {name} ({others}), or one call per field"
                 )
             if option.stages_tile:
                 r.check_tile_fits(name, option.value)

@@ -412,6 +412,173 @@ private:
 };
 """
 
+_STRIPED_RUNS = """
+// algorithm="striped_vectors": item r * V + k of thread t is item (r * THREADS + t) * V + k of the
+// tile. Where the tile is aligned to a run, CUB's striped load/store moves each run as one vector
+// word (a warp's access covers 32 consecutive runs); elsewhere, and for partial tiles, item by item.
+template <int BYTES>
+struct coop_run_word;
+template <>
+struct coop_run_word<1>
+{
+  using type = unsigned char;
+};
+template <>
+struct coop_run_word<2>
+{
+  using type = unsigned short;
+};
+template <>
+struct coop_run_word<4>
+{
+  using type = unsigned int;
+};
+template <>
+struct coop_run_word<8>
+{
+  using type = uint2;
+};
+template <>
+struct coop_run_word<16>
+{
+  using type = uint4;
+};
+
+template <typename T, int THREADS, int ITEMS, int V>
+struct coop_striped_runs
+{
+  static_assert(ITEMS % V == 0, "whole runs");
+  static constexpr int RUNS = ITEMS / V;
+  struct run
+  {
+    T item[V];
+  };
+  using word = typename coop_run_word<sizeof(run)>::type;
+  static_assert(sizeof(word) == sizeof(run), "a run is one word");
+
+  static __device__ __forceinline__ int at(int tid, int j)
+  {
+    return ((j / V) * THREADS + tid) * V + j % V;
+  }
+
+  static __device__ __forceinline__ void Load(int tid, const T* src, T (&items)[ITEMS])
+  {
+    if (::cuda::std::is_sufficiently_aligned<sizeof(word)>(src))
+    {
+      word words[RUNS];
+      cub::LoadDirectStriped<THREADS>(tid, reinterpret_cast<const word*>(src), words);
+#pragma unroll
+      for (int r = 0; r < RUNS; ++r)
+      {
+        const run v = ::cuda::std::bit_cast<run>(words[r]);
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+        {
+          items[r * V + k] = v.item[k];
+        }
+      }
+    }
+    else
+    {
+#pragma unroll
+      for (int j = 0; j < ITEMS; ++j)
+      {
+        items[j] = src[at(tid, j)];
+      }
+    }
+  }
+
+  static __device__ __forceinline__ void Load(int tid, const T* src, T (&items)[ITEMS], int valid)
+  {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j)
+    {
+      if (at(tid, j) < valid)
+      {
+        items[j] = src[at(tid, j)];
+      }
+    }
+  }
+
+  static __device__ __forceinline__ void Load(int tid, const T* src, T (&items)[ITEMS], int valid, T oob)
+  {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j)
+    {
+      items[j] = at(tid, j) < valid ? src[at(tid, j)] : oob;
+    }
+  }
+
+  static __device__ __forceinline__ void Store(int tid, T* dst, const T (&items)[ITEMS])
+  {
+    if (::cuda::std::is_sufficiently_aligned<sizeof(word)>(dst))
+    {
+      word words[RUNS];
+#pragma unroll
+      for (int r = 0; r < RUNS; ++r)
+      {
+        run v;
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+        {
+          v.item[k] = items[r * V + k];
+        }
+        words[r] = ::cuda::std::bit_cast<word>(v);
+      }
+      cub::StoreDirectStriped<THREADS>(tid, reinterpret_cast<word*>(dst), words);
+    }
+    else
+    {
+#pragma unroll
+      for (int j = 0; j < ITEMS; ++j)
+      {
+        dst[at(tid, j)] = items[j];
+      }
+    }
+  }
+
+  static __device__ __forceinline__ void Store(int tid, T* dst, const T (&items)[ITEMS], int valid)
+  {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j)
+    {
+      if (at(tid, j) < valid)
+      {
+        dst[at(tid, j)] = items[j];
+      }
+    }
+  }
+};
+"""
+
+
+def run_items(itemsize: int, items_per_thread: int) -> int:
+    """The items of one run of ``algorithm="striped_vectors"``: 4, 2 or 1, the largest that divides
+    ``items_per_thread`` with the run at most 16 bytes."""
+    return next(v for v in (4, 2, 1) if items_per_thread % v == 0 and v * itemsize <= 16)
+
+
+def _runs_option(req: Request) -> bool:
+    """Whether ``req`` moves its items in striped runs (an option with ``runs`` chosen)."""
+    return any(c[str(req.option(k))].runs for k, c in _row(req).choices().items())
+
+
+def _runs_wrapper(req: Request) -> str:
+    """The wrapper of a load or store in striped runs: coop_striped_runs over the call's slots in
+    their order (the array, the items, then a count and a default where given)."""
+    prim = _row(req)
+    slots = [s for s in prim.slots(req)[0] if s.shape is not Shape.SCRATCH]
+    runs = run_items(DTYPES[req.dtype].itemsize, req.items_per_thread)
+    threads = math.prod(req.block_dims)
+    body = "".join(_unpack(s) for s in prim.slots(req)[0])
+    cls = f"coop_striped_runs<{_cxx(req.dtype)}, {threads}, {req.items_per_thread}, {runs}>"
+    method = "Load" if prim.name == "load" else "Store"
+    args = ", ".join(s.name for s in slots)
+    body += f"  {cls}::{method}({_scope(req).rank()}, {args});\n"
+    abi = ", ".join(_abi(s) for s in prim.slots(req)[0])
+    return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}}}\n'
+
+
 #: The class of ``coop.block.load_to_shared`` (coop's own, rendered from ``_LOAD_TO_SHARED``).
 _STAGE_CLASS = "coop_block_load_to_shared"
 #: coop's own class templates (not CUB's), written into a bundle that uses them, by class name.
@@ -850,6 +1017,8 @@ def _wrapper(req: Request) -> str:
     moved = _word_requests(req)
     if moved is not None:
         return _words_wrapper(req, *moved)
+    if _runs_option(req):
+        return _runs_wrapper(req)
     prim = _row(req)
     slots, _ = prim.slots(req)
     t, n = _cxx(req.dtype), req.items_per_thread
@@ -1091,7 +1260,7 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     # that moves the items otherwise: declared before it.
     moved = [m for r in plain if (pair := _word_requests(r)) is not None for m in pair]
     plain = list(dict.fromkeys([*moved, *plain]))
-    if moved:
+    if moved or any(_runs_option(r) for r in requests):
         headers["cuda/std/bit"] = None  # items packed into words bit for bit
     headers.update(dict.fromkeys(_dtype_headers(dtypes)))
     functions = _user_functions(requests)
@@ -1107,6 +1276,8 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
         parts.append(_CLUSTER_PREAMBLE)
     classes = dict.fromkeys(_row(r).cub_class(r).cls for r in requests)
     parts += [_COOP_CLASSES[c] for c in classes if c in _COOP_CLASSES]
+    if any(_runs_option(r) for r in requests):
+        parts.append(_STRIPED_RUNS)
     staged = {math.prod(r.block_dims) for r in requests if _row(r).cub_class(r).cls == _STAGE_CLASS}
     parts += [
         f'extern "C" __device__ void {_stage_begin(n)}()\n{{\n  coop_stage_begin<{n}>();\n}}\n'

@@ -12,7 +12,10 @@ import cutlass.cute as cute
 from cuda import coop
 from cuda.coop.cutlass._backend import cutlass_type
 
-ALGORITHMS = ["direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_timesliced"]
+ALGORITHMS = [
+    "direct", "striped", "vectorize", "striped_vectors",
+    "transpose", "warp_transpose", "warp_transpose_timesliced",
+]  # fmt: skip
 KINDS = ["load", "load_partial", "load_oob", "store", "store_partial"]
 GRID = 3
 

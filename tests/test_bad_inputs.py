@@ -385,6 +385,12 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("tuple-store-field-types", "coop.block.store((src, src), (items, ints))", E,
      "dst has a tuple of arrays of (float32, float32) but items is a tuple of ThreadData of "
      "(float32, int32)"),
+    ("tuple-striped-vectors", "coop.block.load((src, isrc), (items, ints), algorithm='striped_vectors')", E,
+     "algorithm='striped_vectors' moves scalar items, and items holds tuples"),
+    ("tuple-store-striped-vectors", "coop.block.store((src, isrc), (items, ints), algorithm='striped_vectors')",
+     E, "algorithm='striped_vectors' moves scalar items, and items holds tuples"),
+    ("warp-load-striped-vectors", "coop.warp.load(src, items, algorithm='striped_vectors', threads_in_warp=8)",
+     V, "unknown algorithm='striped_vectors'"),
     ("tuple-arrays-scalar-items", "coop.block.load((src, isrc), items)", E,
      "src has a tuple of arrays of (float32, int32) but items is a ThreadData of float32"),
     ("tuple-oob-default-arity",

@@ -88,7 +88,7 @@ def test_cute_load_store_grid(dtype: str, block: tuple[int, int, int], ipt: int)
             if kind.startswith("store") and not np.array_equal(kept[: GRID * tile], init[: GRID * tile]):
                 bad = np.count_nonzero(kept[: GRID * tile] != init[: GRID * tile])
                 failures.append(f"{alg}/{kind}/shift={shift}: the store changed {bad} of the items")
-            pos = tile_positions(threads, ipt, alg)
+            pos = tile_positions(threads, ipt, alg, WIDTH[dtype])
             want = poison.copy()
             for b in range(GRID):
                 base = b * tile

@@ -88,7 +88,7 @@ def _build_kernel(dtype: str, ipt: int, modes: list[tuple[str, str]]):  # type: 
 def _expected(kind, alg, src, init, poison, block, ipt, shift, valid, oob):  # type: ignore[no-untyped-def]
     threads = _threads(block)
     tile = threads * ipt
-    pos = tile_positions(threads, ipt, alg)
+    pos = tile_positions(threads, ipt, alg, src.dtype.itemsize)
     out = poison.copy()
     for b in range(GRID):
         base = b * tile
