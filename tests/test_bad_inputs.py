@@ -385,10 +385,10 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("tuple-store-field-types", "coop.block.store((src, src), (items, ints))", E,
      "dst has a tuple of arrays of (float32, float32) but items is a tuple of ThreadData of "
      "(float32, int32)"),
-    ("tuple-striped-vectors", "coop.block.load((src, isrc), (items, ints), algorithm='striped_vectors')", E,
+    ("tuple-striped-vectors", "coop.block.load((src, isrc), (items, ints), algorithm=RUNS)", E,
      "algorithm='striped_vectors' moves scalar items, and items holds tuples"),
-    ("tuple-store-striped-vectors", "coop.block.store((src, isrc), (items, ints), algorithm='striped_vectors')",
-     E, "algorithm='striped_vectors' moves scalar items, and items holds tuples"),
+    ("tuple-store-striped-vectors", "coop.block.store((src, isrc), (items, ints), algorithm=RUNS)", E,
+     "algorithm='striped_vectors' moves scalar items, and items holds tuples"),
     ("warp-load-striped-vectors", "coop.warp.load(src, items, algorithm='striped_vectors', threads_in_warp=8)",
      V, "unknown algorithm='striped_vectors'"),
     ("tuple-arrays-scalar-items", "coop.block.load((src, isrc), items)", E,
@@ -529,6 +529,7 @@ _PRELUDE = """
 
 def _body(call: str, names: dict[str, str]) -> str:
     call = call.replace("FLAGGED", "'scatter_to_striped_flagged'").replace("SCATTER", "'scatter_to_striped'")
+    call = call.replace("RUNS", "'striped_vectors'")
     return (_PRELUDE + f"    {call}\n").format(**names)
 
 
