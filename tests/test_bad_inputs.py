@@ -389,7 +389,7 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
      "algorithm='striped_vectors' moves scalar items, and items holds tuples"),
     ("tuple-store-striped-vectors", "coop.block.store((src, isrc), (items, ints), algorithm=RUNS)", E,
      "algorithm='striped_vectors' moves scalar items, and items holds tuples"),
-    ("warp-load-striped-vectors", "coop.warp.load(src, items, algorithm='striped_vectors', threads_in_warp=8)",
+    ("warp-load-striped-vectors", "coop.warp.load(src, items, algorithm=RUNS, threads_in_warp=8)",
      V, "unknown algorithm='striped_vectors'"),
     ("tuple-arrays-scalar-items", "coop.block.load((src, isrc), items)", E,
      "src has a tuple of arrays of (float32, int32) but items is a ThreadData of float32"),
