@@ -45,6 +45,7 @@ def check() -> None:
         (compiler, "_parse_compile_options_from_str"),
         (compiler, "_OPTION_REGISTRY"),
         (llvm, "translate_module_to_llvmir"),
+        (llvm, "intr_assume"),
         (BaseDSL, "_lazy_initialize_dsl"),
     ]
     if not {"__enter__", "__exit__"} <= set(vars(compiler.PostCompileHookContext)):
@@ -429,6 +430,22 @@ def _store_fields(result_type: list[Any], values: tuple[Any, ...], pointer: Any)
 def llvm_pointer(pointer: Any) -> Any:
     """A CuTe pointer as an LLVM pointer of its address space."""
     return pointer.to_llvm_ptr()
+
+
+def assume_aligned(pointer: Any) -> None:
+    """Tell LLVM the alignment CuTe knows of a global-memory pointer (its type's, e.g. a tensor's
+    ``assumed_align``): an ``llvm.assume`` with an ``"align"`` bundle, so that once the bundle is
+    inlined a wrapper's runtime alignment checks on offsets of it fold (``striped_vectors``)."""
+    from cutlass._mlir import ir
+    from cutlass._mlir.dialects import arith, llvm
+    from cutlass.base_dsl.enums import AddressSpace
+
+    if pointer.memspace != AddressSpace.gmem or pointer.alignment < 2:
+        return
+    value = pointer.to_llvm_ptr()
+    true = arith.constant(ir.IntegerType.get_signless(1), 1)
+    align = arith.constant(ir.IntegerType.get_signless(64), pointer.alignment)
+    llvm.intr_assume(true, [value, align], [2], op_bundle_tags=ir.ArrayAttr.get([ir.StringAttr.get("align")]))
 
 
 def generic_pointer(pointer: Any) -> Any:
