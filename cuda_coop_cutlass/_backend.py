@@ -332,8 +332,7 @@ def _array_pointer(value: Any, offset: Any, strided: bool) -> tuple[Any, Any]:
     if strided and isinstance(value, cute.Tensor) and _tensor_arg(value).stride != 1:
         stride = _view_stride(cute.coalesce(value.layout))  # the offset counts items of the view
         offset = offset * stride
-    _cute_hooks.assume_aligned(base)
-    pointer = _cute_hooks.generic_pointer(base if isinstance(offset, int) and offset == 0 else base + offset)
+    pointer = _cute_hooks.tile_pointer(base, offset)
     return pointer, stride
 
 

@@ -46,6 +46,8 @@ def check() -> None:
         (compiler, "_OPTION_REGISTRY"),
         (llvm, "translate_module_to_llvmir"),
         (llvm, "intr_assume"),
+        (llvm, "getelementptr"),
+        (llvm, "GEPNoWrapFlags"),
         (BaseDSL, "_lazy_initialize_dsl"),
     ]
     if not {"__enter__", "__exit__"} <= set(vars(compiler.PostCompileHookContext)):
@@ -432,20 +434,33 @@ def llvm_pointer(pointer: Any) -> Any:
     return pointer.to_llvm_ptr()
 
 
-def assume_aligned(pointer: Any) -> None:
-    """Tell LLVM the alignment CuTe knows of a global-memory pointer (its type's, e.g. a tensor's
-    ``assumed_align``): an ``llvm.assume`` with an ``"align"`` bundle, so that once the bundle is
-    inlined a wrapper's runtime alignment checks on offsets of it fold (``striped_vectors``)."""
+def tile_pointer(base: Any, offset: Any) -> Any:
+    """The generic LLVM pointer to item ``offset`` of a CuTe pointer ``base`` (the C ABI's ``void*``).
+
+    For global memory the base is cast to a generic pointer first and LLVM is told the alignment CuTe
+    knows of it (its type's, e.g. a tensor's ``assumed_align``: an ``llvm.assume`` with an
+    ``"align"`` bundle); the offset is applied to the generic pointer. Once the bundle is inlined, a
+    wrapper's runtime alignment check of the tile (``striped_vectors``, ``vectorize``'s words) then
+    folds where the offset is provably a multiple of the vector, and only the vector path is left."""
+    import cutlass
     from cutlass._mlir import ir
     from cutlass._mlir.dialects import arith, llvm
     from cutlass.base_dsl.enums import AddressSpace
 
-    if pointer.memspace != AddressSpace.gmem or pointer.alignment < 2:
-        return
-    value = pointer.to_llvm_ptr()
-    true = arith.constant(ir.IntegerType.get_signless(1), 1)
-    align = arith.constant(ir.IntegerType.get_signless(64), pointer.alignment)
-    llvm.intr_assume(true, [value, align], [2], op_bundle_tags=ir.ArrayAttr.get([ir.StringAttr.get("align")]))
+    if base.memspace != AddressSpace.gmem:
+        return generic_pointer(base if isinstance(offset, int) and offset == 0 else base + offset)
+    ptr = llvm.PointerType.get()
+    generic = llvm.addrspacecast(ptr, base.to_llvm_ptr())
+    if base.alignment > 1:
+        true = arith.constant(ir.IntegerType.get_signless(1), 1)
+        align = arith.constant(ir.IntegerType.get_signless(64), base.alignment)
+        tags = ir.ArrayAttr.get([ir.StringAttr.get("align")])
+        llvm.intr_assume(true, [generic, align], [2], op_bundle_tags=tags)
+    if isinstance(offset, int) and offset == 0:
+        return generic
+    index = cutlass.Int64(offset).ir_value()
+    dynamic = -(2**31)  # MLIR's marker of a dynamic GEP index
+    return llvm.getelementptr(ptr, generic, [index], [dynamic], base.dtype.mlir_type, llvm.GEPNoWrapFlags.none)
 
 
 def generic_pointer(pointer: Any) -> Any:
