@@ -460,7 +460,9 @@ def tile_pointer(base: Any, offset: Any) -> Any:
         return generic
     index = cutlass.Int64(offset).ir_value()
     dynamic = -(2**31)  # MLIR's marker of a dynamic GEP index
-    return llvm.getelementptr(ptr, generic, [index], [dynamic], base.dtype.mlir_type, llvm.GEPNoWrapFlags.none)
+    return llvm.getelementptr(
+        ptr, generic, [index], [dynamic], base.dtype.mlir_type, llvm.GEPNoWrapFlags.none
+    )
 
 
 def generic_pointer(pointer: Any) -> Any:
