@@ -119,18 +119,29 @@ def _moves(n: int, threads: int, items: int, dtype: str, algorithm: str) -> Any:
 
 
 def softmax(
-    n: int, cluster: int, threads: int, items: int, dtype: str = "float32", algorithm: str = "striped"
+    n: int,
+    cluster: int,
+    threads: int,
+    items: int,
+    dtype: str = "float32",
+    algorithm: str = "striped",
+    variant: str = "registers",
 ) -> Any:
     """y = exp(x - max) / sum(exp(x - max)) over rows of ``n`` of ``dtype``, moved with ``algorithm``
     (or as words, ``striped_words``): the items converted to float32 once, the row kept in registers
     (one pass over memory); the maximum and the sum are two block (or cluster) reductions; exp2 with
-    ``fastmath`` (``ex2.approx``), as quack-kernels; the result converted back."""
+    ``fastmath`` (``ex2.approx``), as quack-kernels; the result converted back. Variant ``staged``
+    (float32 striped): the row part staged in shared memory by ``load_to_shared``, exp written back
+    in place."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
     from cuda.coop.cutlass._backend import cutlass_type
 
     assert cluster * threads * items == n
+    if variant == "staged":
+        assert (dtype, algorithm) == ("float32", "striped"), (dtype, algorithm)
+        return _softmax_staged(n, cluster, threads, items)
     kind = cutlass_type(dtype)
     unit, per, row, move, view = _moves(n, threads, items, dtype, algorithm)
     tile = threads * per  # in units
@@ -171,6 +182,58 @@ def softmax(
     @cute.jit
     def host(x: cute.Tensor, y: cute.Tensor) -> None:
         rows = cute.size(x) // row
+        kernel(x, y).launch(
+            grid=(rows * cluster, 1, 1),
+            block=(threads, 1, 1),
+            cluster=(cluster, 1, 1) if cutlass.const_expr(cluster > 1) else None,
+        )
+
+    return host
+
+
+def _softmax_staged(n: int, cluster: int, threads: int, items: int) -> Any:
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+    from cutlass.memory import SmemAllocator
+
+    tile = threads * items
+    log2e = 1.4426950408889634
+
+    @cute.kernel
+    def kernel(x: cute.Tensor, y: cute.Tensor) -> None:
+        b, _, _ = cute.arch.block_idx()
+        t, _, _ = cute.arch.thread_idx()
+        rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
+        offset = (b // cluster) * n + rank * tile
+        row = SmemAllocator().allocate_tensor(cutlass.Float32, cute.make_layout(tile), byte_alignment=128)
+        coop.block.load_to_shared(x, row, tile, offset=offset)
+        top = row[t]
+        for i in cutlass.range_constexpr(1, items):
+            top = cutlass.max(top, row[t + i * threads])
+        if cutlass.const_expr(cluster > 1):
+            top = coop.cluster.reduce(top, "max")
+        else:
+            top = coop.block.reduce(top, "max", broadcast=True)
+        shift = top * log2e
+        part = cutlass.Float32(0.0)
+        for i in cutlass.range_constexpr(items):
+            e = cute.math.exp2(row[t + i * threads] * log2e - shift, fastmath=True)
+            row[t + i * threads] = e
+            part += e
+        if cutlass.const_expr(cluster > 1):
+            total = coop.cluster.sum(part)
+        else:
+            total = coop.block.sum(part, broadcast=True)
+        inv = 1.0 / total
+        xs = coop.ThreadData(items, cutlass.Float32)
+        for i in cutlass.range_constexpr(items):
+            xs[i] = row[t + i * threads] * inv
+        coop.block.store(y, xs, offset=offset, algorithm="striped")
+
+    @cute.jit
+    def host(x: cute.Tensor, y: cute.Tensor) -> None:
+        rows = cute.size(x) // n
         kernel(x, y).launch(
             grid=(rows * cluster, 1, 1),
             block=(threads, 1, 1),

@@ -12,10 +12,12 @@ items stored striped. RMSNorm multiplies by a weight row, loaded striped after t
 no second row is held in registers through it (variant ``prefetch``, float32 striped: before it, as
 quack does; measured slower at every configuration, 2026-12-03; variant ``staged``, float32 striped: the
 weights loaded into registers, then the block's part of the row copied into shared memory by
-``coop.block.load_to_shared`` and read from there twice, no row in registers; its CUB C++ peer stages
-with ``cub::detail::BlockLoadToShared``, an experiment of this script, not something coop uses);
-softmax takes the row's maximum and sum
-(exp through ``ex2.approx``: Numba ``fastmath=True``, CuTe ``exp2(..., fastmath=True)``, as quack).
+``coop.block.load_to_shared`` and read from there twice, no row in registers; variant ``staged_late``:
+the row staged first, then the weights (CUB C++'s order, 8% faster at 262144); their CUB C++ peer
+stages with ``cub::detail::BlockLoadToShared``, an experiment of this script, not something coop
+uses); softmax takes the row's maximum and sum (exp through ``ex2.approx``: Numba ``fastmath=True``,
+CuTe ``exp2(..., fastmath=True)``, as quack; variant ``staged``, float32 striped: the row part
+staged in shared memory, exp written back in place, one exp an item).
 
 LayerNorm takes the row's mean and variance in one reduction: a block (cluster) reduce of each
 thread's ``(count, mean, M2)`` with Welford's (Chan's) combination as a user operator on the tuple
@@ -106,6 +108,9 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     # staged: the weights loaded into registers, then the row part staged in shared memory (the call
     # waits for it); staged_late: the row part staged first, then the weights (CUB's order)
     "rmsnorm": ("after", "prefetch", "staged", "staged_late"),
+    # softmax: the row in registers, or staged in shared memory (load_to_shared first; exp written
+    # back in place, one exp an item)
+    "softmax": ("registers", "staged"),
     "layernorm": ("welford", "sumsq"),
     "cross_entropy": ("online", "twice"),
     # argmax at one tile a block: coop.block.argmax of the items with their indices, or the thread's
@@ -925,6 +930,50 @@ __global__ void __launch_bounds__(Threads) cub_rmsnorm_staged(const float* x, co
     y[offset + k] = sx[k] * scale * wi;
   }
 }
+
+// Softmax with the block's part of the row staged in shared memory by one bulk copy: the maximum and
+// the sum read it there, exp(x - max) written back in place (each thread's own striped items).
+template <int N, int Cluster, int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_softmax_staged(const float* x, float* y)
+{
+  constexpr int Tile = Threads * Items, Bytes = Tile * int(sizeof(float));
+  using Stage = cub::detail::BlockLoadToShared<Threads>;
+  using Reduce = cub::BlockReduce<float, Threads>;
+  __shared__ typename Stage::TempStorage st;
+  __shared__ typename Reduce::TempStorage ts;
+  __shared__ State<Cluster> state;
+  extern __shared__ __align__(128) char staged[];
+  prologue(state);
+  const int rank = blockIdx.x % Cluster;
+  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * Tile;
+  Stage stage(st);
+  const auto sx = stage.template CopyAsync<float, 16>(
+    ::cuda::std::span<char>(staged, Bytes), ::cuda::std::span<const float>(x + offset, Tile));
+  stage.Wait(stage.Commit());
+  float* row = reinterpret_cast<float*>(staged);
+  float top = sx[threadIdx.x];
+#pragma unroll
+  for (int i = 1; i < Items; ++i)
+    top = ::cuda::std::max(top, sx[threadIdx.x + i * Threads]);
+  top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, state);
+  __syncthreads();
+  float part = 0.0f;
+#pragma unroll
+  for (int i = 0; i < Items; ++i)
+  {
+    const int k = threadIdx.x + i * Threads;
+    const float e = exp2f((row[k] - top) * LOG2E);
+    row[k] = e;
+    part += e;
+  }
+  const float inv = 1.0f / row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
+#pragma unroll
+  for (int i = 0; i < Items; ++i)
+  {
+    const int k = threadIdx.x + i * Threads;
+    y[offset + k] = row[k] * inv;
+  }
+}
 """
 
 
@@ -1037,6 +1086,8 @@ def _cub_name(
         "bitonic": ", true",
         "merge": ", false",
     }.get(variant, "")
+    if variant == "staged" and kernel == "softmax":  # float32 striped rows, the row part staged
+        return f"cub_softmax_staged<{n}, {c}, {t}, {i}>"
     if variant.startswith("staged"):  # float32 striped rows: the row part staged by CUB's BlockLoadToShared
         return f"cub_rmsnorm_staged<{n}, {c}, {t}, {i}, false>"
     if kernel in CONVERTED:
@@ -1145,12 +1196,16 @@ def numba_rmsnorm(
     return kernel
 
 
-def numba_softmax(n: int, cluster: int, threads: int, items: int, algorithm: str = "striped") -> Any:
+def numba_softmax(
+    n: int, cluster: int, threads: int, items: int, variant: str = "registers", algorithm: str = "striped"
+) -> Any:
     import numpy as np
     from cuda import coop
     from numba import cuda
 
     tile = threads * items
+    if variant == "staged":
+        return _numba_softmax_staged(n, cluster, threads, items)
 
     def kernel(x, y):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -1177,6 +1232,48 @@ def numba_softmax(n: int, cluster: int, threads: int, items: int, algorithm: str
         for i in range(items):
             xs[i] = xs[i] * inv
         coop.block.store(y, xs, offset=offset, algorithm=algorithm)
+
+    return kernel
+
+
+def _numba_softmax_staged(n: int, cluster: int, threads: int, items: int) -> Any:
+    """Softmax with the block's part of the row staged in shared memory (``load_to_shared`` first):
+    the maximum and the sum read it there; exp(x - max) is written back in place (each thread's own
+    striped items), then scaled into a ThreadData and stored striped."""
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    tile = threads * items
+
+    def kernel(x, y):  # type: ignore[no-untyped-def]
+        b = cuda.blockIdx.x
+        t = np.uint32(cuda.threadIdx.x)  # unsigned: no negative-index checks
+        rank = b % cluster
+        offset = (b // cluster) * n + rank * tile
+        row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
+        coop.block.load_to_shared(x, row, tile, offset=offset)
+        top = row[t]
+        for i in range(1, items):
+            top = max(top, row[t + i * threads])
+        if cluster > 1:
+            top = coop.cluster.reduce(top, "max")
+        else:
+            top = coop.block.reduce(top, "max", broadcast=True)
+        part = np.float32(0.0)
+        for i in range(items):
+            e = math.exp(row[t + i * threads] - top)  # fastmath: ex2.approx
+            row[t + i * threads] = e
+            part += e
+        if cluster > 1:
+            total = coop.cluster.sum(part)
+        else:
+            total = coop.block.sum(part, broadcast=True)
+        inv = np.float32(1.0) / total
+        xs = coop.ThreadData(items, np.float32)
+        for i in range(items):
+            xs[i] = row[t + i * threads] * inv
+        coop.block.store(y, xs, offset=offset, algorithm="striped")
 
     return kernel
 
