@@ -442,13 +442,11 @@ def argmax(n: int, cluster: int, threads: int, items: int, variant: str = "items
     return host
 
 
-def topk(n: int, wr: int, threads: int, items: int, variant: str = "bitonic") -> Any:
+def topk(n: int, wr: int, threads: int, items: int) -> Any:
     """The row's 16 largest values and their indices (largest first, ties to the smaller index): the
     design of ``numba_topk`` in rows.py (a warp streams its part of the row through a threshold, its
     candidates' indices into 32 pending slots in shared memory, merged into a list of 16 in registers
-    by shuffle networks), ``wr`` warps a row; variant ``merge``: ``numba_topk_merge``'s."""
-    if variant == "merge":
-        return _topk_merge(n, wr, threads, items)
+    by shuffle networks), ``wr`` warps a row."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
@@ -585,132 +583,6 @@ def topk(n: int, wr: int, threads: int, items: int, variant: str = "bitonic") ->
                     mv[s] = bv[w + e // k, e % k]
                     mi[s] = bi[w + e // k, e % k]
                 coop.warp.merge_sort((mv, mi), before)
-                for s in cutlass.range_constexpr(merge):
-                    if lane * merge + s < k:
-                        values[row * k + lane * merge + s] = mv[s]
-                        indices[row * k + lane * merge + s] = cutlass.Int64(mi[s])
-
-    @cute.jit
-    def host(x: cute.Tensor, values: cute.Tensor, indices: cute.Tensor) -> None:
-        rows = cute.size(x) // n
-        kernel(x, values, indices).launch(grid=(rows // rows_per_block, 1, 1), block=(threads, 1, 1))
-
-    return host
-
-
-def _topk_merge(n: int, wr: int, threads: int, items: int) -> Any:
-    """Variant ``merge`` of ``topk``: the design of ``numba_topk_merge`` in rows.py (a warp streams its
-    part of the row through a threshold into a shared buffer of 64 entries sorted by
-    ``coop.warp.merge_sort`` when it fills), ``wr`` warps a row."""
-    import cutlass
-    import cutlass.cute as cute
-    from cuda import coop
-    from cutlass.memory import SmemAllocator
-
-    k, cap = TOPK, 4 * TOPK
-    fresh, slots = cap - k, cap // 32
-    warps = threads // 32
-    rows_per_block = warps // wr
-    span = n // wr
-    wtile = 32 * items
-    tiles = span // wtile
-    assert tiles * wtile * wr == n
-    merge = max(wr * k // 32, 1)
-    big = 2**31 - 1
-
-    def before(a, b):  # type: ignore[no-untyped-def]
-        return (a[0] > b[0]) | ((a[0] == b[0]) & (a[1] < b[1]))
-
-    @cute.kernel
-    def kernel(x: cute.Tensor, values: cute.Tensor, indices: cute.Tensor) -> None:
-        t, _, _ = cute.arch.thread_idx()
-        b, _, _ = cute.arch.block_idx()
-        lane = t % 32
-        w = t // 32
-        row = b * rows_per_block + w // wr
-        part = w % wr
-        smem = SmemAllocator()
-        bv = smem.allocate_tensor(cutlass.Float32, cute.make_layout((warps, cap), stride=(cap, 1)), 16)
-        bi = smem.allocate_tensor(cutlass.Int32, cute.make_layout((warps, cap), stride=(cap, 1)), 16)
-        for s in cutlass.range_constexpr(slots):
-            bv[w, lane * slots + s] = -cutlass.Float32.inf
-            bi[w, lane * slots + s] = big
-        scratch = coop.TempStorage()  # the three sorts' one slice a warp (a syncwarp between uses)
-        xs = coop.ThreadData(items, cutlass.Float32)
-        tau = -cutlass.Float32.inf
-        pend = cutlass.Int32(0)
-        for j in cutlass.range(tiles):
-            first = part * span + j * wtile
-            # item i's index is fl + 32 i; fl through a shuffle (opaque to LLVM), else LLVM hoists
-            # the 32 values lane + 32 i out of the tile loop and keeps them in 32 registers
-            fl = cute.arch.shuffle_sync(first + lane, lane)
-            coop.warp.load(x, xs, offset=row * n + first, algorithm="striped")
-            if j == 0:
-                m = coop.ThreadData(1, cutlass.Float32)
-                m[0] = xs[0]
-                for i in cutlass.range_constexpr(1, items):
-                    m[0] = cute.arch.fmax(m[0], xs[i])
-                coop.warp.merge_sort(m, "greater", temp_storage=scratch)
-                tau = coop.warp.broadcast(m[0], k - 1)
-            thr = tau
-            cnt = cutlass.Int32(0)
-            for i in cutlass.range_constexpr(items):
-                if (xs[i] > thr) | ((j == 0) & (xs[i] == thr)):
-                    cnt += 1
-            off, total = coop.warp.exclusive_sum(cnt, warp_aggregate=True)
-            last = j == tiles - 1
-            done = cutlass.Int32(0)
-            if pend + total <= fresh:  # the common case: all fit; written from registers
-                r = off
-                for i in cutlass.range_constexpr(items):
-                    if (xs[i] > thr) | ((j == 0) & (xs[i] == thr)):
-                        bv[w, k + pend + r] = xs[i]
-                        bi[w, k + pend + r] = fl + i * 32
-                        r += 1
-                pend += total
-                done = total
-            while (done < total) | (pend == fresh) | (last & (pend > 0)):
-                if done < total:  # more than fit: the next ones by rank, the tile read again (L1/L2)
-                    take = cutlass.min(total - done, fresh - pend)
-                    r = off - done
-                    for i in cutlass.range(items, unroll=1):
-                        v = x[row * n + fl + i * 32]
-                        if (v > thr) | ((j == 0) & (v == thr)):
-                            if (r >= 0) & (r < take):
-                                bv[w, k + pend + r] = v
-                                bi[w, k + pend + r] = fl + i * 32
-                            r += 1
-                    pend += take
-                    done += take
-                if (pend == fresh) | (last & (done == total)):
-                    cute.arch.sync_warp()
-                    kv = coop.ThreadData(slots, cutlass.Float32)
-                    ki = coop.ThreadData(slots, cutlass.Int32)
-                    for s in cutlass.range_constexpr(slots):
-                        kv[s] = bv[w, lane * slots + s]
-                        ki[s] = bi[w, lane * slots + s]
-                    coop.warp.merge_sort((kv, ki), before, temp_storage=scratch)
-                    for s in cutlass.range_constexpr(slots):  # lanes 0-7: the list; the rest empty
-                        keep = lane * slots + s < k
-                        bv[w, lane * slots + s] = cutlass.select_(keep, kv[s], -cutlass.Float32.inf)
-                        bi[w, lane * slots + s] = cutlass.select_(keep, ki[s], big)
-                    tau = coop.warp.broadcast(kv[slots - 1], k // slots - 1)
-                    pend = cutlass.Int32(0)
-                    cute.arch.sync_warp()
-        if cutlass.const_expr(wr == 1):
-            if lane < k:
-                values[row * k + lane] = bv[w, lane]
-                indices[row * k + lane] = cutlass.Int64(bi[w, lane])
-        else:
-            cute.arch.barrier()
-            if part == 0:
-                mv = coop.ThreadData(merge, cutlass.Float32)
-                mi = coop.ThreadData(merge, cutlass.Int32)
-                for s in cutlass.range_constexpr(merge):
-                    e = lane * merge + s
-                    mv[s] = bv[w + e // k, e % k]
-                    mi[s] = bi[w + e // k, e % k]
-                coop.warp.merge_sort((mv, mi), before, temp_storage=scratch)
                 for s in cutlass.range_constexpr(merge):
                     if lane * merge + s < k:
                         values[row * k + lane * merge + s] = mv[s]

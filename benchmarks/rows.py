@@ -29,8 +29,7 @@ logit directly; argmax is ``coop.block.argmax`` / ``coop.cluster.argmax`` with e
 index where a block's part of the row is one tile (variant ``loop``, CUB C++'s design: each thread's
 first largest, then the argmax of those scalars, as at more tiles). Top-k (k = 16) streams each
 warp's part of the row through a threshold filter, its candidates merged into a list of 16 in
-registers by shuffle networks (variant ``merge``: a shared-memory buffer sorted by
-``coop.warp.merge_sort`` when it fills; see ``numba_topk``).
+registers by shuffle networks (see ``numba_topk``).
 
 GB/s counts the row bytes read + written (2 x 4 B per float32 element, 2 x 2 B per 2-byte one; the
 weight row stays in L2; 1 x 4 B for cross-entropy, argmax and top-k, which write one value or 16 per
@@ -116,9 +115,6 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     # argmax at one tile a block: coop.block.argmax of the items with their indices, or the thread's
     # own loop then an argmax of scalars (CUB C++'s design, whatever the variant)
     "argmax": ("items", "loop"),
-    # top-k: the threshold and the merges by shuffle networks, or by coop.warp.merge_sort (the design
-    # before, 2026-12)
-    "topk": ("bitonic", "merge"),
 }
 #: Row bytes moved per element: read + written, or read only.
 _PASSES = {"cross_entropy": 1, "argmax": 1, "topk": 1}
@@ -533,7 +529,7 @@ __global__ void __launch_bounds__(Threads) cub_argmax(const float* x, float* val
 // ascending into lanes 0-15, keeps the better of each lane's list entry (the list of 16 lives in
 // registers, entry l in lane l) and pending entry, and sorts that descending; the threshold becomes
 // the list's 16th. With WR warps per row, the first warp of the row sorts the WR lists at the end
-// (cub::WarpMergeSort). Variant merge (Bitonic = false): topk_merge, the design of numba_topk_merge.
+// (cub::WarpMergeSort).
 struct Cand { float v; int i; };
 struct Before
 {
@@ -726,155 +722,11 @@ __device__ __forceinline__ void topk_bitonic(const float* x, float* values, long
 }
 
 template <int N, int WR, int Threads, int Items>
-__device__ __forceinline__ void topk_merge(const float* x, float* values, long long* indices)
-{
-  constexpr int K = 16, CAP = 64, NEW = CAP - K, SLOTS = CAP / 32;
-  constexpr int Warps = Threads / 32, RowsPerBlock = Warps / WR, Span = N / WR, WTile = 32 * Items;
-  constexpr int Tiles = Span / WTile, Merge = WR * K / 32 > 0 ? WR * K / 32 : 1;
-  using Sort1 = cub::WarpMergeSort<float, 1, 32>;
-  using SortS = cub::WarpMergeSort<Cand, SLOTS, 32>;
-  using SortM = cub::WarpMergeSort<Cand, Merge, 32>;
-  using Scan = cub::WarpScan<int>;
-  using Load = cub::WarpLoad<float, Items, cub::WARP_LOAD_STRIPED, 32>;
-  union Scratch
-  {
-    typename Sort1::TempStorage one;
-    typename SortS::TempStorage slots;
-    typename SortM::TempStorage merge;
-  };
-  __shared__ Scratch scratch[Warps];
-  __shared__ typename Scan::TempStorage scan[Warps];
-  __shared__ float bv[Warps][CAP];
-  __shared__ int bi[Warps][CAP];
-  const int lane = threadIdx.x % 32, w = threadIdx.x / 32, part = w % WR;
-  const size_t row = size_t(blockIdx.x) * RowsPerBlock + w / WR;
-  const float ninf = -::cuda::std::numeric_limits<float>::infinity();
-  for (int s = 0; s < SLOTS; ++s)
-  {
-    bv[w][lane * SLOTS + s] = ninf;
-    bi[w][lane * SLOTS + s] = 0x7fffffff;
-  }
-  float tau = ninf;
-  int pend = 0;
-  for (int j = 0; j < Tiles; ++j)
-  {
-    const int first = part * Span + j * WTile;
-    float xs[Items];
-    Load().Load(x + row * N + first, xs);
-    if (j == 0)
-    {
-      float m[1] = {xs[0]};
-      for (int i = 1; i < Items; ++i) m[0] = ::cuda::std::max(m[0], xs[i]);
-      Sort1(scratch[w].one).StableSort(m, ::cuda::std::greater<>{});
-      tau = __shfl_sync(0xffffffffu, m[0], K - 1);
-    }
-    const float thr = tau;
-    int cnt = 0;
-    for (int i = 0; i < Items; ++i) cnt += xs[i] > thr || (j == 0 && xs[i] == thr);
-    int off, total;
-    Scan(scan[w]).ExclusiveSum(cnt, off, total);
-    const bool last = j == Tiles - 1;
-    int done = 0;
-    if (pend + total <= NEW)
-    {
-      int r = off;
-      for (int i = 0; i < Items; ++i)
-      {
-        if (xs[i] > thr || (j == 0 && xs[i] == thr))
-        {
-          bv[w][K + pend + r] = xs[i];
-          bi[w][K + pend + r] = first + lane + i * 32;
-          ++r;
-        }
-      }
-      pend += total;
-      done = total;
-    }
-    while (done < total || pend == NEW || (last && pend > 0))
-    {
-      if (done < total)
-      {
-        const int take = ::cuda::std::min(total - done, NEW - pend);
-        int r = off - done;
-#pragma unroll 1
-        for (int i = 0; i < Items; ++i)
-        {
-          const float v = x[row * N + first + lane + i * 32];
-          if (v > thr || (j == 0 && v == thr))
-          {
-            if (r >= 0 && r < take)
-            {
-              bv[w][K + pend + r] = v;
-              bi[w][K + pend + r] = first + lane + i * 32;
-            }
-            ++r;
-          }
-        }
-        pend += take;
-        done += take;
-      }
-      if (pend == NEW || (last && done == total))
-      {
-        __syncwarp();
-        Cand c[SLOTS];
-        for (int s = 0; s < SLOTS; ++s) c[s] = {bv[w][lane * SLOTS + s], bi[w][lane * SLOTS + s]};
-        SortS(scratch[w].slots).StableSort(c, Before{});
-        for (int s = 0; s < SLOTS; ++s)
-        {
-          const bool keep = lane * SLOTS + s < K;
-          bv[w][lane * SLOTS + s] = keep ? c[s].v : ninf;
-          bi[w][lane * SLOTS + s] = keep ? c[s].i : 0x7fffffff;
-        }
-        tau = __shfl_sync(0xffffffffu, c[SLOTS - 1].v, K / SLOTS - 1);
-        pend = 0;
-        __syncwarp();
-      }
-    }
-  }
-  if constexpr (WR == 1)
-  {
-    if (lane < K)
-    {
-      values[row * K + lane] = bv[w][lane];
-      indices[row * K + lane] = bi[w][lane];
-    }
-  }
-  else
-  {
-    __syncthreads();
-    if (part == 0)
-    {
-      Cand c[Merge];
-      for (int s = 0; s < Merge; ++s)
-      {
-        const int e = lane * Merge + s;
-        c[s] = {bv[w + e / K][e % K], bi[w + e / K][e % K]};
-      }
-      SortM(scratch[w].merge).StableSort(c, Before{});
-      for (int s = 0; s < Merge; ++s)
-      {
-        if (lane * Merge + s < K)
-        {
-          values[row * K + lane * Merge + s] = c[s].v;
-          indices[row * K + lane * Merge + s] = c[s].i;
-        }
-      }
-    }
-  }
-}
-
-template <int N, int WR, int Threads, int Items, bool Bitonic>
 __global__ void __launch_bounds__(Threads) cub_topk(const float* x, float* values, long long* indices)
 {
-  if constexpr (Bitonic)
-  {
-    topk_bitonic<N, WR, Threads, Items>(x, values, indices);
-  }
-  else
-  {
-    topk_merge<N, WR, Threads, Items>(x, values, indices);
-  }
+  topk_bitonic<N, WR, Threads, Items>(x, values, indices);
 }
+
 // RMSNorm with the block's part of the row staged in shared memory by one bulk copy; with StageW the
 // weights too, else each thread's weights (striped) loaded into registers while the copy runs.
 template <int N, int Cluster, int Threads, int Items, bool StageW>
@@ -1083,8 +935,6 @@ def _cub_name(
         "online": ", true",
         "twice": ", false",
         "prefetch": ", true",
-        "bitonic": ", true",
-        "merge": ", false",
     }.get(variant, "")
     if variant == "staged" and kernel == "softmax":  # float32 striped rows, the row part staged
         return f"cub_softmax_staged<{n}, {c}, {t}, {i}>"
@@ -1453,7 +1303,7 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
     return kernel
 
 
-def numba_topk(n: int, wr: int, threads: int, items: int, variant: str = "bitonic") -> Any:
+def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
     """The row's 16 largest values and their indices, largest first, ties to the smaller index.
 
     A warp (``wr`` = 1; ``threads / 32`` rows per block) or ``wr`` warps of a block stream the row: each
@@ -1473,8 +1323,7 @@ def numba_topk(n: int, wr: int, threads: int, items: int, variant: str = "bitoni
     slots, the pending ones are merged first and the tile's items counted again against the raised
     threshold; any that still do not fit are written 32 at a time, a merge between. Any row is exact.
     With ``wr`` > 1 the row's first warp sorts the ``wr`` lists (``coop.warp.merge_sort``,
-    ``wr * 16 / 32`` entries a lane) at the end. Variant ``merge`` (``numba_topk_merge``): the design
-    before, with ``coop.warp.merge_sort`` for the threshold and for a buffer of 64 entries.
+    ``wr * 16 / 32`` entries a lane) at the end.
 
     Why this design: a row of 4096 is 16 KB, read once, and the answer is 16 entries. quack's bitonic
     top-k sorts instead (per thread, 8 runs of 16 sorted by a network, merged, then 5 shuffle rounds
@@ -1482,12 +1331,12 @@ def numba_topk(n: int, wr: int, threads: int, items: int, variant: str = "bitoni
     histograms whose atomics collide on the few buckets that random floats fill. Filtering costs a
     compare and an OR an item; the candidates (about 22 of a tile of 1024 random items at the first
     threshold, fewer after) cost a few instructions each; a merge ~20 shuffle stages of one (value,
-    index) a lane, no shared memory but the pending indices. The ``merge`` variant's merge sorts of
-    32 keys and 64 pairs through shared memory, and its item-by-item predicated writes, issued about
-    twice quack's instructions a row (Nsight Compute, N = 1024, H200). NaN items are never selected
-    (their comparisons are false; torch counts NaN as the largest)."""
-    if variant == "merge":
-        return numba_topk_merge(n, wr, threads, items)
+    index) a lane, no shared memory but the pending indices. The design before (until 2026-12-03,
+    removed since: RESULTS.md, runs 7-11) sorted 32 keys for the threshold and a buffer of 64 pairs
+    with ``coop.warp.merge_sort`` through shared memory, and wrote candidates item by item: it issued
+    about twice quack's instructions a row (Nsight Compute, N = 1024, H200) and ran 0.55-0.84x this
+    one. NaN items are never selected (their comparisons are false; torch counts NaN as the
+    largest)."""
     import numpy as np
     from cuda import coop
     from numba import cuda
@@ -1622,118 +1471,6 @@ def numba_topk(n: int, wr: int, threads: int, items: int, variant: str = "bitoni
                     mv[s] = bv[w + e // k, e % k]
                     mi[s] = bi[w + e // k, e % k]
                 coop.warp.merge_sort((mv, mi), before)
-                for s in range(merge):
-                    if lane * merge + s < k:
-                        values[row * k + lane * merge + s] = mv[s]
-                        indices[row * k + lane * merge + s] = mi[s]
-
-    return kernel
-
-
-def numba_topk_merge(n: int, wr: int, threads: int, items: int) -> Any:
-    """Variant ``merge`` of ``numba_topk`` (its design until 2026-12): the first tile's threshold from a
-    ``coop.warp.merge_sort`` of the lanes' maxima; a shared buffer of 64 (value, index) entries (the
-    list of 16, then 48 pending, written from registers item by item) ordered by a
-    ``coop.warp.merge_sort`` of the 64 (2 a lane) when the pending part fills and after the last
-    tile."""
-    import numpy as np
-    from cuda import coop
-    from numba import cuda
-
-    k, cap = TOPK, 4 * TOPK
-    fresh, slots = cap - k, cap // 32
-    warps = threads // 32
-    rows_per_block = warps // wr
-    span = n // wr
-    wtile = 32 * items
-    tiles = span // wtile
-    merge = max(wr * k // 32, 1)
-    ninf, big = np.float32(-np.inf), np.int32(2**31 - 1)
-
-    def kernel(x, values, indices):  # type: ignore[no-untyped-def]
-        t = np.uint32(cuda.threadIdx.x)  # unsigned: Numba's indexing then skips negative-index checks
-        lane, w = t % 32, t // 32
-        row = np.uint32(cuda.blockIdx.x) * rows_per_block + w // wr
-        part = w % wr
-        bv = cuda.shared.array((warps, cap), np.float32)
-        bi = cuda.shared.array((warps, cap), np.int32)
-        wv, wi = bv[w], bi[w]  # this warp's buffer
-        for s in range(slots):
-            wv[lane * slots + s] = ninf
-            wi[lane * slots + s] = big
-        scratch = coop.TempStorage()  # the three sorts' one slice a warp (a syncwarp between uses)
-        xs = coop.ThreadData(items, np.float32)
-        tau = ninf
-        pend = 0
-        for j in range(tiles):
-            first = part * span + j * wtile
-            coop.warp.load(x, xs, offset=row * n + first, algorithm="striped")
-            if j == 0:
-                m = coop.ThreadData(1, np.float32)
-                m[0] = xs[0]
-                for i in range(1, items):
-                    m[0] = max(m[0], xs[i])
-                coop.warp.merge_sort(m, "greater", temp_storage=scratch)
-                tau = coop.warp.broadcast(m[0], k - 1)
-            thr = tau
-            cnt = np.int32(0)
-            for i in range(items):
-                if xs[i] > thr or (j == 0 and xs[i] == thr):
-                    cnt += 1
-            off, total = coop.warp.exclusive_sum(cnt, warp_aggregate=True)
-            last = j == tiles - 1
-            done = 0
-            if pend + total <= fresh:  # the common case: all fit; written from registers
-                r = np.uint32(k + pend + off)
-                for i in range(items):
-                    if xs[i] > thr or (j == 0 and xs[i] == thr):
-                        wv[r] = xs[i]
-                        wi[r] = first + lane + i * 32
-                        r += np.uint32(1)
-                pend += total
-                done = total
-            while done < total or pend == fresh or (last and pend > 0):
-                if done < total:  # more than fit: the next ones by rank, the tile read again (L1/L2)
-                    take = min(total - done, fresh - pend)
-                    r = off - done
-                    for i in range(items):
-                        v = x[row * n + first + lane + i * 32]
-                        if v > thr or (j == 0 and v == thr):
-                            if r >= 0 and r < take:
-                                wv[np.uint32(k + pend + r)] = v
-                                wi[np.uint32(k + pend + r)] = first + lane + i * 32
-                            r += 1
-                    pend += take
-                    done += take
-                if pend == fresh or (last and done == total):
-                    cuda.syncwarp()
-                    kv = coop.ThreadData(slots, np.float32)
-                    ki = coop.ThreadData(slots, np.int32)
-                    for s in range(slots):
-                        kv[s] = wv[lane * slots + s]
-                        ki[s] = wi[lane * slots + s]
-                    coop.warp.merge_sort((kv, ki), before, temp_storage=scratch)
-                    for s in range(slots):  # lanes 0-7 hold the first 16: the list; the rest empty
-                        keep = lane * slots + s < k
-                        wv[lane * slots + s] = kv[s] if keep else ninf
-                        wi[lane * slots + s] = ki[s] if keep else big
-                    tau = coop.warp.broadcast(kv[slots - 1], k // slots - 1)
-                    pend = 0
-                    cuda.syncwarp()
-        if wr == 1:
-            if lane < k:
-                values[row * k + lane] = wv[lane]
-                indices[row * k + lane] = wi[lane]
-        else:
-            cuda.syncthreads()
-            if part == 0:
-                mv = coop.ThreadData(merge, np.float32)
-                mi = coop.ThreadData(merge, np.int32)
-                for s in range(merge):
-                    e = lane * merge + s
-                    mv[s] = bv[w + e // k, e % k]
-                    mi[s] = bi[w + e // k, e % k]
-                coop.warp.merge_sort((mv, mi), before, temp_storage=scratch)
                 for s in range(merge):
                     if lane * merge + s < k:
                         values[row * k + lane * merge + s] = mv[s]
