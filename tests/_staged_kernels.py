@@ -52,6 +52,10 @@ def cases() -> list[Case]:
         out.append(Case("float32", block, 1001, 1024, 1003))  # odd length and stride: fallback
         out.append(Case("int16", block, 2048, 2048, 2056))  # 2-byte items, bulk
         out.append(Case("float64", block, 777, 800, 800))  # fallback (length not a multiple of 2)
+    # the other element types, one block shape: bulk where the run is whole 16-byte units
+    for dtype, num, stride in (("int8", 4096, 4096), ("uint8", 1001, 1003), ("float16", 2048, 2048),
+                               ("uint32", 1000, 1000), ("int64", 512, 512), ("int64", 777, 800)):  # fmt: skip
+        out.append(Case(dtype, (128, 1, 1), num, max(num, 1024), stride))
     # 64 KB of shared memory: above the 48 KB a kernel may take without opting in
     out.append(Case("float32", (512, 1, 1), 16384, 16384, 16384, dynamic=True))
     return out
@@ -61,7 +65,8 @@ def data(rng: np.random.Generator, case: Case) -> np.ndarray:
     n = GRID * case.stride + 1 + case.num
     if case.dtype.startswith("float"):
         return rng.standard_normal(n).astype(case.dtype)
-    return rng.integers(-30000, 30000, n).astype(case.dtype)
+    info = np.iinfo(case.dtype)
+    return rng.integers(info.min, info.max, n, dtype=case.dtype, endpoint=True)
 
 
 def reference(src: np.ndarray, case: Case) -> np.ndarray:
@@ -97,13 +102,14 @@ def numba_kernel(case: Case) -> Any:
 
 
 def cute_host(case: Case) -> Any:
-    import cutlass
     import cutlass.cute as cute
     from cuda import coop
     from cutlass.memory import SmemAllocator
 
     num, cap, stride, threads, (bx, by, bz) = case.num, case.cap, case.stride, case.threads, case.block
-    kind = {"float32": cutlass.Float32, "int16": cutlass.Int16, "float64": cutlass.Float64}[case.dtype]
+    from cuda.coop.cutlass._backend import cutlass_type
+
+    kind = cutlass_type(case.dtype)
 
     @cute.kernel
     def kernel(src: cute.Tensor, out: cute.Tensor) -> None:

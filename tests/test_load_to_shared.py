@@ -60,9 +60,9 @@ def test_numba_aot(case: sk.Case) -> None:
 
 
 def _cute_type(dtype: str):  # type: ignore[no-untyped-def]
-    import cutlass
+    from cuda.coop.cutlass._backend import cutlass_type
 
-    return {"float32": cutlass.Float32, "int16": cutlass.Int16, "float64": cutlass.Float64}[dtype]
+    return cutlass_type(dtype)
 
 
 @pytest.mark.parametrize("case", _CASES, ids=[c.id() for c in _CASES])

@@ -2,7 +2,8 @@
 """GPU correctness of ``coop.block.load_to_shared``: two runs a block copied into one shared array
 (the first by one bulk copy where it is 16-byte aligned, the second one item later by the striped
 fallback, reusing the call's scratch) and read back in reverse by every thread; float32, int16 and
-float64 items; blocks of 128, (32, 3) and (5, 7, 2) threads; a 64 KB dynamic shared array (above the
+float64 items in blocks of 128, (32, 3) and (5, 7, 2) threads, int8, uint8, float16, uint32 and int64
+in blocks of 128; a 64 KB dynamic shared array (above the
 48 KB a kernel may take without opting in; Numba: the front door opts in). Both DSLs, fresh random
 data, poisoned outputs, checked against NumPy (``tests/_staged_kernels.py``). The 128-thread cases
 are marked ``sanitizer``."""
@@ -27,7 +28,7 @@ def _params() -> list[Any]:
 
 
 def _poison(case: sk.Case) -> np.ndarray:
-    fill = np.nan if case.dtype.startswith("float") else -7
+    fill = np.nan if case.dtype.startswith("float") else np.iinfo(case.dtype).max
     return np.full(sk.GRID * 2 * case.num, fill, case.dtype)
 
 
