@@ -139,16 +139,14 @@ def softmax(
     from cuda.coop.cutlass._backend import cutlass_type
 
     assert cluster * threads * items == n
-    if variant == "staged":
-        assert (dtype, algorithm) == ("float32", "striped"), (dtype, algorithm)
-        return _softmax_staged(n, cluster, threads, items)
+    assert variant == "registers" or (dtype, algorithm) == ("float32", "striped"), (variant, dtype, algorithm)
     kind = cutlass_type(dtype)
     unit, per, row, move, view = _moves(n, threads, items, dtype, algorithm)
     tile = threads * per  # in units
     log2e = 1.4426950408889634
 
     @cute.kernel
-    def kernel(x: cute.Tensor, y: cute.Tensor) -> None:
+    def registers(x: cute.Tensor, y: cute.Tensor) -> None:
         b, _, _ = cute.arch.block_idx()
         rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
         offset = (b // cluster) * row + rank * tile
@@ -179,6 +177,8 @@ def softmax(
             xs[i] = (fs[i] * inv).to(kind)
         coop.block.store(y, xu, offset=offset, algorithm=move)
 
+    kernel = _softmax_staged(n, cluster, threads, items) if variant == "staged" else registers
+
     @cute.jit
     def host(x: cute.Tensor, y: cute.Tensor) -> None:
         rows = cute.size(x) // row
@@ -192,6 +192,7 @@ def softmax(
 
 
 def _softmax_staged(n: int, cluster: int, threads: int, items: int) -> Any:
+    """The kernel of ``softmax``'s variant ``staged`` (float32 rows, launched by its host)."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
@@ -231,16 +232,7 @@ def _softmax_staged(n: int, cluster: int, threads: int, items: int) -> Any:
             xs[i] = row[t + i * threads] * inv
         coop.block.store(y, xs, offset=offset, algorithm="striped")
 
-    @cute.jit
-    def host(x: cute.Tensor, y: cute.Tensor) -> None:
-        rows = cute.size(x) // n
-        kernel(x, y).launch(
-            grid=(rows * cluster, 1, 1),
-            block=(threads, 1, 1),
-            cluster=(cluster, 1, 1) if cutlass.const_expr(cluster > 1) else None,
-        )
-
-    return host
+    return kernel
 
 
 def layernorm(n: int, cluster: int, threads: int, items: int, variant: str = "welford") -> Any:

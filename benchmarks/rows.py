@@ -789,6 +789,7 @@ template <int N, int Cluster, int Threads, int Items>
 __global__ void __launch_bounds__(Threads) cub_softmax_staged(const float* x, float* y)
 {
   constexpr int Tile = Threads * Items, Bytes = Tile * int(sizeof(float));
+  static_assert(cub::detail::LoadToSharedBufferSizeBytes<float, 16>(Tile) == Bytes, "no padding");
   using Stage = cub::detail::BlockLoadToShared<Threads>;
   using Reduce = cub::BlockReduce<float, Threads>;
   __shared__ typename Stage::TempStorage st;
@@ -799,14 +800,13 @@ __global__ void __launch_bounds__(Threads) cub_softmax_staged(const float* x, fl
   const int rank = blockIdx.x % Cluster;
   const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * Tile;
   Stage stage(st);
-  const auto sx = stage.template CopyAsync<float, 16>(
-    ::cuda::std::span<char>(staged, Bytes), ::cuda::std::span<const float>(x + offset, Tile));
+  float* const row = stage.template CopyAsync<float, 16>(
+    ::cuda::std::span<char>(staged, Bytes), ::cuda::std::span<const float>(x + offset, Tile)).data();
   stage.Wait(stage.Commit());
-  float* row = reinterpret_cast<float*>(staged);
-  float top = sx[threadIdx.x];
+  float top = row[threadIdx.x];
 #pragma unroll
   for (int i = 1; i < Items; ++i)
-    top = ::cuda::std::max(top, sx[threadIdx.x + i * Threads]);
+    top = ::cuda::std::max(top, row[threadIdx.x + i * Threads]);
   top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, state);
   __syncthreads();
   float part = 0.0f;

@@ -567,15 +567,15 @@ def _runs_wrapper(req: Request) -> str:
     """The wrapper of a load or store in striped runs: coop_striped_runs over the call's slots in
     their order (the array, the items, then a count and a default where given)."""
     prim = _row(req)
-    slots = [s for s in prim.slots(req)[0] if s.shape is not Shape.SCRATCH]
+    slots, _ = prim.slots(req)
     runs = run_items(DTYPES[req.dtype].itemsize, req.items_per_thread)
     threads = math.prod(req.block_dims)
-    body = "".join(_unpack(s) for s in prim.slots(req)[0])
+    body = "".join(_unpack(s) for s in slots)
     cls = f"coop_striped_runs<{_cxx(req.dtype)}, {threads}, {req.items_per_thread}, {runs}>"
     method = "Load" if prim.name == "load" else "Store"
-    args = ", ".join(s.name for s in slots)
+    args = ", ".join(s.name for s in slots if s.shape is not Shape.SCRATCH)
     body += f"  {cls}::{method}({_scope(req).rank()}, {args});\n"
-    abi = ", ".join(_abi(s) for s in prim.slots(req)[0])
+    abi = ", ".join(_abi(s) for s in slots)
     return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}}}\n'
 
 
@@ -1260,7 +1260,8 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     # that moves the items otherwise: declared before it.
     moved = [m for r in plain if (pair := _word_requests(r)) is not None for m in pair]
     plain = list(dict.fromkeys([*moved, *plain]))
-    if moved or any(_runs_option(r) for r in requests):
+    runs = any(_runs_option(r) for r in requests)
+    if moved or runs:
         headers["cuda/std/bit"] = None  # items packed into words bit for bit
     headers.update(dict.fromkeys(_dtype_headers(dtypes)))
     functions = _user_functions(requests)
@@ -1276,7 +1277,7 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
         parts.append(_CLUSTER_PREAMBLE)
     classes = dict.fromkeys(_row(r).cub_class(r).cls for r in requests)
     parts += [_COOP_CLASSES[c] for c in classes if c in _COOP_CLASSES]
-    if any(_runs_option(r) for r in requests):
+    if runs:
         parts.append(_STRIPED_RUNS)
     staged = {math.prod(r.block_dims) for r in requests if _row(r).cub_class(r).cls == _STAGE_CLASS}
     parts += [
