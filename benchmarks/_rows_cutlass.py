@@ -139,7 +139,11 @@ def softmax(
     from cuda.coop.cutlass._backend import cutlass_type
 
     assert cluster * threads * items == n
-    assert variant == "registers" or (dtype, algorithm) == ("float32", "striped"), (variant, dtype, algorithm)
+    assert (
+        variant == "registers"
+        or (variant, dtype, algorithm) == ("staged", "float32", "striped")
+        or (variant, algorithm) == ("staged_once", "striped_vectors")
+    ), (variant, dtype, algorithm)
     kind = cutlass_type(dtype)
     unit, per, row, move, view = _moves(n, threads, items, dtype, algorithm)
     tile = threads * per  # in units
@@ -177,7 +181,12 @@ def softmax(
             xs[i] = (fs[i] * inv).to(kind)
         coop.block.store(y, xu, offset=offset, algorithm=move)
 
-    kernel = _softmax_staged(n, cluster, threads, items) if variant == "staged" else registers
+    if variant == "staged":
+        kernel = _softmax_staged(n, cluster, threads, items)
+    elif variant == "staged_once":
+        kernel = _softmax_staged_once(n, cluster, threads, items, dtype)
+    else:
+        kernel = registers
 
     @cute.jit
     def host(x: cute.Tensor, y: cute.Tensor) -> None:
@@ -231,6 +240,57 @@ def _softmax_staged(n: int, cluster: int, threads: int, items: int) -> Any:
         for i in cutlass.range_constexpr(items):
             xs[i] = row[t + i * threads] * inv
         coop.block.store(y, xs, offset=offset, algorithm="striped")
+
+    return kernel
+
+
+def _softmax_staged_once(n: int, cluster: int, threads: int, items: int, dtype: str) -> Any:
+    """The kernel of ``softmax``'s variant ``staged_once`` (rows of ``dtype``, ``striped_vectors``):
+    the block's part of the row staged in shared memory by ``load_to_shared``, read from there once
+    into registers (as ``striped_vectors`` arranges it), then the registers design (quack's)."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+    from cuda.coop.cutlass._backend import cutlass_type
+    from cutlass.memory import SmemAllocator
+
+    kind = cutlass_type(dtype)
+    tile = threads * items
+    v = 4 if items % 4 == 0 else 2 if items % 2 == 0 else 1  # striped_vectors' run (1-4 byte items)
+    log2e = 1.4426950408889634
+
+    @cute.kernel
+    def kernel(x: cute.Tensor, y: cute.Tensor) -> None:
+        b, _, _ = cute.arch.block_idx()
+        rank = cute.arch.block_idx_in_cluster() if cutlass.const_expr(cluster > 1) else 0
+        offset = (b // cluster) * n + rank * tile
+        row = SmemAllocator().allocate_tensor(kind, cute.make_layout(tile), byte_alignment=128)
+        coop.block.load_to_shared(x, row, tile, offset=offset)
+        t, _, _ = cute.arch.thread_idx()
+        fs = cute.make_rmem_tensor(cute.make_layout(items), cutlass.Float32)
+        for i in cutlass.range_constexpr(items):  # striped_vectors' item i: run i // v, item i % v
+            fs[i] = row[((i // v) * threads + t) * v + i % v].to(cutlass.Float32)
+        top = fs[0]
+        for i in cutlass.range_constexpr(1, items):
+            top = cutlass.max(top, fs[i])
+        if cutlass.const_expr(cluster > 1):
+            top = coop.cluster.reduce(top, "max")
+        else:
+            top = coop.block.reduce(top, "max", broadcast=True)
+        shift = top * log2e
+        part = cutlass.Float32(0.0)
+        for i in cutlass.range_constexpr(items):
+            fs[i] = cute.math.exp2(fs[i] * log2e - shift, fastmath=True)
+            part += fs[i]
+        if cutlass.const_expr(cluster > 1):
+            total = coop.cluster.sum(part)
+        else:
+            total = coop.block.sum(part, broadcast=True)
+        inv = 1.0 / total
+        xs = coop.ThreadData(items, kind)
+        for i in cutlass.range_constexpr(items):
+            xs[i] = (fs[i] * inv).to(kind)
+        coop.block.store(y, xs, offset=offset, algorithm="striped_vectors")
 
     return kernel
 

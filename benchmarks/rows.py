@@ -108,8 +108,9 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     # waits for it); staged_late: the row part staged first, then the weights (CUB's order)
     "rmsnorm": ("after", "prefetch", "staged", "staged_late"),
     # softmax: the row in registers, or staged in shared memory (load_to_shared first; exp written
-    # back in place, one exp an item)
-    "softmax": ("registers", "staged"),
+    # back in place, one exp an item), or staged and read from there once into registers
+    # (staged_once, striped_vectors rows of any dtype: quack's design)
+    "softmax": ("registers", "staged", "staged_once"),
     "layernorm": ("welford", "sumsq"),
     "cross_entropy": ("online", "twice"),
     # argmax at one tile a block: coop.block.argmax of the items with their indices, or the thread's
@@ -122,7 +123,10 @@ _PASSES = {"cross_entropy": 1, "argmax": 1, "topk": 1}
 #: ``--algorithms``); the others are float32 ``striped`` designs.
 CONVERTED = ("rmsnorm", "softmax")
 #: More (cluster, threads, items) for 2-byte rows: a thread's items hold half the bytes of float32's.
-NARROW_CONFIGS: dict[int, list[tuple[int, int, int]]] = {4096: [(1, 128, 32)], 16384: [(1, 512, 32)]}
+NARROW_CONFIGS: dict[int, list[tuple[int, int, int]]] = {
+    4096: [(1, 128, 32)],
+    16384: [(1, 512, 32), (1, 256, 64)],
+}
 DTYPES = ("float32", "bfloat16", "float16")
 #: The C++ element type of each dtype (CUB_SOURCE's converted kernels).
 CXX = {"float32": "float", "bfloat16": "__nv_bfloat16", "float16": "__half"}
@@ -826,6 +830,46 @@ __global__ void __launch_bounds__(Threads) cub_softmax_staged(const float* x, fl
     y[offset + k] = row[k] * inv;
   }
 }
+
+// Softmax of rows of T with the block's part of the row staged in shared memory by one bulk copy and
+// read from there once, in striped runs (Runs), into registers; then cub_softmax's design.
+template <typename T, int N, int Cluster, int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_softmax_staged_once(const T* x, T* y)
+{
+  constexpr int Tile = Threads * Items, Bytes = Tile * int(sizeof(T));
+  static_assert(cub::detail::LoadToSharedBufferSizeBytes<T, 16>(Tile) == Bytes, "no padding");
+  using Stage = cub::detail::BlockLoadToShared<Threads>;
+  using Reduce = cub::BlockReduce<float, Threads>;
+  __shared__ typename Stage::TempStorage st;
+  __shared__ typename Reduce::TempStorage ts;
+  __shared__ State<Cluster> state;
+  extern __shared__ __align__(128) char staged[];
+  prologue(state);
+  const int rank = blockIdx.x % Cluster;
+  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * Tile;
+  Stage stage(st);
+  const auto row = stage.template CopyAsync<T, 16>(
+    ::cuda::std::span<char>(staged, Bytes), ::cuda::std::span<const T>(x + offset, Tile));
+  stage.Wait(stage.Commit());
+  T xs[Items];
+  Runs<T, Threads, Items>().Load(row.data(), xs);
+  float fs[Items];
+  for (int i = 0; i < Items; ++i) fs[i] = float(xs[i]);
+  float top = fs[0];
+  for (int i = 1; i < Items; ++i) top = ::cuda::std::max(top, fs[i]);
+  top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, state);
+  __syncthreads();
+  const float shift = top * LOG2E;
+  float part = 0.0f;
+  for (int i = 0; i < Items; ++i)
+  {
+    fs[i] = exp2f(fs[i] * LOG2E - shift);
+    part += fs[i];
+  }
+  const float inv = 1.0f / row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
+  for (int i = 0; i < Items; ++i) xs[i] = T(fs[i] * inv);
+  Runs<T, Threads, Items>().Store(y + offset, xs);
+}
 """
 
 
@@ -870,13 +914,14 @@ def _designs(kernel: str, dtype: str, algorithms: tuple[str, ...]) -> list[tuple
         algs = algorithms
     else:
         algs = ("striped",) if dtype == "float32" and "striped" in algorithms else ()
-    first = _variants(kernel)[0]  # a converted kernel's other variants: float32 striped rows only
-    return [
-        (v, a)
-        for v in _variants(kernel)
-        for a in algs
-        if v == first or kernel not in CONVERTED or (dtype == "float32" and a == "striped")
-    ]
+    first = _variants(kernel)[0]
+
+    def takes(v: str, a: str) -> bool:  # a converted kernel's other variants: float32 striped rows,
+        if v == first or kernel not in CONVERTED:  # but staged_once: striped_vectors rows of any dtype
+            return True
+        return a == "striped_vectors" if v == "staged_once" else (dtype, a) == ("float32", "striped")
+
+    return [(v, a) for v in _variants(kernel) for a in algs if takes(v, a)]
 
 
 def _selected_kernels(only: str | None, dtype: str, algorithms: tuple[str, ...]) -> tuple[str, ...]:
@@ -938,6 +983,8 @@ def _cub_name(
     }.get(variant, "")
     if variant == "staged" and kernel == "softmax":  # float32 striped rows, the row part staged
         return f"cub_softmax_staged<{n}, {c}, {t}, {i}>"
+    if variant == "staged_once":  # striped runs of any dtype, the row part staged
+        return f"cub_softmax_staged_once<{CXX[dtype]}, {n}, {c}, {t}, {i}>"
     if variant.startswith("staged"):  # float32 striped rows: the row part staged by CUB's BlockLoadToShared
         return f"cub_rmsnorm_staged<{n}, {c}, {t}, {i}, false>"
     if kernel in CONVERTED:
@@ -1056,6 +1103,8 @@ def numba_softmax(
     tile = threads * items
     if variant == "staged":
         return _numba_softmax_staged(n, cluster, threads, items)
+    if variant == "staged_once":
+        return _numba_softmax_staged_once(n, cluster, threads, items)
 
     def kernel(x, y):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -1124,6 +1173,50 @@ def _numba_softmax_staged(n: int, cluster: int, threads: int, items: int) -> Any
         for i in range(items):
             xs[i] = row[t + i * threads] * inv
         coop.block.store(y, xs, offset=offset, algorithm="striped")
+
+    return kernel
+
+
+def _numba_softmax_staged_once(n: int, cluster: int, threads: int, items: int) -> Any:
+    """Softmax with the block's part of the row staged in shared memory (``load_to_shared``), read
+    from there once into registers as ``striped_vectors`` arranges a thread's items, then the
+    registers design, stored ``striped_vectors`` (quack's design)."""
+    import numpy as np
+    from cuda import coop
+    from numba import cuda
+
+    tile = threads * items
+    v = 4 if items % 4 == 0 else 2 if items % 2 == 0 else 1  # striped_vectors' run of float32 items
+
+    def kernel(x, y):  # type: ignore[no-untyped-def]
+        b = cuda.blockIdx.x
+        t = np.uint32(cuda.threadIdx.x)  # unsigned: no negative-index checks
+        rank = b % cluster
+        offset = (b // cluster) * n + rank * tile
+        row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
+        coop.block.load_to_shared(x, row, tile, offset=offset)
+        xs = coop.ThreadData(items, np.float32)
+        for i in range(items):  # striped_vectors' item i: run i // v, item i % v of it
+            xs[i] = row[((i // v) * threads + t) * v + i % v]
+        top = xs[0]
+        for i in range(1, items):
+            top = max(top, xs[i])
+        if cluster > 1:
+            top = coop.cluster.reduce(top, "max")
+        else:
+            top = coop.block.reduce(top, "max", broadcast=True)
+        part = np.float32(0.0)
+        for i in range(items):
+            xs[i] = math.exp(xs[i] - top)  # fastmath: ex2.approx
+            part += xs[i]
+        if cluster > 1:
+            total = coop.cluster.sum(part)
+        else:
+            total = coop.block.sum(part, broadcast=True)
+        inv = np.float32(1.0) / total
+        for i in range(items):
+            xs[i] = xs[i] * inv
+        coop.block.store(y, xs, offset=offset, algorithm="striped_vectors")
 
     return kernel
 
@@ -1871,7 +1964,7 @@ def run(
                     ys = {who: _outputs(kernel, rows, n, dtype) for who in whos}
                     if "numba" in whos:
                         nb = numba_kernel(kernel, n, c, t, i, v, alg)
-                        shmem = 4 * t * i if v.startswith("staged") else 0  # the row part in shared memory
+                        shmem = x.element_size() * t * i if v.startswith("staged") else 0  # the row part
                         launch_nb = nb.configure(blocks, t, 0, shmem, cluster=cl)
                         fns[f"numba {tag}"] = lambda launch_nb=launch_nb, a=ins + ys["numba"]: launch_nb(*a)
                     held = ins + ys["cute"]
@@ -1882,7 +1975,7 @@ def run(
                     fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
                     if "cub" in whos:
                         # cuda.core's grid counts clusters when a cluster is given (coop's, CuTe's: blocks)
-                        shmem = 4 * t * i if v.startswith("staged") else 0  # the staged row part
+                        shmem = x.element_size() * t * i if v.startswith("staged") else 0  # the row part
                         cfg = (
                             LaunchConfig(grid=rows, block=t, cluster=cl, shmem_size=shmem)
                             if cl
