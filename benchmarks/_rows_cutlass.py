@@ -46,11 +46,17 @@ def rmsnorm(
     from cutlass.memory import SmemAllocator
 
     assert cluster * threads * items == n
-    assert variant == "after" or (dtype, algorithm) == ("float32", "striped"), (variant, dtype, algorithm)
+    assert (
+        variant == "after"
+        or (dtype, algorithm) == ("float32", "striped")
+        or (variant, dtype, algorithm) == ("staged_late", "float32", "striped_vectors")
+    ), (variant, dtype, algorithm)
     prefetch, staged, late = variant == "prefetch", variant.startswith("staged"), variant == "staged_late"
     kind = cutlass_type(dtype)
     unit, per, row, move, view = _moves(n, threads, items, dtype, algorithm)
     tile = threads * per  # in units
+    # a thread's item i of a staged row part: (i // v * threads + t) * v + i % v (striped: v = 1)
+    v = (4 if items % 4 == 0 else 2 if items % 2 == 0 else 1) if algorithm == "striped_vectors" else 1
 
     @cute.kernel
     def kernel(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor) -> None:
@@ -74,8 +80,11 @@ def rmsnorm(
             coop.block.load(w, wu, offset=rank * tile, algorithm=move)
         part = cutlass.Float32(0.0)
         for i in cutlass.range_constexpr(items):
-            v = row_part[t + i * threads] if cutlass.const_expr(staged) else xs[i].to(cutlass.Float32)
-            part += v * v
+            if cutlass.const_expr(staged):
+                e = row_part[((i // v) * threads + t) * v + i % v]
+            else:
+                e = xs[i].to(cutlass.Float32)
+            part += e * e
         if cutlass.const_expr(cluster > 1):
             total = coop.cluster.sum(part)
         else:
@@ -84,11 +93,11 @@ def rmsnorm(
         if cutlass.const_expr(not prefetch and not staged):
             coop.block.load(w, wu, offset=rank * tile, algorithm=move)
         ws = view(wu)
-        for i in cutlass.range_constexpr(items):
-            if cutlass.const_expr(staged):  # read again from shared memory
-                xs[i] = row_part[t + i * threads] * scale * ws[i]
-            else:
-                xs[i] = (xs[i].to(cutlass.Float32) * scale * ws[i].to(cutlass.Float32)).to(kind)
+        if cutlass.const_expr(staged):  # read again from shared memory
+            for i in cutlass.range_constexpr(items):
+                xs[i] = row_part[((i // v) * threads + t) * v + i % v] * scale * ws[i]
+        else:  # one conversion of the tensor: 2-byte items paired (F2FP.PACK_AB)
+            xs.store((xs.load().to(cutlass.Float32) * scale * ws.load().to(cutlass.Float32)).to(kind))
         coop.block.store(y, xu, offset=offset, algorithm=move)
 
     @cute.jit
@@ -158,11 +167,10 @@ def softmax(
         coop.block.load(x, xu, offset=offset, algorithm=move)
         xs = view(xu)
         fs = cute.make_rmem_tensor(cute.make_layout(items), cutlass.Float32)
-        for i in cutlass.range_constexpr(items):
-            fs[i] = xs[i].to(cutlass.Float32)
+        fs.store(xs.load().to(cutlass.Float32))  # one conversion of the tensor: paired where it can
         top = fs[0]
         for i in cutlass.range_constexpr(1, items):
-            top = cutlass.max(top, fs[i])
+            top = cute.arch.fmax(top, fs[i])  # FMNMX (cutlass.max: NaN checks and selects)
         if cutlass.const_expr(cluster > 1):
             top = coop.cluster.reduce(top, "max")
         else:
@@ -177,8 +185,7 @@ def softmax(
         else:
             total = coop.block.sum(part, broadcast=True)
         inv = 1.0 / total
-        for i in cutlass.range_constexpr(items):
-            xs[i] = (fs[i] * inv).to(kind)
+        xs.store((fs.load() * inv).to(kind))
         coop.block.store(y, xu, offset=offset, algorithm=move)
 
     if variant == "staged":
@@ -220,7 +227,7 @@ def _softmax_staged(n: int, cluster: int, threads: int, items: int) -> Any:
         coop.block.load_to_shared(x, row, tile, offset=offset)
         top = row[t]
         for i in cutlass.range_constexpr(1, items):
-            top = cutlass.max(top, row[t + i * threads])
+            top = cute.arch.fmax(top, row[t + i * threads])
         if cutlass.const_expr(cluster > 1):
             top = coop.cluster.reduce(top, "max")
         else:
@@ -267,12 +274,14 @@ def _softmax_staged_once(n: int, cluster: int, threads: int, items: int, dtype: 
         row = SmemAllocator().allocate_tensor(kind, cute.make_layout(tile), byte_alignment=128)
         coop.block.load_to_shared(x, row, tile, offset=offset)
         t, _, _ = cute.arch.thread_idx()
-        fs = cute.make_rmem_tensor(cute.make_layout(items), cutlass.Float32)
+        xs = coop.ThreadData(items, kind)
         for i in cutlass.range_constexpr(items):  # striped_vectors' item i: run i // v, item i % v
-            fs[i] = row[((i // v) * threads + t) * v + i % v].to(cutlass.Float32)
+            xs[i] = row[((i // v) * threads + t) * v + i % v]
+        fs = cute.make_rmem_tensor(cute.make_layout(items), cutlass.Float32)
+        fs.store(xs.load().to(cutlass.Float32))
         top = fs[0]
         for i in cutlass.range_constexpr(1, items):
-            top = cutlass.max(top, fs[i])
+            top = cute.arch.fmax(top, fs[i])  # FMNMX (cutlass.max: NaN checks and selects)
         if cutlass.const_expr(cluster > 1):
             top = coop.cluster.reduce(top, "max")
         else:
@@ -287,9 +296,7 @@ def _softmax_staged_once(n: int, cluster: int, threads: int, items: int, dtype: 
         else:
             total = coop.block.sum(part, broadcast=True)
         inv = 1.0 / total
-        xs = coop.ThreadData(items, kind)
-        for i in cutlass.range_constexpr(items):
-            xs[i] = (fs[i] * inv).to(kind)
+        xs.store((fs.load() * inv).to(kind))
         coop.block.store(y, xs, offset=offset, algorithm="striped_vectors")
 
     return kernel

@@ -732,10 +732,13 @@ __global__ void __launch_bounds__(Threads) cub_topk(const float* x, float* value
 }
 
 // RMSNorm with the block's part of the row staged in shared memory by one bulk copy; with StageW the
-// weights too, else each thread's weights (striped) loaded into registers while the copy runs.
-template <int N, int Cluster, int Threads, int Items, bool StageW>
+// weights too, else each thread's weights (striped, or in striped runs with R) loaded into registers
+// while the copy runs.
+template <int N, int Cluster, int Threads, int Items, bool StageW, bool R = false>
 __global__ void __launch_bounds__(Threads) cub_rmsnorm_staged(const float* x, const float* w, float* y)
 {
+  using Run = Runs<float, Threads, Items>;
+  constexpr int V = R ? Run::V : 1;  // item i of a thread: (i / V * Threads + tid) * V + i % V
   constexpr int Tile = Threads * Items, Bytes = Tile * int(sizeof(float));
   static_assert(cub::detail::LoadToSharedBufferSizeBytes<float, 16>(Tile) == Bytes, "no padding");
   using Stage = cub::detail::BlockLoadToShared<Threads>;
@@ -758,7 +761,9 @@ __global__ void __launch_bounds__(Threads) cub_rmsnorm_staged(const float* x, co
   }
   auto token = stage.Commit();
   float ws[StageW ? 1 : Items];
-  if constexpr (!StageW)
+  if constexpr (R && !StageW)
+    Run().Load(w + rank * Tile, ws);
+  else if constexpr (!StageW)
   {
 #pragma unroll
     for (int i = 0; i < Items; ++i)
@@ -769,22 +774,27 @@ __global__ void __launch_bounds__(Threads) cub_rmsnorm_staged(const float* x, co
 #pragma unroll
   for (int i = 0; i < Items; ++i)
   {
-    const float v = sx[threadIdx.x + i * Threads];
+    const float v = sx[(i / V * Threads + threadIdx.x) * V + i % V];
     part += v * v;
   }
   const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
   const float scale = rsqrtf(total * (1.0f / N) + EPS);
+  float ys[Items];
 #pragma unroll
   for (int i = 0; i < Items; ++i)
   {
-    const int k = threadIdx.x + i * Threads;
+    const int k = (i / V * Threads + threadIdx.x) * V + i % V;
     float wi;
     if constexpr (StageW)
       wi = sw[k];
     else
       wi = ws[i];
-    y[offset + k] = sx[k] * scale * wi;
+    ys[i] = sx[k] * scale * wi;
+    if constexpr (!R)
+      y[offset + k] = ys[i];
   }
+  if constexpr (R)
+    Run().Store(y + offset, ys);
 }
 
 // Softmax with the block's part of the row staged in shared memory by one bulk copy: the maximum and
@@ -916,10 +926,14 @@ def _designs(kernel: str, dtype: str, algorithms: tuple[str, ...]) -> list[tuple
         algs = ("striped",) if dtype == "float32" and "striped" in algorithms else ()
     first = _variants(kernel)[0]
 
-    def takes(v: str, a: str) -> bool:  # a converted kernel's other variants: float32 striped rows,
-        if v == first or kernel not in CONVERTED:  # but staged_once: striped_vectors rows of any dtype
+    def takes(v: str, a: str) -> bool:  # a converted kernel's other variants: float32 striped rows
+        if v == first or kernel not in CONVERTED:  # (staged_late: also in runs; staged_once: any dtype)
             return True
-        return a == "striped_vectors" if v == "staged_once" else (dtype, a) == ("float32", "striped")
+        if v == "staged_once":
+            return a == "striped_vectors"
+        if v == "staged_late":  # float32 rows, striped or in striped runs
+            return dtype == "float32" and a in ("striped", "striped_vectors")
+        return (dtype, a) == ("float32", "striped")
 
     return [(v, a) for v in _variants(kernel) for a in algs if takes(v, a)]
 
@@ -985,8 +999,8 @@ def _cub_name(
         return f"cub_softmax_staged<{n}, {c}, {t}, {i}>"
     if variant == "staged_once":  # striped runs of any dtype, the row part staged
         return f"cub_softmax_staged_once<{CXX[dtype]}, {n}, {c}, {t}, {i}>"
-    if variant.startswith("staged"):  # float32 striped rows: the row part staged by CUB's BlockLoadToShared
-        return f"cub_rmsnorm_staged<{n}, {c}, {t}, {i}, false>"
+    if variant.startswith("staged"):  # float32 rows: the row part staged by CUB's BlockLoadToShared
+        return f"cub_rmsnorm_staged<{n}, {c}, {t}, {i}, false, {str(alg == 'striped_vectors').lower()}>"
     if kernel in CONVERTED:
         if alg == "striped_vectors":  # in striped runs (Runs in CUB_SOURCE)
             runs = ", false, true" if kernel == "rmsnorm" else ", true"
@@ -1051,6 +1065,8 @@ def numba_rmsnorm(
     tile = threads * items
     inv_n, eps = np.float32(1.0 / n), np.float32(EPS)
     prefetch, staged, late = variant == "prefetch", variant.startswith("staged"), variant == "staged_late"
+    # a thread's item i of a staged row part: (i // v * threads + t) * v + i % v (striped: v = 1)
+    v = (4 if items % 4 == 0 else 2 if items % 2 == 0 else 1) if algorithm == "striped_vectors" else 1
 
     def kernel(x, w, y):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -1060,20 +1076,20 @@ def numba_rmsnorm(
         xs = coop.ThreadData(items, np.float32)
         ws = coop.ThreadData(items, np.float32)
         if staged:  # the weights into registers and the row part into shared memory (one bulk copy)
-            if not late:  # read with row[t + i * threads]
-                coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
+            if not late:
+                coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
             row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
             coop.block.load_to_shared(x, row, tile, offset=offset)
             if late:
-                coop.block.load(w, ws, offset=rank * tile, algorithm="striped")
+                coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
         else:
             coop.block.load(x, xs, offset=offset, algorithm=algorithm)
         if prefetch:  # the weights into registers before the reduction (quack's order)
             coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
         part = np.float32(0.0)
         for i in range(items):
-            v = row[t + i * threads] if staged else xs[i]
-            part += v * v
+            e = row[(i // v * threads + t) * v + i % v] if staged else xs[i]
+            part += e * e
         if cluster > 1:
             total = coop.cluster.sum(part)
         else:
@@ -1085,7 +1101,7 @@ def numba_rmsnorm(
             coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
         for i in range(items):
             if staged:  # read again from shared memory: no row held in registers across the reduction
-                xs[i] = row[t + i * threads] * scale * ws[i]
+                xs[i] = row[(i // v * threads + t) * v + i % v] * scale * ws[i]
             else:
                 xs[i] = xs[i] * scale * ws[i]
         coop.block.store(y, xs, offset=offset, algorithm=algorithm)
