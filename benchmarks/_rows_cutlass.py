@@ -145,7 +145,6 @@ def softmax(
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
-    from cuda.coop.cutlass._backend import cutlass_type
 
     assert cluster * threads * items == n
     assert (
@@ -153,10 +152,8 @@ def softmax(
         or (variant, dtype, algorithm) == ("staged", "float32", "striped")
         or (variant, algorithm) == ("staged_once", "striped_vectors")
     ), (variant, dtype, algorithm)
-    kind = cutlass_type(dtype)
     unit, per, row, move, view = _moves(n, threads, items, dtype, algorithm)
     tile = threads * per  # in units
-    log2e = 1.4426950408889634
 
     @cute.kernel
     def registers(x: cute.Tensor, y: cute.Tensor) -> None:
@@ -165,27 +162,7 @@ def softmax(
         offset = (b // cluster) * row + rank * tile
         xu = coop.ThreadData(per, unit)
         coop.block.load(x, xu, offset=offset, algorithm=move)
-        xs = view(xu)
-        fs = cute.make_rmem_tensor(cute.make_layout(items), cutlass.Float32)
-        fs.store(xs.load().to(cutlass.Float32))  # one conversion of the tensor: paired where it can
-        top = fs[0]
-        for i in cutlass.range_constexpr(1, items):
-            top = cute.arch.fmax(top, fs[i])  # FMNMX (cutlass.max: NaN checks and selects)
-        if cutlass.const_expr(cluster > 1):
-            top = coop.cluster.reduce(top, "max")
-        else:
-            top = coop.block.reduce(top, "max", broadcast=True)
-        shift = top * log2e
-        part = cutlass.Float32(0.0)
-        for i in cutlass.range_constexpr(items):
-            fs[i] = cute.math.exp2(fs[i] * log2e - shift, fastmath=True)
-            part += fs[i]
-        if cutlass.const_expr(cluster > 1):
-            total = coop.cluster.sum(part)
-        else:
-            total = coop.block.sum(part, broadcast=True)
-        inv = 1.0 / total
-        xs.store((fs.load() * inv).to(kind))
+        _softmax_items(view(xu), items, cluster)
         coop.block.store(y, xu, offset=offset, algorithm=move)
 
     if variant == "staged":
@@ -205,6 +182,31 @@ def softmax(
         )
 
     return host
+
+
+def _softmax_items(xs: Any, items: int, cluster: int) -> None:
+    """A thread's items of a row (or a cluster's row) -> their softmax, in place: converted to
+    float32 as one tensor (2-byte items in pairs), the row's maximum (``cute.arch.fmax``: one FMNMX;
+    ``cutlass.max`` adds NaN tests and selects) and sum of ``exp2((x - max) * log2(e))`` each one
+    reduction, the result converted back as one tensor. A plain function that the kernels call while
+    they trace: its Python loops and branches unroll then (no DSL preprocessing here)."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    fs = cute.make_rmem_tensor(cute.make_layout(items), cutlass.Float32)
+    fs.store(xs.load().to(cutlass.Float32))
+    top = fs[0]
+    for i in range(1, items):
+        top = cute.arch.fmax(top, fs[i])
+    top = coop.cluster.reduce(top, "max") if cluster > 1 else coop.block.reduce(top, "max", broadcast=True)
+    shift = top * LOG2E
+    part = cutlass.Float32(0.0)
+    for i in range(items):
+        fs[i] = cute.math.exp2(fs[i] * LOG2E - shift, fastmath=True)
+        part += fs[i]
+    total = coop.cluster.sum(part) if cluster > 1 else coop.block.sum(part, broadcast=True)
+    xs.store((fs.load() * (1.0 / total)).to(xs.element_type))
 
 
 def _softmax_staged(n: int, cluster: int, threads: int, items: int) -> Any:
@@ -264,7 +266,6 @@ def _softmax_staged_once(n: int, cluster: int, threads: int, items: int, dtype: 
     kind = cutlass_type(dtype)
     tile = threads * items
     v = 4 if items % 4 == 0 else 2 if items % 2 == 0 else 1  # striped_vectors' run (1-4 byte items)
-    log2e = 1.4426950408889634
 
     @cute.kernel
     def kernel(x: cute.Tensor, y: cute.Tensor) -> None:
@@ -277,26 +278,7 @@ def _softmax_staged_once(n: int, cluster: int, threads: int, items: int, dtype: 
         xs = coop.ThreadData(items, kind)
         for i in cutlass.range_constexpr(items):  # striped_vectors' item i: run i // v, item i % v
             xs[i] = row[((i // v) * threads + t) * v + i % v]
-        fs = cute.make_rmem_tensor(cute.make_layout(items), cutlass.Float32)
-        fs.store(xs.load().to(cutlass.Float32))
-        top = fs[0]
-        for i in cutlass.range_constexpr(1, items):
-            top = cute.arch.fmax(top, fs[i])  # FMNMX (cutlass.max: NaN checks and selects)
-        if cutlass.const_expr(cluster > 1):
-            top = coop.cluster.reduce(top, "max")
-        else:
-            top = coop.block.reduce(top, "max", broadcast=True)
-        shift = top * log2e
-        part = cutlass.Float32(0.0)
-        for i in cutlass.range_constexpr(items):
-            fs[i] = cute.math.exp2(fs[i] * log2e - shift, fastmath=True)
-            part += fs[i]
-        if cutlass.const_expr(cluster > 1):
-            total = coop.cluster.sum(part)
-        else:
-            total = coop.block.sum(part, broadcast=True)
-        inv = 1.0 / total
-        xs.store((fs.load() * inv).to(kind))
+        _softmax_items(xs, items, cluster)
         coop.block.store(y, xs, offset=offset, algorithm="striped_vectors")
 
     return kernel

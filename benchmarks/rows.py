@@ -334,6 +334,29 @@ __global__ void __launch_bounds__(Threads) cub_rmsnorm(const T* x, const T* w, T
   Store().Store(y + offset, xs);
 }
 
+// A thread's items of a row (or a cluster's row) -> their softmax, in place: converted to float, the
+// row's maximum and sum of exp2f((x - max) * log2(e)) each one reduction, the result converted back.
+template <int Threads, int Cluster, typename Reduce, typename T, int Items>
+__device__ __forceinline__ void
+softmax_items(T (&xs)[Items], typename Reduce::TempStorage& ts, State<Cluster>& state)
+{
+  float fs[Items];
+  for (int i = 0; i < Items; ++i) fs[i] = float(xs[i]);
+  float top = fs[0];
+  for (int i = 1; i < Items; ++i) top = ::cuda::std::max(top, fs[i]);
+  top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, state);
+  __syncthreads();
+  const float shift = top * LOG2E;
+  float part = 0.0f;
+  for (int i = 0; i < Items; ++i)
+  {
+    fs[i] = exp2f(fs[i] * LOG2E - shift);
+    part += fs[i];
+  }
+  const float inv = 1.0f / row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
+  for (int i = 0; i < Items; ++i) xs[i] = T(fs[i] * inv);
+}
+
 template <typename T, int N, int Cluster, int Threads, int Items, cub::BlockLoadAlgorithm LA,
           cub::BlockStoreAlgorithm SA, bool R = false>
 __global__ void __launch_bounds__(Threads) cub_softmax(const T* x, T* y)
@@ -349,22 +372,7 @@ __global__ void __launch_bounds__(Threads) cub_softmax(const T* x, T* y)
   const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * (Threads * Items);
   T xs[Items];
   Load().Load(x + offset, xs);
-  float fs[Items];
-  for (int i = 0; i < Items; ++i) fs[i] = float(xs[i]);
-  float top = fs[0];
-  for (int i = 1; i < Items; ++i) top = ::cuda::std::max(top, fs[i]);
-  top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, state);
-  __syncthreads();
-  const float log2e = 1.4426950408889634f, shift = top * log2e;
-  float part = 0.0f;
-  for (int i = 0; i < Items; ++i)
-  {
-    fs[i] = exp2f(fs[i] * log2e - shift);
-    part += fs[i];
-  }
-  const float total = row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
-  const float inv = 1.0f / total;
-  for (int i = 0; i < Items; ++i) xs[i] = T(fs[i] * inv);
+  softmax_items<Threads, Cluster, Reduce>(xs, ts, state);
   Store().Store(y + offset, xs);
 }
 
@@ -863,21 +871,7 @@ __global__ void __launch_bounds__(Threads) cub_softmax_staged_once(const T* x, T
   stage.Wait(stage.Commit());
   T xs[Items];
   Runs<T, Threads, Items>().Load(row.data(), xs);
-  float fs[Items];
-  for (int i = 0; i < Items; ++i) fs[i] = float(xs[i]);
-  float top = fs[0];
-  for (int i = 1; i < Items; ++i) top = ::cuda::std::max(top, fs[i]);
-  top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, state);
-  __syncthreads();
-  const float shift = top * LOG2E;
-  float part = 0.0f;
-  for (int i = 0; i < Items; ++i)
-  {
-    fs[i] = exp2f(fs[i] * LOG2E - shift);
-    part += fs[i];
-  }
-  const float inv = 1.0f / row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
-  for (int i = 0; i < Items; ++i) xs[i] = T(fs[i] * inv);
+  softmax_items<Threads, Cluster, Reduce>(xs, ts, state);
   Runs<T, Threads, Items>().Store(y + offset, xs);
 }
 """
