@@ -805,54 +805,12 @@ __global__ void __launch_bounds__(Threads) cub_rmsnorm_staged(const float* x, co
     Run().Store(y + offset, ys);
 }
 
-// Softmax with the block's part of the row staged in shared memory by one bulk copy: the maximum and
-// the sum read it there, exp(x - max) written back in place (each thread's own striped items).
-template <int N, int Cluster, int Threads, int Items>
-__global__ void __launch_bounds__(Threads) cub_softmax_staged(const float* x, float* y)
-{
-  constexpr int Tile = Threads * Items, Bytes = Tile * int(sizeof(float));
-  static_assert(cub::detail::LoadToSharedBufferSizeBytes<float, 16>(Tile) == Bytes, "no padding");
-  using Stage = cub::detail::BlockLoadToShared<Threads>;
-  using Reduce = cub::BlockReduce<float, Threads>;
-  __shared__ typename Stage::TempStorage st;
-  __shared__ typename Reduce::TempStorage ts;
-  __shared__ State<Cluster> state;
-  extern __shared__ __align__(128) char staged[];
-  prologue(state);
-  const int rank = blockIdx.x % Cluster;
-  const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * Tile;
-  Stage stage(st);
-  float* const row = stage.template CopyAsync<float, 16>(
-    ::cuda::std::span<char>(staged, Bytes), ::cuda::std::span<const float>(x + offset, Tile)).data();
-  stage.Wait(stage.Commit());
-  float top = row[threadIdx.x];
-#pragma unroll
-  for (int i = 1; i < Items; ++i)
-    top = ::cuda::std::max(top, row[threadIdx.x + i * Threads]);
-  top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, state);
-  __syncthreads();
-  float part = 0.0f;
-#pragma unroll
-  for (int i = 0; i < Items; ++i)
-  {
-    const int k = threadIdx.x + i * Threads;
-    const float e = exp2f((row[k] - top) * LOG2E);
-    row[k] = e;
-    part += e;
-  }
-  const float inv = 1.0f / row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
-#pragma unroll
-  for (int i = 0; i < Items; ++i)
-  {
-    const int k = threadIdx.x + i * Threads;
-    y[offset + k] = row[k] * inv;
-  }
-}
-
-// Softmax of rows of T with the block's part of the row staged in shared memory by one bulk copy and
-// read from there once, in striped runs (Runs), into registers; then cub_softmax's design.
-template <typename T, int N, int Cluster, int Threads, int Items>
-__global__ void __launch_bounds__(Threads) cub_softmax_staged_once(const T* x, T* y)
+// Softmax with the block's part of the row staged in shared memory by one bulk copy. Once: read from
+// there once, in striped runs (Runs), into registers, then cub_softmax's design (rows of any T); else
+// (float rows) the maximum and the sum read it there, exp(x - max) written back in place (each
+// thread's own striped items).
+template <typename T, int N, int Cluster, int Threads, int Items, bool Once>
+__global__ void __launch_bounds__(Threads) cub_softmax_staged(const T* x, T* y)
 {
   constexpr int Tile = Threads * Items, Bytes = Tile * int(sizeof(T));
   static_assert(cub::detail::LoadToSharedBufferSizeBytes<T, 16>(Tile) == Bytes, "no padding");
@@ -866,13 +824,41 @@ __global__ void __launch_bounds__(Threads) cub_softmax_staged_once(const T* x, T
   const int rank = blockIdx.x % Cluster;
   const size_t offset = size_t(blockIdx.x / Cluster) * N + rank * Tile;
   Stage stage(st);
-  const auto row = stage.template CopyAsync<T, 16>(
-    ::cuda::std::span<char>(staged, Bytes), ::cuda::std::span<const T>(x + offset, Tile));
+  T* const row = stage.template CopyAsync<T, 16>(
+    ::cuda::std::span<char>(staged, Bytes), ::cuda::std::span<const T>(x + offset, Tile)).data();
   stage.Wait(stage.Commit());
-  T xs[Items];
-  Runs<T, Threads, Items>().Load(row.data(), xs);
-  softmax_items<Threads, Cluster, Reduce>(xs, ts, state);
-  Runs<T, Threads, Items>().Store(y + offset, xs);
+  if constexpr (Once)
+  {
+    T xs[Items];
+    Runs<T, Threads, Items>().Load(row, xs);
+    softmax_items<Threads, Cluster, Reduce>(xs, ts, state);
+    Runs<T, Threads, Items>().Store(y + offset, xs);
+  }
+  else
+  {
+    float top = row[threadIdx.x];
+#pragma unroll
+    for (int i = 1; i < Items; ++i)
+      top = ::cuda::std::max(top, row[threadIdx.x + i * Threads]);
+    top = row_reduce<Threads, Cluster, Reduce>(top, ::cuda::maximum<>{}, ts, state);
+    __syncthreads();
+    float part = 0.0f;
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+    {
+      const int k = threadIdx.x + i * Threads;
+      const float e = exp2f((row[k] - top) * LOG2E);
+      row[k] = e;
+      part += e;
+    }
+    const float inv = 1.0f / row_reduce<Threads, Cluster, Reduce>(part, ::cuda::std::plus<>{}, ts, state);
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+    {
+      const int k = threadIdx.x + i * Threads;
+      y[offset + k] = row[k] * inv;
+    }
+  }
 }
 """
 
@@ -990,9 +976,9 @@ def _cub_name(
         "prefetch": ", true",
     }.get(variant, "")
     if variant == "staged" and kernel == "softmax":  # float32 striped rows, the row part staged
-        return f"cub_softmax_staged<{n}, {c}, {t}, {i}>"
+        return f"cub_softmax_staged<float, {n}, {c}, {t}, {i}, false>"
     if variant == "staged_once":  # striped runs of any dtype, the row part staged
-        return f"cub_softmax_staged_once<{CXX[dtype]}, {n}, {c}, {t}, {i}>"
+        return f"cub_softmax_staged<{CXX[dtype]}, {n}, {c}, {t}, {i}, true>"
     if variant.startswith("staged"):  # float32 rows: the row part staged by CUB's BlockLoadToShared
         return f"cub_rmsnorm_staged<{n}, {c}, {t}, {i}, false, {str(alg == 'striped_vectors').lower()}>"
     if kernel in CONVERTED:
