@@ -1099,15 +1099,24 @@ def numba_softmax(
     tile = threads * items
     if variant == "staged":
         return _numba_softmax_staged(n, cluster, threads, items)
-    if variant == "staged_once":
-        return _numba_softmax_staged_once(n, cluster, threads, items)
+    # staged_once: the row part staged in shared memory (load_to_shared), read from there once into
+    # registers as striped_vectors arranges a thread's items (run i // v, item i % v of it)
+    once = variant == "staged_once"
+    v = 4 if items % 4 == 0 else 2 if items % 2 == 0 else 1  # striped_vectors' run of float32 items
 
     def kernel(x, y):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
+        t = np.uint32(cuda.threadIdx.x)  # unsigned: no negative-index checks
         rank = b % cluster
         offset = (b // cluster) * n + rank * tile
         xs = coop.ThreadData(items, np.float32)
-        coop.block.load(x, xs, offset=offset, algorithm=algorithm)
+        if once:
+            row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
+            coop.block.load_to_shared(x, row, tile, offset=offset)
+            for i in range(items):
+                xs[i] = row[((i // v) * threads + t) * v + i % v]
+        else:
+            coop.block.load(x, xs, offset=offset, algorithm=algorithm)
         top = xs[0]
         for i in range(1, items):
             top = max(top, xs[i])
@@ -1169,50 +1178,6 @@ def _numba_softmax_staged(n: int, cluster: int, threads: int, items: int) -> Any
         for i in range(items):
             xs[i] = row[t + i * threads] * inv
         coop.block.store(y, xs, offset=offset, algorithm="striped")
-
-    return kernel
-
-
-def _numba_softmax_staged_once(n: int, cluster: int, threads: int, items: int) -> Any:
-    """Softmax with the block's part of the row staged in shared memory (``load_to_shared``), read
-    from there once into registers as ``striped_vectors`` arranges a thread's items, then the
-    registers design, stored ``striped_vectors`` (quack's design)."""
-    import numpy as np
-    from cuda import coop
-    from numba import cuda
-
-    tile = threads * items
-    v = 4 if items % 4 == 0 else 2 if items % 2 == 0 else 1  # striped_vectors' run of float32 items
-
-    def kernel(x, y):  # type: ignore[no-untyped-def]
-        b = cuda.blockIdx.x
-        t = np.uint32(cuda.threadIdx.x)  # unsigned: no negative-index checks
-        rank = b % cluster
-        offset = (b // cluster) * n + rank * tile
-        row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
-        coop.block.load_to_shared(x, row, tile, offset=offset)
-        xs = coop.ThreadData(items, np.float32)
-        for i in range(items):  # striped_vectors' item i: run i // v, item i % v of it
-            xs[i] = row[((i // v) * threads + t) * v + i % v]
-        top = xs[0]
-        for i in range(1, items):
-            top = max(top, xs[i])
-        if cluster > 1:
-            top = coop.cluster.reduce(top, "max")
-        else:
-            top = coop.block.reduce(top, "max", broadcast=True)
-        part = np.float32(0.0)
-        for i in range(items):
-            xs[i] = math.exp(xs[i] - top)  # fastmath: ex2.approx
-            part += xs[i]
-        if cluster > 1:
-            total = coop.cluster.sum(part)
-        else:
-            total = coop.block.sum(part, broadcast=True)
-        inv = np.float32(1.0) / total
-        for i in range(items):
-            xs[i] = xs[i] * inv
-        coop.block.store(y, xs, offset=offset, algorithm="striped_vectors")
 
     return kernel
 
