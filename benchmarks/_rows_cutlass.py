@@ -42,6 +42,7 @@ def rmsnorm(
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
+    from cuda.coop._render import run_items
     from cuda.coop.cutlass._backend import cutlass_type
     from cutlass.memory import SmemAllocator
 
@@ -56,7 +57,7 @@ def rmsnorm(
     unit, per, row, move, view = _moves(n, threads, items, dtype, algorithm)
     tile = threads * per  # in units
     # a thread's item i of a staged row part: (i // v * threads + t) * v + i % v (striped: v = 1)
-    v = (4 if items % 4 == 0 else 2 if items % 2 == 0 else 1) if algorithm == "striped_vectors" else 1
+    v = run_items(4, items) if algorithm == "striped_vectors" else 1
 
     @cute.kernel
     def kernel(x: cute.Tensor, w: cute.Tensor, y: cute.Tensor) -> None:
@@ -260,12 +261,13 @@ def _softmax_staged_once(n: int, cluster: int, threads: int, items: int, dtype: 
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
+    from cuda.coop._render import run_items
     from cuda.coop.cutlass._backend import cutlass_type
     from cutlass.memory import SmemAllocator
 
     kind = cutlass_type(dtype)
     tile = threads * items
-    v = 4 if items % 4 == 0 else 2 if items % 2 == 0 else 1  # striped_vectors' run (1-4 byte items)
+    v = run_items(kind.width // 8, items)  # striped_vectors' run
 
     @cute.kernel
     def kernel(x: cute.Tensor, y: cute.Tensor) -> None:

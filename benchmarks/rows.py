@@ -1039,6 +1039,7 @@ def numba_rmsnorm(
 ) -> Any:
     import numpy as np
     from cuda import coop
+    from cuda.coop._render import run_items
     from numba import cuda
     from numba.cuda import libdevice
 
@@ -1046,7 +1047,7 @@ def numba_rmsnorm(
     inv_n, eps = np.float32(1.0 / n), np.float32(EPS)
     prefetch, staged, late = variant == "prefetch", variant.startswith("staged"), variant == "staged_late"
     # a thread's item i of a staged row part: (i // v * threads + t) * v + i % v (striped: v = 1)
-    v = (4 if items % 4 == 0 else 2 if items % 2 == 0 else 1) if algorithm == "striped_vectors" else 1
+    v = run_items(4, items) if algorithm == "striped_vectors" else 1
 
     def kernel(x, w, y):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -1094,6 +1095,7 @@ def numba_softmax(
 ) -> Any:
     import numpy as np
     from cuda import coop
+    from cuda.coop._render import run_items
     from numba import cuda
 
     tile = threads * items
@@ -1102,7 +1104,7 @@ def numba_softmax(
     # staged_once: the row part staged in shared memory (load_to_shared), read from there once into
     # registers as striped_vectors arranges a thread's items (run i // v, item i % v of it)
     once = variant == "staged_once"
-    v = 4 if items % 4 == 0 else 2 if items % 2 == 0 else 1  # striped_vectors' run of float32 items
+    v = run_items(4, items)  # striped_vectors' run of float32 items
 
     def kernel(x, y):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -1923,9 +1925,9 @@ def run(
                     whos += ["cute"] + (["cub"] if alg != "striped_words" else [])
                     ins = tuple(inputs[p] for p, _, _ in _PARAMS[kernel] if p in _INPUTS)
                     ys = {who: _outputs(kernel, rows, n, dtype) for who in whos}
+                    shmem = x.element_size() * t * i if v.startswith("staged") else 0  # the row part
                     if "numba" in whos:
                         nb = numba_kernel(kernel, n, c, t, i, v, alg)
-                        shmem = x.element_size() * t * i if v.startswith("staged") else 0  # the row part
                         launch_nb = nb.configure(blocks, t, 0, shmem, cluster=cl)
                         fns[f"numba {tag}"] = lambda launch_nb=launch_nb, a=ins + ys["numba"]: launch_nb(*a)
                     held = ins + ys["cute"]
@@ -1936,7 +1938,6 @@ def run(
                     fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
                     if "cub" in whos:
                         # cuda.core's grid counts clusters when a cluster is given (coop's, CuTe's: blocks)
-                        shmem = x.element_size() * t * i if v.startswith("staged") else 0  # the row part
                         cfg = (
                             LaunchConfig(grid=rows, block=t, cluster=cl, shmem_size=shmem)
                             if cl
