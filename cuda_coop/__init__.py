@@ -7,8 +7,6 @@ Backends are activated with :func:`register` (importing ``cuda.coop.numba`` does
 
 from __future__ import annotations
 
-from . import block, cluster, warp
-from ._catalog import CHOICES
 from ._errors import (
     CoopBackendError,
     CoopCacheWarning,
@@ -19,24 +17,16 @@ from ._errors import (
     CoopTypeError,
     CoopValueError,
 )
-from ._kernel_api import TempStorage, ThreadData
-from ._registry import register, registered_backends
+from ._registry import export_namespace, register, registered_backends
 from ._sass import CubinReport
 from ._stats import CompileStats, compile_stats
 
 __version__ = "0.1.0"
 
-# The choice enums (BlockLoadAlgorithm, BlockReduceAlgorithm, BlockExchangeMode, ...) come from the
-# catalog's option tables.
-globals().update({c.enum_name: c.enum for c in CHOICES})
-
+# block, warp, cluster, ThreadData, TempStorage and the choice enums (BlockLoadAlgorithm,
+# BlockReduceAlgorithm, ...), from the catalog; every backend package exports the same list.
 __all__ = [
-    "block",
-    "warp",
-    "cluster",
-    "ThreadData",
-    "TempStorage",
-    *(c.enum_name for c in CHOICES),
+    *export_namespace(globals()),
     "register",
     "registered_backends",
     "compile_stats",

@@ -2600,6 +2600,10 @@ CATALOG: dict[str, Primitive] = {
 }
 
 
+#: The kernel-side namespaces, in the order every package's ``__all__`` lists them.
+SCOPES = ("block", "warp", "cluster")
+
+
 def in_scope(scope: str) -> dict[str, Primitive]:
     """The primitives of ``scope`` (``"block"``, ``"warp"`` or ``"cluster"``), by name."""
     return {p.name: p for p in CATALOG.values() if p.scope == scope}

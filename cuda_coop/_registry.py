@@ -12,7 +12,11 @@ from ._errors import CoopBackendError, CoopHostCallError, CoopTypeError, call_si
 
 __all__ = ["register", "registered_backends"]
 
-_MODULES = {"numba": "cuda.coop.numba._backend", "cutlass": "cuda.coop.cutlass._backend"}
+#: backend name -> its package (the qualified namespace); the package's ``_backend`` module is what
+#: :func:`register` activates, its ``pip`` extra has the backend's name.
+BACKENDS = {"numba": "cuda.coop.numba", "cutlass": "cuda.coop.cutlass"}
+_MODULES = {name: f"{package}._backend" for name, package in BACKENDS.items()}
+_NAMES = " or ".join(repr(name) for name in BACKENDS)
 
 
 class Backend(Protocol):
@@ -33,7 +37,7 @@ _active: dict[str, Backend] = {}
 
 
 def register(name: str) -> None:
-    """Activate the backend ``name`` (``"numba"`` or ``"cutlass"``); idempotent.
+    """Activate the backend ``name`` (one of :data:`BACKENDS`: ``"numba"``, ``"cutlass"``); idempotent.
 
     Raises:
         CoopTypeError: ``name`` is not a string.
@@ -41,9 +45,7 @@ def register(name: str) -> None:
             nothing of it stays installed and a later call may try again.
     """
     if not isinstance(name, str):
-        raise CoopTypeError(
-            f"register: name must be a backend name, 'numba' or 'cutlass' (one per call), got {name!r}"
-        )
+        raise CoopTypeError(f"register: name must be a backend name, {_NAMES} (one per call), got {name!r}")
     if name not in _MODULES:
         raise CoopBackendError(f"unknown backend {name!r}; known backends: {', '.join(_MODULES)}")
     with _lock:
@@ -71,6 +73,21 @@ def register_on_import(name: str) -> None:
 
     if os.environ.get("CUDA_COOP_NO_AUTOREGISTER") != "1":
         register(name)
+
+
+def export_namespace(namespace: dict[str, Any]) -> list[str]:
+    """Put the kernel-side names every coop package exports into ``namespace`` (a module's
+    ``globals()``): the scopes (``block``, ``warp``, ``cluster``), ``ThreadData``, ``TempStorage`` and
+    the choice enums of the catalog. Returns them in ``__all__`` order; a package adds its own entry
+    points around them."""
+    from ._catalog import CHOICES, SCOPES
+    from ._kernel_api import TempStorage, ThreadData
+
+    names = {scope: importlib.import_module(f"cuda.coop.{scope}") for scope in SCOPES}
+    names.update(ThreadData=ThreadData, TempStorage=TempStorage)
+    names.update({c.enum_name: c.enum for c in CHOICES})
+    namespace.update(names)
+    return list(names)
 
 
 def registered_backends() -> tuple[str, ...]:

@@ -16,7 +16,8 @@ import re
 import sys
 from pathlib import Path
 
-from ._catalog import CHOICES, in_scope
+from ._catalog import CHOICES, SCOPES, in_scope
+from ._registry import BACKENDS
 
 _SCOPE_DOC = {"block": "Block-wide", "warp": "Warp-level", "cluster": "Cluster-wide (sm_90+)"}
 _SCOPE_HEADER = '''# SPDX-License-Identifier: Apache-2.0
@@ -37,8 +38,7 @@ __all__ = [{names}]
 #: package -> its stub, relative to the stubs folder
 PACKAGES = {
     "cuda.coop": "cuda/coop/__init__.pyi",
-    "cuda.coop.numba": "cuda/coop/numba/__init__.pyi",
-    "cuda.coop.cutlass": "cuda/coop/cutlass/__init__.pyi",
+    **{package: package.replace(".", "/") + "/__init__.pyi" for package in BACKENDS.values()},
 }
 
 
@@ -88,7 +88,7 @@ def render_package_stub(package: str, current: str) -> str:
 
 def main(argv: list[str]) -> None:
     root = Path(argv[0]) if argv else Path("stubs")
-    for scope in _SCOPE_DOC:
+    for scope in SCOPES:
         path = root / "cuda" / "coop" / f"{scope}.pyi"
         path.write_text(render_scope_stub(scope))
         print(f"wrote {path}")

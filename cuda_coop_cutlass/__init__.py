@@ -11,17 +11,13 @@ the computing primitives return register tensors or CuTe scalars, and ``op=`` ma
 
 from __future__ import annotations
 
-from cuda.coop import TempStorage, ThreadData, block, cluster, warp
-from cuda.coop._catalog import CHOICES
-from cuda.coop._registry import register_on_import
+from cuda.coop._backend_api import export_namespace, register_on_import
 
 from ._bridge import CompiledCuteFunction, compile
 from ._launch import PreparedLaunch
 from ._payload import as_thread_data, from_ssa, to_ssa
 
 register_on_import("cutlass")
-
-globals().update({c.enum_name: c.enum for c in CHOICES})
 
 __all__ = [
     "compile",
@@ -30,10 +26,5 @@ __all__ = [
     "as_thread_data",
     "to_ssa",
     "from_ssa",
-    "block",
-    "warp",
-    "cluster",
-    "ThreadData",
-    "TempStorage",
-    *(c.enum_name for c in CHOICES),
+    *export_namespace(globals()),
 ]

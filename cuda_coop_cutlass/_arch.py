@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import os
 
-from cuda.coop._bundle import normalize_arch
-from cuda.coop._errors import CoopValueError
+from cuda.coop._backend_api import CoopValueError, normalize_arch
 
 ENV = "CUTE_DSL_ARCH"
 _HOW = (

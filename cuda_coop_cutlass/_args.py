@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cuda.coop._errors import CoopTypeError, CoopValueError
-from cuda.coop._streams import stream_handle
+from cuda.coop._backend_api import CoopTypeError, CoopValueError, stream_handle
 
 from . import _cute_hooks
 

@@ -12,14 +12,30 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
-from cuda.coop._catalog import CATALOG
-from cuda.coop._dtypes import DTYPES, fields_of, is_complex, supported_name, tuple_name
-from cuda.coop._errors import CoopBackendError, CoopTypeError
-from cuda.coop._kinds import Arg, Form, Shape, TempStorageUse, temp_storage_options
-from cuda.coop._operators import BOOL
-from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
-from cuda.coop._render import kernel_prologue, temp_storage_symbol
-from cuda.coop._session import TraceSession, current
+from cuda.coop._backend_api import (
+    BOOL,
+    CATALOG,
+    DTYPES,
+    Arg,
+    CoopBackendError,
+    CoopTypeError,
+    Form,
+    Launch,
+    Plan,
+    Primitive,
+    Shape,
+    TempStorageUse,
+    TraceSession,
+    check_items_per_thread,
+    current,
+    fields_of,
+    is_complex,
+    kernel_prologue,
+    supported_name,
+    temp_storage_options,
+    temp_storage_symbol,
+    tuple_name,
+)
 
 from . import _barriers, _cute_hooks
 

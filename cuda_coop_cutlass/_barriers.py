@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cuda.coop._errors import site
-from cuda.coop._kinds import TempStorageUse
+from cuda.coop._backend_api import TempStorageUse, site
 
 #: The ops that separate two uses of a buffer: the block's full barriers, for calls of either scope
 #: (a warp sync may name a part of the warp only: it is not counted).

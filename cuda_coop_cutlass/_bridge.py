@@ -20,9 +20,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from cuda.coop._errors import CoopBackendError, CoopError, CoopValueError, short_traceback
-from cuda.coop._sass import CubinReport, inspect_cubin
-from cuda.coop._session import TraceSession, compiling
+from cuda.coop._backend_api import (
+    CoopBackendError,
+    CoopError,
+    CoopValueError,
+    CubinReport,
+    TraceSession,
+    compiling,
+    inspect_cubin,
+    short_traceback,
+)
 
 from . import _args, _cute_hooks, _lto, _options
 from ._launch import PreparedLaunch
@@ -194,7 +201,7 @@ def _compile(
         raise CoopBackendError("CuTe did not hand over the device module (the DSL changed?)")
     llvm_ir, kernels = captured["ir"]
 
-    from cuda.coop._stats import compile_stats
+    from cuda.coop._backend_api import compile_stats
 
     before = compile_stats().nvrtc_seconds
     t0 = time.perf_counter()

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cuda.coop._errors import CoopBackendError, CoopTypeError, CoopValueError
+from cuda.coop._backend_api import CoopBackendError, CoopTypeError, CoopValueError
 
 KERNELS_BINARY = "kernels_binary"  # host-module global holding the device binary
 #: libNVVM's data layout (the short LLVM NVPTX one makes nvJitLink refuse the module).

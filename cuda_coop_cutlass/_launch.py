@@ -15,8 +15,7 @@ import ctypes
 from collections.abc import Callable
 from typing import Any
 
-from cuda.coop._errors import CoopBackendError, CoopTypeError, CoopValueError
-from cuda.coop._streams import stream_handle
+from cuda.coop._backend_api import CoopBackendError, CoopTypeError, CoopValueError, stream_handle
 
 from . import _args, _cute_hooks
 

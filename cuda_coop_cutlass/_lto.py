@@ -6,8 +6,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from cuda.coop import _link
-from cuda.coop._errors import CoopCompileError
+from cuda.coop._backend_api import CoopCompileError
+from cuda.coop._backend_api import link as link_through_cache
 
 _NVVM_VERSION = "!nvvmir.version = !{!90000}\n!90000 = !{i32 2, i32 0, i32 3, i32 2}\n"
 
@@ -98,7 +98,7 @@ def link(
     ``-nvvm-latest``, which CuTe's modern IR needs.)"""
     inputs = [("ltoir", kernel, "cute_kernels"), ("ltoir", bundle, "cuda_coop_bundle")]
     opts = ["-nvvm-latest", "-optimize-unused-variables", *options]
-    linked = _link.link(inputs, arch, options=opts, output=output)
+    linked = link_through_cache(inputs, arch, options=opts, output=output)
     # Same length: the ELF's string tables (symbol and section names) keep their offsets.
     for old, new in link_names(kernels).items():
         linked = linked.replace(new.encode(), old.encode())

@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from cuda.coop._errors import CoopValueError
+from cuda.coop._backend_api import CoopValueError
 
 from . import _arch, _cute_hooks
 
@@ -182,6 +182,6 @@ def write_dumps(p: Plan, dsl: Any, compiled: Any, cubin: bytes, ptx: Any) -> dic
 
 
 def _sass(cubin: bytes, flags: str) -> bytes:
-    from cuda.coop._sass import disassemble
+    from cuda.coop._backend_api import disassemble
 
     return disassemble(cubin, shlex.split(flags)).encode()

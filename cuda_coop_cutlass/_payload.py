@@ -4,8 +4,7 @@ are thin, checked conversions for code that mixes coop primitives with ordinary 
 
 from typing import Any
 
-from cuda.coop._errors import CoopTypeError
-from cuda.coop._kinds import Form
+from cuda.coop._backend_api import CoopTypeError, Form
 
 from ._backend import arg_of
 

@@ -9,8 +9,7 @@ kernel-side primitives as ``cuda.coop`` plus the Numba entry points :func:`jit` 
 
 from __future__ import annotations
 
-from cuda.coop import TempStorage, ThreadData, block, cluster, warp
-from cuda.coop._errors import CoopBackendError
+from cuda.coop._backend_api import CoopBackendError, export_namespace, register_on_import
 
 try:
     import numba.cuda  # noqa: F401
@@ -20,16 +19,11 @@ except ImportError as _exc:
         "pip install 'cuda-coop[numba]'"
     ) from _exc
 
-from cuda.coop._catalog import CHOICES
-from cuda.coop._registry import register_on_import
-
 from ._aot import CompiledKernel, compile
 from ._dispatcher import CoopKernel, jit
 from ._launch import PreparedLaunch
 
 register_on_import("numba")
-
-globals().update({c.enum_name: c.enum for c in CHOICES})
 
 __all__ = [
     "jit",
@@ -37,10 +31,5 @@ __all__ = [
     "CoopKernel",
     "CompiledKernel",
     "PreparedLaunch",
-    "block",
-    "warp",
-    "cluster",
-    "ThreadData",
-    "TempStorage",
-    *(c.enum_name for c in CHOICES),
+    *export_namespace(globals()),
 ]

@@ -7,12 +7,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cuda.coop._bundle import normalize_arch
-from cuda.coop._errors import CoopTypeError, CoopValueError, short_traceback
-from cuda.coop._link import Input, link
-from cuda.coop._primitive import normalize_block_dims, normalize_cluster_dims
-from cuda.coop._sass import CubinReport, inspect_cubin
-from cuda.coop._session import TraceSession, compiling
+from cuda.coop._backend_api import (
+    CoopTypeError,
+    CoopValueError,
+    CubinReport,
+    LinkInput,
+    TraceSession,
+    compiling,
+    inspect_cubin,
+    link,
+    normalize_arch,
+    normalize_block_dims,
+    normalize_cluster_dims,
+    short_traceback,
+)
 
 from . import _numba_hooks
 from ._lowering import LazyBundle
@@ -152,7 +160,7 @@ def _compile(
     return CompiledKernel(linked, output, arch, dims, bundle, sizes, cluster_dims)
 
 
-def _link_input(code: Any) -> Input:
+def _link_input(code: Any) -> LinkInput:
     """A code object of ``numba.cuda.compile_all`` (a cuda.core ``ObjectCode`` or a Numba
     ``LinkableCode``) as a link input."""
     from numba.cuda.cudadrv.driver import FILE_EXTENSION_MAP

@@ -10,9 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from cuda.coop._catalog import CATALOG, CHOICES
-from cuda.coop._kernel_api import TempStorage, ThreadData
-from cuda.coop._primitive import Primitive
+from cuda.coop._backend_api import CATALOG, CHOICES, Primitive, TempStorage, ThreadData
 
 from . import _numba_hooks
 
@@ -20,7 +18,7 @@ _installed = False
 
 
 def _install() -> None:
-    from cuda.coop._choices import AlgorithmEnumMeta
+    from cuda.coop._backend_api import AlgorithmEnumMeta
     from numba.cuda import types
     from numba.cuda.datamodel import models
     from numba.cuda.extending import lower_builtin, lower_getattr_generic, register_model, typeof_impl

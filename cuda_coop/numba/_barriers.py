@@ -16,8 +16,7 @@ import contextvars
 from collections.abc import Iterator
 from typing import Any
 
-from cuda.coop._errors import site
-from cuda.coop._kinds import TempStorageUse
+from cuda.coop._backend_api import TempStorageUse, site
 
 from ._prescan import _python_value
 

@@ -7,10 +7,16 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cuda.coop._errors import CoopTypeError, CoopValueError, short_traceback
-from cuda.coop._primitive import normalize_block_dims, normalize_cluster_dims
-from cuda.coop._session import TraceSession, compiling
-from cuda.coop._streams import stream_handle
+from cuda.coop._backend_api import (
+    CoopTypeError,
+    CoopValueError,
+    TraceSession,
+    compiling,
+    normalize_block_dims,
+    normalize_cluster_dims,
+    short_traceback,
+    stream_handle,
+)
 
 from . import _numba_hooks
 from ._launch import (

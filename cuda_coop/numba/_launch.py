@@ -16,9 +16,14 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cuda.coop._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
-from cuda.coop._primitive import PORTABLE_CLUSTER_BLOCKS, normalize_cluster_dims
-from cuda.coop._streams import stream_handle
+from cuda.coop._backend_api import (
+    PORTABLE_CLUSTER_BLOCKS,
+    CoopLaunchConfigError,
+    CoopTypeError,
+    CoopValueError,
+    normalize_cluster_dims,
+    stream_handle,
+)
 
 from ._marshal import (
     HOST,

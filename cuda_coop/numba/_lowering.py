@@ -11,14 +11,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from cuda.coop._dtypes import DTYPES, dtype_named, field_offsets, fields_of
-from cuda.coop._errors import CoopError, CoopTypeError
-from cuda.coop._kinds import Shape
-from cuda.coop._operators import BOOL, UserFunction, python_function
-from cuda.coop._primitive import Plan
-from cuda.coop._render import kernel_prologue, temp_storage_symbol
-from cuda.coop._requests import Request
-from cuda.coop._session import TraceSession, current
+from cuda.coop._backend_api import (
+    BOOL,
+    DTYPES,
+    CoopError,
+    CoopTypeError,
+    Plan,
+    Request,
+    Shape,
+    TraceSession,
+    UserFunction,
+    current,
+    dtype_named,
+    field_offsets,
+    fields_of,
+    kernel_prologue,
+    python_function,
+    temp_storage_symbol,
+)
 from llvmlite import ir
 from numba.cuda import cgutils, types
 from numba.cuda.cudadrv.linkable_code import LTOIR

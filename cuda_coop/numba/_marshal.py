@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from cuda.coop._errors import CoopTypeError, CoopValueError
+from cuda.coop._backend_api import CoopTypeError, CoopValueError
 
 Key = tuple[Any, ...]
 Rejection = tuple[type[Exception], str]

@@ -12,8 +12,7 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from cuda.coop._errors import CoopBackendError, CoopLaunchConfigError, CoopTypeError, call_site
-from cuda.coop._session import current
+from cuda.coop._backend_api import CoopBackendError, CoopLaunchConfigError, CoopTypeError, call_site, current
 from numba.cuda import cgutils, debuginfo
 from numba.cuda import dispatcher as numba_dispatcher
 from numba.cuda.codegen import CUDACodeLibrary
@@ -125,7 +124,7 @@ def link_coop_kernels_through_cache() -> None:
     numba-cuda 0.30 links in ``_Linker.complete`` over ``_object_codes`` (cuda.core
     ObjectCode objects) with ``_get_linker_options``; ``get_cubin`` then reads ``info_log``.
     """
-    from cuda.coop import _link
+    from cuda.coop._backend_api import link_exact
 
     original = driver._Linker.__dict__["complete"]
     if getattr(original, "cuda_coop", False):
@@ -142,7 +141,7 @@ def link_coop_kernels_through_cache() -> None:
         options = self._get_linker_options(ptx=False)
         flags = [o.decode() for o in options.as_bytes("nvjitlink")] + list(current().link_options)
         inputs = [(c.code_type, c.code, str(c.name)) for c in codes]
-        cubin = _link.link_exact(inputs, flags, "cubin")
+        cubin = link_exact(inputs, flags, "cubin")
         self.linker, self._info_log, self._error_log = _LINKED_BY_COOP, "", ""
         self._complete = True
         return ObjectCode.from_cubin(cubin, name=options.name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cuda.coop._errors import CoopTypeError, CoopValueError
+from cuda.coop._backend_api import CoopTypeError, CoopValueError
 
 #: What numba-cuda 0.30's ``cuda.jit`` takes for a kernel, and what each does in a coop kernel.
 JIT_OPTIONS: dict[str, str] = {

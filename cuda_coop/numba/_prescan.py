@@ -24,7 +24,7 @@ import types as pytypes
 from collections.abc import Iterator
 from typing import Any
 
-from cuda.coop._dtypes import tuple_name
+from cuda.coop._backend_api import tuple_name
 
 
 def _names(code: pytypes.CodeType) -> Iterator[str]:
@@ -151,7 +151,7 @@ def _is_kernel_argument(func_ir: Any, var: Any) -> bool:
 def check_constants(py_func: Any) -> None:
     """Check the constants of coop calls in ``py_func``'s body that typing cannot see (floats for
     values of the element type, integers beyond 64 bits), with their parameters' kinds."""
-    from cuda.coop._primitive import Launch, Resolver
+    from cuda.coop._backend_api import Launch, Resolver
     from numba.cuda.compiler import run_frontend
 
     try:

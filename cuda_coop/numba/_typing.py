@@ -11,11 +11,26 @@ import inspect
 from dataclasses import replace
 from typing import Any
 
-from cuda.coop._dtypes import DTYPES, field_offsets, fields_of, supported_name, tuple_dtype, tuple_name
-from cuda.coop._errors import CoopTypeError, current_call_site
-from cuda.coop._kinds import Arg, Form, Slot, TempStorageUse, temp_storage_options
-from cuda.coop._primitive import Launch, Plan, Primitive, check_items_per_thread
-from cuda.coop._session import current
+from cuda.coop._backend_api import (
+    DTYPES,
+    Arg,
+    CoopTypeError,
+    Form,
+    Launch,
+    Plan,
+    Primitive,
+    Slot,
+    TempStorageUse,
+    check_items_per_thread,
+    current,
+    current_call_site,
+    field_offsets,
+    fields_of,
+    supported_name,
+    temp_storage_options,
+    tuple_dtype,
+    tuple_name,
+)
 from numba.cuda import types
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Signature, signature
 

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The one module a backend imports from the core (besides the public ``cuda.coop``).
+
+A backend (``cuda.coop.numba``, ``cuda.coop.cutlass``) is an adapter: how its DSL spells values, how
+a call reaches the core, where the bundle is attached. Everything it needs from the core is named
+here and nowhere else; ``tests/test_backend_face.py`` fails when a backend imports another private
+core module. Like ``cuda.coop`` itself, importing this module loads no DSL, no CUDA binding and
+needs no GPU.
+
+The groups below are the face's contract; docs/contributing.rst says what each is for.
+"""
+
+from __future__ import annotations
+
+# Session, bundle, link, machine code.
+from ._bundle import normalize_arch
+
+# Catalog, kinds, plans: what a call is and how it resolves.
+from ._catalog import CATALOG, CHOICES, SCOPES
+from ._choices import AlgorithmEnumMeta
+
+# Element types: the one table of canonical names, C++ spellings, sizes and fields.
+from ._dtypes import (
+    DTYPES,
+    dtype_named,
+    field_offsets,
+    fields_of,
+    is_complex,
+    supported_name,
+    tuple_dtype,
+    tuple_name,
+)
+
+# Errors and call sites.
+from ._errors import (
+    CoopBackendError,
+    CoopCompileError,
+    CoopError,
+    CoopLaunchConfigError,
+    CoopTypeError,
+    CoopValueError,
+    call_site,
+    current_call_site,
+    short_traceback,
+    site,
+)
+from ._kernel_api import TempStorage, ThreadData
+from ._kinds import Arg, Form, Shape, Slot, TempStorageUse, temp_storage_options
+from ._link import Input as LinkInput
+from ._link import link, link_exact
+
+# User operators.
+from ._operators import BOOL, UserFunction, python_function
+from ._primitive import (
+    PORTABLE_CLUSTER_BLOCKS,
+    Launch,
+    Plan,
+    Primitive,
+    Resolver,
+    check_items_per_thread,
+    normalize_block_dims,
+    normalize_cluster_dims,
+)
+
+# Registration and namespaces.
+from ._registry import export_namespace, register_on_import
+from ._render import kernel_prologue, temp_storage_symbol
+from ._requests import Request
+from ._sass import CubinReport, disassemble, inspect_cubin
+from ._session import TraceSession, compiling, current
+from ._stats import compile_stats
+
+# Host side: streams.
+from ._streams import stream_handle
+
+__all__ = [
+    # catalog, kinds, plans
+    "CATALOG",
+    "CHOICES",
+    "SCOPES",
+    "AlgorithmEnumMeta",
+    "Primitive",
+    "Plan",
+    "Launch",
+    "Resolver",
+    "Arg",
+    "Form",
+    "Shape",
+    "Slot",
+    "TempStorageUse",
+    "temp_storage_options",
+    "check_items_per_thread",
+    "ThreadData",
+    "TempStorage",
+    # element types
+    "DTYPES",
+    "dtype_named",
+    "field_offsets",
+    "fields_of",
+    "is_complex",
+    "supported_name",
+    "tuple_dtype",
+    "tuple_name",
+    # operators
+    "BOOL",
+    "UserFunction",
+    "python_function",
+    # session, bundle, link, machine code
+    "TraceSession",
+    "compiling",
+    "current",
+    "Request",
+    "kernel_prologue",
+    "temp_storage_symbol",
+    "normalize_arch",
+    "LinkInput",
+    "link",
+    "link_exact",
+    "CubinReport",
+    "inspect_cubin",
+    "disassemble",
+    "compile_stats",
+    # host
+    "stream_handle",
+    "normalize_block_dims",
+    "normalize_cluster_dims",
+    "PORTABLE_CLUSTER_BLOCKS",
+    # errors and sites
+    "CoopError",
+    "CoopTypeError",
+    "CoopValueError",
+    "CoopBackendError",
+    "CoopLaunchConfigError",
+    "CoopCompileError",
+    "site",
+    "call_site",
+    "current_call_site",
+    "short_traceback",
+    # registration and namespaces
+    "register_on_import",
+    "export_namespace",
+]

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Backends reach the core through one face, ``cuda.coop._backend_api``, and nothing else private."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import cuda.coop
+import pytest
+from cuda.coop import _backend_api
+from cuda.coop._registry import BACKENDS
+
+ROOT = Path(__file__).resolve().parents[1]
+#: backend name -> the folder of its package in the source tree
+FOLDERS = {"numba": ROOT / "cuda_coop" / "numba", "cutlass": ROOT / "cuda_coop_cutlass"}
+FACE = "cuda.coop._backend_api"
+
+
+def _imports(path: Path, package: str) -> list[tuple[int, str, list[str]]]:
+    """Every import of ``path``, a module of ``package`` (lazy imports inside functions too), as
+    (line, absolute module, names)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name, []) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:  # relative: resolve against the backend's own package
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                assert base, f"{path}:{node.lineno}: relative import above cuda"
+                module = ".".join([*base, module] if module else base)
+            found.append((node.lineno, module, [a.name for a in node.names]))
+    return found
+
+
+def _private_core_imports(path: Path, package: str) -> list[str]:
+    bad = []
+    for line, module, names in _imports(path, package):
+        where = f"{path.name}:{line}"
+        parts = module.split(".")
+        if parts[:2] != ["cuda", "coop"] or module == FACE:
+            continue
+        if len(parts) == 2:  # from cuda.coop import X: only public names
+            bad += [f"{where} imports cuda.coop.{n}" for n in names if n.startswith("_")]
+        elif parts[2].startswith("_"):
+            bad.append(f"{where} imports {module}")
+    return bad
+
+
+def test_every_registered_backend_has_a_checked_folder() -> None:
+    assert set(FOLDERS) == set(BACKENDS)
+    for folder in FOLDERS.values():
+        assert (folder / "__init__.py").is_file()
+
+
+@pytest.mark.parametrize("backend", sorted(FOLDERS))
+def test_backend_imports_no_private_core_module_but_the_face(backend: str) -> None:
+    files = sorted(FOLDERS[backend].glob("*.py"))
+    assert files
+    bad = [b for f in files for b in _private_core_imports(f, BACKENDS[backend])]
+    assert not bad, f"import these through {FACE} (add them there if missing):\n" + "\n".join(bad)
+
+
+def test_the_guard_sees_a_private_import(tmp_path: Path) -> None:
+    folder = tmp_path / "numba"
+    folder.mkdir()
+    probe = folder / "_probe.py"
+    probe.write_text(
+        "from cuda.coop._session import current\n"
+        "from cuda.coop import _link, block\n"
+        "from .. import _render\n"
+        "def f():\n    import cuda.coop._dtypes\n"
+    )
+    bad = _private_core_imports(probe, "cuda.coop.numba")
+    assert [b.split(" imports ")[1] for b in bad] == [
+        "cuda.coop._session",
+        "cuda.coop._link",
+        "cuda.coop._render",
+        "cuda.coop._dtypes",
+    ]
+
+
+def test_face_names_are_all_there_and_public_ones_are_the_same_objects() -> None:
+    for name in _backend_api.__all__:
+        assert hasattr(_backend_api, name), name
+    for name in set(_backend_api.__all__) & set(cuda.coop.__all__):
+        assert getattr(_backend_api, name) is getattr(cuda.coop, name), name
+
+
+def test_face_imports_no_dsl_binding_or_driver() -> None:
+    heavy = ("numba", "cutlass", "cuda.bindings", "cuda.core", "cuda.cccl", "numpy")
+    code = (
+        "import sys, cuda.coop._backend_api\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r} or m.startswith({heavy!r})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_qualified_namespace_is_derived_from_the_catalog(backend: str) -> None:
+    """Each backend package exports the scopes, ThreadData, TempStorage and every choice enum, the
+    same objects as ``cuda.coop`` and in the same order, after its own entry points."""
+    pytest.importorskip({"numba": "numba.cuda", "cutlass": "cutlass.cute"}[backend])
+    module = __import__(BACKENDS[backend], fromlist=["__all__"])
+    shared = cuda.coop.__all__[: cuda.coop.__all__.index("register")]
+    assert module.__all__[-len(shared) :] == shared
+    for name in shared:
+        assert getattr(module, name) is getattr(cuda.coop, name), name
