@@ -7,19 +7,14 @@ here and nowhere else; ``tests/test_backend_face.py`` fails when a backend impor
 core module. Like ``cuda.coop`` itself, importing this module loads no DSL, no CUDA binding and
 needs no GPU.
 
-The groups below are the face's contract; docs/contributing.rst says what each is for.
+``__all__`` lists the face by group; docs/contributing.rst says what each group is for.
 """
 
 from __future__ import annotations
 
-# Session, bundle, link, machine code.
 from ._bundle import normalize_arch
-
-# Catalog, kinds, plans: what a call is and how it resolves.
 from ._catalog import CATALOG, CHOICES, SCOPES
 from ._choices import AlgorithmEnumMeta
-
-# Element types: the one table of canonical names, C++ spellings, sizes and fields.
 from ._dtypes import (
     DTYPES,
     dtype_named,
@@ -30,8 +25,7 @@ from ._dtypes import (
     tuple_dtype,
     tuple_name,
 )
-
-# Errors and call sites.
+from ._emit import KernelAdapter, emit_call
 from ._errors import (
     CoopBackendError,
     CoopCompileError,
@@ -48,8 +42,6 @@ from ._kernel_api import TempStorage, ThreadData
 from ._kinds import Arg, Form, Shape, Slot, TempStorageUse, temp_storage_options
 from ._link import Input as LinkInput
 from ._link import link, link_exact
-
-# User operators.
 from ._operators import BOOL, UserFunction, python_function
 from ._primitive import (
     PORTABLE_CLUSTER_BLOCKS,
@@ -61,16 +53,12 @@ from ._primitive import (
     normalize_block_dims,
     normalize_cluster_dims,
 )
-
-# Registration and namespaces.
 from ._registry import export_namespace, register_on_import
 from ._render import kernel_prologue, temp_storage_symbol
 from ._requests import Request
 from ._sass import CubinReport, disassemble, inspect_cubin
 from ._session import TraceSession, compiling, current
 from ._stats import compile_stats
-
-# Host side: streams.
 from ._streams import stream_handle
 
 __all__ = [
@@ -105,6 +93,9 @@ __all__ = [
     "BOOL",
     "UserFunction",
     "python_function",
+    # the call: the C-ABI slot ladder, and what a backend says of its DSL's values
+    "KernelAdapter",
+    "emit_call",
     # session, bundle, link, machine code
     "TraceSession",
     "compiling",

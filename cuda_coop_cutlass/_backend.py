@@ -20,17 +20,17 @@ from cuda.coop._backend_api import (
     CoopBackendError,
     CoopTypeError,
     Form,
+    KernelAdapter,
     Launch,
     Plan,
     Primitive,
-    Shape,
     TempStorageUse,
     TraceSession,
     check_items_per_thread,
     current,
+    emit_call,
     fields_of,
     is_complex,
-    kernel_prologue,
     supported_name,
     temp_storage_options,
     temp_storage_symbol,
@@ -159,7 +159,7 @@ def thread_data(items_per_thread: Any, dtype: Any) -> Any:
 
 def _tensor_arg(value: Any) -> Arg:
     import cutlass.cute as cute
-    from cutlass.base_dsl.enums import AddressSpace
+    from cutlass.cute import AddressSpace
 
     dtype, shown = dtype_name(value.element_type), str(value.element_type)
     memory = {AddressSpace.gmem: "global", AddressSpace.smem: "shared"}.get(value.memspace, "")
@@ -236,8 +236,8 @@ def _compact(layout: Any) -> bool:
 def arg_of(value: Any) -> Arg:
     """What a traced value says about an argument, for the catalog's kinds."""
     import cutlass.cute as cute
-    from cutlass.base_dsl.enums import AddressSpace
-    from cutlass.base_dsl.typing import Numeric
+    from cutlass import Numeric
+    from cutlass.cute import AddressSpace
 
     if value is None:
         return Arg(Form.NONE, "None")
@@ -276,7 +276,7 @@ def arg_of(value: Any) -> Arg:
 
 def _tuple_arg(value: tuple[Any, ...]) -> Arg | None:
     """A tuple of register tensors (equal sizes) or of CuTe numerics as items of a field list."""
-    from cutlass.base_dsl.typing import Numeric
+    from cutlass import Numeric
 
     if any(isinstance(v, tuple) for v in value):
         nested = (
@@ -318,26 +318,6 @@ def _numeric_types(dtype: str) -> Any:
     return [cutlass_type(f) for f in fields] if fields else cutlass_type(dtype)
 
 
-def _field_pointers(slot: Any, value: Any, results: dict[str, Any], values: dict[str, Any]) -> list[Any]:
-    """The per-field pointers of a slot of a struct type: fresh register tensors for a result, the
-    tuple's tensors (or its scalars, spilled; one number spilled for every field) for an argument,
-    the fallback's for an absent one."""
-    import cutlass.cute as cute
-
-    if slot.result:
-        results[slot.name] = [
-            cute.make_rmem_tensor(cute.make_layout(slot.items), cutlass_type(f)) for f in slot.fields
-        ]
-        return [_cute_hooks.llvm_pointer(t.iterator) for t in results[slot.name]]
-    if slot.fallback is not None and value is None:
-        return list(values[slot.fallback])
-    if not isinstance(value, tuple):  # one number for every field
-        return [_spill(value, f) for f in slot.fields]
-    if all(isinstance(v, cute.Tensor) for v in value):
-        return [_cute_hooks.llvm_pointer(v.iterator) for v in value]
-    return [_spill(v, f) for v, f in zip(value, slot.fields, strict=True)]
-
-
 def _array_pointer(value: Any, offset: Any, strided: bool) -> tuple[Any, Any]:
     """A tensor or pointer argument as the generic pointer to its tile (``offset`` items of the
     view in), and its stride in elements for a strided slot (1 for a contiguous field of one)."""
@@ -352,12 +332,77 @@ def _array_pointer(value: Any, offset: Any, strided: bool) -> tuple[Any, Any]:
     return pointer, stride
 
 
-def _result(storage: Any, scalar: bool) -> Any:
-    """What a call returns for a result: its register tensor (item 0 for a scalar), or for a struct
-    the tuple of its fields'."""
-    if isinstance(storage, list):
-        return tuple(t[0] if scalar else t for t in storage)
-    return storage[0] if scalar else storage
+class CuteCall(KernelAdapter):
+    """How CuTe spells one call's values for :func:`emit_call`: traced values as the kernel holds
+    them (``None`` for a parameter not given), pointers as LLVM pointers."""
+
+    name = "cutlass"
+
+    def __init__(self, kernel: str) -> None:
+        self.kernel = kernel
+
+    def function_key(self) -> str:
+        return self.kernel
+
+    def absent(self, v: Any) -> bool:
+        return v is None
+
+    def members(self, v: Any) -> list[Any] | None:
+        return list(v) if isinstance(v, tuple) else None
+
+    def is_items(self, v: Any) -> bool:
+        import cutlass.cute as cute
+
+        return isinstance(v, cute.Tensor)
+
+    def index(self, v: Any) -> Any:
+        return 0 if v is None else v
+
+    def array_tile(self, v: Any, offset: Any, strided: bool) -> tuple[Any, Any]:
+        return _array_pointer(v, offset, strided)
+
+    def items_pointer(self, v: Any) -> Any:
+        return _cute_hooks.llvm_pointer(v.iterator)
+
+    def value_pointer(self, v: Any, dtype: str) -> Any:
+        return _spill(v, dtype)
+
+    def new_items(self, dtype: str, items: int) -> tuple[Any, Any]:
+        import cutlass.cute as cute
+
+        tensor = cute.make_rmem_tensor(cute.make_layout(items), cutlass_type(dtype))
+        return tensor, _cute_hooks.llvm_pointer(tensor.iterator)
+
+    def int32(self, v: Any) -> Any:
+        import cutlass
+
+        return cutlass.Int32(v)
+
+    def scratch(self, v: Any) -> tuple[int, Any]:
+        return v.slot, v.pointer
+
+    def call_pointer(self, symbol: str) -> Any:
+        return _cute_hooks.call_returning_pointer(symbol)
+
+    def call_at_entry(self, symbol: str) -> None:
+        _cute_hooks.call_at_kernel_entry(symbol)
+
+    def define_operator(self, op: Any) -> None:
+        result = _numeric_types(op.result) if op.result != BOOL else None
+        _cute_hooks.define_operator(op.symbol, _numeric_types(op.dtype), op.function, result)
+
+    def extern_call(self, symbol: str, args: list[Any], is_int: list[bool]) -> None:
+        _cute_hooks.extern_call(symbol, args, is_int)
+
+    def result(self, slot: Any, storage: Any, records: str) -> Any:
+        if isinstance(storage, list):  # a struct type: the tuple of its fields'
+            return tuple(t[0] if slot.scalar else t for t in storage)
+        return storage[0] if slot.scalar else storage
+
+    def returns(self, results: list[Any]) -> Any:
+        if not results:
+            return None
+        return results[0] if len(results) == 1 else tuple(results)
 
 
 def call(
@@ -370,9 +415,6 @@ def call(
 ) -> Any:
     """Resolve one call, record its request and emit the call to its wrapper; returns what the
     primitive returns (a ThreadData, a scalar, a tuple, or None)."""
-    import cutlass
-    import cutlass.cute as cute
-
     bound = prim.bind(args, kwargs)
     _refuse_complex(prim.qualname, bound)
     unknown = (
@@ -404,61 +446,8 @@ def call(
             use = _barriers.temp_storage_use(args_of[name].value, earlier, block)
             args_of[name] = replace(args_of[name], value=use)
     plan: Plan = prim.resolve(args_of, launch)
-    symbol = session.add(plan.request, plan.where)
-    for op in plan.operators.values():
-        result = _numeric_types(op.result) if op.result != BOOL else None
-        _cute_hooks.define_operator(op.symbol, _numeric_types(op.dtype), op.function, result)
-    values: dict[str, Any] = {}
-    results: dict[str, Any] = {}
-    strides: dict[str, Any] = {}
-    for slot in plan.slots:
-        value = bound.get(slot.name)
-        if slot.shape is Shape.ARRAY:
-            offset = bound.get(prim.param(slot.name).kind.offset, 0)  # type: ignore[union-attr]
-            if slot.fields:  # one array per field, each at the tile's offset
-                pairs = [_array_pointer(v, offset, slot.strided) for v in value]
-                values[slot.name] = [p for p, _ in pairs]
-                strides[slot.name] = [st for _, st in pairs]
-            else:
-                values[slot.name], strides[slot.name] = _array_pointer(value, offset, slot.strided)
-            continue
-        if slot.fields:  # items of a struct: one pointer per field, as the kernel holds them
-            values[slot.name] = _field_pointers(slot, value, results, values)
-            continue
-        if slot.result:
-            results[slot.name] = cute.make_rmem_tensor(cute.make_layout(slot.items), cutlass_type(slot.dtype))
-            values[slot.name] = _cute_hooks.llvm_pointer(results[slot.name].iterator)
-        elif slot.shape is Shape.INT:
-            values[slot.name] = cutlass.Int32(value)
-        elif slot.shape is Shape.SCRATCH:  # an exclusive TempStorage: this call's own slice
-            own = session.use_temp_storage(value.slot, plan.request)
-            values[slot.name] = value.pointer if own is None else _cute_hooks.call_returning_pointer(own)
-        elif slot.fallback is not None and value is None:
-            values[slot.name] = values[slot.fallback]
-        elif isinstance(value, cute.Tensor):
-            values[slot.name] = _cute_hooks.llvm_pointer(value.iterator)
-        else:
-            values[slot.name] = _spill(value, slot.dtype)
-    call_args: list[Any] = []
-    is_int: list[bool] = []
-    for s in plan.slots:  # the C ABI: a strided array is its pointer, then its stride (an int)
-        fields = values[s.name] if isinstance(values[s.name], list) else [values[s.name]]
-        field_strides = strides.get(s.name)
-        field_strides = field_strides if isinstance(field_strides, list) else [field_strides] * len(fields)
-        for value, stride in zip(fields, field_strides, strict=True):
-            call_args.append(value)
-            is_int.append(s.shape is Shape.INT)
-            if s.strided:
-                call_args.append(cutlass.Int32(stride))
-                is_int.append(True)
-    _cute_hooks.extern_call(symbol, call_args, is_int)
-    prologue = kernel_prologue(plan.request)
-    if prologue is not None and session.first(("cutlass.prologue", kernel, prologue)):
-        _cute_hooks.call_at_kernel_entry(prologue)
+    out = emit_call(plan, session, bound, CuteCall(kernel))
     for v in bound.values():
         if isinstance(v, TempStorage) and v.sharing == "shared":
             uses[v.slot].append(_barriers.last_op(block))
-    out = [_result(results[s.name], s.scalar) for s in plan.returns]
-    if not out:
-        return None
-    return out[0] if len(out) == 1 else tuple(out)
+    return out

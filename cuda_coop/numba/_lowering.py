@@ -9,56 +9,36 @@ by one NVRTC call when Numba links.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from cuda.coop._backend_api import (
     BOOL,
     DTYPES,
-    CoopError,
     CoopTypeError,
+    KernelAdapter,
     Plan,
     Request,
-    Shape,
     TraceSession,
     UserFunction,
     current,
     dtype_named,
+    emit_call,
     field_offsets,
     fields_of,
-    kernel_prologue,
     python_function,
     temp_storage_symbol,
 )
 from llvmlite import ir
 from numba.cuda import cgutils, types
-from numba.cuda.cudadrv.linkable_code import LTOIR
 from numba.cuda.typing.templates import signature
 
 from . import _numba_hooks
+from ._numba_hooks import LazyBundle
 from ._types import ThreadDataType
 from ._typing import RECORDS, dtype_name, items_type, numba_type, record_dtype, slot_type
 
 _I8P = ir.IntType(8).as_pointer()
 _I32 = ir.IntType(32)
-
-
-class LazyBundle(LTOIR):
-    """The bundle of one trace session as a Numba linkable object, compiled when the linker reads it.
-
-    ``shared``: the session of a front-door kernel compile, which the kernel's device helpers share
-    (their libraries carry this same object, which Numba's set of linking files keeps once);
-    otherwise the session of one code library (a plain ``@cuda.jit`` kernel, or a helper of one)."""
-
-    def __init__(self, session: TraceSession, arch: str | None, *, shared: bool = False) -> None:
-        super().__init__(data=b"", name="cuda_coop_bundle")
-        self.session = session
-        self.arch = arch
-        self.shared = shared
-
-    @property
-    def data(self) -> bytes:  # type: ignore[override]
-        arch = self.arch or _numba_hooks.current_device_arch()
-        return self.session.finalize(arch).ltoir
 
 
 def session_of(context: Any) -> TraceSession:
@@ -68,8 +48,7 @@ def session_of(context: Any) -> TraceSession:
     helper compiled for it (transitively) make one bundle, one NVRTC call. Otherwise (a plain
     ``@cuda.jit`` kernel) each library has a session of its own. The bundle is attached to the library
     that Numba links, as a linking file."""
-    library = context.active_code_library
-    session: TraceSession | None = getattr(library, "_cuda_coop_session", None)
+    session = _numba_hooks.library_session(context)
     if session is not None:
         return session
     compile_ = current()
@@ -81,8 +60,7 @@ def session_of(context: Any) -> TraceSession:
     else:
         session = TraceSession()
         bundle = LazyBundle(session, compile_.arch if compile_ is not None else None)
-    library._cuda_coop_session = session
-    library.add_linking_file(bundle)
+    _numba_hooks.attach_session(context, session, bundle)
     return session
 
 
@@ -119,12 +97,10 @@ def _declare(builder: ir.IRBuilder, symbol: str, ret: ir.Type, args: list[ir.Typ
     return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, args), symbol)
 
 
-def _call_at_entry(context: Any, builder: ir.IRBuilder, symbol: str) -> None:
-    """Call ``symbol()`` once at the entry of the function being lowered (the kernel's body, or a
-    device function's), before any of its code."""
+def _call_at_entry(builder: ir.IRBuilder, symbol: str) -> None:
+    """Call ``symbol()`` at the entry of the function being lowered (the kernel's body, or a device
+    function's), before any of its code."""
     fn = builder.function
-    if not session_of(context).first(("numba.prologue", fn, symbol)):
-        return
     # At the very start: emitted after the entry block's argument unpacking and allocas, the call kept
     # NVVM from promoting the kernel's ThreadData to registers (local memory in the SASS). A builder of
     # its own, so that the lowering's builder stays where it is (Numba lowers no code into the entry
@@ -198,41 +174,6 @@ def _record_copy(context: Any, builder: ir.IRBuilder, val: ir.Value, dtype: str)
     return builder.bitcast(storage, _I8P)
 
 
-def _field_pointers(
-    context: Any,
-    builder: ir.IRBuilder,
-    slot: Any,
-    ty: Any,
-    val: Any,
-    storages: dict[str, Any],
-    values: dict[str, Any],
-    offset: ir.Value | None = None,
-) -> list[ir.Value]:
-    """The per-field pointers of a slot of a struct type: fresh storage for a result, the tuple's
-    ThreadData (or its scalars, spilled; one number spilled for every field) for an argument, the
-    fallback's for an absent one, the tuple's arrays at ``offset`` for an array."""
-    fields = slot.fields
-    if slot.result:
-        storages[slot.name] = [_storage(context, builder, f, slot.items) for f in fields]
-        return [builder.bitcast(p, _I8P) for p in storages[slot.name]]
-    if slot.fallback is not None and isinstance(ty, (types.Omitted, types.NoneType)):
-        return list(values[slot.fallback])
-    if not isinstance(ty, types.BaseTuple):  # one number for every field
-        return [_spill(context, builder, ty, val, f) for f in fields]
-    members = [builder.extract_value(val, k) for k in range(len(fields))]
-    if slot.shape is Shape.ARRAY:  # one array per field, each at the tile's offset
-        return [
-            builder.bitcast(builder.gep(context.make_array(t)(context, builder, m).data, [offset]), _I8P)
-            for t, m in zip(ty, members, strict=True)
-        ]
-    if all(isinstance(t, ThreadDataType) for t in ty):
-        return [
-            builder.bitcast(context.make_array(t)(context, builder, m).data, _I8P)
-            for t, m in zip(ty, members, strict=True)
-        ]
-    return [_spill(context, builder, t, m, f) for t, m, f in zip(ty, members, fields, strict=True)]
-
-
 def _field_results(context: Any, builder: ir.IRBuilder, slot: Any, storage: list[ir.Value]) -> ir.Value:
     """A result of a struct type as the kernel sees it: a tuple of scalars, or of ThreadData."""
     fields = slot.fields
@@ -300,91 +241,112 @@ def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
     builder.ret_void()
 
 
+class Val(NamedTuple):
+    """An argument as Numba lowers it: its Numba type and its LLVM value."""
+
+    ty: Any
+    val: Any
+
+
+class NumbaCall(KernelAdapter):
+    """How Numba spells one call's values for :func:`emit_call`: (type, LLVM value) pairs, ``i8*``
+    pointers, LLVM IR emitted with the lowering's builder."""
+
+    name = "numba"
+
+    def __init__(self, context: Any, builder: ir.IRBuilder, sig: Any, session: TraceSession) -> None:
+        self.context, self.builder, self.sig, self.session = context, builder, sig, session
+
+    def function_key(self) -> Any:
+        return self.builder.function
+
+    def absent(self, v: Val | None) -> bool:
+        return v is None or isinstance(v.ty, (types.Omitted, types.NoneType))
+
+    def members(self, v: Val) -> list[Val] | None:
+        if not isinstance(v.ty, types.BaseTuple):
+            return None
+        return [Val(t, self.builder.extract_value(v.val, k)) for k, t in enumerate(v.ty)]
+
+    def is_items(self, v: Val) -> bool:
+        return isinstance(v.ty, ThreadDataType)
+
+    def index(self, v: Val | None) -> ir.Value:
+        if v is None:  # the primitive has no offset parameter
+            return self.context.get_constant(types.intp, 0)
+        if isinstance(v.ty, types.Omitted):
+            return self.context.get_constant(types.intp, v.ty.value)
+        return self.context.cast(self.builder, v.val, v.ty, types.intp)
+
+    def array_tile(self, v: Val, offset: ir.Value, strided: bool) -> tuple[ir.Value, int]:
+        assert not strided, "coop: Numba arrays are passed contiguous"  # _typing's Args have stride 1
+        array = self.context.make_array(v.ty)(self.context, self.builder, v.val)
+        return self.builder.bitcast(self.builder.gep(array.data, [offset]), _I8P), 1
+
+    def items_pointer(self, v: Val) -> ir.Value:
+        return self.builder.bitcast(
+            self.context.make_array(v.ty)(self.context, self.builder, v.val).data, _I8P
+        )
+
+    def value_pointer(self, v: Val, dtype: str) -> ir.Value:
+        if isinstance(v.ty, types.Record):  # a record value: its fields, copied aligned
+            return _record_copy(self.context, self.builder, v.val, dtype)
+        return _spill(self.context, self.builder, v.ty, v.val, dtype)
+
+    def new_items(self, dtype: str, items: int) -> tuple[ir.Value, ir.Value]:
+        storage = _storage(self.context, self.builder, dtype, items)
+        return storage, self.builder.bitcast(storage, _I8P)
+
+    def int32(self, v: Val | int) -> ir.Value:
+        if isinstance(v, int):
+            return ir.Constant(_I32, v)
+        return self.context.cast(self.builder, v.val, v.ty, types.int32)
+
+    def scratch(self, v: Val) -> tuple[int | None, ir.Value]:
+        # an exclusive TempStorage's slot, whose slices the session hands out; a shared one's base
+        slot = self.session.temp_storage_slot(v.ty) if v.ty.sharing == "exclusive" else None
+        return slot, v.val
+
+    def call_pointer(self, symbol: str) -> ir.Value:
+        return self.builder.call(_declare(self.builder, symbol, _I8P, []), [])
+
+    def call_at_entry(self, symbol: str) -> None:
+        _call_at_entry(self.builder, symbol)
+
+    def define_operator(self, op: UserFunction) -> None:
+        define_operator(self.context, self.builder.module, op)
+
+    def extern_call(self, symbol: str, args: list[ir.Value], is_int: list[bool]) -> None:
+        fn = _declare(self.builder, symbol, ir.VoidType(), [_I32 if i else _I8P for i in is_int])
+        self.builder.call(fn, args)
+
+    def result(self, slot: Any, storage: Any, records: str) -> Any:
+        context, builder = self.context, self.builder
+        if isinstance(storage, list):
+            return _field_results(context, builder, slot, storage)
+        first = builder.gep(storage, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)])
+        if slot.scalar and slot.packed:  # a record: a pointer to its bytes
+            return builder.bitcast(first, context.get_value_type(slot_type(slot, records)))
+        if slot.scalar:
+            return builder.load(first)
+        return thread_data(context, builder, slot_type(slot, records), storage)
+
+    def returns(self, results: list[Any]) -> Any:
+        if not results:
+            return self.context.get_dummy_value()
+        if len(results) == 1:
+            return results[0]
+        return self.context.make_tuple(self.builder, self.sig.return_type, results)
+
+
 def _lower(key: PlanKey) -> Any:
     def impl(context: Any, builder: ir.IRBuilder, sig: Any, args: list[ir.Value]) -> Any:
         plan = key.plan
         assert plan is not None and plan.request == key.request
-        prim = plan.primitive
-        names = [p.name for p in prim.params]
-        tys, vals = dict(zip(names, sig.args, strict=True)), dict(zip(names, args, strict=True))
-        symbol = session_of(context).add(plan.request, plan.where)
-        prologue = kernel_prologue(plan.request)
-        if prologue is not None:
-            _call_at_entry(context, builder, prologue)
-        for op in plan.operators.values():
-            try:
-                define_operator(context, builder.module, op)
-            except CoopError as exc:
-                raise exc.at(plan.where) from None
-        values: dict[str, ir.Value] = {}
-        types_: list[ir.Type] = []
-        storages: dict[str, ir.Value] = {}
-        for slot in plan.slots:
-            ty, val = tys.get(slot.name), vals.get(slot.name)
-            offset = None
-            if slot.shape is Shape.ARRAY:
-                offset_name = prim.param(slot.name).kind.offset  # type: ignore[union-attr]
-                off_ty, off = tys.get(offset_name), vals.get(offset_name)  # "": no offset parameter
-                if off_ty is None:
-                    offset = context.get_constant(types.intp, 0)
-                elif isinstance(off_ty, types.Omitted):
-                    offset = context.get_constant(types.intp, off_ty.value)
-                else:
-                    offset = context.cast(builder, off, off_ty, types.intp)
-            if slot.fields:  # a struct: one pointer per field, as the kernel holds them
-                values[slot.name] = _field_pointers(context, builder, slot, ty, val, storages, values, offset)
-                types_.extend([_I8P] * len(slot.fields))
-                continue
-            if slot.result:
-                storages[slot.name] = _storage(context, builder, slot.dtype, slot.items)
-                value = builder.bitcast(storages[slot.name], _I8P)
-            elif slot.shape is Shape.ARRAY:
-                array = context.make_array(ty)(context, builder, val)
-                value = builder.bitcast(builder.gep(array.data, [offset]), _I8P)
-            elif slot.shape is Shape.INT:
-                value = context.cast(builder, val, ty, types.int32)
-            elif slot.shape is Shape.SCRATCH and ty.sharing == "exclusive":  # this call's own slice
-                session = session_of(context)
-                own = session.use_temp_storage(session.temp_storage_slot(ty), plan.request)
-                value = builder.call(_declare(builder, str(own), _I8P, []), [])
-            elif slot.shape is Shape.SCRATCH:
-                value = val
-            elif slot.fallback is not None and isinstance(ty, (types.Omitted, types.NoneType)):
-                value = values[slot.fallback]
-            elif isinstance(ty, ThreadDataType):
-                value = builder.bitcast(context.make_array(ty)(context, builder, val).data, _I8P)
-            elif isinstance(ty, types.Record):  # a record value: its fields, copied aligned
-                value = _record_copy(context, builder, val, slot.dtype)
-            else:  # a scalar or a constant, passed in thread-private memory
-                value = _spill(context, builder, ty, val, slot.dtype)
-            values[slot.name] = value
-            types_.append(_I32 if slot.shape is Shape.INT else _I8P)
-        fn = _declare(builder, symbol, ir.VoidType(), types_)
-        flat = [
-            v
-            for s in plan.slots
-            for v in (values[s.name] if isinstance(values[s.name], list) else [values[s.name]])
-        ]
-        builder.call(fn, flat)
-        results = []
-        for slot in plan.returns:
-            storage = storages[slot.name]
-            if isinstance(storage, list):
-                results.append(_field_results(context, builder, slot, storage))
-            elif slot.scalar and slot.packed:  # a record: a pointer to its bytes
-                first = builder.gep(storage, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)])
-                results.append(builder.bitcast(first, context.get_value_type(slot_type(slot, plan.records))))
-            elif slot.scalar:
-                results.append(
-                    builder.load(builder.gep(storage, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)]))
-                )
-            else:
-                results.append(thread_data(context, builder, slot_type(slot, plan.records), storage))
-        if not results:
-            return context.get_dummy_value()
-        if len(results) == 1:
-            return results[0]
-        return context.make_tuple(builder, sig.return_type, results)
+        names = [p.name for p in plan.primitive.params]
+        values = {n: Val(t, v) for n, t, v in zip(names, sig.args, args, strict=True)}
+        session = session_of(context)
+        return emit_call(plan, session, values, NumbaCall(context, builder, sig, session))
 
     return impl
 
