@@ -22,9 +22,9 @@ _HOW = (
 
 def known() -> list[str]:
     """The architectures this CuTe DSL compiles for (``sm_80`` ... ``sm_121f``)."""
-    from cutlass.base_dsl.enums import Arch
+    import cutlass
 
-    return [a.name for a in Arch]
+    return [a.name for a in cutlass.Arch]
 
 
 def check(value: object, what: str) -> str:

@@ -160,7 +160,7 @@ def _convert_one(value: Any, spec: Spec) -> Any:
 
 def is_foreign_array(value: Any) -> bool:
     """True for a DLPack array that is not already a CuTe object."""
-    return hasattr(value, "__dlpack__") and not hasattr(value, "__c_pointers__")
+    return hasattr(value, "__dlpack__") and not _cute_hooks.is_cute_object(value)
 
 
 def to_cute(value: Any, spec: TensorSpec) -> Any:

@@ -18,6 +18,8 @@ from typing import Any
 
 from cuda.coop._backend_api import TempStorageUse, site
 
+from . import _cute_hooks
+
 #: The ops that separate two uses of a buffer: the block's full barriers, for calls of either scope
 #: (a warp sync may name a part of the warp only: it is not counted).
 _BLOCK_BARRIERS = ("nvvm.barrier", "nvvm.barrier0")
@@ -32,9 +34,7 @@ def _name(op: Any) -> str:
 
 def current_block() -> Any:
     """The block the DSL is appending ops to."""
-    from cutlass._mlir import ir
-
-    return ir.InsertionPoint.current.block
+    return _cute_hooks.insertion_block()
 
 
 def last_op(block: Any) -> Any:
@@ -116,10 +116,8 @@ def _divergent(block: Any) -> str:
 
 
 def _from_thread_index(value: Any, seen: list[Any]) -> bool:
-    from cutlass._mlir import ir
-
     owner = value.owner
-    if not isinstance(owner, (ir.Operation, ir.OpView)):
+    if not _cute_hooks.is_operation(owner):
         return False  # a block argument (a loop's induction variable): not followed
     op = owner.operation
     if any(op == s for s in seen):

@@ -76,7 +76,7 @@ class CompiledCuteFunction:
         try:
             return self.compiled(*args, **kwargs)
         except Exception as exc:
-            if getattr(self.compiled, "engine", 1) is None:
+            if not _cute_hooks.has_engine(self.compiled):
                 _cute_hooks.executor(self.compiled)  # raises the typed error
             raise exc
 

@@ -49,6 +49,8 @@ def check() -> None:
         (llvm, "getelementptr"),
         (llvm, "GEPNoWrapFlags"),
         (BaseDSL, "_lazy_initialize_dsl"),
+        (importlib.import_module("cutlass._mlir.ir").InsertionPoint, "current"),
+        (importlib.import_module("cutlass._mlir.ir"), "OpView"),
     ]
     if not {"__enter__", "__exit__"} <= set(vars(compiler.PostCompileHookContext)):
         needed.append((compiler.PostCompileHookContext, "__enter__ (its own)"))
@@ -58,6 +60,36 @@ def check() -> None:
                 f"nvidia-cutlass-dsl changed: {getattr(owner, '__name__', owner)}.{name} is gone; "
                 "this cuda-coop needs nvidia-cutlass-dsl 4.8.x"
             )
+
+
+def insertion_block() -> Any:
+    """The MLIR block the DSL is appending ops to."""
+    from cutlass._mlir import ir
+
+    return ir.InsertionPoint.current.block
+
+
+def is_operation(owner: Any) -> bool:
+    """Whether an MLIR value's owner is an operation (not a block, for a block argument)."""
+    from cutlass._mlir import ir
+
+    return isinstance(owner, (ir.Operation, ir.OpView))
+
+
+def c_pointers(value: Any) -> Any:
+    """A CuTe tensor's or pointer's C pointers, as its compiled function takes them."""
+    return value.__c_pointers__()
+
+
+def is_cute_object(value: Any) -> bool:
+    """Whether ``value`` is already a CuTe runtime object (it passes its C pointers itself)."""
+    return hasattr(value, "__c_pointers__")
+
+
+def has_engine(compiled: Any) -> bool:
+    """Whether a compiled CuTe function has an execution engine (False when it was compiled with
+    no way to run here, e.g. ahead of time for another GPU)."""
+    return getattr(compiled, "engine", 1) is not None
 
 
 def dsl_of(host: Any) -> Any:

@@ -157,7 +157,7 @@ class PreparedLaunch:
                 if not _args.is_foreign_array(new):
                     _args.check(tensor, spec)
                 state["view"], state["own"] = _cute_hooks.descriptor_data_pointer(tensor), tensor
-                packed[at] = tensor.__c_pointers__()[0]
+                packed[at] = _cute_hooks.c_pointers(tensor)[0]
                 if _args.is_foreign_array(new):
                     remember(new)
                 else:
@@ -284,7 +284,7 @@ class PreparedLaunch:
 
 
 def _scalar_ctype(numeric: Any) -> Any:
-    from cutlass.base_dsl.typing import Float32, Float64, Integer
+    from cutlass import Float32, Float64, Integer
 
     if numeric is Float32:
         return ctypes.c_float
@@ -299,7 +299,7 @@ def _number(value: Any, name: str, numeric: Any) -> Any:
     """A Python number for a scalar parameter: ints for integer parameters, floats for float ones."""
     import numbers
 
-    from cutlass.base_dsl.typing import Float, Numeric
+    from cutlass import Float, Numeric
 
     if isinstance(value, Numeric):
         value = value.value

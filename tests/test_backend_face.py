@@ -110,3 +110,61 @@ def test_qualified_namespace_is_derived_from_the_catalog(backend: str) -> None:
     assert module.__all__[-len(shared) :] == shared
     for name in shared:
         assert getattr(module, name) is getattr(cuda.coop, name), name
+
+
+#: What only a backend's hooks module may touch: its DSL's internal modules, and attributes (or
+#: names given to getattr) that are not the DSL's public API. Each is named by that module's check().
+HOOKS = {
+    "numba": (
+        "_numba_hooks.py",
+        (
+            "numba.cuda.descriptor",
+            "numba.cuda.compiler",
+            "numba.cuda.codegen",
+            "numba.cuda.cudadrv.driver",
+            "numba.cuda.cudadrv.linkable_code",
+            "numba.cuda.dispatcher",
+            "numba.cuda.core.imputils",
+            "numba.cuda.typing.templates.builtin_registry",
+        ),
+        {
+            "_numba_type_",
+            "_cuda_coop_session",
+            "_linking_files",
+            "_codelibrary",
+            "active_code_library",
+            "add_linking_file",
+            "argument_types",
+            "cooperative",
+        },
+    ),
+    "cutlass": (
+        "_cute_hooks.py",
+        ("cutlass._mlir", "cutlass.base_dsl"),
+        {"__c_pointers__", "engine", "_dsl_object", "_current_kernel"},
+    ),
+}
+
+
+def _dsl_internals(path: Path, package: str, modules: tuple[str, ...], attrs: set[str]) -> list[str]:
+    bad = []
+    for line, module, _names in _imports(path, package):
+        if any(module == m or module.startswith(m + ".") for m in modules):
+            bad.append(f"{path.name}:{line} imports {module}")
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        name = None
+        if isinstance(node, ast.Attribute) and node.attr in attrs:
+            name = node.attr
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in attrs:
+            name = node.value
+        if name:
+            bad.append(f"{path.name}:{node.lineno} uses {name}")
+    return bad
+
+
+@pytest.mark.parametrize("backend", sorted(HOOKS))
+def test_dsl_internals_only_in_the_hooks_module(backend: str) -> None:
+    hooks, modules, attrs = HOOKS[backend]
+    files = [f for f in sorted(FOLDERS[backend].glob("*.py")) if f.name != hooks]
+    bad = [b for f in files for b in _dsl_internals(f, BACKENDS[backend], modules, attrs)]
+    assert not bad, f"move these into {hooks} (and name them in its check()):\n" + "\n".join(bad)

@@ -131,7 +131,7 @@ def test_plain_numba_kernel_with_threads_per_block() -> None:
         coop.block.load(src, items, algorithm="warp_transpose", threads_per_block=(8, 16))
         coop.block.store(dst, items, algorithm="striped", threads_per_block=(8, 16))
 
-    from cuda.coop.numba._lowering import LazyBundle
+    from cuda.coop.numba._numba_hooks import LazyBundle
 
     codes, _ = cuda.compile_all(kernel, signature(), device=False, abi="numba", output="ltoir", cc=(9, 0))
     assert len(codes) == 2 and isinstance(codes[1], LazyBundle)  # the kernel and its bundle

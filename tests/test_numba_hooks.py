@@ -34,7 +34,7 @@ def test_missing_hook_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_lazy_bundle_is_a_numba_linkable() -> None:
-    from cuda.coop.numba._lowering import LazyBundle
+    from cuda.coop.numba._numba_hooks import LazyBundle
     from numba.cuda.cudadrv.linkable_code import LTOIR
 
     assert issubclass(LazyBundle, LTOIR)
@@ -116,3 +116,29 @@ def test_float16_constants_lower_as_their_bits() -> None:
 
     ptx, _ = cuda.compile_ptx(k, "void(float16[::1])", cc=(9, 0))
     assert f"mov.u16 \t%rs1, {0x4200};" in ptx or f", {0x4200};" in ptx, ptx
+
+
+def test_calls_of_one_primitive_with_different_plans_lower_each_with_its_own() -> None:
+    """The plan-carrying template relies on Numba calling ``generic`` then ``get_impl_key`` for one
+    call before typing the next: three reductions of one kernel, each of another type, must lower
+    each to its own request (a swapped plan would call one wrapper with another's argument types)."""
+    from cuda import coop
+    from numba import cuda, types
+
+    def kernel(a, b, c, out):  # type: ignore[no-untyped-def]
+        i = cuda.threadIdx.x
+        x = coop.block.reduce(a[i], "sum", threads_per_block=64)
+        y = coop.block.reduce(b[i], "max", threads_per_block=64)
+        z = coop.block.reduce(c[i], "min", threads_per_block=64)
+        if i == 0:
+            out[0] = x + y + z
+
+    sig = (types.float32[::1], types.int64[::1], types.uint8[::1], types.float64[::1])
+    codes, _ = cuda.compile_all(kernel, sig, device=False, abi="numba", output="ltoir", cc=(9, 0))
+    requests = codes[1].session.requests
+    assert [(r.primitive, r.dtype, dict(r.options)["op"]) for r in requests] == [
+        ("block.reduce", "float32", "sum"),
+        ("block.reduce", "int64", "max"),
+        ("block.reduce", "uint8", "min"),
+    ]
+    assert codes[1].session.finalize("sm_90").ltoir  # the three wrappers compile as lowered

@@ -11,7 +11,6 @@ from cuda.coop._backend_api import (
     CoopTypeError,
     CoopValueError,
     CubinReport,
-    LinkInput,
     TraceSession,
     compiling,
     inspect_cubin,
@@ -23,7 +22,6 @@ from cuda.coop._backend_api import (
 )
 
 from . import _numba_hooks
-from ._lowering import LazyBundle
 from ._options import check_compile_options, code_options, link_options, with_launch_bounds
 from ._prescan import prescan
 
@@ -146,9 +144,9 @@ def _compile(
         )
         kernel_ltoir = bytes(codes[0])
         # Our bundles are compiled here (once, when first read); the rest is what Numba links.
-        inputs = [("ltoir", kernel_ltoir, "kernel"), *(_link_input(c) for c in codes[1:])]
-        inputs += [_link_input(c) for c in _numba_hooks.link_files(extra_files, cc)]
-    ours = [c for c in codes[1:] if isinstance(c, LazyBundle)]
+        inputs = [("ltoir", kernel_ltoir, "kernel"), *(_numba_hooks.link_input(c) for c in codes[1:])]
+        inputs += [_numba_hooks.link_input(c) for c in _numba_hooks.link_files(extra_files, cc)]
+    ours = [c for c in codes[1:] if isinstance(c, _numba_hooks.LazyBundle)]
     sizes = {k: v for c in ours for k, v in c.session.finalize(arch).temp_storage.items()}
     bundle = b"".join(bytes(c.data) for c in ours)
     if output == "ltoir":
@@ -158,16 +156,3 @@ def _compile(
         flags.append(f"-maxrregcount={int(max_registers)}")
     linked = link(inputs, arch, output=output, options=flags)
     return CompiledKernel(linked, output, arch, dims, bundle, sizes, cluster_dims)
-
-
-def _link_input(code: Any) -> LinkInput:
-    """A code object of ``numba.cuda.compile_all`` (a cuda.core ``ObjectCode`` or a Numba
-    ``LinkableCode``) as a link input."""
-    from numba.cuda.cudadrv.driver import FILE_EXTENSION_MAP
-
-    if hasattr(code, "code_type"):  # cuda.core ObjectCode (e.g. a .cu file Numba compiled)
-        kind, data, name = code.code_type, code.code, getattr(code, "name", "") or code.code_type
-    else:
-        kind = next(ext for ext, k in FILE_EXTENSION_MAP.items() if k == code.kind)
-        data, name = code.data, code.name or kind
-    return kind, data.encode() if isinstance(data, str) else bytes(data), str(name)

@@ -32,7 +32,6 @@ from ._launch import (
     current_context,
     current_device,
     dim3,
-    numba_stream,
     shared_bytes,
     try_plan,
 )
@@ -308,7 +307,7 @@ class _Launch:
         with kernel.compiling(self._dims):
             disp = kernel.for_block(self._dims)
             if self._numba_launch is None:
-                stream = numba_stream(self._stream_arg, int(self._stream))
+                stream = _numba_hooks.numba_stream(self._stream_arg, int(self._stream))
                 self._numba_launch = disp[self._grid, self._dims, stream, self._shmem]
             if self._shmem > DEFAULT_DYNAMIC_SHARED:  # opt the kernel in first: Numba's launch does not
                 what = kernel.__name__

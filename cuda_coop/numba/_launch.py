@@ -38,21 +38,16 @@ from ._marshal import (
     read_one,
     spec,
 )
-from ._numba_hooks import fast_path_blocker, kernel_function, launch_error, resolve_kernel
+from ._numba_hooks import (
+    fast_path_blocker,
+    is_cooperative,
+    kernel_argument_types,
+    kernel_function,
+    launch_error,
+    resolve_kernel,
+)
 
 # --- streams and the current context ---------------------------------------------------------------
-
-
-def numba_stream(stream: Any, handle: int) -> Any:
-    """``stream`` as Numba's launch takes it (0, a Numba stream or an external stream of ``handle``)."""
-    from numba import cuda
-    from numba.cuda.cudadrv.driver import Stream
-
-    if handle == 0:
-        return 0
-    if isinstance(stream, Stream):
-        return stream
-    return cuda.external_stream(handle)
 
 
 def current_context() -> int:
@@ -226,13 +221,13 @@ class Plan:
         from cuda.bindings import driver
 
         self.what = what
-        self.layout = Layout(kernel.argument_types)
+        self.layout = Layout(kernel_argument_types(kernel))
         self.function = kernel_function(kernel)
         self.device = current_device()
         self.context = current_context()
         self.shared_allowed = DEFAULT_DYNAMIC_SHARED  # dynamic shared memory its launches may take
         if cluster is not None:
-            if kernel.cooperative:
+            if is_cooperative(kernel):
                 raise CoopValueError(
                     f"{what}: a cooperative (grid-synchronising) kernel cannot be launched with a cluster"
                 )
@@ -246,7 +241,7 @@ class Plan:
                         f"({getattr(err, 'name', err)}); use at most {PORTABLE_CLUSTER_BLOCKS} blocks"
                     )
             self.driver_launch: Callable[..., Any] = _cluster_launch(cluster)
-        elif kernel.cooperative:
+        elif is_cooperative(kernel):
             coop_launch = driver.cuLaunchCooperativeKernel
 
             def launch_coop(f: Any, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, *rest: Any) -> Any:

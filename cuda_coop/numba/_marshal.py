@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 from cuda.coop._backend_api import CoopTypeError, CoopValueError
 
+from . import _numba_hooks
+
 Key = tuple[Any, ...]
 Rejection = tuple[type[Exception], str]
 Reader = Callable[[Any], tuple[Key, tuple[Any, ...]]]
@@ -64,7 +66,7 @@ def _c_strides(shape: Sequence[int], itemsize: int) -> tuple[int, ...]:
 
 
 def _read_numba(a: Any) -> tuple[Key, tuple[Any, ...]]:
-    t = a._numba_type_  # cached on the array; broadcast arrays are "A"
+    t = _numba_hooks.device_array_type(a)  # broadcast arrays are "A"
     dtype = a.dtype
     return (
         ("numba", dtype, t.ndim, t.layout, UNKNOWN_DEVICE, False, None),

@@ -12,17 +12,109 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from cuda.coop._backend_api import CoopBackendError, CoopLaunchConfigError, CoopTypeError, call_site, current
+from cuda.coop._backend_api import (
+    CoopBackendError,
+    CoopLaunchConfigError,
+    CoopTypeError,
+    TraceSession,
+    call_site,
+    current,
+)
 from numba.cuda import cgutils, debuginfo
 from numba.cuda import dispatcher as numba_dispatcher
 from numba.cuda.codegen import CUDACodeLibrary
 from numba.cuda.core import imputils
 from numba.cuda.cudadrv import driver
+from numba.cuda.cudadrv.linkable_code import LTOIR
 from numba.cuda.typing import templates
 
 #: Typing and lowering registries that the CUDA target refreshes before each compile.
 TYPING_REGISTRY = templates.builtin_registry
 LOWERING_REGISTRY = imputils.builtin_registry
+
+
+# --- the kernel side: a library's session and bundle -----------------------------------------------
+
+
+class LazyBundle(LTOIR):
+    """The bundle of one trace session as a Numba linkable object, compiled when the linker reads it.
+
+    ``shared``: the session of a front-door kernel compile, which the kernel's device helpers share
+    (their libraries carry this same object, which Numba's set of linking files keeps once);
+    otherwise the session of one code library (a plain ``@cuda.jit`` kernel, or a helper of one)."""
+
+    def __init__(self, session: TraceSession, arch: str | None, *, shared: bool = False) -> None:
+        super().__init__(data=b"", name="cuda_coop_bundle")
+        self.session = session
+        self.arch = arch
+        self.shared = shared
+
+    @property
+    def data(self) -> bytes:  # type: ignore[override]
+        arch = self.arch or current_device_arch()
+        return self.session.finalize(arch).ltoir
+
+
+def plan_carrying_template(name: str, key: Any, generic: Any, impl_key: Any) -> type:
+    """A typing template for the calls of ``key`` whose ``generic(args, kws)`` returns (signature,
+    plan), lowered under ``impl_key(plan)``. It relies on numba-cuda 0.30 calling a template
+    instance's ``generic`` and then its ``get_impl_key`` for one call, before typing the next;
+    ``tests/test_numba_hooks.py`` types calls of one primitive with different plans in one kernel."""
+
+    class PlanTemplate(templates.AbstractTemplate):
+        prefer_literal = True
+
+        def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+            sig, self._plan = generic(args, kws)
+            return sig
+
+        def get_impl_key(self, sig: Any) -> Any:
+            return impl_key(self._plan)
+
+    PlanTemplate.key = key
+    PlanTemplate.__name__ = PlanTemplate.__qualname__ = name
+    return PlanTemplate
+
+
+def library_session(context: Any) -> TraceSession | None:
+    """The trace session attached to the code library being lowered (None: none yet)."""
+    return getattr(context.active_code_library, "_cuda_coop_session", None)
+
+
+def attach_session(context: Any, session: TraceSession, bundle: LazyBundle) -> None:
+    """Attach ``session`` to the code library being lowered, and its bundle as a linking file."""
+    library = context.active_code_library
+    library._cuda_coop_session = session
+    library.add_linking_file(bundle)
+
+
+def tag_python_function(value: Any, ty: Any) -> bool:
+    """Give a plain Python function the Numba type ``ty`` (Numba's ``_numba_type_`` protocol), unless
+    it has one of its own; True if tagged."""
+    if "_numba_type_" in vars(value):
+        return False
+    value._numba_type_ = ty
+    return True
+
+
+def can_type(value: Any) -> bool:
+    """Whether Numba's CUDA typing context types ``value`` (a global a kernel refers to)."""
+    from numba.cuda.descriptor import cuda_target
+
+    ctx = cuda_target.typing_context
+    ctx.refresh()
+    try:
+        ctx.resolve_value_type(value)
+    except Exception:
+        return False
+    return True
+
+
+def function_ir(py_func: Any) -> Any:
+    """Numba's IR of ``py_func`` (its frontend only: no typing)."""
+    from numba.cuda.compiler import run_frontend
+
+    return run_frontend(py_func)
 
 
 def snapshot() -> dict[str, Any]:
@@ -213,8 +305,6 @@ def cache_linked_coop_libraries() -> None:
     cache saves the cubin after ``bind()`` and keys entries by compute capability). The bundle is
     left out of the pickle; other libraries are pickled exactly as before.
     """
-    from ._lowering import LazyBundle
-
     original = CUDACodeLibrary.__dict__["_reduce_states"]
     if getattr(original, "cuda_coop", False):
         return
@@ -301,8 +391,6 @@ def helpers_per_kernel() -> None:
 def _foreign_bundles(library: Any) -> list[Any]:
     """The coop bundles a compiled device function's library carries that are not the current
     kernel compile's: another front-door kernel's, or, under a front-door compile, a library's own."""
-    from ._lowering import LazyBundle
-
     compile_ = current()
     mine = compile_.session if compile_ is not None else None
     return [
@@ -433,6 +521,28 @@ def check() -> None:
                 f"numba-cuda changed: {type(obj).__name__}.{attr} is gone; this cuda-coop needs "
                 "numba-cuda 0.30.x"
             )
+    from numba.cuda import compiler, descriptor
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+    for owner, attr in (
+        (compiler, "run_frontend"),
+        (type(descriptor.cuda_target), "typing_context"),  # the class: no typing context made here
+        (driver, "FILE_EXTENSION_MAP"),
+        (driver, "Stream"),
+        (numba_dispatcher._Kernel, "argument_types"),
+        (DeviceNDArray, "_numba_type_"),
+        (CUDACodeLibrary, "add_linking_file"),
+    ):
+        if not hasattr(owner, attr):
+            raise CoopBackendError(
+                f"numba-cuda changed: {getattr(owner, '__name__', type(owner).__name__)}.{attr} is gone; "
+                "this cuda-coop needs numba-cuda 0.30.x"
+            )
+    if not {"data", "name"} <= set(inspect.signature(LTOIR.__init__).parameters):
+        raise CoopBackendError(
+            "numba-cuda changed: LTOIR(data=, name=) is gone (cuda-coop's bundle is an LTOIR whose "
+            "data is compiled when read); this cuda-coop needs numba-cuda 0.30.x"
+        )
     if "target" not in inspect.signature(_call_constraint().__init__).parameters:
         raise CoopBackendError(
             "numba-cuda changed: CallConstraint no longer takes its call's target variable; this "
@@ -440,7 +550,47 @@ def check() -> None:
         )
 
 
+def link_input(code: Any) -> tuple[str, bytes, str]:
+    """A code object of ``numba.cuda.compile_all`` (a cuda.core ``ObjectCode`` or a Numba
+    ``LinkableCode``) as a link input (kind, bytes, name)."""
+    from numba.cuda.cudadrv.driver import FILE_EXTENSION_MAP
+
+    if hasattr(code, "code_type"):  # cuda.core ObjectCode (e.g. a .cu file Numba compiled)
+        kind, data, name = code.code_type, code.code, getattr(code, "name", "") or code.code_type
+    else:
+        kind = next(ext for ext, k in FILE_EXTENSION_MAP.items() if k == code.kind)
+        data, name = code.data, code.name or kind
+    return kind, data.encode() if isinstance(data, str) else bytes(data), str(name)
+
+
 # --- the launch path's numba-cuda internals (tests/test_numba_launch.py checks them) ---------------
+
+
+def numba_stream(stream: Any, handle: int) -> Any:
+    """``stream`` as Numba's launch takes it (0, a Numba stream or an external stream of ``handle``)."""
+    from numba import cuda
+    from numba.cuda.cudadrv.driver import Stream
+
+    if handle == 0:
+        return 0
+    if isinstance(stream, Stream):
+        return stream
+    return cuda.external_stream(handle)
+
+
+def device_array_type(array: Any) -> Any:
+    """The Numba type of a ``DeviceNDArray`` (cached on it)."""
+    return array._numba_type_
+
+
+def kernel_argument_types(kernel: Any) -> Any:
+    """The Numba types of a compiled ``_Kernel``'s parameters."""
+    return kernel.argument_types
+
+
+def is_cooperative(kernel: Any) -> bool:
+    """Whether a compiled ``_Kernel`` synchronises its grid (needs a cooperative launch)."""
+    return bool(kernel.cooperative)
 
 
 def kernel_function(kernel: Any) -> Any:

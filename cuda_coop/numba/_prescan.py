@@ -26,6 +26,8 @@ from typing import Any
 
 from cuda.coop._backend_api import tuple_name
 
+from . import _numba_hooks
+
 
 def _names(code: pytypes.CodeType) -> Iterator[str]:
     yield from code.co_names
@@ -46,18 +48,6 @@ def _referenced(py_func: pytypes.FunctionType) -> Iterator[Any]:
             continue
 
 
-def _numba_types(value: Any) -> bool:
-    from numba.cuda.descriptor import cuda_target
-
-    ctx = cuda_target.typing_context
-    ctx.refresh()
-    try:
-        ctx.resolve_value_type(value)
-    except Exception:
-        return False
-    return True
-
-
 def tag_operators(py_func: Any) -> None:
     """Give every plain Python function that ``py_func`` refers to, and that Numba cannot type, the
     type under which coop primitives accept it as an operator."""
@@ -66,9 +56,8 @@ def tag_operators(py_func: Any) -> None:
     if not isinstance(py_func, pytypes.FunctionType):
         return
     for value in _referenced(py_func):
-        if isinstance(value, pytypes.FunctionType) and "_numba_type_" not in vars(value):
-            if not _numba_types(value):
-                value._numba_type_ = PythonFunctionType(value)
+        if isinstance(value, pytypes.FunctionType) and not _numba_hooks.can_type(value):
+            _numba_hooks.tag_python_function(value, PythonFunctionType(value))
 
 
 def _python_value(func_ir: Any, var: Any) -> Any:
@@ -152,10 +141,9 @@ def check_constants(py_func: Any) -> None:
     """Check the constants of coop calls in ``py_func``'s body that typing cannot see (floats for
     values of the element type, integers beyond 64 bits), with their parameters' kinds."""
     from cuda.coop._backend_api import Launch, Resolver
-    from numba.cuda.compiler import run_frontend
 
     try:
-        func_ir = run_frontend(py_func)
+        func_ir = _numba_hooks.function_ir(py_func)
     except Exception:  # Numba reports it itself, in its own words, when it compiles the kernel
         return
     for block in func_ir.blocks.values():

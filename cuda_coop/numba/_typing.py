@@ -34,6 +34,7 @@ from cuda.coop._backend_api import (
 from numba.cuda import types
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Signature, signature
 
+from . import _numba_hooks
 from ._barriers import temp_storage_use
 from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
 
@@ -228,22 +229,14 @@ def primitive_template(prim: Primitive, impl_key: Any) -> type[AbstractTemplate]
             return Arg(Form.TEMP_STORAGE, str(ty), value=use)
         return arg_of(ty)
 
-    class PrimitiveTemplate(AbstractTemplate):
-        key = prim.qualname
-        prefer_literal = True
+    def generic(args: tuple[types.Type, ...], kws: dict[str, types.Type]) -> tuple[Signature, Plan]:
+        bound = prim.bind(args, kws)
+        plan = prim.resolve({name: _arg_of(name, ty) for name, ty in bound.items()}, _launch())
+        full = [bound.get(p.name, types.Omitted(p.default)) for p in prim.params]
+        return signature(return_type(plan), *full).replace(pysig=pysig), plan
 
-        def generic(self, args: tuple[types.Type, ...], kws: dict[str, types.Type]) -> Signature:
-            bound = prim.bind(args, kws)
-            plan = prim.resolve({name: _arg_of(name, ty) for name, ty in bound.items()}, _launch())
-            self._plan = plan
-            full = [bound.get(p.name, types.Omitted(p.default)) for p in prim.params]
-            return signature(return_type(plan), *full).replace(pysig=pysig)
-
-        def get_impl_key(self, sig: Signature) -> Any:
-            return impl_key(self._plan)
-
-    PrimitiveTemplate.__name__ = f"Coop{prim.name.title().replace('_', '')}Template"
-    return PrimitiveTemplate
+    name = f"Coop{prim.name.title().replace('_', '')}Template"
+    return _numba_hooks.plan_carrying_template(name, prim.qualname, generic, impl_key)
 
 
 def _thread_data_signature(items_per_thread: object, dtype: object) -> None:
