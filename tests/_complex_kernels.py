@@ -281,7 +281,7 @@ def numba_ir() -> None:
 
     import cuda.coop.numba  # noqa: F401  (activates the backend)
     from cuda.coop._session import TraceSession, compiling
-    from cuda.coop.numba._prescan import prescan
+    from cuda.coop.numba.kernel._prescan import prescan
     from numba.cuda import compiler
 
     for dtype, block, items in AOT_CONFIGS:

@@ -36,6 +36,16 @@ def _imports(path: Path, package: str) -> list[tuple[int, str, list[str]]]:
     return found
 
 
+def _files(backend: str) -> list[tuple[Path, str]]:
+    """The backend's modules (subpackages too), each with the package it belongs to."""
+    folder = FOLDERS[backend]
+    out = []
+    for path in sorted(folder.rglob("*.py")):
+        parts = path.parent.relative_to(folder).parts
+        out.append((path, ".".join([BACKENDS[backend], *parts])))
+    return out
+
+
 def _private_core_imports(path: Path, package: str) -> list[str]:
     bad = []
     for line, module, names in _imports(path, package):
@@ -58,9 +68,9 @@ def test_every_registered_backend_has_a_checked_folder() -> None:
 
 @pytest.mark.parametrize("backend", sorted(FOLDERS))
 def test_backend_imports_no_private_core_module_but_the_face(backend: str) -> None:
-    files = sorted(FOLDERS[backend].glob("*.py"))
+    files = _files(backend)
     assert files
-    bad = [b for f in files for b in _private_core_imports(f, BACKENDS[backend])]
+    bad = [b for f, package in files for b in _private_core_imports(f, package)]
     assert not bad, f"import these through {FACE} (add them there if missing):\n" + "\n".join(bad)
 
 
@@ -165,6 +175,20 @@ def _dsl_internals(path: Path, package: str, modules: tuple[str, ...], attrs: se
 @pytest.mark.parametrize("backend", sorted(HOOKS))
 def test_dsl_internals_only_in_the_hooks_module(backend: str) -> None:
     hooks, modules, attrs = HOOKS[backend]
-    files = [f for f in sorted(FOLDERS[backend].glob("*.py")) if f.name != hooks]
-    bad = [b for f in files for b in _dsl_internals(f, BACKENDS[backend], modules, attrs)]
+    files = [(f, package) for f, package in _files(backend) if f.name != hooks]
+    bad = [b for f, package in files for b in _dsl_internals(f, package, modules, attrs)]
     assert not bad, f"move these into {hooks} (and name them in its check()):\n" + "\n".join(bad)
+
+
+def test_numba_kernel_side_does_not_import_the_host_side() -> None:
+    """cuda.coop.numba is split by job: kernel/ (typing, lowering, types, prescan, barriers) runs while
+    numba-cuda compiles; host/ (dispatcher, launch, marshalling, AOT, options) before and after. The
+    kernel side needs nothing of the host side."""
+    bad = [
+        f"{path.name}:{line} imports {module}"
+        for path, package in _files("numba")
+        if package.endswith(".kernel")
+        for line, module, _names in _imports(path, package)
+        if module.startswith("cuda.coop.numba.host")
+    ]
+    assert not bad, "\n".join(bad)

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from cuda import coop
 from cuda.coop._streams import stream_handle
-from cuda.coop.numba import _launch as L
-from cuda.coop.numba import _marshal as M
+from cuda.coop.numba.host import _launch as L
+from cuda.coop.numba.host import _marshal as M
 from numba.cuda import types
 
 F32_C = types.Array(types.float32, 1, "C")

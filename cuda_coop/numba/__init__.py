@@ -19,9 +19,9 @@ except ImportError as _exc:
         "pip install 'cuda-coop[numba]'"
     ) from _exc
 
-from ._aot import CompiledKernel, compile
-from ._dispatcher import CoopKernel, jit
-from ._launch import PreparedLaunch
+from .host._aot import CompiledKernel, compile
+from .host._dispatcher import CoopKernel, jit
+from .host._launch import PreparedLaunch
 
 register_on_import("numba")
 

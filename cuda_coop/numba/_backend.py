@@ -24,8 +24,8 @@ def _install() -> None:
     from numba.cuda.extending import lower_builtin, lower_getattr_generic, register_model, typeof_impl
     from numba.cuda.typing.templates import infer_getattr, infer_global
 
-    from . import _lowering, _typing
-    from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
+    from .kernel import _lowering, _typing
+    from .kernel._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
 
     register_model(ThreadDataType)(models.ArrayModel)
     register_model(TempStorageType)(models.OpaqueModel)
@@ -60,7 +60,7 @@ def primitive_added(prim: Primitive) -> None:
     from numba.cuda import types
     from numba.cuda.typing.templates import infer_global
 
-    from . import _lowering, _typing
+    from .kernel import _lowering, _typing
 
     stub = getattr(importlib.import_module(f"cuda.coop.{prim.scope}"), prim.name)
     template = _typing.primitive_template(prim, _lowering.impl_key)

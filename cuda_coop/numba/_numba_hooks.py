@@ -422,7 +422,7 @@ def errors_name_the_call_site() -> None:
     (:mod:`._barriers`)."""
     from numba.cuda.core import typeinfer
 
-    from ._barriers import typing_call
+    from .kernel._barriers import typing_call
 
     original = typeinfer.CallConstraint.__dict__["__call__"]
     if getattr(original, "cuda_coop", False):

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from cuda.coop._backend_api import CoopTypeError, CoopValueError
 
-from . import _numba_hooks
+from .. import _numba_hooks
 
 Key = tuple[Any, ...]
 Rejection = tuple[type[Exception], str]

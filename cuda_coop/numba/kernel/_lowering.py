@@ -32,8 +32,8 @@ from llvmlite import ir
 from numba.cuda import cgutils, types
 from numba.cuda.typing.templates import signature
 
-from . import _numba_hooks
-from ._numba_hooks import LazyBundle
+from .. import _numba_hooks
+from .._numba_hooks import LazyBundle
 from ._types import ThreadDataType
 from ._typing import RECORDS, dtype_name, items_type, numba_type, record_dtype, slot_type
 

@@ -25,6 +25,14 @@ from cuda.coop._backend_api import (
     stream_handle,
 )
 
+from .._numba_hooks import (
+    fast_path_blocker,
+    is_cooperative,
+    kernel_argument_types,
+    kernel_function,
+    launch_error,
+    resolve_kernel,
+)
 from ._marshal import (
     HOST,
     SCALAR,
@@ -37,14 +45,6 @@ from ._marshal import (
     is_numba_array,
     read_one,
     spec,
-)
-from ._numba_hooks import (
-    fast_path_blocker,
-    is_cooperative,
-    kernel_argument_types,
-    kernel_function,
-    launch_error,
-    resolve_kernel,
 )
 
 # --- streams and the current context ---------------------------------------------------------------

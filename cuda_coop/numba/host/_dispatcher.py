@@ -18,7 +18,9 @@ from cuda.coop._backend_api import (
     stream_handle,
 )
 
-from . import _numba_hooks
+from .. import _numba_hooks
+from .._numba_hooks import fast_path_blocker, kernel_function, resolve_kernel
+from ..kernel._prescan import prescan
 from ._launch import (
     DEFAULT_DYNAMIC_SHARED,
     BoundPlan,
@@ -36,9 +38,7 @@ from ._launch import (
     try_plan,
 )
 from ._marshal import Unsupported, read_args
-from ._numba_hooks import fast_path_blocker, kernel_function, resolve_kernel
 from ._options import check_jit_options, link_options, with_launch_bounds
-from ._prescan import prescan
 
 
 class CoopKernel:

@@ -34,7 +34,7 @@ from cuda.coop._backend_api import (
 from numba.cuda import types
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Signature, signature
 
-from . import _numba_hooks
+from .. import _numba_hooks
 from ._barriers import temp_storage_use
 from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from cuda.coop._backend_api import tuple_name
 
-from . import _numba_hooks
+from .. import _numba_hooks
 
 
 def _names(code: pytypes.CodeType) -> Iterator[str]:

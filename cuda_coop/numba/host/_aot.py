@@ -21,9 +21,9 @@ from cuda.coop._backend_api import (
     short_traceback,
 )
 
-from . import _numba_hooks
+from .. import _numba_hooks
+from ..kernel._prescan import prescan
 from ._options import check_compile_options, code_options, link_options, with_launch_bounds
-from ._prescan import prescan
 
 _OUTPUTS = ("cubin", "ptx", "ltoir")
 
