@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -54,12 +55,14 @@ def check() -> None:
     ]
     if not {"__enter__", "__exit__"} <= set(vars(compiler.PostCompileHookContext)):
         needed.append((compiler.PostCompileHookContext, "__enter__ (its own)"))
-    for owner, name in needed:
-        if not hasattr(owner, name):
+    for owner, name in needed:  # statically: a class property may raise when read (InsertionPoint.current)
+        try:
+            inspect.getattr_static(owner, name)
+        except AttributeError:
             raise CoopBackendError(
                 f"nvidia-cutlass-dsl changed: {getattr(owner, '__name__', owner)}.{name} is gone; "
                 "this cuda-coop needs nvidia-cutlass-dsl 4.8.x"
-            )
+            ) from None
 
 
 def insertion_block() -> Any:
