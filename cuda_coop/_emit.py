@@ -81,8 +81,9 @@ class KernelAdapter(ABC):
         """A count (or a stride, which may be a Python int) as the C ABI's ``int``."""
 
     @abstractmethod
-    def scratch(self, v: Any) -> tuple[int, Any]:
-        """A ``coop.TempStorage``: its slot in the session and its base pointer."""
+    def scratch(self, v: Any) -> tuple[int | None, Any]:
+        """A ``coop.TempStorage``: its slot in the session (None where the backend knows it is a
+        shared one, whose base every call uses) and its base pointer."""
 
     @abstractmethod
     def call_pointer(self, symbol: str) -> Any:
@@ -147,8 +148,8 @@ def emit_call(plan: Plan, session: TraceSession, values: Mapping[str, Any], adap
         elif slot.shape is Shape.INT:
             pointers[slot.name] = [adapter.int32(v)]
         elif slot.shape is Shape.SCRATCH:
-            where, base = adapter.scratch(v)
-            own = session.use_temp_storage(where, request)  # an exclusive one: this call's slice
+            where, base = adapter.scratch(v)  # an exclusive one's slot: this call gets a slice of it
+            own = None if where is None else session.use_temp_storage(where, request)
             pointers[slot.name] = [base if own is None else adapter.call_pointer(own)]
         elif slot.fallback is not None and adapter.absent(v):
             pointers[slot.name] = pointers[slot.fallback]
