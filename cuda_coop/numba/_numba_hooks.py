@@ -609,17 +609,30 @@ def fast_path_blocker(dispatcher: Any, kernel: Any | None = None) -> str | None:
     return None
 
 
-def resolve_kernel(dispatcher: Any, args: Sequence[Any], *, compile: bool, what: str) -> Any:
+def resolve_kernel(
+    dispatcher: Any, args: Sequence[Any], *, compile: bool, what: str, keys: Sequence[Any] | None = None
+) -> Any:
     """The compiled kernel Numba launches for ``args``: the exact overload, else (``compile``) a new
-    one, else the only overload the argument types convert to."""
+    one, else the only overload the argument types convert to. With the arguments' ``keys`` (coop's
+    own launches, which never go through Numba's dispatch), an array whose data is aligned types as
+    :class:`AlignedArrayType` (the kernel is specialised on it; Numba's own launches stay on the
+    plain types, so no plain array reaches such a kernel)."""
+    from numba.cuda import types
+
+    from .host._marshal import ALIGN, aligned
+    from .kernel._types import AlignedArrayType
+
     argtypes = []
     for i, a in enumerate(args):
         try:
-            argtypes.append(dispatcher.typeof_pyval(a))
+            t = dispatcher.typeof_pyval(a)
         except Exception as exc:
             raise CoopTypeError(
                 f"{what}: Numba cannot type argument {i} ({type(a).__name__}): {exc}"
             ) from exc
+        if keys is not None and type(t) is types.Array and aligned(keys[i]):
+            t = AlignedArrayType(t.dtype, t.ndim, t.layout, readonly=not t.mutable, align=ALIGN)
+        argtypes.append(t)
     sig = tuple(argtypes)
     kernel = dispatcher.overloads.get(sig)
     if kernel is not None:
