@@ -616,7 +616,8 @@ def resolve_kernel(
     one, else the only overload the argument types convert to. With the arguments' ``keys`` (coop's
     own launches, which never go through Numba's dispatch), an array whose data is aligned types as
     :class:`AlignedArrayType` (the kernel is specialised on it; Numba's own launches stay on the
-    plain types, so no plain array reaches such a kernel)."""
+    plain types, so no plain array reaches such a kernel). A dispatcher given explicit signatures
+    compiles no others, so its arrays stay plain."""
     from numba.cuda import types
 
     from .host._marshal import ALIGN, aligned
@@ -630,7 +631,7 @@ def resolve_kernel(
             raise CoopTypeError(
                 f"{what}: Numba cannot type argument {i} ({type(a).__name__}): {exc}"
             ) from exc
-        if keys is not None and type(t) is types.Array and aligned(keys[i]):
+        if keys is not None and dispatcher._can_compile and type(t) is types.Array and aligned(keys[i]):
             t = AlignedArrayType(t.dtype, t.ndim, t.layout, readonly=not t.mutable, align=ALIGN)
         argtypes.append(t)
     sig = tuple(argtypes)
