@@ -454,6 +454,7 @@ def test_aligned_array_type_is_an_array_of_its_own() -> None:
     assert isinstance(a, types.Array) and a != F32_C and hash(a) != hash(F32_C)
     assert (a.dtype, a.ndim, a.layout, a.mutable, a.align) == (types.float32, 1, "C", True, 16)
     assert str(a) == "array(float32, 1d, C, align 16)"
+    assert repr(a) == "AlignedArrayType(float32, 1, 'C', False, align=16)" and repr(a) != repr(F32_C)
     assert AlignedArrayType(types.float32, 1, "C", readonly=True) != a
     assert a.copy(layout="A") == types.Array(types.float32, 1, "A")  # a view of it is a plain array
     assert pickle.loads(pickle.dumps(a)) == a  # Numba's on-disk cache pickles signatures

@@ -43,6 +43,10 @@ class AlignedArrayType(types.Array):
     def mangling_args(self) -> tuple[str, list[object]]:  # type: ignore[override]
         return type(self).__name__, [self.dtype, self.ndim, self.layout, self.align]
 
+    def __repr__(self) -> str:  # Array's repr would name a plain array (a signature's str shows it)
+        args = f"{self.dtype!r}, {self.ndim}, {self.layout!r}, {not self.mutable}, align={self.align}"
+        return f"AlignedArrayType({args})"
+
 
 class TempStorageType(types.Opaque):
     """A pointer to caller-owned shared scratch: its options, and the ``coop.TempStorage()`` call that
