@@ -101,3 +101,17 @@ def test_prepared_launch_keeps_to_the_alignment_it_was_compiled_for() -> None:
     _check(ym, wantm)
     q.launch(x2, y2)
     _check(y2, want2)
+
+
+def test_numba_launch_of_the_block_dispatcher_after_an_aligned_launch() -> None:
+    """After an aligned launch through coop only the aligned specialisation exists; Numba's own
+    launch of ``for_block(...)`` types the same arrays plain and compiles for them, knowing the
+    block dims (it raised 'block dimensions are unknown': benchmarks/copy.py on the H200)."""
+    kernel = _scale()
+    x, y, want = _views(0)
+    kernel[GRID, THREADS](x, y)
+    _check(y, want)
+    x2, y2, want2 = _views(0)
+    kernel.for_block(THREADS)[GRID, THREADS](x2, y2)
+    _check(y2, want2)
+    assert len(kernel.for_block(THREADS).overloads) == 2

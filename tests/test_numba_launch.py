@@ -474,3 +474,25 @@ def test_prepared_aligned_kernel_refuses_misaligned_data() -> None:
     assert _slots(p)[4] == 0x2010 and len(calls) == 1
     p.launch(CAI(0x4000, (6,)), 6)
     assert _slots(p)[4] == 0x4000 and len(calls) == 2
+
+
+def test_numba_own_compiles_of_a_block_dispatcher_know_the_block() -> None:
+    """numba-cuda's own compile of a ``for_block`` dispatcher (a launch through it with new argument
+    types) runs inside the kernel's compile context; one coop started runs as it is."""
+    from cuda.coop._backend_api import compiling, current
+    from cuda.coop.numba import _numba_hooks
+
+    seen = []
+
+    class Disp:
+        def _compile_for_args(self, *args: Any) -> str:
+            seen.append(current())
+            return "compiled"
+
+    d = Disp()
+    _numba_hooks.compile_in(d, lambda: compiling((64, 2, 1)))
+    assert d._compile_for_args(1, 2) == "compiled" and seen[-1].block_dims == (64, 2, 1)
+    with compiling((32, 1, 1)):
+        d._compile_for_args()
+    assert seen[-1].block_dims == (32, 1, 1)
+    assert current() is None

@@ -87,7 +87,8 @@ class CoopKernel:
 
     def for_block(self, block: int | tuple[int, ...], cluster: int | tuple[int, ...] | None = None) -> Any:
         """The Numba dispatcher specialised for ``block`` and ``cluster`` (created on first use; with
-        signatures given to :func:`jit`, compiled for them then)."""
+        signatures given to :func:`jit`, compiled for them then). Launched directly
+        (``for_block(block)[grid, block](...)``, Numba's own launch), it compiles for ``block`` too."""
         dims = normalize_block_dims(block, what=f"{self.__name__}: block")
         clusters = normalize_cluster_dims(cluster, what=f"{self.__name__}: cluster")
         disp = self._by_block.get((dims, clusters))
@@ -101,6 +102,7 @@ class CoopKernel:
             # The function form: numba-cuda 0.30's decorator form, cuda.jit(**options)(f), drops
             # lto= and recomputes it as "not debug" (lto would be False under debug=True).
             disp = cuda.jit(self.py_func, **options)
+            _numba_hooks.compile_in(disp, lambda: self.compiling(dims, clusters))
             if cache:
                 _numba_hooks.cache_per_block(disp, dims, clusters)
             if self.signatures is not None:
