@@ -1050,10 +1050,10 @@ def numba_rmsnorm(
     v = run_items(4, items) if algorithm == "striped_vectors" else 1
 
     def kernel(x, w, y):  # type: ignore[no-untyped-def]
-        b = cuda.blockIdx.x
+        b = np.uint32(cuda.blockIdx.x)  # unsigned: the offsets stay provably whole runs
         t = np.uint32(cuda.threadIdx.x)  # unsigned: Numba's indexing then skips negative-index checks
-        rank = b % cluster
-        offset = (b // cluster) * n + rank * tile
+        rank = b % np.uint32(cluster)
+        offset = (b // np.uint32(cluster)) * np.uint32(n) + rank * np.uint32(tile)
         xs = coop.ThreadData(items, np.float32)
         ws = coop.ThreadData(items, np.float32)
         if staged:  # the weights into registers and the row part into shared memory (one bulk copy)
@@ -1107,10 +1107,10 @@ def numba_softmax(
     v = run_items(4, items)  # striped_vectors' run of float32 items
 
     def kernel(x, y):  # type: ignore[no-untyped-def]
-        b = cuda.blockIdx.x
+        b = np.uint32(cuda.blockIdx.x)  # unsigned: the offsets stay provably whole runs
         t = np.uint32(cuda.threadIdx.x)  # unsigned: no negative-index checks
-        rank = b % cluster
-        offset = (b // cluster) * n + rank * tile
+        rank = b % np.uint32(cluster)
+        offset = (b // np.uint32(cluster)) * np.uint32(n) + rank * np.uint32(tile)
         xs = coop.ThreadData(items, np.float32)
         if once:
             row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
@@ -1153,10 +1153,10 @@ def _numba_softmax_staged(n: int, cluster: int, threads: int, items: int) -> Any
     tile = threads * items
 
     def kernel(x, y):  # type: ignore[no-untyped-def]
-        b = cuda.blockIdx.x
+        b = np.uint32(cuda.blockIdx.x)  # unsigned: the offsets stay provably whole runs
         t = np.uint32(cuda.threadIdx.x)  # unsigned: no negative-index checks
-        rank = b % cluster
-        offset = (b // cluster) * n + rank * tile
+        rank = b % np.uint32(cluster)
+        offset = (b // np.uint32(cluster)) * np.uint32(n) + rank * np.uint32(tile)
         row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
         coop.block.load_to_shared(x, row, tile, offset=offset)
         top = row[t]
@@ -1634,7 +1634,10 @@ def aot(
                 reports = []
                 if dtype == "float32" and a in ("striped", "striped_vectors"):  # Numba: float32 rows
                     r = numba_coop.compile(
-                        numba_kernel(k, n, c, t, i, v, a), _SIGS[k], block=t, cluster=_cluster(k, c)
+                        numba_kernel(k, n, c, t, i, v, a),
+                        _aligned_sig(_SIGS[k]),
+                        block=t,
+                        cluster=_cluster(k, c),
                     ).inspect()
                     reports.append(("numba", r))
                 tensors = []
@@ -1663,6 +1666,18 @@ def aot(
                         flush=True,
                     )
     return 1 if bad else 0
+
+
+def _aligned_sig(sig: str) -> Any:
+    """``sig`` with its arrays typed as 16-byte aligned: what ``cuda.coop.numba.jit`` compiles for
+    the benchmark's torch tensors (their data is aligned)."""
+    from cuda.coop.numba.kernel._types import AlignedArrayType
+    from numba.cuda import types
+    from numba.cuda.core import sigutils
+
+    args, ret = sigutils.normalize_signature(sig)
+    aligned = [AlignedArrayType(a.dtype, a.ndim, a.layout) if isinstance(a, types.Array) else a for a in args]
+    return ret(*aligned)
 
 
 def _cub_cubin(name: str) -> bytes:

@@ -6,6 +6,7 @@ bad launch configurations."""
 from __future__ import annotations
 
 import enum
+import pickle
 import struct
 import types as pytypes
 from typing import Any
@@ -432,3 +433,66 @@ def test_numba_internals_are_where_the_launch_path_expects() -> None:
     assert "handle" in CudaPythonFunction.__slots__, "CudaPythonFunction.handle"
     assert "_numba_type_" in dir(DeviceNDArray) and "device_ctypes_pointer" in dir(DeviceNDArray)
     assert CudaAPIError(1, "x")
+
+
+# --- arrays whose data is aligned ---------------------------------------------------------------
+
+
+def test_array_keys_say_whether_data_is_aligned() -> None:
+    rng = np.random.default_rng()
+    base = int(rng.integers(1, 1 << 30)) * M.ALIGN
+    for off, want in ((0, True), (4, False), (8, False), (M.ALIGN, True)):
+        keys, _ = M.read_args([CAI(base + off, (3,)), 1.5, (CAI(base, (2,)),)])
+        assert M.aligned(keys[0]) is want
+        assert not M.aligned(keys[1]) and not M.aligned(keys[2])  # a scalar, a tuple: never
+
+
+def test_aligned_array_type_is_an_array_of_its_own() -> None:
+    from cuda.coop.numba.kernel._types import AlignedArrayType
+
+    a = AlignedArrayType(types.float32, 1, "C")
+    assert isinstance(a, types.Array) and a != F32_C and hash(a) != hash(F32_C)
+    assert (a.dtype, a.ndim, a.layout, a.mutable, a.align) == (types.float32, 1, "C", True, 16)
+    assert str(a) == "array(float32, 1d, C, align 16)"
+    assert repr(a) == "AlignedArrayType(float32, 1, 'C', False, align=16)" and repr(a) != repr(F32_C)
+    assert AlignedArrayType(types.float32, 1, "C", readonly=True) != a
+    assert a.copy(layout="A") == types.Array(types.float32, 1, "A")  # a view of it is a plain array
+    assert pickle.loads(pickle.dumps(a)) == a  # Numba's on-disk cache pickles signatures
+
+
+def test_prepared_aligned_kernel_refuses_misaligned_data() -> None:
+    from cuda.coop.numba.kernel._types import AlignedArrayType
+
+    p, calls = _prepared([AlignedArrayType(types.float32, 1, "C"), types.int32], "xn")
+    p.set_args([CAI(0x1000, (4,)), 4])
+    before = _slots(p)
+    for bad in (0x2004, CAI(0x3008, (4,))):
+        with pytest.raises(coop.CoopValueError, match=r"argument 0 \(x\): its data is not 16-byte aligned"):
+            p.launch(bad, 4)
+        assert _slots(p) == before and not calls
+    p.launch(0x2010, 5)
+    assert _slots(p)[4] == 0x2010 and len(calls) == 1
+    p.launch(CAI(0x4000, (6,)), 6)
+    assert _slots(p)[4] == 0x4000 and len(calls) == 2
+
+
+def test_numba_own_compiles_of_a_block_dispatcher_know_the_block() -> None:
+    """numba-cuda's own compile of a ``for_block`` dispatcher (a launch through it with new argument
+    types) runs inside the kernel's compile context; one coop started runs as it is."""
+    from cuda.coop._backend_api import compiling, current
+    from cuda.coop.numba import _numba_hooks
+
+    seen = []
+
+    class Disp:
+        def _compile_for_args(self, *args: Any) -> str:
+            seen.append(current())
+            return "compiled"
+
+    d = Disp()
+    _numba_hooks.compile_in(d, lambda: compiling((64, 2, 1)))
+    assert d._compile_for_args(1, 2) == "compiled" and seen[-1].block_dims == (64, 2, 1)
+    with compiling((32, 1, 1)):
+        d._compile_for_args()
+    assert seen[-1].block_dims == (32, 1, 1)
+    assert current() is None

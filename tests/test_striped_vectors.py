@@ -65,7 +65,8 @@ def _ops(report: Any) -> dict[str, int]:
 
 
 def test_numba_copy_moves_runs_as_vectors() -> None:
-    """Numba arrays carry no alignment: the vector branch and the item-by-item one are both there."""
+    """Plain Numba arrays carry no alignment: the vector branch and the item-by-item one are both
+    there."""
     import cuda.coop.numba as numba_coop
 
     from ._kernels import copy_kernel, signature
@@ -74,6 +75,45 @@ def test_numba_copy_moves_runs_as_vectors() -> None:
     assert _ops(f32.inspect()) == {"LDG.E.128": 4, "LDG.E": 16, "STG.E.128": 4, "STG.E": 16}
     f16 = numba_coop.compile(copy_kernel("float16", 8, "striped_vectors"), signature("float16"), block=256)
     assert _ops(f16.inspect()) == {"LDG.E.64": 2, "LDG.E.U16": 8, "STG.E.64": 2, "STG.E.U16": 8}
+
+
+@pytest.mark.parametrize(("dtype", "items", "vector"), [("float32", 16, "128"), ("float16", 8, "64")])
+def test_numba_aligned_arrays_fold_the_check(dtype: str, items: int, vector: str) -> None:
+    """Arrays typed as aligned (what the front door does for data it finds 16-byte aligned at
+    launch) tell LLVM so: with tile offsets of whole runs, only the vector accesses are left."""
+    import cuda.coop.numba as numba_coop
+    from cuda.coop.numba.kernel._types import AlignedArrayType
+    from numba.cuda import types
+
+    from ._kernels import copy_kernel
+
+    ty = AlignedArrayType(getattr(types, dtype), 1, "C")
+    k = numba_coop.compile(copy_kernel(dtype, items, "striped_vectors"), types.void(ty, ty), block=256)
+    assert _ops(k.inspect()) == {f"LDG.E.{vector}": items // 4, f"STG.E.{vector}": items // 4}
+
+
+def test_numba_aligned_arrays_take_array_operations() -> None:
+    """A kernel typed with aligned arrays indexes, slices and measures them as any array; a view of
+    one is a plain array (its coop calls keep the runtime check)."""
+    import cuda.coop.numba as numba_coop
+    import numba
+    from cuda import coop
+    from cuda.coop.numba.kernel._types import AlignedArrayType
+    from numba import cuda
+    from numba.cuda import types
+
+    def kernel(x, y):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, numba.float32)
+        coop.block.load(x, items, offset=cuda.blockIdx.x * 512, algorithm="striped_vectors")
+        coop.block.store(y[1:], items, offset=cuda.blockIdx.x * 512, algorithm="striped_vectors")
+        if cuda.threadIdx.x == 0:
+            y[0] = x[x.shape[0] - 1] + len(y) + x.size
+
+    ty = AlignedArrayType(types.float32, 1, "C")
+    ops = _ops(numba_coop.compile(kernel, types.void(ty, ty), block=128).inspect())
+    # x: one vector load, and its last item; y[1:]: the vector store and the item-by-item branch's
+    # 4 stores, and y[0]
+    assert ops == {"LDG.E.128": 1, "LDG.E": 1, "STG.E.128": 1, "STG.E": 5}, ops
 
 
 @pytest.mark.parametrize(("align", "narrow"), [(16, False), (2, True)])

@@ -25,9 +25,16 @@ def _install() -> None:
     from numba.cuda.typing.templates import infer_getattr, infer_global
 
     from .kernel import _lowering, _typing
-    from .kernel._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
+    from .kernel._types import (
+        AlgorithmEnumType,
+        AlignedArrayType,
+        PythonFunctionType,
+        TempStorageType,
+        ThreadDataType,
+    )
 
     register_model(ThreadDataType)(models.ArrayModel)
+    register_model(AlignedArrayType)(models.ArrayModel)
     register_model(TempStorageType)(models.OpaqueModel)
     register_model(PythonFunctionType)(models.OpaqueModel)
     for prim in CATALOG.values():

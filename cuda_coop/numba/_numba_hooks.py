@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from cuda.coop._backend_api import (
@@ -297,6 +298,23 @@ def cache_per_block(
     dispatcher._launch_config_specialization_key = key
 
 
+def compile_in(dispatcher: Any, context: Callable[[], AbstractContextManager[Any]]) -> None:
+    """Run the compiles numba-cuda starts itself for ``dispatcher`` (a launch through it whose
+    argument types have no overload yet: its ``_compile_for_args``) inside ``context()``, so that a
+    kernel launched as ``kernel.for_block(block)[grid, block](...)`` knows its block dims (after an
+    aligned launch through coop only the aligned specialisation exists, and Numba types the same
+    arrays plain). A compile coop started is already inside one and is left as it is."""
+    compile_for_args = dispatcher._compile_for_args
+
+    def _compile_for_args(*args: Any, **kws: Any) -> Any:
+        if current() is not None:
+            return compile_for_args(*args, **kws)
+        with context():
+            return compile_for_args(*args, **kws)
+
+    dispatcher._compile_for_args = _compile_for_args
+
+
 def cache_linked_coop_libraries() -> None:
     """Let numba-cuda pickle (for ``cache=True``) the code library of a kernel whose cubin is linked.
 
@@ -516,6 +534,7 @@ def check() -> None:
         (numba_dispatcher.CUDADispatcher, "compile_device"),
         (numba_dispatcher.CUDADispatcher, "get_call_template"),
         (numba_dispatcher.CUDADispatcher, "_can_compile"),
+        (numba_dispatcher.CUDADispatcher, "_compile_for_args"),
         (_call_constraint(), "__call__"),
         (compiler, "run_frontend"),
         (type(descriptor.cuda_target), "typing_context"),  # the class: no typing context made here
@@ -609,17 +628,31 @@ def fast_path_blocker(dispatcher: Any, kernel: Any | None = None) -> str | None:
     return None
 
 
-def resolve_kernel(dispatcher: Any, args: Sequence[Any], *, compile: bool, what: str) -> Any:
+def resolve_kernel(
+    dispatcher: Any, args: Sequence[Any], *, compile: bool, what: str, keys: Sequence[Any] | None = None
+) -> Any:
     """The compiled kernel Numba launches for ``args``: the exact overload, else (``compile``) a new
-    one, else the only overload the argument types convert to."""
+    one, else the only overload the argument types convert to. With the arguments' ``keys`` (coop's
+    own launches, which never go through Numba's dispatch), an array whose data is aligned types as
+    :class:`AlignedArrayType` (the kernel is specialised on it; Numba's own launches stay on the
+    plain types, so no plain array reaches such a kernel). A dispatcher given explicit signatures
+    compiles no others, so its arrays stay plain."""
+    from numba.cuda import types
+
+    from .host._marshal import ALIGN, aligned
+    from .kernel._types import AlignedArrayType
+
     argtypes = []
     for i, a in enumerate(args):
         try:
-            argtypes.append(dispatcher.typeof_pyval(a))
+            t = dispatcher.typeof_pyval(a)
         except Exception as exc:
             raise CoopTypeError(
                 f"{what}: Numba cannot type argument {i} ({type(a).__name__}): {exc}"
             ) from exc
+        if keys is not None and dispatcher._can_compile and type(t) is types.Array and aligned(keys[i]):
+            t = AlignedArrayType(t.dtype, t.ndim, t.layout, readonly=not t.mutable, align=ALIGN)
+        argtypes.append(t)
     sig = tuple(argtypes)
     kernel = dispatcher.overloads.get(sig)
     if kernel is not None:

@@ -37,7 +37,7 @@ from ._launch import (
     shared_bytes,
     try_plan,
 )
-from ._marshal import Unsupported, read_args
+from ._marshal import Unsupported, aligned, read_args, read_one
 from ._options import check_jit_options, link_options, with_launch_bounds
 
 
@@ -87,7 +87,8 @@ class CoopKernel:
 
     def for_block(self, block: int | tuple[int, ...], cluster: int | tuple[int, ...] | None = None) -> Any:
         """The Numba dispatcher specialised for ``block`` and ``cluster`` (created on first use; with
-        signatures given to :func:`jit`, compiled for them then)."""
+        signatures given to :func:`jit`, compiled for them then). Launched directly
+        (``for_block(block)[grid, block](...)``, Numba's own launch), it compiles for ``block`` too."""
         dims = normalize_block_dims(block, what=f"{self.__name__}: block")
         clusters = normalize_cluster_dims(cluster, what=f"{self.__name__}: cluster")
         disp = self._by_block.get((dims, clusters))
@@ -101,6 +102,7 @@ class CoopKernel:
             # The function form: numba-cuda 0.30's decorator form, cuda.jit(**options)(f), drops
             # lto= and recomputes it as "not debug" (lto would be False under debug=True).
             disp = cuda.jit(self.py_func, **options)
+            _numba_hooks.compile_in(disp, lambda: self.compiling(dims, clusters))
             if cache:
                 _numba_hooks.cache_per_block(disp, dims, clusters)
             if self.signatures is not None:
@@ -190,9 +192,14 @@ class CoopKernel:
         clusters = cluster_of(grid3, cluster, what=what)
         names = arg_names(self.py_func, len(args))
         check_prepare_args(self.py_func, args, names, what)
+        keys = [read_one(a)[0] for a in args]  # readable: checked above
         with self.compiling(dims, clusters):
             disp = self.for_block(dims, clusters)
-            kernel = None if fast_path_blocker(disp) else resolve_kernel(disp, args, compile=True, what=what)
+            kernel = (
+                None
+                if fast_path_blocker(disp)
+                else resolve_kernel(disp, args, compile=True, what=what, keys=keys)
+            )
         why = fast_path_blocker(disp, kernel)
         if why:
             raise CoopValueError(
@@ -265,11 +272,37 @@ class _Launch:
         key = (self._dims, current_context(), keys)
         plan = self._cache.plans().get(key, _MISSING)
         if plan is _MISSING:
+            if any(map(aligned, keys)) and self._specialised(args, keys, values):
+                return
             self._numba(args, key)
         elif plan is None:
             self._numba(args, None)
         else:
             plan.launch(self._grid, self._dims, self._shmem, self._stream, values)  # type: ignore[union-attr]
+
+    def _specialised(self, args: tuple[Any, ...], keys: tuple[Any, ...], values: list[Any]) -> bool:
+        """The first launch of arguments among which some array's data is aligned: compiled for
+        them with those arrays typed as aligned (``AlignedArrayType``: the primitives' alignment
+        checks fold), planned and launched by coop, never by Numba's dispatcher (which types every
+        array as plain). False where Numba's own launch must take them."""
+        kernel, what = self._kernel, self._kernel.__name__
+        with kernel.compiling(self._dims):
+            disp = kernel.for_block(self._dims)
+            if fast_path_blocker(disp):
+                return False
+            compiled = resolve_kernel(disp, args, compile=True, what=what, keys=keys)
+        if fast_path_blocker(disp, compiled):
+            return False
+        try:
+            plan = BoundPlan(Plan(compiled, what))
+        except Unsupported:  # a parameter type only Numba's launch passes
+            return False
+        if plan.plan.reject(keys):  # pragma: no cover - the kernel was just compiled for these arguments
+            return False
+        # keyed by the context current now: the compile may have created it
+        self._cache.plans()[(self._dims, current_context(), keys)] = plan
+        plan.launch(self._grid, self._dims, self._shmem, self._stream, values)
+        return True
 
     def _clustered(self, args: tuple[Any, ...]) -> None:
         """A launch with a thread-block cluster: always through coop's own plan (``cuLaunchKernelEx``;
@@ -288,7 +321,7 @@ class _Launch:
             with kernel.compiling(self._dims, self._cluster):
                 disp = kernel.for_block(self._dims, self._cluster)
                 why = fast_path_blocker(disp)
-                compiled = None if why else resolve_kernel(disp, args, compile=True, what=what)
+                compiled = None if why else resolve_kernel(disp, args, compile=True, what=what, keys=keys)
             why = why or fast_path_blocker(disp, compiled)
             if why:
                 raise CoopValueError(f"{what}: cannot be launched with a cluster: {why}")

@@ -471,17 +471,21 @@ class PreparedLaunch:
                 ns[f"d{i}"] = self._plan.layout.offsets[i] + s.data_slot
                 ns[f"r{i}"] = self._recorder(ns, i)
                 ns[f"last{i}"] = ns[f"dt{i}"] = ns[f"sh{i}"] = ns[f"st{i}"] = ns[f"dv{i}"] = None
+                # a kernel specialised on aligned data: the fast paths take aligned pointers only
+                fits = f" and not a{i} % {s.align}" if s.align else ""
                 lines += [
                     f"    global last{i}",
-                    f"    if type(a{i}) is int:",
+                    f"    if type(a{i}) is int{fits}:",
                     f"        buffer[d{i}] = a{i}",
                     f"        last{i} = None",
                 ]
                 if torch_tensor is not None:
                     # A tensor like the last one (dtype, shape, strides, device): only its data moves.
+                    fits = f" and not a{i}.data_ptr() % {s.align}" if s.align else ""
                     lines += [
                         f"    elif type(a{i}) is Tensor and a{i}.dtype is dt{i} and a{i}.shape == sh{i} and "
-                        f"a{i}.stride() == st{i} and a{i}.get_device() == dv{i} and not a{i}.requires_grad:",
+                        f"a{i}.stride() == st{i} and a{i}.get_device() == dv{i} and not a{i}.requires_grad"
+                        f"{fits}:",
                         f"        buffer[d{i}] = a{i}.data_ptr()",
                         f"        last{i} = None",
                     ]
@@ -567,6 +571,8 @@ class PreparedLaunch:
 
         def set_value(a: Any) -> None:
             if type(a) is int and isinstance(s, ArraySpec):  # a raw device pointer: the data slot
+                if s.align and a % s.align:
+                    raise CoopValueError(f"{self._where(i)}: {s.misaligned()}")
                 buffer[offset // 8 + s.data_slot] = a
                 return
             try:

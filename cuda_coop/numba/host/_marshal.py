@@ -31,6 +31,9 @@ Reader = Callable[[Any], tuple[Key, tuple[Any, ...]]]
 
 SCALAR, TUPLE = "scalar", "tuple"
 UNKNOWN_DEVICE, HOST = -2, -1
+#: The alignment, in bytes, that kernels specialise array arguments on: an array key's last field
+#: says whether the array's data is a multiple of it (see ``AlignedArrayType``).
+ALIGN = 16
 
 
 class Unsupported(Exception):
@@ -68,9 +71,11 @@ def _c_strides(shape: Sequence[int], itemsize: int) -> tuple[int, ...]:
 def _read_numba(a: Any) -> tuple[Key, tuple[Any, ...]]:
     t = _numba_hooks.device_array_type(a)  # broadcast arrays are "A"
     dtype = a.dtype
+
+    ptr = a.device_ctypes_pointer.value or 0
     return (
-        ("numba", dtype, t.ndim, t.layout, UNKNOWN_DEVICE, False, None),
-        (0, 0, a.size, dtype.itemsize, a.device_ctypes_pointer.value or 0, *a.shape, *a.strides),
+        ("numba", dtype, t.ndim, t.layout, UNKNOWN_DEVICE, False, None, ptr % ALIGN == 0),
+        (0, 0, a.size, dtype.itemsize, ptr, *a.shape, *a.strides),
     )
 
 
@@ -91,9 +96,10 @@ def _read_torch(t: Any) -> tuple[Key, tuple[Any, ...]]:
     problem = _GRAD if t.requires_grad else None
     if dt.is_complex and (t.is_conj() or t.is_neg()):
         problem = _CONJ
+    ptr = t.data_ptr()
     return (
-        ("torch", dt, len(shape), layout, t.get_device(), False, problem),
-        (0, 0, t.numel(), isz, t.data_ptr(), *shape, *strides),
+        ("torch", dt, len(shape), layout, t.get_device(), False, problem, ptr % ALIGN == 0),
+        (0, 0, t.numel(), isz, ptr, *shape, *strides),
     )
 
 
@@ -101,7 +107,7 @@ def _read_cupy(a: Any) -> tuple[Key, tuple[Any, ...]]:
     shape, strides, isz, mem = a.shape, a.strides, a.itemsize, a.data
     layout = "C" if a.flags.c_contiguous else layout_of(shape, strides, isz)
     return (
-        ("cupy", a.dtype, len(shape), layout, mem.device_id, False, None),
+        ("cupy", a.dtype, len(shape), layout, mem.device_id, False, None, mem.ptr % ALIGN == 0),
         (0, 0, a.size, isz, mem.ptr, *shape, *strides),
     )
 
@@ -134,9 +140,10 @@ def _read_cai(obj: Any) -> tuple[Key, tuple[Any, ...]]:
     size = 1
     for n in shape:
         size *= n
+    ptr = ptr or 0
     return (
-        ("cai", dtype, len(shape), layout, UNKNOWN_DEVICE, bool(readonly), problem),
-        (0, 0, size, isz, ptr or 0, *shape, *strides),
+        ("cai", dtype, len(shape), layout, UNKNOWN_DEVICE, bool(readonly), problem, ptr % ALIGN == 0),
+        (0, 0, size, isz, ptr, *shape, *strides),
     )
 
 
@@ -159,9 +166,10 @@ def _read_dlpack(obj: Any) -> tuple[Key, tuple[Any, ...]]:
     size = 1
     for n in shape:
         size *= n
+    layout, ptr = layout_of(shape, strides, isz), smv.ptr
     return (
-        ("dlpack", dtype, len(shape), layout_of(shape, strides, isz), device, bool(smv.readonly), None),
-        (0, 0, size, isz, smv.ptr, *shape, *strides),
+        ("dlpack", dtype, len(shape), layout, device, bool(smv.readonly), None, ptr % ALIGN == 0),
+        (0, 0, size, isz, ptr, *shape, *strides),
     )
 
 
@@ -269,6 +277,11 @@ def describe(key: Key) -> str:
     return f"a {src} {_dtype_name(dtype)} {ndim}-D {layout}-layout array{where}"
 
 
+def aligned(key: Key) -> bool:
+    """Whether ``key`` is an array's whose data is a multiple of :data:`ALIGN` bytes."""
+    return key[0] not in (SCALAR, TUPLE) and bool(key[7])
+
+
 def _dtype_name(dtype: Any) -> str:
     return str(dtype).replace("torch.", "")
 
@@ -335,12 +348,13 @@ class ArraySpec(Spec):
         self.slots = 5 + 2 * ty.ndim
         self.fmt = "qqqqQ" + "q" * (2 * ty.ndim)
         self.data_slot = 4
+        self.align = getattr(ty, "align", 0)  # an AlignedArrayType's: its data must be a multiple
 
     def reject(self, key: Key, device: int) -> Rejection | None:
         T, V = CoopTypeError, CoopValueError
         if key[0] in (SCALAR, TUPLE):
             return T, f"got {describe(key)}, the kernel takes a {self.describe()}"
-        _src, dtype, ndim, layout, where, readonly, problem = key
+        _src, dtype, ndim, layout, where, readonly, problem, is_aligned = key
         if problem:
             return T, problem
         if where == HOST:
@@ -358,7 +372,16 @@ class ArraySpec(Spec):
             )
         if readonly and self.mutable:
             return V, "it is read-only, the kernel was compiled for writable arrays"
+        if self.align and not is_aligned:
+            return V, self.misaligned()
         return None
+
+    def misaligned(self) -> str:
+        """Why data that is not a multiple of this spec's alignment cannot fill it."""
+        return (
+            f"its data is not {self.align}-byte aligned, and the kernel was compiled for "
+            f"{self.align}-byte-aligned data (prepare a launch with this array)"
+        )
 
     def describe(self) -> str:
         return f"{self.dtype} {self.ndim}-D {self.layout}-layout array"

@@ -25,6 +25,29 @@ class ThreadDataType(types.Array):
         return type(self).__name__, [self.dtype, self.items_per_thread]
 
 
+class AlignedArrayType(types.Array):
+    """A kernel argument array whose data the front door found aligned to ``align`` bytes at launch
+    (the kernel is specialised on it): coop's calls tell LLVM, so that the wrappers' runtime
+    alignment checks fold where a tile's offset is provably aligned too."""
+
+    def __init__(self, dtype: types.Type, ndim: int, layout: str, readonly: bool = False, align: int = 16):
+        self.align = align
+        name = f"array({dtype}, {ndim}d, {layout}{', readonly' if readonly else ''}, align {align})"
+        super().__init__(dtype, ndim, layout, readonly=readonly, name=name)
+
+    @property
+    def key(self) -> tuple[object, ...]:  # type: ignore[override]
+        return (*super().key, self.align)
+
+    @property
+    def mangling_args(self) -> tuple[str, list[object]]:  # type: ignore[override]
+        return type(self).__name__, [self.dtype, self.ndim, self.layout, self.align]
+
+    def __repr__(self) -> str:  # Array's repr would name a plain array (a signature's str shows it)
+        args = f"{self.dtype!r}, {self.ndim}, {self.layout!r}, {not self.mutable}, align={self.align}"
+        return f"AlignedArrayType({args})"
+
+
 class TempStorageType(types.Opaque):
     """A pointer to caller-owned shared scratch: its options, and the ``coop.TempStorage()`` call that
     made it (its file:line; one session slot per call)."""
