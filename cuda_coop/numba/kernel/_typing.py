@@ -31,11 +31,9 @@ from cuda.coop._backend_api import (
     tuple_dtype,
     tuple_name,
 )
-from numba.cuda import types
-from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Signature, signature
 
-from .. import _numba_hooks
 from ._barriers import temp_storage_use
+from ._dsl import AbstractTemplate, AttributeTemplate, Signature, plan_carrying_template, signature, types
 from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
 
 _UNKNOWN_DIMS = (
@@ -236,7 +234,7 @@ def primitive_template(prim: Primitive, impl_key: Any) -> type[AbstractTemplate]
         return signature(return_type(plan), *full).replace(pysig=pysig), plan
 
     name = f"Coop{prim.name.title().replace('_', '')}Template"
-    return _numba_hooks.plan_carrying_template(name, prim.qualname, generic, impl_key)
+    return plan_carrying_template(name, prim.qualname, generic, impl_key)
 
 
 def _thread_data_signature(items_per_thread: object, dtype: object) -> None:

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``cuda.coop.numba_mlir.compile``: a numba-cuda-mlir kernel with coop calls compiled ahead of
+time for a named architecture, without a GPU."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cuda.coop._backend_api import (
+    CompiledKernel,
+    CoopTypeError,
+    TraceSession,
+    compiling,
+    normalize_arch,
+    normalize_block_dims,
+    short_traceback,
+)
+
+from . import _ncm_hooks
+from .kernel._prescan import prescan
+
+
+def _compute_capability(arch: str) -> tuple[int, int]:
+    digits = arch.removeprefix("sm_").rstrip("af")
+    return int(digits[:-1]), int(digits[-1])
+
+
+def compile(
+    func: Callable[..., None] | Any,
+    signature: Any,
+    *,
+    block: int | tuple[int, ...] | None = None,
+    arch: str = "sm_90a",
+    **options: Any,
+) -> CompiledKernel:
+    """Compile a kernel and link its coop bundle for ``arch`` (a cubin), without needing a GPU.
+
+    Args:
+        func: the kernel: a Python function or a numba-cuda-mlir ``cuda.jit`` dispatcher.
+        signature: its Numba signature, e.g. ``(types.float32[::1], types.float32[::1])``.
+        block: the block dimensions it will be launched with; required.
+        arch: target architecture, e.g. ``"sm_90a"``.
+        **options: numba-cuda-mlir's ``cuda.jit`` options.
+    """
+    with short_traceback():
+        if block is None:
+            raise CoopTypeError("numba_mlir.compile needs block=, the block dimensions of its launches")
+        from numba_cuda_mlir import cuda
+
+        arch = normalize_arch(arch)
+        dims = normalize_block_dims(block, what="compile: block")
+        py_func = getattr(func, "py_func", func)
+        prescan(py_func)
+        options.setdefault("launch_bounds", dims[0] * dims[1] * dims[2])
+        session = TraceSession()
+        with compiling(dims, arch, session=session), _ncm_hooks.compute_capability(_compute_capability(arch)):
+            kernel = cuda.jit(py_func, lto=True, chip=arch, **options)
+            result = kernel.compile(tuple(signature) if isinstance(signature, list) else signature)
+            cubin = bytes(result.metadata["cubin"])
+        bundle = session.finalize(arch) if session.requests else None
+        return CompiledKernel(
+            cubin,
+            "cubin",
+            arch,
+            dims,
+            bundle.ltoir if bundle is not None else b"",
+            dict(bundle.temp_storage) if bundle is not None else {},
+        )

@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Every numba-cuda-mlir internal the numba-cuda-mlir backend touches, in one place.
+
+numba-cuda-mlir 0.6 offers no public API for these; :func:`check` fails loudly, naming the hook, if
+an upgrade moves one (``tests/test_numba_mlir.py`` runs it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+from cuda.coop._backend_api import CoopBackendError, TraceSession
+from numba_cuda_mlir import tools
+from numba_cuda_mlir.numba_cuda.cudadrv import linkable_code
+from numba_cuda_mlir.numba_cuda.typing import templates
+
+#: the ``generic`` of each primitive's template, by its typing key: the lowering resolves the call's
+#: plan again from its argument types (numba-cuda-mlir looks a lowering up by the typing key and the
+#: signature; it does not ask a template for an implementation key)
+GENERICS: dict[Any, Any] = {}
+
+
+def plan_carrying_template(name: str, key: Any, generic: Any, impl_key: Any) -> type:
+    """A typing template for the calls of ``key``: ``generic(args, kws)`` gives (signature, plan);
+    the lowering calls it again (:data:`GENERICS`) for the plan of the call it lowers."""
+
+    class PlanTemplate(templates.AbstractTemplate):
+        prefer_literal = True
+
+        def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+            return generic(args, kws)[0]
+
+    PlanTemplate.key = key
+    PlanTemplate.__name__ = PlanTemplate.__qualname__ = name
+    GENERICS[key] = generic
+    return PlanTemplate
+
+
+def tag_python_function(value: Any, ty: Any) -> bool:
+    """Give a plain Python function the Numba type ``ty`` (the ``_numba_type_`` protocol of
+    numba-cuda-mlir's vendored typeof), unless it has one of its own; True if tagged."""
+    if "_numba_type_" in vars(value):
+        return False
+    value._numba_type_ = ty
+    return True
+
+
+def can_type(value: Any) -> bool:
+    """Whether numba-cuda-mlir's typing context types ``value`` (a global a kernel refers to)."""
+    from numba_cuda_mlir.descriptor import mlir_target
+
+    ctx = mlir_target.typing_context
+    ctx.refresh()
+    try:
+        ctx.resolve_value_type(value)
+    except Exception:
+        return False
+    return True
+
+
+def function_ir(py_func: Any) -> Any:
+    """numba-cuda-mlir's Numba IR of ``py_func`` (its frontend only: no typing)."""
+    from numba_cuda_mlir.numba_cuda.compiler import run_frontend
+
+    return run_frontend(py_func)
+
+
+class LTOIR(linkable_code.LTOIR):
+    """The bundle of one trace session as a link item, compiled when the linker reads ``data``
+    (after the whole kernel is lowered). Named ``LTOIR``: numba-cuda-mlir treats a link item as
+    LTO-IR, and links the kernel by LTO, only for a class of that name."""
+
+    def __init__(self, session: TraceSession, arch: str) -> None:
+        super().__init__(data=b"", name="cuda_coop_bundle")
+        self.session = session
+        self.arch = arch
+
+    @property
+    def data(self) -> bytes:  # type: ignore[override]
+        return self.session.finalize(self.arch).ltoir
+
+    @data.setter
+    def data(self, value: bytes) -> None:  # LinkableCode.__init__ sets it; the bundle is the data
+        pass
+
+
+_sessions: weakref.WeakKeyDictionary[Any, TraceSession] = weakref.WeakKeyDictionary()
+
+
+def lowering_session(lower: Any, make: Any) -> TraceSession:
+    """The trace session of the function ``lower`` (an ``MLIRLower``) lowers: made by ``make()``
+    (session, bundle) on first use, its bundle added to the kernel's link items."""
+    session = _sessions.get(lower)
+    if session is None:
+        session, bundle = make()
+        _sessions[lower] = session
+        lower.link_external_item(bundle)
+    return session
+
+
+@contextlib.contextmanager
+def compute_capability(cc: tuple[int, int]) -> Iterator[None]:
+    """Compile for ``cc`` without a GPU: numba-cuda-mlir's target resolution reads the host GPU's
+    compute capability (a driver call) even when a target is named; its cached value stands in."""
+    saved = tools._cached_cc
+    tools._cached_cc = cc
+    try:
+        yield
+    finally:
+        tools._cached_cc = saved
+
+
+def operator_ltoir(op: Any, dtype: Any, result: Any) -> Any:
+    """The user function of ``op`` (a ``UserFunction``) as ``void op.symbol(R*, const T*, const T*)``
+    in LTO-IR, a link item of the kernel: compiled by numba-cuda-mlir as a C-ABI device function
+    (a comparator's bool stored as one byte, 0 or 1)."""
+    from cuda.coop._backend_api import BOOL, python_function
+    from numba_cuda_mlir import cuda
+    from numba_cuda_mlir.numba_cuda import types
+
+    function = python_function(op.function)
+    device = cuda.jit(device=True)(function)
+    if op.result == BOOL:
+
+        def wrapper(out, a, b):  # type: ignore[no-untyped-def]
+            out[0] = 1 if device(a[0], b[0]) else 0
+    else:
+
+        def wrapper(out, a, b):  # type: ignore[no-untyped-def]
+            out[0] = device(a[0], b[0])
+
+    sig = types.void(types.CPointer(result), types.CPointer(dtype), types.CPointer(dtype))
+    code, _ = cuda.compile(
+        wrapper, sig, device=True, abi="c", abi_info={"abi_name": op.symbol}, output="ltoir"
+    )
+    return linkable_code.LTOIR(bytes(code), name=op.symbol)
+
+
+def check() -> None:
+    """Raise CoopBackendError naming the first hook that this numba-cuda-mlir lacks."""
+    from numba_cuda_mlir import extending, linker, mlir_lowering
+
+    for owner, name in (
+        (tools, "_cached_cc"),
+        (extending, "typing_registry"),
+        (extending, "lowering_registry"),
+        (extending, "refresh_registries"),
+        (mlir_lowering.MLIRLower, "link_external_item"),
+        (mlir_lowering.MLIRLower, "alloca_insertion_point"),
+        (mlir_lowering.MLIRLower, "load_var"),
+        (mlir_lowering.MLIRLower, "store_var"),
+        (mlir_lowering.MLIRLower, "get_numba_type"),
+        (mlir_lowering.MLIRLower, "lower_cast"),
+        (linker, "resolve_link_plan"),
+    ):
+        try:
+            inspect.getattr_static(owner, name)
+        except AttributeError:
+            raise CoopBackendError(
+                f"numba-cuda-mlir changed: {getattr(owner, '__name__', owner)}.{name} is gone; this "
+                "cuda-coop needs numba-cuda-mlir 0.6.x"
+            ) from None

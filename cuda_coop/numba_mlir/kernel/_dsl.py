@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The DSL that this kernel side types and lowers for: numba-cuda-mlir (its vendored typing)."""
+
+from __future__ import annotations
+
+from numba_cuda_mlir import cuda as _cuda
+from numba_cuda_mlir.numba_cuda import types
+from numba_cuda_mlir.numba_cuda.core import ir
+from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
+from numba_cuda_mlir.numba_cuda.typing.templates import (
+    AbstractTemplate,
+    AttributeTemplate,
+    Signature,
+    signature,
+)
+
+from .._ncm_hooks import can_type, function_ir, plan_carrying_template, tag_python_function
+
+local_array = _cuda.local.array
+
+__all__ = [
+    "ir",
+    "from_dtype",
+    "local_array",
+    "types",
+    "AbstractTemplate",
+    "AttributeTemplate",
+    "Signature",
+    "signature",
+    "plan_carrying_template",
+    "can_type",
+    "function_ir",
+    "tag_python_function",
+]

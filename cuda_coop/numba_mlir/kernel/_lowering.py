@@ -1,0 +1,214 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Lowering of the kernel-side API under numba-cuda-mlir: a coop call becomes an MLIR call of its
+bundle wrapper, through the core's slot ladder (``emit_call``) and :class:`MlirCall`.
+
+numba-cuda-mlir calls a lowering as ``(lower, target, args, kws)``: ``lower`` is the function's
+``MLIRLower``, the others are Numba IR variables. The plan is resolved again from the argument
+types (numba-cuda-mlir does not ask a template for an implementation key). Each kernel's requests
+go to one trace session, whose bundle is one link item, compiled by one NVRTC call when
+numba-cuda-mlir links the kernel by LTO.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from cuda.coop._backend_api import (
+    BOOL,
+    CoopBackendError,
+    KernelAdapter,
+    Primitive,
+    TraceSession,
+    current,
+    dtype_named,
+    emit_call,
+    fields_of,
+)
+from numba_cuda_mlir._mlir import ir
+from numba_cuda_mlir._mlir.dialects import arith, func, llvm, memref
+from numba_cuda_mlir._mlir.extras import types as T
+from numba_cuda_mlir.lowering_utilities import (
+    convert,
+    get_or_insert_function,
+    get_type_size_bytes,
+    llvm_ptr_add_bytes,
+    memref_data_pointer,
+)
+
+from .. import _ncm_hooks
+from ._dsl import types
+from ._types import ThreadDataType
+from ._typing import numba_type
+
+
+class Val(NamedTuple):
+    """An argument as numba-cuda-mlir lowers it: its Numba type and its IR variable."""
+
+    ty: Any
+    var: Any
+
+
+def session_of(lower: Any) -> TraceSession:
+    """The trace session the function being lowered adds its requests to: a front-door compile's
+    (the kernel and its helpers make one bundle), or one of its own."""
+
+    def make() -> tuple[TraceSession, Any]:
+        compile_ = current()
+        if compile_ is not None and compile_.session is not None:
+            session = compile_.session
+            bundle = session.attached.get("numba_mlir")
+            if bundle is None:
+                bundle = session.attached["numba_mlir"] = _ncm_hooks.LTOIR(session, compile_.arch)
+            return session, bundle
+        raise CoopBackendError(
+            "coop calls under numba-cuda-mlir compile through cuda.coop.numba_mlir.compile (the block "
+            "dimensions and the architecture come from it)"
+        )
+
+    return _ncm_hooks.lowering_session(lower, make)
+
+
+def _ptr() -> ir.Type:
+    return llvm.PointerType.get()
+
+
+class MlirCall(KernelAdapter):
+    """How numba-cuda-mlir spells one call's values for ``emit_call``: (Numba type, IR variable)
+    pairs, loaded when a slot needs them; pointers as ``!llvm.ptr``; MLIR ops built at the
+    lowering's insertion point."""
+
+    name = "numba_mlir"
+
+    def __init__(self, lower: Any, target: Any) -> None:
+        self.lower, self.target = lower, target
+
+    def _load(self, v: Val) -> Any:
+        return self.lower.load_var(v.var)
+
+    def function_key(self) -> Any:
+        return self.lower.mlir_funcOp
+
+    def absent(self, v: Val | None) -> bool:
+        return v is None or isinstance(v.ty, (types.Omitted, types.NoneType))
+
+    def members(self, v: Val) -> list[Any] | None:
+        if not isinstance(v.ty, types.BaseTuple):
+            return None
+        raise CoopBackendError("tuples of items are not yet supported by the numba-cuda-mlir backend")
+
+    def is_items(self, v: Val) -> bool:
+        return isinstance(v.ty, ThreadDataType)
+
+    def index(self, v: Val | None) -> Any:
+        if v is None:  # the primitive has no offset parameter
+            return arith.constant(T.i64(), 0)
+        if isinstance(v.ty, types.IntegerLiteral):
+            return arith.constant(T.i64(), v.ty.literal_value)
+        return convert(self._load(v), T.i64())
+
+    def array_tile(self, v: Val, offset: Any, strided: bool) -> tuple[Any, int]:
+        assert not strided, "coop: numba-cuda-mlir arrays are passed contiguous"
+        array = self._load(v)
+        base = memref_data_pointer(array)
+        itemsize = get_type_size_bytes(ir.MemRefType(array.type).element_type)
+        return llvm_ptr_add_bytes(base, arith.muli(offset, arith.constant(T.i64(), itemsize))), 1
+
+    def items_pointer(self, v: Val) -> Any:
+        return memref_data_pointer(self._load(v))
+
+    def value_pointer(self, v: Val, dtype: str) -> Any:
+        target = numba_type(dtype)
+        lower = self.lower
+        storage = lower.get_storage_type(target)
+        with lower.alloca_insertion_point():
+            slot = llvm.alloca(
+                _ptr(), arith.constant(T.i64(), 1), storage, alignment=dtype_named(dtype).alignment
+            )
+        value = self._load(v)
+        if v.ty != target:
+            value = lower.lower_cast(v.ty, target, value)
+        llvm.store(value, slot)
+        return slot
+
+    def new_items(self, dtype: str, items: int) -> tuple[Any, Any]:
+        storage = self.lower.get_storage_type(numba_type(dtype))
+        with self.lower.alloca_insertion_point():
+            mr = memref.alloca(
+                ir.MemRefType.get([items], storage), [], [], alignment=dtype_named(dtype).alignment
+            )
+        return mr, memref_data_pointer(mr)
+
+    def int32(self, v: Val | int) -> Any:
+        if isinstance(v, int):
+            return arith.constant(T.i32(), v)
+        if isinstance(v.ty, types.IntegerLiteral):
+            return arith.constant(T.i32(), v.ty.literal_value)
+        return convert(self._load(v), T.i32())
+
+    def scratch(self, v: Val) -> tuple[int | None, Any]:
+        raise CoopBackendError("coop.TempStorage is not yet supported by the numba-cuda-mlir backend")
+
+    def call_pointer(self, symbol: str) -> Any:
+        callee = get_or_insert_function(symbol, ir.FunctionType.get([], [_ptr()]), self.lower.mlir_gpu_module)
+        return func.call([_ptr()], callee.name.value, [])
+
+    def call_at_entry(self, symbol: str) -> None:
+        callee = get_or_insert_function(symbol, ir.FunctionType.get([], []), self.lower.mlir_gpu_module)
+        with ir.InsertionPoint.at_block_begin(self.lower.mlir_funcOp.entry_block):
+            func.call([], callee.name.value, [])
+
+    def define_operator(self, op: Any) -> None:
+        session = session_of(self.lower)
+        if session.first(("numba_mlir.operator", op.symbol)):
+            self.lower.link_external_item(
+                _ncm_hooks.operator_ltoir(op, numba_type(op.dtype), _result_type(op))
+            )
+
+    def extern_call(self, symbol: str, args: list[Any], is_int: list[bool]) -> None:
+        fty = ir.FunctionType.get([T.i32() if i else _ptr() for i in is_int], [])
+        callee = get_or_insert_function(symbol, fty, self.lower.mlir_gpu_module)
+        func.call([], callee.name.value, args)
+
+    def result(self, slot: Any, storage: Any, records: str) -> Any:
+        if isinstance(storage, list) or slot.packed:
+            raise CoopBackendError("structured items are not yet supported by the numba-cuda-mlir backend")
+        if slot.scalar:
+            return memref.load(storage, [arith.constant(ir.IndexType.get(), 0)])
+        return storage
+
+    def returns(self, results: list[Any]) -> Any:
+        if len(results) > 1:
+            raise CoopBackendError("calls with several results are not yet supported by numba-cuda-mlir")
+        if results:
+            self.lower.store_var(self.target, results[0])
+        return None
+
+
+def _result_type(op: Any) -> Any:
+    return types.uint8 if op.result == BOOL else numba_type(op.result)
+
+
+def lower_call(prim: Primitive, stub: Any) -> Any:
+    """The lowering of every call of ``prim`` (registered on its stub)."""
+    names = [p.name for p in prim.params]
+
+    def impl(lower: Any, target: Any, args: list[Any], kws: list[tuple[str, Any]]) -> None:
+        given = dict(zip(names, args, strict=False)) | dict(kws)
+        values = {name: Val(lower.get_numba_type(var.name), var) for name, var in given.items()}
+        arg_types = tuple(values[n].ty for n in names[: len(args)])
+        kw_types = {n: values[n].ty for n, _ in kws}
+        _sig, plan = _ncm_hooks.GENERICS[stub](arg_types, kw_types)
+        emit_call(plan, session_of(lower), values, MlirCall(lower, target))
+
+    return impl
+
+
+def lower_thread_data(lower: Any, target: Any, args: list[Any], kws: list[tuple[str, Any]]) -> None:
+    """``coop.ThreadData(n, dtype)``: ``n`` items in thread-private memory (a static memref)."""
+    ty = lower.get_numba_type(target.name)
+    storage = lower.get_storage_type(ty.dtype)
+    name = str(ty.dtype)
+    alignment = dtype_named(name).alignment if not fields_of(name) else 8
+    with lower.alloca_insertion_point():
+        mr = memref.alloca(ir.MemRefType.get([ty.items_per_thread], storage), [], [], alignment=alignment)
+    lower.store_var(target, mr)
