@@ -114,32 +114,6 @@ def compute_capability(cc: tuple[int, int]) -> Iterator[None]:
         tools._cached_cc = saved
 
 
-def operator_ltoir(op: Any, dtype: Any, result: Any) -> Any:
-    """The user function of ``op`` (a ``UserFunction``) as ``void op.symbol(R*, const T*, const T*)``
-    in LTO-IR, a link item of the kernel: compiled by numba-cuda-mlir as a C-ABI device function
-    (a comparator's bool stored as one byte, 0 or 1)."""
-    from cuda.coop._backend_api import BOOL, python_function
-    from numba_cuda_mlir import cuda
-    from numba_cuda_mlir.numba_cuda import types
-
-    function = python_function(op.function)
-    device = cuda.jit(device=True)(function)
-    if op.result == BOOL:
-
-        def wrapper(out, a, b):  # type: ignore[no-untyped-def]
-            out[0] = 1 if device(a[0], b[0]) else 0
-    else:
-
-        def wrapper(out, a, b):  # type: ignore[no-untyped-def]
-            out[0] = device(a[0], b[0])
-
-    sig = types.void(types.CPointer(result), types.CPointer(dtype), types.CPointer(dtype))
-    code, _ = cuda.compile(
-        wrapper, sig, device=True, abi="c", abi_info={"abi_name": op.symbol}, output="ltoir"
-    )
-    return linkable_code.LTOIR(bytes(code), name=op.symbol)
-
-
 def check() -> None:
     """Raise CoopBackendError naming the first hook that this numba-cuda-mlir lacks."""
     from numba_cuda_mlir import extending, linker, mlir_lowering

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from cuda.coop._backend_api import (
-    BOOL,
     CoopBackendError,
     KernelAdapter,
     Primitive,
@@ -37,15 +36,18 @@ from numba_cuda_mlir.lowering_utilities import (
 
 from .. import _ncm_hooks
 from ._dsl import types
+from ._operators import define_struct_entry, operator_ltoir
 from ._types import ThreadDataType
 from ._typing import numba_type
 
 
 class Val(NamedTuple):
-    """An argument as numba-cuda-mlir lowers it: its Numba type and its IR variable."""
+    """An argument as numba-cuda-mlir lowers it: its Numba type and its IR variable (or, for a
+    tuple's member, its value)."""
 
     ty: Any
     var: Any
+    value: Any = None
 
 
 def session_of(lower: Any) -> TraceSession:
@@ -83,7 +85,7 @@ class MlirCall(KernelAdapter):
         self.lower, self.target = lower, target
 
     def _load(self, v: Val) -> Any:
-        return self.lower.load_var(v.var)
+        return v.value if v.var is None else self.lower.load_var(v.var)
 
     def function_key(self) -> Any:
         return self.lower.mlir_funcOp
@@ -94,7 +96,8 @@ class MlirCall(KernelAdapter):
     def members(self, v: Val) -> list[Any] | None:
         if not isinstance(v.ty, types.BaseTuple):
             return None
-        raise CoopBackendError("tuples of items are not yet supported by the numba-cuda-mlir backend")
+        values = self._load(v)  # numba-cuda-mlir holds a tuple as the Python tuple of its members
+        return [Val(t, None, m) for t, m in zip(v.ty, values, strict=True)]
 
     def is_items(self, v: Val) -> bool:
         return isinstance(v.ty, ThreadDataType)
@@ -158,11 +161,12 @@ class MlirCall(KernelAdapter):
             func.call([], callee.name.value, [])
 
     def define_operator(self, op: Any) -> None:
+        if op.records:
+            raise CoopBackendError("operators on NumPy records are not yet supported by numba-cuda-mlir")
         session = session_of(self.lower)
         if session.first(("numba_mlir.operator", op.symbol)):
-            self.lower.link_external_item(
-                _ncm_hooks.operator_ltoir(op, numba_type(op.dtype), _result_type(op))
-            )
+            self.lower.link_external_item(operator_ltoir(op))
+            define_struct_entry(self.lower.mlir_gpu_module, op)
 
     def extern_call(self, symbol: str, args: list[Any], is_int: list[bool]) -> None:
         fty = ir.FunctionType.get([T.i32() if i else _ptr() for i in is_int], [])
@@ -170,22 +174,22 @@ class MlirCall(KernelAdapter):
         func.call([], callee.name.value, args)
 
     def result(self, slot: Any, storage: Any, records: str) -> Any:
-        if isinstance(storage, list) or slot.packed:
-            raise CoopBackendError("structured items are not yet supported by the numba-cuda-mlir backend")
+        if slot.packed:
+            raise CoopBackendError("NumPy record items are not yet supported by the numba-cuda-mlir backend")
+        if isinstance(storage, list):  # a struct type: the tuple of its fields'
+            return (
+                tuple(self.result(slot, s, records) for s in storage)
+                if not slot.scalar
+                else tuple(memref.load(s, [arith.constant(ir.IndexType.get(), 0)]) for s in storage)
+            )
         if slot.scalar:
             return memref.load(storage, [arith.constant(ir.IndexType.get(), 0)])
         return storage
 
     def returns(self, results: list[Any]) -> Any:
-        if len(results) > 1:
-            raise CoopBackendError("calls with several results are not yet supported by numba-cuda-mlir")
         if results:
-            self.lower.store_var(self.target, results[0])
+            self.lower.store_var(self.target, results[0] if len(results) == 1 else tuple(results))
         return None
-
-
-def _result_type(op: Any) -> Any:
-    return types.uint8 if op.result == BOOL else numba_type(op.result)
 
 
 def lower_call(prim: Primitive, stub: Any) -> Any:
