@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from cuda.coop._backend_api import CATALOG, Primitive, ThreadData
+from cuda.coop._backend_api import CATALOG, Primitive, TempStorage, ThreadData
 
 from . import _ncm_hooks
 
@@ -20,16 +20,33 @@ def _install() -> None:
     from numba_cuda_mlir.numba_cuda import types
 
     from .kernel import _lowering, _typing
-    from .kernel._types import PythonFunctionType, ThreadDataType
+    from .kernel._types import PythonFunctionType, TempStorageType, ThreadDataType
 
     register_model(ThreadDataType)(ArrayModel)
     register_model(PythonFunctionType)(OpaqueModel)
+    register_model(TempStorageType)(_pointer_model())
     for prim in CATALOG.values():
         _add(prim, typing_registry, lower_builtin, types)
     _typing.ThreadDataTemplate.key = ThreadData
     typing_registry.register_global(ThreadData, types.Function(_typing.ThreadDataTemplate))
     lower_builtin(ThreadData, types.VarArg(types.Any))(_lowering.lower_thread_data)
+    _typing.TempStorageTemplate.key = TempStorage
+    typing_registry.register_global(TempStorage, types.Function(_typing.TempStorageTemplate))
+    lower_builtin(TempStorage, types.VarArg(types.Any))(_lowering.lower_temp_storage)
+    _ncm_hooks.errors_name_the_call_site()
     refresh_registries()
+
+
+def _pointer_model() -> type:
+    """A data model holding a generic pointer (``!llvm.ptr``): a TempStorage's base."""
+    from numba_cuda_mlir._mlir.dialects import llvm
+    from numba_cuda_mlir.models import PrimitiveModel
+
+    class PointerModel(PrimitiveModel):
+        def __init__(self, dmm: Any, fe_type: Any) -> None:
+            super().__init__(dmm, fe_type, llvm.PointerType.get())
+
+    return PointerModel
 
 
 def _add(prim: Primitive, typing_registry: Any, lower_builtin: Any, types: Any) -> None:

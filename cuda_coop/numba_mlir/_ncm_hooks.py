@@ -8,6 +8,7 @@ an upgrade moves one (``tests/test_numba_mlir.py`` runs it).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import inspect
 import weakref
 from collections.abc import Iterator
@@ -114,6 +115,32 @@ def compute_capability(cc: tuple[int, int]) -> Iterator[None]:
         tools._cached_cc = saved
 
 
+def errors_name_the_call_site() -> None:
+    """A coop error raised while numba-cuda-mlir types a call names the call's line, and the
+    TempStorage barrier analysis knows the call being typed: numba-cuda-mlir types with numba-cuda's
+    ``CallConstraint`` (vendored), one per call, with its ``loc`` and ``target``; each is typed
+    inside :func:`call_site` and ``typing_call``, as the Numba backend does."""
+    from cuda.coop._backend_api import call_site
+    from numba_cuda_mlir.numba_cuda.core import typeinfer
+
+    from .kernel._barriers import typing_call
+
+    original = typeinfer.CallConstraint.__dict__["__call__"]
+    if getattr(original, "cuda_coop", False):
+        return
+
+    def __call__(self: Any, typeinfer_: Any) -> Any:
+        loc = self.loc
+        with (
+            call_site(getattr(loc, "filename", None), getattr(loc, "line", 0) or 0),
+            typing_call(getattr(typeinfer_, "func_ir", None), self.target),
+        ):
+            return original(self, typeinfer_)
+
+    __call__.cuda_coop = True  # type: ignore[attr-defined]
+    typeinfer.CallConstraint.__call__ = __call__
+
+
 def check() -> None:
     """Raise CoopBackendError naming the first hook that this numba-cuda-mlir lacks."""
     from numba_cuda_mlir import extending, linker, mlir_lowering
@@ -130,6 +157,7 @@ def check() -> None:
         (mlir_lowering.MLIRLower, "get_numba_type"),
         (mlir_lowering.MLIRLower, "lower_cast"),
         (linker, "resolve_link_plan"),
+        (importlib.import_module("numba_cuda_mlir.numba_cuda.core.typeinfer").CallConstraint, "__call__"),
     ):
         try:
             inspect.getattr_static(owner, name)

@@ -11,14 +11,18 @@ from __future__ import annotations
 from numba import cuda as _cuda
 from numba.cuda import types
 from numba.cuda.core import ir
+from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.np.numpy_support import from_dtype
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Signature, signature
 
 from .._numba_hooks import can_type, function_ir, plan_carrying_template, tag_python_function
 
+cuda = _cuda
 local_array = _cuda.local.array
 
 __all__ = [
+    "cuda",
+    "compute_cfg_from_blocks",
     "ir",
     "from_dtype",
     "local_array",

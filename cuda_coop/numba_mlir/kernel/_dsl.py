@@ -6,6 +6,7 @@ from __future__ import annotations
 from numba_cuda_mlir import cuda as _cuda
 from numba_cuda_mlir.numba_cuda import types
 from numba_cuda_mlir.numba_cuda.core import ir
+from numba_cuda_mlir.numba_cuda.core.analysis import compute_cfg_from_blocks
 from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
 from numba_cuda_mlir.numba_cuda.typing.templates import (
     AbstractTemplate,
@@ -16,9 +17,12 @@ from numba_cuda_mlir.numba_cuda.typing.templates import (
 
 from .._ncm_hooks import can_type, function_ir, plan_carrying_template, tag_python_function
 
+cuda = _cuda
 local_array = _cuda.local.array
 
 __all__ = [
+    "cuda",
+    "compute_cfg_from_blocks",
     "ir",
     "from_dtype",
     "local_array",

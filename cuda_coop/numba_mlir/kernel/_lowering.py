@@ -22,6 +22,7 @@ from cuda.coop._backend_api import (
     dtype_named,
     emit_call,
     fields_of,
+    temp_storage_symbol,
 )
 from numba_cuda_mlir._mlir import ir
 from numba_cuda_mlir._mlir.dialects import arith, func, llvm, memref
@@ -149,7 +150,9 @@ class MlirCall(KernelAdapter):
         return convert(self._load(v), T.i32())
 
     def scratch(self, v: Val) -> tuple[int | None, Any]:
-        raise CoopBackendError("coop.TempStorage is not yet supported by the numba-cuda-mlir backend")
+        # an exclusive TempStorage's slot, whose slices the session hands out; a shared one's base
+        slot = session_of(self.lower).temp_storage_slot(v.ty) if v.ty.sharing == "exclusive" else None
+        return slot, self._load(v)
 
     def call_pointer(self, symbol: str) -> Any:
         callee = get_or_insert_function(symbol, ir.FunctionType.get([], [_ptr()]), self.lower.mlir_gpu_module)
@@ -216,3 +219,14 @@ def lower_thread_data(lower: Any, target: Any, args: list[Any], kws: list[tuple[
     with lower.alloca_insertion_point():
         mr = memref.alloca(ir.MemRefType.get([ty.items_per_thread], storage), [], [], alignment=alignment)
     lower.store_var(target, mr)
+
+
+def lower_temp_storage(lower: Any, target: Any, args: list[Any], kws: list[tuple[str, Any]]) -> None:
+    """``coop.TempStorage(...)``: a pointer to one shared buffer the bundle defines (one per call
+    site of the kernel's session)."""
+    ty = lower.get_numba_type(target.name)  # one type per TempStorage() call site: its slot's key
+    slot = session_of(lower).new_temp_storage(0, ty.sharing, key=ty)
+    callee = get_or_insert_function(
+        temp_storage_symbol(slot), ir.FunctionType.get([], [_ptr()]), lower.mlir_gpu_module
+    )
+    lower.store_var(target, func.call([_ptr()], callee.name.value, []))
