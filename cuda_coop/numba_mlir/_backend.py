@@ -34,6 +34,7 @@ def _install() -> None:
     typing_registry.register_global(TempStorage, types.Function(_typing.TempStorageTemplate))
     lower_builtin(TempStorage, types.VarArg(types.Any))(_lowering.lower_temp_storage)
     _ncm_hooks.errors_name_the_call_site()
+    _ncm_hooks.drop_unused_variables_in_coop_links()
     refresh_registries()
 
 

@@ -115,6 +115,31 @@ def compute_capability(cc: tuple[int, int]) -> Iterator[None]:
         tools._cached_cc = saved
 
 
+def drop_unused_variables_in_coop_links() -> None:
+    """Make numba-cuda-mlir's linker pass nvJitLink ``-optimize-unused-variables`` when it links a
+    kernel compiled through cuda.coop's front door (a ``Compile`` is current): without it the cubin
+    keeps CCCL's unused constants and their symbols (a 166 KB cubin for a 1-call kernel). Its
+    linker (numba-cuda's ``_Linker``, vendored) builds ``LinkerOptions`` in
+    ``_get_linker_options``, which takes no extra option. Other kernels link as before."""
+    import dataclasses
+
+    from cuda.coop._backend_api import current
+    from numba_cuda_mlir.numba_cuda.cudadrv import driver
+
+    original = driver._Linker.__dict__["_get_linker_options"]
+    if getattr(original, "cuda_coop", False):
+        return
+
+    def _get_linker_options(self: Any, ptx: bool) -> Any:
+        options = original(self, ptx)
+        if self._has_ltoir and current() is not None:
+            options = dataclasses.replace(options, optimize_unused_variables=True)
+        return options
+
+    _get_linker_options.cuda_coop = True  # type: ignore[attr-defined]
+    driver._Linker._get_linker_options = _get_linker_options
+
+
 def errors_name_the_call_site() -> None:
     """A coop error raised while numba-cuda-mlir types a call names the call's line, and the
     TempStorage barrier analysis knows the call being typed: numba-cuda-mlir types with numba-cuda's
@@ -157,6 +182,7 @@ def check() -> None:
         (mlir_lowering.MLIRLower, "get_numba_type"),
         (mlir_lowering.MLIRLower, "lower_cast"),
         (linker, "resolve_link_plan"),
+        (importlib.import_module("numba_cuda_mlir.numba_cuda.cudadrv.driver")._Linker, "_get_linker_options"),
         (importlib.import_module("numba_cuda_mlir.numba_cuda.core.typeinfer").CallConstraint, "__call__"),
     ):
         try:

@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The numba-cuda-mlir backend ahead of time, without a GPU: kernels written as for cuda.coop.numba,
+with ``from numba_cuda_mlir import cuda``, compile for sm_90a with the primitives fully inlined (one
+function, no CALL, no local memory) and one NVRTC call per kernel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+ncm = pytest.importorskip("numba_cuda_mlir", reason="numba-cuda-mlir is not installed")
+
+import cuda.coop.numba_mlir as ncoop  # noqa: E402
+from cuda import coop  # noqa: E402
+from numba_cuda_mlir import cuda  # noqa: E402
+from numba_cuda_mlir.numba_cuda import types  # noqa: E402
+
+F32, F64, I32, U32, I8, F16 = (
+    types.float32[::1],
+    types.float64[::1],
+    types.int32[::1],
+    types.uint32[::1],
+    types.int8[::1],
+    types.float16[::1],
+)
+
+
+def load_store(src, dst):  # type: ignore[no-untyped-def]
+    items = coop.ThreadData(4, np.float32)
+    coop.block.load(src, items, algorithm="vectorize")
+    coop.block.store(dst, items, algorithm="striped")
+
+
+def partial(src, dst, n):  # type: ignore[no-untyped-def]
+    items = coop.ThreadData(3, np.float16)
+    coop.block.load(src, items, valid_items=n, oob_default=1.5)
+    coop.block.store(dst, items, valid_items=n)
+
+
+def block_reduce(src, dst):  # type: ignore[no-untyped-def]
+    i = cuda.threadIdx.x
+    s = coop.block.reduce(src[i], "sum")
+    if i == 0:
+        dst[0] = s
+
+
+def absmax(a, b):  # type: ignore[no-untyped-def]
+    return max(abs(a), abs(b))
+
+
+def user_operator(src, dst):  # type: ignore[no-untyped-def]
+    i = cuda.threadIdx.x
+    s = coop.block.reduce(src[i], absmax)
+    if i == 0:
+        dst[0] = s
+
+
+def amax(a, b):  # type: ignore[no-untyped-def]
+    return a if a[0] >= b[0] else b
+
+
+def argmax(v, idx, out_v, out_i):  # type: ignore[no-untyped-def]
+    i = cuda.threadIdx.x
+    best = coop.block.reduce((v[i], idx[i]), amax)
+    if i == 0:
+        out_v[0] = best[0]
+        out_i[0] = best[1]
+
+
+def scan_aggregate(src, dst, total):  # type: ignore[no-untyped-def]
+    items = coop.ThreadData(4, np.int32)
+    coop.block.load(src, items)
+    out, aggregate = coop.block.exclusive_sum(items, block_aggregate=True)
+    coop.block.store(dst, out)
+    if cuda.threadIdx.x == 0:
+        total[0] = aggregate
+
+
+def tuple_scan(a, b, oa, ob):  # type: ignore[no-untyped-def]
+    xa = coop.ThreadData(2, np.float32)
+    xb = coop.ThreadData(2, np.int32)
+    coop.block.load((a, b), (xa, xb))
+    ya, yb = coop.block.inclusive_scan((xa, xb), "sum")
+    coop.block.store((oa, ob), (ya, yb))
+
+
+def radix_sort_pairs(k, v, ok, ov):  # type: ignore[no-untyped-def]
+    keys = coop.ThreadData(4, np.uint32)
+    vals = coop.ThreadData(4, np.float32)
+    coop.block.load(k, keys)
+    coop.block.load(v, vals)
+    coop.block.radix_sort(keys, values=vals, descending=True)
+    coop.block.store(ok, keys)
+    coop.block.store(ov, vals)
+
+
+def merge_sort(src, dst):  # type: ignore[no-untyped-def]
+    items = coop.ThreadData(4, np.float32)
+    coop.block.load(src, items)
+    coop.block.merge_sort(items, "less")
+    coop.block.store(dst, items)
+
+
+def exchange(src, dst):  # type: ignore[no-untyped-def]
+    items = coop.ThreadData(8, np.int8)
+    coop.block.load(src, items, algorithm="direct")
+    coop.block.exchange(items, mode="blocked_to_striped")
+    coop.block.store(dst, items, algorithm="direct")
+
+
+def warp_reduce(src, dst):  # type: ignore[no-untyped-def]
+    i = cuda.threadIdx.x
+    dst[i] = coop.warp.reduce(src[i], "max")
+
+
+def temp_storage(src, dst):  # type: ignore[no-untyped-def]
+    ts = coop.TempStorage(auto_sync=True)
+    items = coop.ThreadData(4, np.int32)
+    coop.block.load(src, items, algorithm="transpose", temp_storage=ts)
+    out = coop.block.inclusive_sum(items, temp_storage=ts)
+    coop.block.store(dst, out, algorithm="transpose", temp_storage=ts)
+
+
+def temp_storage_exclusive(src, dst):  # type: ignore[no-untyped-def]
+    ts = coop.TempStorage(sharing="exclusive")
+    items = coop.ThreadData(4, np.int32)
+    coop.block.load(src, items, algorithm="transpose", temp_storage=ts)
+    out = coop.block.inclusive_sum(items, temp_storage=ts)
+    coop.block.store(dst, out, algorithm="transpose", temp_storage=ts)
+
+
+CASES: list[tuple[Any, tuple[Any, ...], Any]] = [
+    (load_store, (F32, F32), 128),
+    (partial, (F16, F16, types.int32), (32, 4)),
+    (block_reduce, (F32, F32), 256),
+    (user_operator, (F32, F32), 128),
+    (argmax, (F32, I32, F32, I32), 128),
+    (scan_aggregate, (I32, I32, I32), 128),
+    (tuple_scan, (F32, I32, F32, I32), 64),
+    (radix_sort_pairs, (U32, F32, U32, F32), 128),
+    (merge_sort, (F32, F32), 128),
+    (exchange, (I8, I8), (16, 8)),
+    (warp_reduce, (F64, F64), 32),
+    (temp_storage, (I32, I32), 128),
+    (temp_storage_exclusive, (I32, I32), 128),
+]
+
+
+@pytest.mark.parametrize(("kernel", "sig", "block"), CASES, ids=[c[0].__name__ for c in CASES])
+def test_inlines_completely(kernel: Any, sig: tuple[Any, ...], block: Any) -> None:
+    before = coop.compile_stats().nvrtc_compiles
+    compiled = ncoop.compile(kernel, sig, block=block, arch="sm_90a")
+    assert coop.compile_stats().nvrtc_compiles - before <= 1  # one bundle, one NVRTC call
+    report = compiled.inspect()
+    assert len(report.functions) == 1, report.functions
+    assert report.calls == 0, report.sass
+    assert report.local_loads == 0 and report.local_stores == 0, report.sass
+    assert not report.leftover_symbols, report.leftover_symbols
+    assert compiled.arch == "sm_90a" and compiled.bundle_ltoir
+
+
+def test_registered_and_namespace() -> None:
+    assert "numba_mlir" in coop.registered_backends()
+    assert ncoop.ThreadData is coop.ThreadData and ncoop.block is coop.block
+
+
+def test_compile_needs_block() -> None:
+    with pytest.raises(coop.CoopTypeError, match="block="):
+        ncoop.compile(load_store, (F32, F32), arch="sm_90a")
