@@ -169,3 +169,16 @@ def test_registered_and_namespace() -> None:
 def test_compile_needs_block() -> None:
     with pytest.raises(coop.CoopTypeError, match="block="):
         ncoop.compile(load_store, (F32, F32), arch="sm_90a")
+
+
+def test_jit_kernel_compiles_ahead_of_time_with_its_options() -> None:
+    kernel = ncoop.jit(load_store, max_registers=64)
+    assert isinstance(kernel, ncoop.CoopKernel) and kernel.__name__ == "load_store"
+    report = ncoop.compile(kernel, (F32, F32), block=64, arch="sm_90a").inspect()
+    assert report.calls == 0 and report.local_loads == 0
+
+
+def test_jit_config_is_checked() -> None:
+    kernel = ncoop.jit(load_store)
+    with pytest.raises(coop.CoopTypeError, match="config takes"):
+        kernel[1]

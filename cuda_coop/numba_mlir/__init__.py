@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """cuda.coop.numba_mlir: the numba-cuda-mlir backend and its qualified namespace.
 
-Work in progress (branch numba-mlir): ahead-of-time compile of block and warp primitives on
-scalar element types.
+Importing it activates the backend (``cuda.coop.register("numba_mlir")``) unless
+``CUDA_COOP_NO_AUTOREGISTER=1``. The kernels are those of ``cuda.coop.numba`` with
+``from numba_cuda_mlir import cuda``; :func:`jit` compiles them per launch block shape, :func:`compile`
+ahead of time for a named architecture (no GPU needed).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ except ImportError as _exc:
     ) from _exc
 
 from ._aot import compile
+from ._dispatcher import CoopKernel, jit
 
 register_on_import("numba_mlir")
 
-__all__ = ["compile", *export_namespace(globals())]
+__all__ = ["jit", "compile", "CoopKernel", *export_namespace(globals())]

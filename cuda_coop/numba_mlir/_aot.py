@@ -51,6 +51,7 @@ def compile(
         arch = normalize_arch(arch)
         dims = normalize_block_dims(block, what="compile: block")
         py_func = getattr(func, "py_func", func)
+        options = {**getattr(func, "options", {}), **options}
         prescan(py_func)
         options.setdefault("launch_bounds", dims[0] * dims[1] * dims[2])
         session = TraceSession()

@@ -103,6 +103,11 @@ def lowering_session(lower: Any, make: Any) -> TraceSession:
     return session
 
 
+def current_arch() -> str:
+    """The architecture numba-cuda-mlir compiles for on this machine (its GPU's, ``sm_90`` style)."""
+    return str(tools.format_arch(tools.get_gpu_compute_capability(tuple)))
+
+
 @contextlib.contextmanager
 def compute_capability(cc: tuple[int, int]) -> Iterator[None]:
     """Compile for ``cc`` without a GPU: numba-cuda-mlir's target resolution reads the host GPU's
@@ -172,6 +177,8 @@ def check() -> None:
 
     for owner, name in (
         (tools, "_cached_cc"),
+        (tools, "format_arch"),
+        (tools, "get_gpu_compute_capability"),
         (extending, "typing_registry"),
         (extending, "lowering_registry"),
         (extending, "refresh_registries"),

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``cuda.coop.numba_mlir.jit``: a numba-cuda-mlir kernel that specialises on its launch's block
+dimensions (one numba-cuda-mlir dispatcher per block shape)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cuda.coop._backend_api import (
+    CoopTypeError,
+    TraceSession,
+    compiling,
+    normalize_block_dims,
+    short_traceback,
+)
+
+from . import _ncm_hooks
+from .kernel._prescan import prescan
+
+
+class CoopKernel:
+    """A Python kernel compiled per block shape, so that coop primitives see the exact dims.
+
+    Launch it like a numba-cuda-mlir kernel: ``kernel[grid, block](*args)`` (optionally ``[grid,
+    block, stream, dynamic_shared_bytes]``). The first launch with a block shape and argument types
+    compiles it, numba-cuda-mlir typing the arguments and launching as it does for its own kernels.
+    """
+
+    def __init__(self, py_func: Callable[..., None], options: dict[str, Any]) -> None:
+        if not callable(py_func):
+            raise CoopTypeError(f"cuda.coop.numba_mlir.jit: expected a Python function, got {py_func!r}")
+        self.py_func = py_func
+        prescan(py_func)
+        self.options = dict(options)
+        self._by_block: dict[tuple[int, int, int], Any] = {}
+        self.__name__ = getattr(py_func, "__name__", "kernel")
+        self.__doc__ = py_func.__doc__
+
+    def for_block(self, block: int | tuple[int, ...]) -> Any:
+        """The numba-cuda-mlir dispatcher of this kernel for ``block`` (made on first use)."""
+        dims = normalize_block_dims(block, what=f"{self.__name__}: block")
+        disp = self._by_block.get(dims)
+        if disp is None:
+            from numba_cuda_mlir import cuda
+
+            options = {"launch_bounds": dims[0] * dims[1] * dims[2], **self.options, "lto": True}
+            disp = self._by_block[dims] = cuda.jit(self.py_func, **options)
+        return disp
+
+    def __getitem__(self, config: tuple[Any, ...]) -> Callable[..., None]:
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise CoopTypeError(
+                f"{self.__name__}[config]: config takes (grid, block[, stream[, shared_bytes]]), "
+                f"got {config!r}"
+            )
+        grid, block, *rest = config
+        dims = normalize_block_dims(block, what=f"{self.__name__}: block")
+        launch = self.for_block(dims)[(grid, dims, *rest)]
+
+        def run(*args: Any) -> None:
+            # A compile the launch starts (new argument types) sees the block dims and gets a
+            # session of its own: one bundle per compiled kernel.
+            with short_traceback(), compiling(dims, _ncm_hooks.current_arch(), session=TraceSession()):
+                launch(*args)
+
+        return run
+
+
+def jit(func: Callable[..., None] | None = None, **options: Any) -> Any:
+    """``@cuda.coop.numba_mlir.jit`` (or ``jit(**options)``): a kernel whose coop primitives are
+    compiled for its launch's block dimensions. ``options`` are numba-cuda-mlir's ``cuda.jit``
+    options (``lto`` is always on: the bundle is linked by LTO)."""
+    if func is None:
+        return lambda f: CoopKernel(f, options)
+    return CoopKernel(func, options)
