@@ -182,3 +182,54 @@ def test_jit_config_is_checked() -> None:
     kernel = ncoop.jit(load_store)
     with pytest.raises(coop.CoopTypeError, match="config takes"):
         kernel[1]
+
+
+GRID_CONFIGS = [
+    "compute-float32-96x1x1-3",
+    "compute-uint16-8x16x1-16",
+    "exchange-int16-8x16x1-4",
+    "compute-float64-128x1x1-16",
+    "exchange-bfloat16-1024x1x1-1",
+]
+
+
+@pytest.mark.parametrize("cfg_id", GRID_CONFIGS)
+def test_numba_compute_grid_kernels_compile_unchanged(cfg_id: str) -> None:
+    """The Numba backend's compute grid kernels (every block primitive, many cases to a kernel), with
+    only the import changed, compile under numba-cuda-mlir: one bundle, inlined, no local memory."""
+    import numba_cuda_mlir.types as ncm_types
+
+    from ._compute_cases import Config, cases, configs
+    from ._compute_kernels import load, numba_source
+
+    by_id = {
+        c.id: c
+        for c in [
+            *configs(),
+            Config("compute", "float32", (96, 1, 1), 3),
+            Config("exchange", "int16", (8, 16, 1), 4),
+        ]
+    }
+    cfg = by_id[cfg_id]
+    source = numba_source(cfg, cases(cfg)).replace(
+        "from numba import cuda", "from numba_cuda_mlir import cuda"
+    )
+    module = load(f"ncm_{cfg.family}_{cfg.dtype}", source)
+    arr = (ncm_types.bf16 if cfg.dtype == "bfloat16" else getattr(types, cfg.dtype))[::1]
+    sig = (
+        arr,
+        arr,
+        arr,
+        arr,
+        types.int32[::1],
+        types.int32[::1],
+        types.uint8[::1],
+        arr,
+        types.int32,
+        types.int32,
+    )
+    before = coop.compile_stats().nvrtc_compiles
+    report = ncoop.compile(module.kernel, sig, block=cfg.block, arch="sm_90a").inspect()
+    assert coop.compile_stats().nvrtc_compiles - before <= 1
+    assert len(report.functions) == 1 and report.calls == 0, report.sass
+    assert report.local_loads == 0 and report.local_stores == 0, report.sass

@@ -53,7 +53,6 @@ def compile(
         py_func = getattr(func, "py_func", func)
         options = {**getattr(func, "options", {}), **options}
         prescan(py_func)
-        options.setdefault("launch_bounds", dims[0] * dims[1] * dims[2])
         session = TraceSession()
         with compiling(dims, arch, session=session), _ncm_hooks.compute_capability(_compute_capability(arch)):
             kernel = cuda.jit(py_func, lto=True, chip=arch, **options)

@@ -44,7 +44,10 @@ class CoopKernel:
         if disp is None:
             from numba_cuda_mlir import cuda
 
-            options = {"launch_bounds": dims[0] * dims[1] * dims[2], **self.options, "lto": True}
+            # No launch_bounds by default (the Numba backend sets the block's thread count): under
+            # numba-cuda-mlir 0.6 its .maxntid made ptxas cap a 96-thread kernel at 32 registers and
+            # spill (the compute grid's float32 kernel: 40 registers, no spill, without it).
+            options = {**self.options, "lto": True}
             disp = self._by_block[dims] = cuda.jit(self.py_func, **options)
         return disp
 

@@ -18,9 +18,12 @@ from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Sig
 from .._numba_hooks import can_type, function_ir, plan_carrying_template, tag_python_function
 
 cuda = _cuda
+#: the DSL's bfloat16 type
+bfloat16 = types.bfloat16
 local_array = _cuda.local.array
 
 __all__ = [
+    "bfloat16",
     "cuda",
     "compute_cfg_from_blocks",
     "ir",

@@ -33,7 +33,15 @@ from cuda.coop._backend_api import (
 )
 
 from ._barriers import temp_storage_use
-from ._dsl import AbstractTemplate, AttributeTemplate, Signature, plan_carrying_template, signature, types
+from ._dsl import (
+    AbstractTemplate,
+    AttributeTemplate,
+    Signature,
+    bfloat16,
+    plan_carrying_template,
+    signature,
+    types,
+)
 from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
 
 _UNKNOWN_DIMS = (
@@ -52,7 +60,7 @@ def dtype_name(ty: types.Type) -> str | None:
     """Our element-type name of a Numba scalar type, or None if it is not one we support."""
     if isinstance(ty, types.Boolean):
         return None
-    name = "bfloat16" if ty == getattr(types, "bfloat16", None) else str(ty)
+    name = "bfloat16" if ty == bfloat16 else str(ty)
     return name if name in DTYPES and isinstance(ty, types.Number) else None
 
 
@@ -90,7 +98,7 @@ def numba_type(dtype: str) -> types.Type:
     fields = fields_of(dtype)
     if fields:
         return types.Tuple([numba_type(f) for f in fields])
-    return getattr(types, dtype)
+    return bfloat16 if dtype == "bfloat16" else getattr(types, dtype)
 
 
 def items_type(dtype: str, items: int) -> types.Type:

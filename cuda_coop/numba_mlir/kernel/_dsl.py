@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from numba_cuda_mlir import cuda as _cuda
+from numba_cuda_mlir import types as _ncm_types
 from numba_cuda_mlir.numba_cuda import types
 from numba_cuda_mlir.numba_cuda.core import ir
 from numba_cuda_mlir.numba_cuda.core.analysis import compute_cfg_from_blocks
@@ -18,9 +19,12 @@ from numba_cuda_mlir.numba_cuda.typing.templates import (
 from .._ncm_hooks import can_type, function_ir, plan_carrying_template, tag_python_function
 
 cuda = _cuda
+#: the DSL's bfloat16 type
+bfloat16 = _ncm_types.bf16
 local_array = _cuda.local.array
 
 __all__ = [
+    "bfloat16",
     "cuda",
     "compute_cfg_from_blocks",
     "ir",

@@ -21,7 +21,6 @@ from cuda.coop._backend_api import (
     current,
     dtype_named,
     emit_call,
-    fields_of,
     temp_storage_symbol,
 )
 from numba_cuda_mlir._mlir import ir
@@ -39,7 +38,7 @@ from .. import _ncm_hooks
 from ._dsl import types
 from ._operators import define_struct_entry, operator_ltoir
 from ._types import ThreadDataType
-from ._typing import numba_type
+from ._typing import dtype_name, numba_type
 
 
 class Val(NamedTuple):
@@ -214,8 +213,8 @@ def lower_thread_data(lower: Any, target: Any, args: list[Any], kws: list[tuple[
     """``coop.ThreadData(n, dtype)``: ``n`` items in thread-private memory (a static memref)."""
     ty = lower.get_numba_type(target.name)
     storage = lower.get_storage_type(ty.dtype)
-    name = str(ty.dtype)
-    alignment = dtype_named(name).alignment if not fields_of(name) else 8
+    name = dtype_name(ty.dtype)
+    alignment = dtype_named(name).alignment if name else 8
     with lower.alloca_insertion_point():
         mr = memref.alloca(ir.MemRefType.get([ty.items_per_thread], storage), [], [], alignment=alignment)
     lower.store_var(target, mr)
