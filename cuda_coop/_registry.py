@@ -56,7 +56,7 @@ def register(name: str) -> None:
         except ImportError as exc:
             raise CoopBackendError(
                 f"backend {name!r} cannot be imported ({exc}); install it with "
-                f"pip install 'cuda-coop[{name}]'"
+                f"pip install 'cuda-coop[{name.replace('_', '-')}]'"
             ) from exc
         try:
             module.activate()

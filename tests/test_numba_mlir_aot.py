@@ -233,3 +233,16 @@ def test_numba_compute_grid_kernels_compile_unchanged(cfg_id: str) -> None:
     assert coop.compile_stats().nvrtc_compiles - before <= 1
     assert len(report.functions) == 1 and report.calls == 0, report.sass
     assert report.local_loads == 0 and report.local_stores == 0, report.sass
+
+
+def test_operator_defined_in_the_kernel_is_refused_naming_the_line() -> None:
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(4, np.float32)
+        coop.block.load(src, items)
+        coop.block.merge_sort(items, lambda a, b: a > b)
+        coop.block.store(dst, items)
+
+    with pytest.raises(
+        coop.CoopTypeError, match=r"test_numba_mlir_aot.py:\d+: coop.block.merge_sort: .*module level"
+    ):
+        ncoop.compile(kernel, (F32, F32), block=128, arch="sm_90a")

@@ -18,6 +18,7 @@ from cuda.coop._backend_api import (
 )
 
 from . import _ncm_hooks
+from .kernel._limits import check_limits
 from .kernel._prescan import prescan
 
 
@@ -53,6 +54,7 @@ def compile(
         py_func = getattr(func, "py_func", func)
         options = {**getattr(func, "options", {}), **options}
         prescan(py_func)
+        check_limits(py_func)
         session = TraceSession()
         with compiling(dims, arch, session=session), _ncm_hooks.compute_capability(_compute_capability(arch)):
             kernel = cuda.jit(py_func, lto=True, chip=arch, **options)

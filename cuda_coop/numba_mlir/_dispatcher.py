@@ -16,6 +16,7 @@ from cuda.coop._backend_api import (
 )
 
 from . import _ncm_hooks
+from .kernel._limits import check_limits
 from .kernel._prescan import prescan
 
 
@@ -32,6 +33,7 @@ class CoopKernel:
             raise CoopTypeError(f"cuda.coop.numba_mlir.jit: expected a Python function, got {py_func!r}")
         self.py_func = py_func
         prescan(py_func)
+        check_limits(py_func)
         self.options = dict(options)
         self._by_block: dict[tuple[int, int, int], Any] = {}
         self.__name__ = getattr(py_func, "__name__", "kernel")
