@@ -35,7 +35,7 @@ def check_limits(py_func: Any) -> None:
                 if isinstance(node, ir.Expr) and node.op == "make_function":
                     raise CoopTypeError(
                         f"{call.loc.filename}:{call.loc.line}: {prim.qualname}: a function defined inside "
-                        "the kernel (a lambda or a nested def) cannot be an operator under numba-cuda-mlir 0.6, "
-                        "which cannot compile one; define it at module level (a plain def or "
+                        "the kernel (a lambda or a nested def) cannot be an operator under numba-cuda-mlir "
+                        "0.6, which cannot compile one; define it at module level (a plain def or "
                         "@cuda.jit(device=True))"
                     )
