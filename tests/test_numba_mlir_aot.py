@@ -246,3 +246,20 @@ def test_operator_defined_in_the_kernel_is_refused_naming_the_line() -> None:
         coop.CoopTypeError, match=r"test_numba_mlir_aot.py:\d+: coop.block.merge_sort: .*module level"
     ):
         ncoop.compile(kernel, (F32, F32), block=128, arch="sm_90a")
+
+
+def test_records_and_prepare_are_refused_as_not_yet() -> None:
+    rec = np.dtype([("v", np.float32), ("i", np.int32)], align=True)
+
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(2, rec)
+        coop.block.load(src, items)
+        coop.block.store(dst, items)
+
+    from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
+
+    arr = from_dtype(rec)[::1]
+    with pytest.raises(coop.CoopError, match="record"):
+        ncoop.compile(kernel, (arr, arr), block=64, arch="sm_90a")
+    with pytest.raises(coop.CoopBackendError, match="prepare"):
+        ncoop.jit(load_store).prepare((1,), (128,))

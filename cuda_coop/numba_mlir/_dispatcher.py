@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cuda.coop._backend_api import (
+    CoopBackendError,
     CoopTypeError,
     TraceSession,
     compiling,
@@ -52,6 +53,13 @@ class CoopKernel:
             options = {**self.options, "lto": True}
             disp = self._by_block[dims] = cuda.jit(self.py_func, **options)
         return disp
+
+    def prepare(self, *args: Any, **kwargs: Any) -> Any:
+        """Not yet: launches go through numba-cuda-mlir's own launcher."""
+        raise CoopBackendError(
+            "prepare() is not yet supported by the numba-cuda-mlir backend; launch with "
+            "kernel[grid, block](...)"
+        )
 
     def __getitem__(self, config: tuple[Any, ...]) -> Callable[..., None]:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:

@@ -204,6 +204,11 @@ def lower_call(prim: Primitive, stub: Any) -> Any:
         arg_types = tuple(values[n].ty for n in names[: len(args)])
         kw_types = {n: values[n].ty for n, _ in kws}
         _sig, plan = _ncm_hooks.GENERICS[stub](arg_types, kw_types)
+        if plan.records:
+            raise CoopBackendError(
+                f"{prim.qualname}: NumPy record items are not yet supported by the numba-cuda-mlir backend; "
+                "pass a tuple of items, one per field (coop.ThreadData per field), instead"
+            )
         emit_call(plan, session_of(lower), values, MlirCall(lower, target))
 
     return impl
@@ -214,7 +219,12 @@ def lower_thread_data(lower: Any, target: Any, args: list[Any], kws: list[tuple[
     ty = lower.get_numba_type(target.name)
     storage = lower.get_storage_type(ty.dtype)
     name = dtype_name(ty.dtype)
-    alignment = dtype_named(name).alignment if name else 8
+    if name is None:  # typing let it through: a NumPy record type
+        raise CoopBackendError(
+            f"coop.ThreadData of {ty.dtype}: NumPy record items are not yet supported by the numba-cuda-mlir "
+            "backend; make one ThreadData per field and pass them as a tuple"
+        )
+    alignment = dtype_named(name).alignment
     with lower.alloca_insertion_point():
         mr = memref.alloca(ir.MemRefType.get([ty.items_per_thread], storage), [], [], alignment=alignment)
     lower.store_var(target, mr)
