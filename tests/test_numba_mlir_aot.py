@@ -263,3 +263,54 @@ def test_records_and_prepare_are_refused_as_not_yet() -> None:
         ncoop.compile(kernel, (arr, arr), block=64, arch="sm_90a")
     with pytest.raises(coop.CoopBackendError, match="prepare"):
         ncoop.jit(load_store).prepare((1,), (128,))
+
+
+def _ncm_source(source: str) -> str:
+    return source.replace("from numba import cuda", "from numba_cuda_mlir import cuda")
+
+
+WARP_CONFIGS = [
+    ("compute", "float32", (96, 1, 1), 8, 3),
+    ("tile", "int16", (8, 16, 1), 4, 4),
+    ("sort", "uint64", (4, 8, 4), 32, 2),
+    ("batched", "float32", (64, 1, 1), 8, 9),
+    ("compute", "float64", (8, 5, 1), 8, 2),  # blocks ending in a partial hardware warp
+]
+
+
+@pytest.mark.parametrize("spec", WARP_CONFIGS, ids=lambda s: "-".join(map(str, s)))
+def test_numba_warp_grid_kernels_compile_unchanged(spec: tuple[Any, ...]) -> None:
+    """The Numba backend's warp grid kernels (logical warps, partial hardware warps), with only the
+    import changed."""
+    from ._compute_kernels import load
+    from ._warp_cases import Config, cases
+    from ._warp_kernels import numba_source
+
+    cfg = Config(*spec)
+    module = load(f"ncm_warp_{cfg.id.replace('-', '_')}", _ncm_source(numba_source(cfg, cases(cfg))))
+    arr, i32 = getattr(types, cfg.dtype)[::1], types.int32[::1]
+    sig = (arr, arr, arr, arr, i32, i32, arr, types.int32, types.int32, types.int32)
+    report = ncoop.compile(module.kernel, sig, block=cfg.block, arch="sm_90a").inspect()
+    assert len(report.functions) == 1 and report.calls == 0, report.sass
+    assert report.local_loads == 0 and report.local_stores == 0, report.sass
+
+
+def _sort_configs() -> list[Any]:
+    from ._sort_cases import configs
+
+    return [c for c in configs() if c.key in ("float32", "int32") or c.id.startswith("rank-uint32")]
+
+
+@pytest.mark.parametrize("cfg", _sort_configs(), ids=lambda c: c.id)
+def test_numba_sort_grid_kernels_compile_unchanged(cfg: Any) -> None:
+    """The Numba backend's sort grid kernels (radix sort and rank, merge sort, histogram, ...)."""
+    from ._compute_kernels import load
+    from ._sort_cases import cases
+    from ._sort_kernels import numba_source
+
+    module = load(f"ncm_sort_{cfg.id.replace('-', '_')}", _ncm_source(numba_source(cfg, cases(cfg))))
+    k, v = getattr(types, cfg.key)[::1], getattr(types, cfg.value)[::1]
+    sig = (k, v, k, v, types.int32[::1], types.int32, types.int32, types.int32, types.int32)
+    report = ncoop.compile(module.kernel, sig, block=cfg.block, arch="sm_90a").inspect()
+    assert len(report.functions) == 1 and report.calls == 0, report.sass
+    assert report.local_loads == 0 and report.local_stores == 0, report.sass
