@@ -14,6 +14,7 @@ from cuda.coop._backend_api import (
     compiling,
     normalize_arch,
     normalize_block_dims,
+    normalize_cluster_dims,
     short_traceback,
 )
 
@@ -33,6 +34,7 @@ def compile(
     *,
     block: int | tuple[int, ...] | None = None,
     arch: str = "sm_90a",
+    cluster: int | tuple[int, ...] | None = None,
     **options: Any,
 ) -> CompiledKernel:
     """Compile a kernel and link its coop bundle for ``arch`` (a cubin), without needing a GPU.
@@ -42,6 +44,8 @@ def compile(
         signature: its Numba signature, e.g. ``(types.float32[::1], types.float32[::1])``.
         block: the block dimensions it will be launched with; required.
         arch: target architecture, e.g. ``"sm_90a"``.
+        cluster: the thread-block cluster it will be launched with (``coop.cluster`` primitives are
+            compiled for exactly that); None: no cluster.
         **options: numba-cuda-mlir's ``cuda.jit`` options.
     """
     with short_traceback():
@@ -51,12 +55,16 @@ def compile(
 
         arch = normalize_arch(arch)
         dims = normalize_block_dims(block, what="compile: block")
+        cluster_dims = normalize_cluster_dims(cluster, what="compile: cluster")
         py_func = getattr(func, "py_func", func)
         options = {**getattr(func, "options", {}), **options}
         prescan(py_func)
         check_limits(py_func)
         session = TraceSession()
-        with compiling(dims, arch, session=session), _ncm_hooks.compute_capability(_compute_capability(arch)):
+        with (
+            compiling(dims, arch, session=session, cluster_dims=cluster_dims),
+            _ncm_hooks.compute_capability(_compute_capability(arch)),
+        ):
             kernel = cuda.jit(py_func, lto=True, chip=arch, **options)
             result = kernel.compile(tuple(signature) if isinstance(signature, list) else signature)
             cubin = bytes(result.metadata["cubin"])
@@ -68,4 +76,5 @@ def compile(
             dims,
             bundle.ltoir if bundle is not None else b"",
             dict(bundle.temp_storage) if bundle is not None else {},
+            cluster_dims,
         )

@@ -13,6 +13,7 @@ from cuda.coop._backend_api import (
     TraceSession,
     compiling,
     normalize_block_dims,
+    normalize_cluster_dims,
     short_traceback,
 )
 
@@ -40,10 +41,12 @@ class CoopKernel:
         self.__name__ = getattr(py_func, "__name__", "kernel")
         self.__doc__ = py_func.__doc__
 
-    def for_block(self, block: int | tuple[int, ...]) -> Any:
-        """The numba-cuda-mlir dispatcher of this kernel for ``block`` (made on first use)."""
+    def for_block(self, block: int | tuple[int, ...], cluster: int | tuple[int, ...] | None = None) -> Any:
+        """The numba-cuda-mlir dispatcher of this kernel for ``block`` and ``cluster`` (made on first
+        use)."""
         dims = normalize_block_dims(block, what=f"{self.__name__}: block")
-        disp = self._by_block.get(dims)
+        clusters = normalize_cluster_dims(cluster, what=f"{self.__name__}: cluster")
+        disp = self._by_block.get((dims, clusters))
         if disp is None:
             from numba_cuda_mlir import cuda
 
@@ -51,7 +54,7 @@ class CoopKernel:
             # numba-cuda-mlir 0.6 its .maxntid made ptxas cap a 96-thread kernel at 32 registers and
             # spill (the compute grid's float32 kernel: 40 registers, no spill, without it).
             options = {**self.options, "lto": True}
-            disp = self._by_block[dims] = cuda.jit(self.py_func, **options)
+            disp = self._by_block[(dims, clusters)] = cuda.jit(self.py_func, **options)
         return disp
 
     def prepare(self, *args: Any, **kwargs: Any) -> Any:
@@ -67,14 +70,26 @@ class CoopKernel:
                 f"{self.__name__}[config]: config takes (grid, block[, stream[, shared_bytes]]), "
                 f"got {config!r}"
             )
-        grid, block, *rest = config
+        return self.configure(*config)
+
+    def configure(
+        self, grid: Any, block: Any, stream: Any = 0, sharedmem: int = 0, *, cluster: Any = None
+    ) -> Callable[..., None]:
+        """``kernel[grid, block, stream, sharedmem]``, with a thread-block ``cluster`` if given."""
         dims = normalize_block_dims(block, what=f"{self.__name__}: block")
-        launch = self.for_block(dims)[(grid, dims, *rest)]
+        clusters = normalize_cluster_dims(cluster, what=f"{self.__name__}: cluster")
+        disp = self.for_block(dims, clusters)
+        launch = (
+            disp[(grid, dims, stream, sharedmem)]
+            if clusters is None
+            else disp[grid, dims, stream, sharedmem, clusters]
+        )
 
         def run(*args: Any) -> None:
             # A compile the launch starts (new argument types) sees the block dims and gets a
             # session of its own: one bundle per compiled kernel.
-            with short_traceback(), compiling(dims, _ncm_hooks.current_arch(), session=TraceSession()):
+            arch = _ncm_hooks.current_arch()
+            with short_traceback(), compiling(dims, arch, session=TraceSession(), cluster_dims=clusters):
                 launch(*args)
 
         return run
