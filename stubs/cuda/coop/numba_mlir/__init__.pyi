@@ -5,6 +5,22 @@ from collections.abc import Callable
 from typing import Any, overload
 
 # BEGIN generated: choices
+from cuda.coop import BlockLoadAlgorithm as BlockLoadAlgorithm
+from cuda.coop import BlockStoreAlgorithm as BlockStoreAlgorithm
+from cuda.coop import BlockReduceAlgorithm as BlockReduceAlgorithm
+from cuda.coop import BlockScanAlgorithm as BlockScanAlgorithm
+from cuda.coop import BlockExchangeMode as BlockExchangeMode
+from cuda.coop import WarpLoadAlgorithm as WarpLoadAlgorithm
+from cuda.coop import WarpStoreAlgorithm as WarpStoreAlgorithm
+from cuda.coop import WarpExchangeAlgorithm as WarpExchangeAlgorithm
+from cuda.coop import WarpExchangeMode as WarpExchangeMode
+from cuda.coop import WarpBatchedArrangement as WarpBatchedArrangement
+from cuda.coop import BlockRadixSortOutput as BlockRadixSortOutput
+from cuda.coop import BlockAdjacentDirection as BlockAdjacentDirection
+from cuda.coop import BlockDiscontinuityFlags as BlockDiscontinuityFlags
+from cuda.coop import BlockShuffleMode as BlockShuffleMode
+from cuda.coop import BlockHistogramAlgorithm as BlockHistogramAlgorithm
+from cuda.coop import BlockRadixRankAlgorithm as BlockRadixRankAlgorithm
 # END generated: choices
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
@@ -44,4 +60,30 @@ def compile(
 ) -> CompiledKernel: ...
 
 # BEGIN generated: all
+__all__ = [
+    "jit",
+    "compile",
+    "CoopKernel",
+    "block",
+    "warp",
+    "cluster",
+    "ThreadData",
+    "TempStorage",
+    "BlockLoadAlgorithm",
+    "BlockStoreAlgorithm",
+    "BlockReduceAlgorithm",
+    "BlockScanAlgorithm",
+    "BlockExchangeMode",
+    "WarpLoadAlgorithm",
+    "WarpStoreAlgorithm",
+    "WarpExchangeAlgorithm",
+    "WarpExchangeMode",
+    "WarpBatchedArrangement",
+    "BlockRadixSortOutput",
+    "BlockAdjacentDirection",
+    "BlockDiscontinuityFlags",
+    "BlockShuffleMode",
+    "BlockHistogramAlgorithm",
+    "BlockRadixRankAlgorithm",
+]
 # END generated: all
