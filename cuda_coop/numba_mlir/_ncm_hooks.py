@@ -92,6 +92,12 @@ class LTOIR(linkable_code.LTOIR):
 _sessions: weakref.WeakKeyDictionary[Any, TraceSession] = weakref.WeakKeyDictionary()
 
 
+def link_item(lower: Any, item: Any) -> None:
+    """Add a link input (a ``LinkableCode``) to the kernel that ``lower`` (an ``MLIRLower``) lowers:
+    numba-cuda-mlir's lowerer collects them (deduplicated) and links them with the kernel."""
+    lower.link_external_item(item)
+
+
 def lowering_session(lower: Any, make: Any) -> TraceSession:
     """The trace session of the function ``lower`` (an ``MLIRLower``) lowers: made by ``make()``
     (session, bundle) on first use, its bundle added to the kernel's link items."""
@@ -99,7 +105,7 @@ def lowering_session(lower: Any, make: Any) -> TraceSession:
     if session is None:
         session, bundle = make()
         _sessions[lower] = session
-        lower.link_external_item(bundle)
+        link_item(lower, bundle)
     return session
 
 

@@ -167,7 +167,7 @@ class MlirCall(KernelAdapter):
             raise CoopBackendError("operators on NumPy records are not yet supported by numba-cuda-mlir")
         session = session_of(self.lower)
         if session.first(("numba_mlir.operator", op.symbol)):
-            self.lower.link_external_item(operator_ltoir(op))
+            _ncm_hooks.link_item(self.lower, operator_ltoir(op))
             define_struct_entry(self.lower.mlir_gpu_module, op)
 
     def extern_call(self, symbol: str, args: list[Any], is_int: list[bool]) -> None:
