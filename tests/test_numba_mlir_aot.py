@@ -314,3 +314,16 @@ def test_numba_sort_grid_kernels_compile_unchanged(cfg: Any) -> None:
     report = ncoop.compile(module.kernel, sig, block=cfg.block, arch="sm_90a").inspect()
     assert len(report.functions) == 1 and report.calls == 0, report.sass
     assert report.local_loads == 0 and report.local_stores == 0, report.sass
+
+
+def test_numba_cuda_and_numba_cuda_mlir_in_one_process() -> None:
+    """With both installed, each kernel goes to the DSL compiling it: the same function compiles
+    under numba-cuda and under numba-cuda-mlir, one after the other and back."""
+    pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+    import cuda.coop.numba as numba_coop
+
+    sig = "void(float32[::1], float32[::1])"
+    for compile_ in (ncoop.compile, numba_coop.compile, ncoop.compile):
+        report = compile_(load_store, sig, block=128, arch="sm_90a").inspect()
+        assert report.calls == 0 and report.local_loads == 0
+    assert {"numba", "numba_mlir"} <= set(coop.registered_backends())
