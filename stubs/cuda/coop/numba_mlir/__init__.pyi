@@ -33,8 +33,11 @@ class CoopKernel:
     py_func: Callable[..., None]
     options: dict[str, Any]
     __name__: str
-    def for_block(self, block: int | tuple[int, ...]) -> Any: ...
+    def for_block(self, block: int | tuple[int, ...], cluster: int | tuple[int, ...] | None = None) -> Any: ...
     def __getitem__(self, config: tuple[Any, ...]) -> Callable[..., None]: ...
+    def configure(
+        self, grid: Any, block: Any, stream: Any = 0, sharedmem: int = 0, *, cluster: Any = None
+    ) -> Callable[..., None]: ...
 
 class CompiledKernel:
     code: bytes
@@ -56,6 +59,7 @@ def compile(
     *,
     block: int | tuple[int, ...],
     arch: str = ...,
+    cluster: int | tuple[int, ...] | None = ...,
     **options: Any,
 ) -> CompiledKernel: ...
 
