@@ -124,38 +124,44 @@ def _is_kernel_argument(func_ir: Any, var: Any) -> bool:
         return False
 
 
+def coop_calls(py_func: Any) -> Iterator[tuple[Any, Any, Any]]:
+    """(IR, call expression, catalog row) of each coop call in ``py_func``'s own body; none if the
+    DSL's frontend cannot read it (it reports that itself, in its own words, when it compiles)."""
+    try:
+        func_ir = function_ir(py_func)
+    except Exception:
+        return
+    for block in func_ir.blocks.values():
+        for call in block.find_exprs(op="call"):
+            prim = getattr(_python_value(func_ir, call.func), "__coop_primitive__", None)
+            if prim is not None:
+                yield func_ir, call, prim
+
+
 def check_constants(py_func: Any) -> None:
     """Check the constants of coop calls in ``py_func``'s body that typing cannot see (floats for
     values of the element type, integers beyond 64 bits), with their parameters' kinds."""
     from cuda.coop._backend_api import Launch, Resolver
 
-    try:
-        func_ir = function_ir(py_func)
-    except Exception:  # Numba reports it itself, in its own words, when it compiles the kernel
-        return
-    for block in func_ir.blocks.values():
-        for call in block.find_exprs(op="call"):
-            prim = getattr(_python_value(func_ir, call.func), "__coop_primitive__", None)
-            if prim is None:
+    for func_ir, call, prim in coop_calls(py_func):
+        names = [p.name for p in prim.params]
+        bound = dict(zip(names, call.args, strict=False)) | dict(call.kws)
+        payload = bound.get(prim.payload.name)
+        dtype = _thread_data_dtype(func_ir, payload) if payload is not None else None
+        r = Resolver(prim, Launch(None, ""))
+        if dtype is not None:
+            r.set_payload(dtype, 1, scalar=False)
+        for name, var in bound.items():
+            if name not in names:
                 continue
-            names = [p.name for p in prim.params]
-            bound = dict(zip(names, call.args, strict=False)) | dict(call.kws)
-            payload = bound.get(prim.payload.name)
-            dtype = _thread_data_dtype(func_ir, payload) if payload is not None else None
-            r = Resolver(prim, Launch(None, ""))
-            if dtype is not None:
-                r.set_payload(dtype, 1, scalar=False)
-            for name, var in bound.items():
-                if name not in names:
-                    continue
-                kind = prim.param(name).kind
-                if _is_local_array(func_ir, var):
-                    kind.check_memory(r, name, "local")
-                elif _is_kernel_argument(func_ir, var):
-                    kind.check_memory(r, name, "global")
-                value = _python_value(func_ir, var)
-                if value is not ...:
-                    kind.check_constant(r, name, value)
+            kind = prim.param(name).kind
+            if _is_local_array(func_ir, var):
+                kind.check_memory(r, name, "local")
+            elif _is_kernel_argument(func_ir, var):
+                kind.check_memory(r, name, "global")
+            value = _python_value(func_ir, var)
+            if value is not ...:
+                kind.check_constant(r, name, value)
 
 
 def prescan(py_func: Any) -> None:

@@ -9,8 +9,8 @@ from typing import Any
 
 from cuda.coop._backend_api import CoopTypeError
 
-from ._dsl import function_ir, ir
-from ._prescan import _python_value
+from ._dsl import ir
+from ._prescan import coop_calls
 
 
 def check_limits(py_func: Any) -> None:
@@ -18,24 +18,16 @@ def check_limits(py_func: Any) -> None:
     passed to a coop call: numba-cuda-mlir 0.6 cannot lower ``make_function``."""
     if not isinstance(py_func, pytypes.FunctionType):
         return
-    try:
-        func_ir = function_ir(py_func)
-    except Exception:  # numba-cuda-mlir reports it itself when it compiles the kernel
-        return
-    for block in func_ir.blocks.values():
-        for call in block.find_exprs(op="call"):
-            prim = getattr(_python_value(func_ir, call.func), "__coop_primitive__", None)
-            if prim is None:
+    for func_ir, call, prim in coop_calls(py_func):
+        for arg in [*call.args, *(v for _k, v in call.kws)]:
+            try:
+                node = func_ir.get_definition(arg)
+            except Exception:
                 continue
-            for arg in [*call.args, *(v for _k, v in call.kws)]:
-                try:
-                    node = func_ir.get_definition(arg)
-                except Exception:
-                    continue
-                if isinstance(node, ir.Expr) and node.op == "make_function":
-                    raise CoopTypeError(
-                        f"{call.loc.filename}:{call.loc.line}: {prim.qualname}: a function defined inside "
-                        "the kernel (a lambda or a nested def) cannot be an operator under numba-cuda-mlir "
-                        "0.6, which cannot compile one; define it at module level (a plain def or "
-                        "@cuda.jit(device=True))"
-                    )
+            if isinstance(node, ir.Expr) and node.op == "make_function":
+                raise CoopTypeError(
+                    f"{call.loc.filename}:{call.loc.line}: {prim.qualname}: a function defined inside "
+                    "the kernel (a lambda or a nested def) cannot be an operator under numba-cuda-mlir "
+                    "0.6, which cannot compile one; define it at module level (a plain def or "
+                    "@cuda.jit(device=True))"
+                )
