@@ -327,3 +327,32 @@ def test_numba_cuda_and_numba_cuda_mlir_in_one_process() -> None:
         report = compile_(load_store, sig, block=128, arch="sm_90a").inspect()
         assert report.calls == 0 and report.local_loads == 0
     assert {"numba", "numba_mlir"} <= set(coop.registered_backends())
+
+
+def test_plain_numba_cuda_mlir_kernel_with_threads_per_block() -> None:
+    """A plain ``numba_cuda_mlir.cuda.jit`` kernel whose calls name their block size links its own
+    bundle (no front door)."""
+
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(2, np.int32)
+        coop.block.load(src, items, algorithm="warp_transpose", threads_per_block=(8, 16))
+        coop.block.store(dst, items, algorithm="striped", threads_per_block=(8, 16))
+
+    from cuda.coop._backend_api import inspect_cubin
+    from cuda.coop.numba_mlir import _ncm_hooks
+
+    with _ncm_hooks.compute_capability((9, 0)):
+        result = cuda.jit(kernel, chip="sm_90a").compile((I32, I32))
+    report = inspect_cubin(bytes(result.metadata["cubin"]))
+    assert len(report.functions) == 1 and report.calls == 0 and report.local_loads == 0, report.sass
+
+
+def test_plain_kernel_without_block_size_is_refused() -> None:
+    def kernel(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(2, np.int32)
+        coop.block.load(src, items)
+
+    from cuda.coop.numba_mlir import _ncm_hooks
+
+    with _ncm_hooks.compute_capability((9, 0)), pytest.raises(Exception, match="threads_per_block"):
+        cuda.jit(kernel, chip="sm_90a").compile((I32, I32))

@@ -109,6 +109,12 @@ def lowering_session(lower: Any, make: Any) -> TraceSession:
     return session
 
 
+def lowering_arch(lower: Any) -> str:
+    """The architecture numba-cuda-mlir compiles the function ``lower`` lowers for (its resolved
+    ``chip`` target option)."""
+    return str(lower.targetoptions["chip"])
+
+
 def current_arch() -> str:
     """The architecture numba-cuda-mlir compiles for on this machine (its GPU's, ``sm_90`` style)."""
     return str(tools.format_arch(tools.get_gpu_compute_capability(tuple)))

@@ -34,6 +34,8 @@ from cuda.coop._backend_api import (
 
 from ._barriers import temp_storage_use
 from ._dsl import (
+    FRONT_DOOR,
+    PREPARE_TOO,
     AbstractTemplate,
     AttributeTemplate,
     Signature,
@@ -46,13 +48,12 @@ from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, Thre
 
 _UNKNOWN_DIMS = (
     "the kernel's block dimensions are unknown. Compile the kernel through the backend "
-    "(cuda.coop.numba.jit, or cuda.coop.numba.compile(..., block=...)) so they come from the "
+    f"({FRONT_DOOR}.jit, or {FRONT_DOOR}.compile(..., block=...)) so they come from the "
     "launch, or pass threads_per_block= explicitly"
 )
 _NO_CLUSTER = (
-    "launch it through cuda.coop.numba.jit with kernel.configure(grid, block, cluster=(n, 1, 1)) or "
-    "kernel.prepare(grid, block, *args, cluster=...), or compile it with "
-    "cuda.coop.numba.compile(..., cluster=...)"
+    f"launch it through {FRONT_DOOR}.jit with kernel.configure(grid, block, cluster=(n, 1, 1)){PREPARE_TOO}, "
+    f"or compile it with {FRONT_DOOR}.compile(..., cluster=...)"
 )
 
 

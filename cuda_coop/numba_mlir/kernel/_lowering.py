@@ -52,7 +52,8 @@ class Val(NamedTuple):
 
 def session_of(lower: Any) -> TraceSession:
     """The trace session the function being lowered adds its requests to: a front-door compile's
-    (the kernel and its helpers make one bundle), or one of its own."""
+    (the kernel and its helpers make one bundle), or, for a plain numba-cuda-mlir kernel, one of its
+    own."""
 
     def make() -> tuple[TraceSession, Any]:
         compile_ = current()
@@ -62,10 +63,10 @@ def session_of(lower: Any) -> TraceSession:
             if bundle is None:
                 bundle = session.attached["numba_mlir"] = _ncm_hooks.LTOIR(session, compile_.arch)
             return session, bundle
-        raise CoopBackendError(
-            "coop calls under numba-cuda-mlir compile through cuda.coop.numba_mlir.compile (the block "
-            "dimensions and the architecture come from it)"
-        )
+        # a plain numba-cuda-mlir kernel (its calls name threads_per_block=): a session of its own,
+        # for the architecture numba-cuda-mlir compiles it for
+        session = TraceSession()
+        return session, _ncm_hooks.LTOIR(session, _ncm_hooks.lowering_arch(lower))
 
     return _ncm_hooks.lowering_session(lower, make)
 
