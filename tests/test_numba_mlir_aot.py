@@ -131,6 +131,16 @@ def temp_storage_exclusive(src, dst):  # type: ignore[no-untyped-def]
     coop.block.store(dst, out, algorithm="transpose", temp_storage=ts)
 
 
+def complex_sum_and_product(src, dst):  # type: ignore[no-untyped-def]
+    items = coop.ThreadData(2, np.complex64)
+    coop.block.load(src, items)
+    s = coop.block.reduce(items, "sum")
+    out = coop.block.inclusive_scan(items, "complex_mul")
+    coop.block.store(dst, out)
+    if cuda.threadIdx.x == 0:
+        dst[0] = s
+
+
 CASES: list[tuple[Any, tuple[Any, ...], Any]] = [
     (load_store, (F32, F32), 128),
     (partial, (F16, F16, types.int32), (32, 4)),
@@ -145,6 +155,7 @@ CASES: list[tuple[Any, tuple[Any, ...], Any]] = [
     (warp_reduce, (F64, F64), 32),
     (temp_storage, (I32, I32), 128),
     (temp_storage_exclusive, (I32, I32), 128),
+    (complex_sum_and_product, (types.complex64[::1], types.complex64[::1]), 64),
 ]
 
 
