@@ -367,3 +367,12 @@ def test_plain_kernel_without_block_size_is_refused() -> None:
 
     with _ncm_hooks.compute_capability((9, 0)), pytest.raises(Exception, match="threads_per_block"):
         cuda.jit(kernel, chip="sm_90a").compile((I32, I32))
+
+
+def test_outputs_ptx_and_ltoir() -> None:
+    ptx = ncoop.compile(load_store, (F32, F32), block=128, arch="sm_90a", output="ptx")
+    assert ptx.output == "ptx" and b".entry" in ptx.code and b"call" not in ptx.code
+    ltoir = ncoop.compile(load_store, (F32, F32), block=128, arch="sm_90a", output="ltoir")
+    assert ltoir.output == "ltoir" and ltoir.code[:4] == b"\xedCN\x7f" and ltoir.bundle_ltoir
+    with pytest.raises(coop.CoopValueError, match="output"):
+        ncoop.compile(load_store, (F32, F32), block=128, output="sass")

@@ -10,6 +10,7 @@ from typing import Any
 from cuda.coop._backend_api import (
     CompiledKernel,
     CoopTypeError,
+    CoopValueError,
     TraceSession,
     compiling,
     normalize_arch,
@@ -35,6 +36,7 @@ def compile(
     block: int | tuple[int, ...] | None = None,
     arch: str = "sm_90a",
     cluster: int | tuple[int, ...] | None = None,
+    output: str = "cubin",
     **options: Any,
 ) -> CompiledKernel:
     """Compile a kernel and link its coop bundle for ``arch`` (a cubin), without needing a GPU.
@@ -46,9 +48,13 @@ def compile(
         arch: target architecture, e.g. ``"sm_90a"``.
         cluster: the thread-block cluster it will be launched with (``coop.cluster`` primitives are
             compiled for exactly that); None: no cluster.
+        output: ``"cubin"`` (linked, default), ``"ptx"`` (after the LTO link) or ``"ltoir"`` (the
+            kernel's own, unlinked; the bundle is ``bundle_ltoir``).
         **options: numba-cuda-mlir's ``cuda.jit`` options.
     """
     with short_traceback():
+        if output not in ("cubin", "ptx", "ltoir"):
+            raise CoopValueError(f"compile: output={output!r} is not one of cubin, ptx, ltoir")
         if block is None:
             raise CoopTypeError("numba_mlir.compile needs block=, the block dimensions of its launches")
         from numba_cuda_mlir import cuda
@@ -67,11 +73,16 @@ def compile(
         ):
             kernel = cuda.jit(py_func, lto=True, chip=arch, **options)
             result = kernel.compile(tuple(signature) if isinstance(signature, list) else signature)
-            cubin = bytes(result.metadata["cubin"])
+            if output == "cubin":
+                code = bytes(result.metadata["cubin"])
+            elif output == "ptx":
+                code = _ncm_hooks.lto_ptx(result).encode()
+            else:
+                code = bytes(result.metadata["ltoir"])
         bundle = session.finalize(arch) if session.requests else None
         return CompiledKernel(
-            cubin,
-            "cubin",
+            code,
+            output,
             arch,
             dims,
             bundle.ltoir if bundle is not None else b"",

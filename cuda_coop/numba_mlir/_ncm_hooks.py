@@ -115,6 +115,14 @@ def lowering_arch(lower: Any) -> str:
     return str(lower.targetoptions["chip"])
 
 
+def lto_ptx(result: Any) -> str:
+    """The PTX of a compiled kernel after its LTO link (numba-cuda-mlir links a cubin; this links
+    again for PTX, as its own inspection helper does)."""
+    from numba_cuda_mlir.mlir_optimization import get_lto_ptx
+
+    return str(get_lto_ptx(result))
+
+
 def current_arch() -> str:
     """The architecture numba-cuda-mlir compiles for on this machine (its GPU's, ``sm_90`` style)."""
     return str(tools.format_arch(tools.get_gpu_compute_capability(tuple)))
@@ -189,6 +197,7 @@ def check() -> None:
 
     for owner, name in (
         (tools, "_cached_cc"),
+        (importlib.import_module("numba_cuda_mlir.mlir_optimization"), "get_lto_ptx"),
         (tools, "format_arch"),
         (tools, "get_gpu_compute_capability"),
         (extending, "typing_registry"),

@@ -60,6 +60,7 @@ def compile(
     block: int | tuple[int, ...],
     arch: str = ...,
     cluster: int | tuple[int, ...] | None = ...,
+    output: str = ...,
     **options: Any,
 ) -> CompiledKernel: ...
 
