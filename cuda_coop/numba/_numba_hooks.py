@@ -495,9 +495,11 @@ def current_device_arch() -> str:
 
 def check() -> None:
     """Raise CoopBackendError naming the first hook that this numba-cuda lacks."""
+    from numba.cuda import compiler, descriptor
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray
     from numba.cuda.models import cuda_data_manager
 
-    for obj, attr in (
+    for owner, attr in (
         (TYPING_REGISTRY, "functions"),
         (TYPING_REGISTRY, "globals"),
         (LOWERING_REGISTRY, "functions"),
@@ -515,16 +517,6 @@ def check() -> None:
         (numba_dispatcher.CUDADispatcher, "get_call_template"),
         (numba_dispatcher.CUDADispatcher, "_can_compile"),
         (_call_constraint(), "__call__"),
-    ):
-        if not hasattr(obj, attr):
-            raise CoopBackendError(
-                f"numba-cuda changed: {type(obj).__name__}.{attr} is gone; this cuda-coop needs "
-                "numba-cuda 0.30.x"
-            )
-    from numba.cuda import compiler, descriptor
-    from numba.cuda.cudadrv.devicearray import DeviceNDArray
-
-    for owner, attr in (
         (compiler, "run_frontend"),
         (type(descriptor.cuda_target), "typing_context"),  # the class: no typing context made here
         (driver, "FILE_EXTENSION_MAP"),

@@ -324,12 +324,12 @@ class NumbaCall(KernelAdapter):
         context, builder = self.context, self.builder
         if isinstance(storage, list):
             return _field_results(context, builder, slot, storage)
+        if not slot.scalar:
+            return thread_data(context, builder, slot_type(slot, records), storage)
         first = builder.gep(storage, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)])
-        if slot.scalar and slot.packed:  # a record: a pointer to its bytes
+        if slot.packed:  # a record: a pointer to its bytes
             return builder.bitcast(first, context.get_value_type(slot_type(slot, records)))
-        if slot.scalar:
-            return builder.load(first)
-        return thread_data(context, builder, slot_type(slot, records), storage)
+        return builder.load(first)
 
     def returns(self, results: list[Any]) -> Any:
         if not results:
