@@ -376,3 +376,78 @@ def test_outputs_ptx_and_ltoir() -> None:
     assert ltoir.output == "ltoir" and ltoir.code[:4] == b"\xedCN\x7f" and ltoir.bundle_ltoir
     with pytest.raises(coop.CoopValueError, match="output"):
         ncoop.compile(load_store, (F32, F32), block=128, output="sass")
+
+
+def _half_sum(x, out):  # type: ignore[no-untyped-def]
+    r = coop.block.sum(x[cuda.threadIdx.x])
+    if cuda.threadIdx.x == 0:
+        out[cuda.blockIdx.x] = r
+
+
+def test_results_of_types_stored_as_others_are_their_values() -> None:
+    """numba-cuda-mlir stores float16 as i16 (bool as i8): a coop call's scalar result read from
+    its storage is converted as storage, not as a number (float16 results came back as their bits
+    converted to float, 1.0 as 15360.0, on the H200)."""
+    t = types.float16[::1]
+    ptx = ncoop.compile(_half_sum, (t, t), block=64, arch="sm_90a", output="ptx").code.decode()
+    assert "cvt.rn.f16.s16" not in ptx and "cvt.rn.f16.u16" not in ptx, ptx
+
+
+@pytest.mark.parametrize(
+    ("block", "cap"), [((1024, 1, 1), 64), ((32, 32, 1), 64), ((768, 1, 1), 80), ((640, 1, 1), 96),
+                       ((512, 1, 1), 128), ((256, 1, 1), None), ((96, 1, 1), None), ((36, 1, 1), None)],
+)  # fmt: skip
+def test_registers_capped_so_that_the_block_launches(block: tuple[int, int, int], cap: int | None) -> None:
+    from cuda.coop.numba_mlir._dispatcher import jit_options, register_cap
+
+    assert register_cap(block) == cap
+    opts = jit_options({}, block, "sm_90a")
+    assert opts.get("max_registers") == cap and opts["lto"] is True and opts["chip"] == "sm_90a"
+    for given in ({"launch_bounds": 1024}, {"max_registers": 40}):  # the user's choice stands
+        assert jit_options(given, block, "sm_90a").get("max_registers") == given.get("max_registers")
+
+
+def test_a_1024_thread_kernel_fits_the_block_registers() -> None:
+    """The compute grid's uint8 kernel at 1024 threads took 95 registers uncapped (launch refused:
+    CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES on the H200); capped, at most 64."""
+    from ._compute_cases import Config, cases
+    from ._compute_kernels import load, numba_source
+
+    cfg = Config("compute", "uint8", (1024, 1, 1), 7)
+    source = numba_source(cfg, cases(cfg)).replace(
+        "from numba import cuda", "from numba_cuda_mlir import cuda"
+    )
+    module = load("ncm_compute_uint8_1024_cap", source)
+    arr, i32 = types.uint8[::1], types.int32
+    sig = (arr, arr, arr, arr, i32[::1], i32[::1], types.uint8[::1], arr, i32, i32)
+    report = ncoop.compile(module.kernel, sig, block=cfg.block, arch="sm_90a").inspect()
+    assert max(report.registers.values()) <= 64, report.registers
+
+
+def test_torch_like_arrays_reach_the_launcher_as_device_arrays() -> None:
+    """numba-cuda-mlir 0.6's launcher reads ``arg.dtype`` as a NumPy dtype; an array whose dtype is
+    not one (torch's) is handed over as a numba-cuda-mlir device array of the same memory."""
+    from cuda.coop.numba_mlir import _dispatcher
+
+    seen = []
+
+    class TorchLike:
+        dtype = "torch.float32"  # not a NumPy dtype
+        __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (0, False), "version": 3}
+
+    plain = np.zeros(3, np.float32)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuda, "as_cuda_array", lambda a: seen.append(a) or "wrapped")
+        assert _dispatcher._launchable(plain) is plain
+        assert _dispatcher._launchable(5) == 5
+        thing = TorchLike()
+        assert _dispatcher._launchable(thing) == "wrapped" and seen == [thing]
+
+
+def test_current_arch_is_arch_specific_from_sm_90() -> None:
+    from cuda.coop.numba_mlir import _ncm_hooks
+
+    for cc, arch in (((9, 0), "sm_90a"), ((10, 0), "sm_100a"), ((8, 9), "sm_89")):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_ncm_hooks.tools, "get_gpu_compute_capability", lambda _t, cc=cc: cc)
+            assert _ncm_hooks.current_arch() == arch

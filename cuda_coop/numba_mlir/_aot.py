@@ -20,6 +20,7 @@ from cuda.coop._backend_api import (
 )
 
 from . import _ncm_hooks
+from ._dispatcher import jit_options
 from .kernel._limits import check_limits
 from .kernel._prescan import prescan
 
@@ -71,7 +72,7 @@ def compile(
             compiling(dims, arch, session=session, cluster_dims=cluster_dims),
             _ncm_hooks.compute_capability(_compute_capability(arch)),
         ):
-            kernel = cuda.jit(py_func, lto=True, chip=arch, **options)
+            kernel = cuda.jit(py_func, **jit_options({**options, "chip": arch}, dims, arch))
             result = kernel.compile(tuple(signature) if isinstance(signature, list) else signature)
             if output == "cubin":
                 code = bytes(result.metadata["cubin"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from cuda.coop._backend_api import (
     CoopBackendError,
     CoopTypeError,
@@ -20,6 +21,28 @@ from cuda.coop._backend_api import (
 from . import _ncm_hooks
 from .kernel._limits import check_limits
 from .kernel._prescan import prescan
+
+
+def register_cap(block: tuple[int, int, int]) -> int | None:
+    """The most registers a thread may take for a block of these dims to fit the 64K registers a
+    block may use (allocated 256 to a warp), or None where 255, the most a thread takes, fit."""
+    warps = -(-block[0] * block[1] * block[2] // 32)
+    cap = 65536 // (warps * 32) // 8 * 8
+    return cap if cap < 255 else None
+
+
+def jit_options(options: dict[str, Any], block: tuple[int, int, int], arch: str) -> dict[str, Any]:
+    """numba-cuda-mlir ``cuda.jit`` options for a kernel of ``block`` compiled for ``arch``: LTO
+    always (the bundle is linked by LTO); the registers capped so that the block can launch
+    (``max_registers``, unless ``launch_bounds`` or ``max_registers`` is given: numba-cuda-mlir 0.6
+    sets no bound, and a 1024-thread kernel of 80 registers failed to launch). Not ``launch_bounds``
+    by default: its .maxntid made ptxas cap a 96-thread kernel at 32 registers and spill (the
+    compute grid's float32 kernel: 40 registers, no spill, without it)."""
+    out = {"chip": arch, **options, "lto": True}
+    cap = register_cap(block)
+    if cap is not None and "launch_bounds" not in options and "max_registers" not in options:
+        out["max_registers"] = cap
+    return out
 
 
 class CoopKernel:
@@ -50,12 +73,12 @@ class CoopKernel:
         if disp is None:
             from numba_cuda_mlir import cuda
 
-            # No launch_bounds by default (the Numba backend sets the block's thread count): under
-            # numba-cuda-mlir 0.6 its .maxntid made ptxas cap a 96-thread kernel at 32 registers and
-            # spill (the compute grid's float32 kernel: 40 registers, no spill, without it).
-            options = {**self.options, "lto": True}
+            options = jit_options(self.options, dims, self._arch())
             disp = self._by_block[(dims, clusters)] = cuda.jit(self.py_func, **options)
         return disp
+
+    def _arch(self) -> str:
+        return str(self.options.get("chip") or _ncm_hooks.current_arch())
 
     def prepare(self, *args: Any, **kwargs: Any) -> Any:
         """Not yet: launches go through numba-cuda-mlir's own launcher."""
@@ -85,15 +108,27 @@ class CoopKernel:
             else disp[grid, dims, stream, sharedmem, clusters]
         )
 
-        arch = _ncm_hooks.current_arch()
+        arch = self._arch()
 
         def run(*args: Any) -> None:
             # A compile the launch starts (new argument types) sees the block dims and gets a
             # session of its own: one bundle per compiled kernel (about 3 us a launch on 2 CPU cores).
             with short_traceback(), compiling(dims, arch, session=TraceSession(), cluster_dims=clusters):
-                launch(*args)
+                launch(*map(_launchable, args))
 
         return run
+
+
+def _launchable(arg: Any) -> Any:
+    """``arg`` as numba-cuda-mlir 0.6's launcher takes it: a CUDA array whose ``dtype`` is not a
+    NumPy dtype (a torch tensor) as a numba-cuda-mlir device array over the same memory (its
+    launcher reads ``arg.dtype`` as a NumPy dtype and fails on torch's)."""
+    dtype = getattr(arg, "dtype", None)
+    if dtype is None or isinstance(dtype, np.dtype) or not hasattr(arg, "__cuda_array_interface__"):
+        return arg
+    from numba_cuda_mlir import cuda
+
+    return cuda.as_cuda_array(arg)
 
 
 def jit(func: Callable[..., None] | None = None, **options: Any) -> Any:

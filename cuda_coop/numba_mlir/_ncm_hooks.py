@@ -124,8 +124,11 @@ def lto_ptx(result: Any) -> str:
 
 
 def current_arch() -> str:
-    """The architecture numba-cuda-mlir compiles for on this machine (its GPU's, ``sm_90`` style)."""
-    return str(tools.format_arch(tools.get_gpu_compute_capability(tuple)))
+    """The architecture to compile for on this machine: its GPU's, arch-specific from sm_90 on
+    (``sm_90a``), as ``compile``'s default and the CuTe DSL (ptxas refuses a kernel's static shared
+    memory above 48 KB for ``sm_90`` but not for ``sm_90a``: the sort grid's histogram kernels)."""
+    major, minor = tools.get_gpu_compute_capability(tuple)
+    return f"sm_{major}{minor}{'a' if major >= 9 else ''}"
 
 
 @contextlib.contextmanager

@@ -131,7 +131,7 @@ class MlirCall(KernelAdapter):
         value = self._load(v)
         if v.ty != target:
             value = lower.lower_cast(v.ty, target, value)
-        llvm.store(value, slot)
+        llvm.store(lower.as_storage(target, value), slot)  # float16: its i16 bits; bool: an i8
         return slot
 
     def new_items(self, dtype: str, items: int) -> tuple[Any, Any]:
@@ -176,17 +176,21 @@ class MlirCall(KernelAdapter):
         callee = get_or_insert_function(symbol, fty, self.lower.mlir_gpu_module)
         func.call([], callee.name.value, args)
 
+    def _item0(self, storage: Any, dtype: str) -> Any:
+        """Item 0 of thread-private ``storage`` as a value of ``dtype``: numba-cuda-mlir stores some
+        types as another (float16 and bfloat16 as i16, bool as i8) and converts on load."""
+        raw = memref.load(storage, [arith.constant(ir.IndexType.get(), 0)])
+        return self.lower.from_storage(numba_type(dtype), raw)
+
     def result(self, slot: Any, storage: Any, records: str) -> Any:
         if slot.packed:
             raise CoopBackendError("NumPy record items are not yet supported by the numba-cuda-mlir backend")
         if isinstance(storage, list):  # a struct type: the tuple of its fields'
-            return (
-                tuple(self.result(slot, s, records) for s in storage)
-                if not slot.scalar
-                else tuple(memref.load(s, [arith.constant(ir.IndexType.get(), 0)]) for s in storage)
-            )
+            if not slot.scalar:
+                return tuple(storage)
+            return tuple(self._item0(s, f) for s, f in zip(storage, slot.fields, strict=True))
         if slot.scalar:
-            return memref.load(storage, [arith.constant(ir.IndexType.get(), 0)])
+            return self._item0(storage, slot.dtype)
         return storage
 
     def returns(self, results: list[Any]) -> Any:
