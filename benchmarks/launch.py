@@ -212,21 +212,21 @@ def _rows() -> tuple[dict[str, Callable[[], object]], Callable[[], list[str]]]:
     rows["coop kernel[grid, block](tx, ty), torch tensors"] = lambda: coop_add1[grid, THREADS](tx, ct)
 
     if importlib.util.find_spec("numba_cuda_mlir") is not None:  # the third backend: its own launches
+        from numba_cuda_mlir import cuda as mlir_cuda
+
         mlir_coop, mlir_plain = _mlir_kernels()
-        mc = out(
-            "numba-cuda-mlir coop kernel[grid, block](tx, ty), torch tensors",
-            lambda h: torch.from_numpy(h).cuda(),
-        )
-        mlir_coop_launch = mlir_coop[grid, THREADS]
-        rows["numba-cuda-mlir coop kernel[grid, block](tx, ty), torch tensors"] = lambda: mlir_coop_launch(
-            tx, mc
-        )
-        mp = out(
-            "numba-cuda-mlir kernel[grid, block](tx, ty), torch tensors", lambda h: torch.from_numpy(h).cuda()
-        )
-        rows["numba-cuda-mlir kernel[grid, block](tx, ty), torch tensors"] = lambda: mlir_plain[
-            plain_grid, THREADS
-        ](tx, mp)
+        mlir_coop_launch, mlir_plain_launch = mlir_coop[grid, THREADS], mlir_plain[plain_grid, THREADS]
+        mdx = mlir_cuda.to_device(x)
+        name = "numba-cuda-mlir coop kernel[grid, block](dx, dy), its device arrays"
+        md = out(name, mlir_cuda.to_device)
+        rows[name] = lambda: mlir_coop_launch(mdx, md)
+        name = "numba-cuda-mlir coop kernel[grid, block](tx, ty), torch tensors"
+        mt = out(name, lambda h: torch.from_numpy(h).cuda())
+        rows[name] = lambda: mlir_coop_launch(tx, mt)
+        # numba-cuda-mlir 0.6's own launcher takes no torch tensors (it reads their dtype as NumPy's)
+        name = "numba-cuda-mlir kernel[grid, block](dx, dy), its device arrays"
+        mp = out(name, mlir_cuda.to_device)
+        rows[name] = lambda: mlir_plain_launch(mdx, mp)
 
     want = x + np.float32(1)
 
