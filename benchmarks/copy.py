@@ -314,7 +314,7 @@ def main() -> None:
                     row["warm_s"] = time.perf_counter() - t0
                     coop_launch = kernel.for_block(threads)[grid, threads]
                     fns["coop"] = lambda f=coop_launch, s=nb_src, d=nb_dst: f(s, d)
-                if have_mlir and numba_ok:  # numba-cuda-mlir takes torch tensors (DLPack / CAI)
+                if have_mlir and numba_ok:  # coop hands torch tensors to numba-cuda-mlir as its device arrays
                     dst.fill_(0)
                     t0 = time.perf_counter()
                     mlir_kernel = _mlir_copy(alg, items, tile, dtype)
