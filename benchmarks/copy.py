@@ -185,6 +185,24 @@ def _coop_copy(alg: str, items: int, tile: int, dtype: str = "int32") -> Any:
     return numba_coop.jit(copy)
 
 
+def _mlir_copy(alg: str, items: int, tile: int, dtype: str = "int32") -> Any:
+    """The same copy under numba-cuda-mlir (the Numba kernel with its cuda module)."""
+    import cuda.coop.numba_mlir as mlir_coop
+    import numpy as np
+    from cuda import coop
+    from numba_cuda_mlir import cuda
+
+    kind = getattr(np, dtype)
+
+    def copy(s, d):  # type: ignore[no-untyped-def]
+        buf = coop.ThreadData(items, kind)
+        base = cuda.blockIdx.x * tile
+        coop.block.load(s, buf, offset=base, algorithm=alg)
+        coop.block.store(d, buf, offset=base, algorithm=alg)
+
+    return mlir_coop.jit(copy)
+
+
 def _cute_copy(alg: str, items: int, threads: int, dtype: str = "int32") -> Any:
     """A CuTe DSL host function launching a coop copy kernel (CUTLASS backend)."""
     import cutlass.cute as cute
@@ -259,10 +277,13 @@ def main() -> None:
     configs = [(int(t), int(i)) for t, i in (c.split("x") for c in args.configs.split(","))]
     dtypes = tuple(args.dtypes.split(","))
     cub = _cub_kernels(arch, configs, dtypes)
+    import importlib.util
+
     import cuda.coop.cutlass as cutlass_coop
     import cutlass.cute as cute
     from cutlass.cute.runtime import from_dlpack
 
+    have_mlir = importlib.util.find_spec("numba_cuda_mlir") is not None
     rows = []
     for dtype in dtypes:
         src = _random(torch, n, dtype)
@@ -293,6 +314,16 @@ def main() -> None:
                     row["warm_s"] = time.perf_counter() - t0
                     coop_launch = kernel[grid, threads]  # the front door: the aligned kernel, planned launch
                     fns["coop"] = lambda f=coop_launch, s=nb_src, d=nb_dst: f(s, d)
+                if have_mlir and numba_ok:  # coop hands torch tensors to numba-cuda-mlir as its device arrays
+                    dst.fill_(0)
+                    t0 = time.perf_counter()
+                    mlir_kernel = _mlir_copy(alg, items, tile, dtype)
+                    mlir_launch = mlir_kernel[grid, threads]
+                    mlir_launch(src, dst)
+                    torch.cuda.synchronize()
+                    row["mlir_cold_s"] = time.perf_counter() - t0
+                    assert torch.equal(dst, src), f"coop numba-cuda-mlir {dtype} {alg} copy is wrong"
+                    fns["mlir"] = lambda f=mlir_launch, s=src, d=dst: f(s, d)
                 dst.fill_(0)
                 cub_kernel, cfg = cub[(threads, items, alg, dtype)], LaunchConfig(grid=grid, block=threads)
                 launch(stream, cfg, cub_kernel, src.data_ptr(), dst.data_ptr())
@@ -364,6 +395,31 @@ def main() -> None:
             for r in rows
         ],
     )
+    if have_mlir:
+        _table(
+            "numba-cuda-mlir backend (the Numba kernel with numba-cuda-mlir's cuda module)",
+            [
+                "dtype",
+                "threads x items",
+                "algorithm",
+                "coop GB/s",
+                "CUB C++ GB/s",
+                "coop/CUB",
+                "cold compile s",
+            ],
+            [
+                [
+                    r["dtype"],
+                    f"{r['threads']} x {r['items']}",
+                    r["algorithm"],
+                    cell(r, "mlir_gbs"),
+                    cell(r, "cub_gbs"),
+                    ratio(r, "mlir_gbs", "cub_gbs"),
+                    cell(r, "mlir_cold_s", "{:.2f}"),
+                ]  # fmt: skip
+                for r in rows
+            ],
+        )
     splits = ("trace_and_lower", "nvrtc", "libnvvm", "nvjitlink", "cute_compile")
     _table(
         "CUTLASS backend (CuTe DSL)",

@@ -82,6 +82,31 @@ def _kernels() -> tuple[Any, Any]:
     return coop_add1, numba_add1
 
 
+def _mlir_kernels() -> tuple[Any, Any]:
+    """The coop kernel and the plain kernel under numba-cuda-mlir (the same sources, its cuda)."""
+    import cuda.coop.numba_mlir as mlir_coop
+    import numpy as np
+    from cuda import coop
+    from numba_cuda_mlir import cuda
+
+    @mlir_coop.jit
+    def coop_add1(x, y):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(ITEMS, np.float32)
+        base = cuda.blockIdx.x * THREADS * ITEMS
+        coop.block.load(x, items, offset=base)
+        for i in range(ITEMS):
+            items[i] = items[i] + np.float32(1)
+        coop.block.store(y, items, offset=base)
+
+    @cuda.jit
+    def plain_add1(x, y):  # type: ignore[no-untyped-def]
+        i = cuda.grid(1)
+        if i < x.size:
+            y[i] = x[i] + np.float32(1)
+
+    return coop_add1, plain_add1
+
+
 def _cutlass_rows(n_launches: int) -> dict[str, float]:
     path = Path(__file__).with_name("_launch_cutlass.py")
     if not path.is_file():
@@ -185,6 +210,23 @@ def _rows() -> tuple[dict[str, Callable[[], object]], Callable[[], list[str]]]:
     rows["coop kernel[grid, block](dx, dy), device arrays"] = lambda: coop_add1[grid, THREADS](dx, cd)
     ct = out("coop kernel[grid, block](tx, ty), torch tensors", lambda h: torch.from_numpy(h).cuda())
     rows["coop kernel[grid, block](tx, ty), torch tensors"] = lambda: coop_add1[grid, THREADS](tx, ct)
+
+    if importlib.util.find_spec("numba_cuda_mlir") is not None:  # the third backend: its own launches
+        from numba_cuda_mlir import cuda as mlir_cuda
+
+        mlir_coop, mlir_plain = _mlir_kernels()
+        mlir_coop_launch, mlir_plain_launch = mlir_coop[grid, THREADS], mlir_plain[plain_grid, THREADS]
+        mdx = mlir_cuda.to_device(x)
+        name = "numba-cuda-mlir coop kernel[grid, block](dx, dy), its device arrays"
+        md = out(name, mlir_cuda.to_device)
+        rows[name] = lambda: mlir_coop_launch(mdx, md)
+        name = "numba-cuda-mlir coop kernel[grid, block](tx, ty), torch tensors"
+        mt = out(name, lambda h: torch.from_numpy(h).cuda())
+        rows[name] = lambda: mlir_coop_launch(tx, mt)
+        # numba-cuda-mlir 0.6's own launcher takes no torch tensors (it reads their dtype as NumPy's)
+        name = "numba-cuda-mlir kernel[grid, block](dx, dy), its device arrays"
+        mp = out(name, mlir_cuda.to_device)
+        rows[name] = lambda: mlir_plain_launch(mdx, mp)
 
     want = x + np.float32(1)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ._bundle import normalize_arch
 from ._catalog import CATALOG, CHOICES, SCOPES
 from ._choices import AlgorithmEnumMeta
+from ._compiled import CompiledKernel
 from ._dtypes import (
     DTYPES,
     dtype_named,
@@ -111,6 +112,7 @@ __all__ = [
     "inspect_cubin",
     "disassemble",
     "compile_stats",
+    "CompiledKernel",
     # host
     "stream_handle",
     "normalize_block_dims",

@@ -14,7 +14,7 @@ __all__ = ["register", "registered_backends"]
 
 #: backend name -> its package (the qualified namespace); the package's ``_backend`` module is what
 #: :func:`register` activates, its ``pip`` extra has the backend's name.
-BACKENDS = {"numba": "cuda.coop.numba", "cutlass": "cuda.coop.cutlass"}
+BACKENDS = {"numba": "cuda.coop.numba", "cutlass": "cuda.coop.cutlass", "numba_mlir": "cuda.coop.numba_mlir"}
 _MODULES = {name: f"{package}._backend" for name, package in BACKENDS.items()}
 _NAMES = " or ".join(repr(name) for name in BACKENDS)
 
@@ -56,7 +56,7 @@ def register(name: str) -> None:
         except ImportError as exc:
             raise CoopBackendError(
                 f"backend {name!r} cannot be imported ({exc}); install it with "
-                f"pip install 'cuda-coop[{name}]'"
+                f"pip install 'cuda-coop[{name.replace('_', '-')}]'"
             ) from exc
         try:
             module.activate()

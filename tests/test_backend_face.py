@@ -15,7 +15,11 @@ from cuda.coop._registry import BACKENDS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: backend name -> the folder of its package in the source tree
-FOLDERS = {"numba": ROOT / "cuda_coop" / "numba", "cutlass": ROOT / "cuda_coop_cutlass"}
+FOLDERS = {
+    "numba": ROOT / "cuda_coop" / "numba",
+    "cutlass": ROOT / "cuda_coop_cutlass",
+    "numba_mlir": ROOT / "cuda_coop" / "numba_mlir",
+}
 FACE = "cuda.coop._backend_api"
 
 
@@ -114,7 +118,9 @@ def test_face_imports_no_dsl_binding_or_driver() -> None:
 def test_qualified_namespace_is_derived_from_the_catalog(backend: str) -> None:
     """Each backend package exports the scopes, ThreadData, TempStorage and every choice enum, the
     same objects as ``cuda.coop`` and in the same order, after its own entry points."""
-    pytest.importorskip({"numba": "numba.cuda", "cutlass": "cutlass.cute"}[backend])
+    pytest.importorskip(
+        {"numba": "numba.cuda", "cutlass": "cutlass.cute", "numba_mlir": "numba_cuda_mlir"}[backend]
+    )
     module = __import__(BACKENDS[backend], fromlist=["__all__"])
     shared = cuda.coop.__all__[: cuda.coop.__all__.index("register")]
     assert module.__all__[-len(shared) :] == shared
@@ -147,6 +153,18 @@ HOOKS = {
             "argument_types",
             "cooperative",
         },
+    ),
+    "numba_mlir": (
+        "_ncm_hooks.py",
+        (
+            "numba_cuda_mlir.tools",
+            "numba_cuda_mlir.descriptor",
+            "numba_cuda_mlir.linker",
+            "numba_cuda_mlir.mlir_lowering",
+            "numba_cuda_mlir.numba_cuda.cudadrv.driver",
+            "numba_cuda_mlir.numba_cuda.core.typeinfer",
+        ),
+        {"_numba_type_", "_cached_cc", "link_external_item", "_Linker"},
     ),
     "cutlass": (
         "_cute_hooks.py",

@@ -113,7 +113,7 @@ def test_same_algorithm_in_numba_and_cute_gives_identical_output() -> None:
     from cutlass.cute.runtime import from_dlpack
     from numba import cuda
 
-    ex = _example("same_kernel_two_dsls")
+    ex = _example("same_kernel_three_dsls")
     n = 64 * ex.TILE
     src = torch.randn(n, device="cuda")
     out_numba, out_cute = torch.full_like(src, float("nan")), torch.full_like(src, float("nan"))
@@ -123,6 +123,11 @@ def test_same_algorithm_in_numba_and_cute_gives_identical_output() -> None:
     torch.cuda.synchronize()
     assert torch.equal(out_numba, out_cute)
     assert torch.equal(out_numba, src * 2)
+    if ex.HAVE_MLIR:  # the numba-cuda-mlir kernel, launched with torch tensors
+        out_mlir = torch.full_like(src, float("nan"))
+        ex.mlir_scale[n // ex.TILE, ex.THREADS](src, out_mlir)
+        torch.cuda.synchronize()
+        assert torch.equal(out_mlir, out_numba)
 
 
 def test_two_kernels_of_one_host_function() -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -16,11 +17,22 @@ EXAMPLES = [
     ROOT / "examples" / "quickstart.py",
     *sorted((ROOT / "examples" / "numba").glob("*.py")),
     *sorted((ROOT / "examples" / "cutlass").glob("*.py")),
+    *sorted((ROOT / "examples" / "numba_mlir").glob("*.py")),
 ]
+
+
+def _needs(path: Path) -> str | None:
+    """The DSL an example needs: the folder's (the quick start: numba-cuda)."""
+    return {"numba": "numba", "cutlass": "cutlass", "numba_mlir": "numba_cuda_mlir"}.get(
+        path.parent.name, "numba"
+    )
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_example_runs(path: Path) -> None:
+    needs = _needs(path)
+    if needs and importlib.util.find_spec(needs) is None:
+        pytest.skip(f"{needs} is not installed")
     out = subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, timeout=600, check=False
     )

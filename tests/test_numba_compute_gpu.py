@@ -8,6 +8,9 @@ user-defined, initial values, aggregates, running prefixes across tiles, scalar 
 counts, broadcast; every exchange mode, time-sliced or not, in place or ``out=``), each launched
 on its own data. (bfloat16 items are loaded from and stored to float32 arrays: numba-cuda takes no
 bfloat16 array arguments.)
+
+The grid runs under numba-cuda and under numba-cuda-mlir: the same kernel source with its ``cuda``
+module (``tests/_numba_family.py``).
 """
 
 from __future__ import annotations
@@ -18,18 +21,19 @@ from cuda import coop
 
 from ._compute_cases import GRID, Case, Config, cases, data, gpu_params, mismatches, poison, reference, sizes
 from ._compute_kernels import load, numba_source
+from ._numba_family import BACKENDS, family
 from ._reference import check_cases, io_dtype
 
 pytestmark = pytest.mark.gpu
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cfg", gpu_params())
-def test_compute_grid(cfg: Config) -> None:
-    import cuda.coop.numba as numba_coop
-    from numba import cuda
+def test_compute_grid(cfg: Config, backend: str) -> None:
+    jit, cuda, source = family(backend, cfg.dtype)
 
     cs = cases(cfg)
-    kernel = numba_coop.jit(load(f"numba_{cfg.id.replace('-', '_')}", numba_source(cfg, cs)).kernel)
+    kernel = jit(load(f"{backend}_{cfg.id.replace('-', '_')}", source(numba_source(cfg, cs))).kernel)
     io = io_dtype(cfg.dtype)
 
     def run(m: int, case: Case, rng: np.random.Generator) -> list[str]:

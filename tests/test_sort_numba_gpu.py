@@ -5,7 +5,11 @@ duplicates, -0.0/+0.0, NaN and infinities, all-equal keys; poisoned outputs).
 
 Every key type (bfloat16 only ahead of time: numba-cuda takes no bfloat16 arrays), several value
 types, block shapes (1-D, 2-D, 3-D, not a whole number of warps) and items per thread; each kernel
-holds every case, each launched on three data sets."""
+holds every case, each launched on three data sets.
+
+The grid runs under numba-cuda and under numba-cuda-mlir: the same kernel source with its ``cuda``
+module (``tests/_numba_family.py``).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import numpy as np
 import pytest
 
 from ._compute_kernels import load
+from ._numba_family import BACKENDS, family
 from ._reference import check_cases
 from ._sort_cases import (
     GRID,
@@ -34,13 +39,13 @@ from ._sort_kernels import numba_source
 pytestmark = pytest.mark.gpu
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cfg", gpu_params())
-def test_sort_grid(cfg: Config) -> None:
-    import cuda.coop.numba as numba_coop
-    from numba import cuda
+def test_sort_grid(cfg: Config, backend: str) -> None:
+    jit, cuda, source = family(backend, cfg.key)
 
     cs = cases(cfg)
-    kernel = numba_coop.jit(load(f"numba_{cfg.id.replace('-', '_')}", numba_source(cfg, cs)).kernel)
+    kernel = jit(load(f"{backend}_{cfg.id.replace('-', '_')}", source(numba_source(cfg, cs))).kernel)
     n = GRID * TILES * cfg.tile
     vals = values_data(cfg)
 

@@ -3,7 +3,11 @@
 references of ``tests/_warp_cases.py``, computed per logical warp (fresh random data, poisoned
 outputs): every logical warp width, twelve dtypes, blocks that are not whole hardware warps, user
 operators, partial lanes and partial tiles, merge sorts (keys and pairs, built-in and user
-comparators, partial tiles, stability). (bfloat16 items are loaded from float32 arrays.)"""
+comparators, partial tiles, stability). (bfloat16 items are loaded from float32 arrays.)
+
+The grid runs under numba-cuda and under numba-cuda-mlir: the same kernel source with its ``cuda``
+module (``tests/_numba_family.py``).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import numpy as np
 import pytest
 from cuda import coop
 
+from ._numba_family import BACKENDS, family
 from ._reference import check_cases, io_dtype
 from ._warp_cases import (
     GRID,
@@ -29,13 +34,13 @@ from ._warp_kernels import load, numba_source
 pytestmark = pytest.mark.gpu
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cfg", gpu_params())
-def test_warp_grid(cfg: Config) -> None:
-    import cuda.coop.numba as numba_coop
-    from numba import cuda
+def test_warp_grid(cfg: Config, backend: str) -> None:
+    jit, cuda, source = family(backend, cfg.dtype)
 
     cs = cases(cfg)
-    kernel = numba_coop.jit(load(f"numba_{cfg.id.replace('-', '_')}", numba_source(cfg, cs)).kernel)
+    kernel = jit(load(f"{backend}_{cfg.id.replace('-', '_')}", source(numba_source(cfg, cs))).kernel)
     io = io_dtype(cfg.dtype)
 
     def run(m: int, case: Case, rng: np.random.Generator) -> list[str]:

@@ -4,16 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from cuda.coop._backend_api import (
+    CompiledKernel,
     CoopTypeError,
     CoopValueError,
-    CubinReport,
     TraceSession,
     compiling,
-    inspect_cubin,
     link,
     normalize_arch,
     normalize_block_dims,
@@ -26,37 +24,6 @@ from ..kernel._prescan import prescan
 from ._options import check_compile_options, code_options, link_options, with_launch_bounds
 
 _OUTPUTS = ("cubin", "ptx", "ltoir")
-
-
-@dataclass(frozen=True)
-class CompiledKernel:
-    """The result of :func:`compile`.
-
-    Attributes:
-        code: the linked cubin (``output="cubin"``), the linked PTX text as bytes (``"ptx"``),
-            or the kernel's own LTO-IR (``"ltoir"``; link it with ``bundle_ltoir``).
-        output: which of the three ``code`` is.
-        arch: the target, e.g. ``"sm_90a"``.
-        block: the block dimensions the coop primitives were specialised for.
-        bundle_ltoir: the kernel's CUB bundle as LTO-IR (empty if the kernel uses no primitive).
-        temp_storage: exact ``(size, alignment)`` of each CUB ``TempStorage`` in the bundle, by
-            wrapper symbol (from the bundle's own sizeof/alignof probes).
-        cluster: the thread-block cluster the coop primitives were specialised for, or None.
-    """
-
-    code: bytes
-    output: str
-    arch: str
-    block: tuple[int, int, int]
-    bundle_ltoir: bytes
-    temp_storage: dict[str, tuple[int, int]]
-    cluster: tuple[int, int, int] | None = None
-
-    def inspect(self) -> CubinReport:
-        """Registers, shared memory and SASS facts of the cubin (``output="cubin"`` only)."""
-        if self.output != "cubin":
-            raise CoopValueError(f"inspect() needs output='cubin', this is {self.output!r}")
-        return inspect_cubin(self.code)
 
 
 def compile(

@@ -18,6 +18,7 @@ from typing import Any
 
 from cuda.coop._backend_api import TempStorageUse, site
 
+from ._dsl import compute_cfg_from_blocks, cuda, ir
 from ._prescan import _python_value
 
 _typing_call: contextvars.ContextVar[tuple[Any, str] | None] = contextvars.ContextVar(
@@ -49,30 +50,23 @@ def temp_storage_use(param: str, params: list[str], sharing: str, auto_sync: boo
 
 
 def _sources() -> tuple[Any, ...]:
-    from numba import cuda
-
     return (cuda.threadIdx, cuda.laneid, cuda.grid)
 
 
 def _barriers() -> tuple[Any, ...]:
     """The calls that separate two uses of a buffer: the block's barriers, for calls of either
     scope. (A ``cuda.syncwarp`` may name a part of the warp only: it is not counted.)"""
-    from numba import cuda
-
     return (cuda.syncthreads, cuda.syncthreads_count, cuda.syncthreads_and, cuda.syncthreads_or)
 
 
 class _Kernel:
     def __init__(self, func_ir: Any) -> None:
-        from numba.cuda.core.analysis import compute_cfg_from_blocks
-
         self.ir = func_ir
         self.blocks = func_ir.blocks
         self.cfg = compute_cfg_from_blocks(self.blocks)
         self.barriers = _barriers()
 
     def use(self, target: str, param: str, params: list[str], use: TempStorageUse) -> TempStorageUse:
-        from numba.cuda.core import ir
 
         for label, block in self.blocks.items():
             for i, stmt in enumerate(block.body):
@@ -90,7 +84,6 @@ class _Kernel:
 
     def _tainted(self) -> set[str]:
         """Variables computed (flow-insensitively) from the thread index."""
-        from numba.cuda.core import ir
 
         sources = _sources()
         tainted: set[str] = set()
@@ -119,7 +112,6 @@ class _Kernel:
 
     def _divergent(self, label: int) -> str:
         """``the branch at file:line`` on the thread index that block ``label`` depends on, or ""."""
-        from numba.cuda.core import ir
 
         post = self.cfg.post_dominators()
         tainted = None
@@ -156,7 +148,6 @@ class _Events:
 
     def _event(self, stmt: Any) -> str:
         """ "barrier", "use" (of the buffer) or "" for one statement."""
-        from numba.cuda.core import ir
 
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call":
             if _python_value(self.kernel.ir, stmt.value.func) in self.kernel.barriers:
@@ -183,7 +174,6 @@ class _Events:
         return event == "barrier" if event else not self._entry_dirty()[label]
 
     def _entry_dirty(self) -> dict[int, bool]:
-        from numba.cuda.core import ir
 
         cfg = self.kernel.cfg
         entry = cfg.entry_point()
@@ -207,7 +197,6 @@ class _Events:
 
 def _argument(call: Any, param: str, params: list[str]) -> Any:
     """The variable a call expression passes as ``param``."""
-    from numba.cuda.core import ir
 
     if not (isinstance(call, ir.Expr) and call.op == "call"):
         return None
@@ -219,7 +208,6 @@ def _argument(call: Any, param: str, params: list[str]) -> Any:
 
 
 def _is_coop_call(func_ir: Any, value: Any) -> bool:
-    from numba.cuda.core import ir
 
     is_call = isinstance(value, ir.Expr) and value.op == "call"
     return is_call and getattr(_python_value(func_ir, value.func), "__coop_primitive__", None) is not None

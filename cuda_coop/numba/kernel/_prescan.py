@@ -26,7 +26,7 @@ from typing import Any
 
 from cuda.coop._backend_api import tuple_name
 
-from .. import _numba_hooks
+from ._dsl import can_type, from_dtype, function_ir, ir, local_array, tag_python_function, types
 
 
 def _names(code: pytypes.CodeType) -> Iterator[str]:
@@ -56,15 +56,13 @@ def tag_operators(py_func: Any) -> None:
     if not isinstance(py_func, pytypes.FunctionType):
         return
     for value in _referenced(py_func):
-        if isinstance(value, pytypes.FunctionType) and not _numba_hooks.can_type(value):
-            _numba_hooks.tag_python_function(value, PythonFunctionType(value))
+        if isinstance(value, pytypes.FunctionType) and not can_type(value):
+            tag_python_function(value, PythonFunctionType(value))
 
 
 def _python_value(func_ir: Any, var: Any) -> Any:
     """The Python object a variable of the IR stands for (globals, attributes of them, constants),
     or ``...`` when it is computed at run time."""
-    from numba.cuda.core import ir
-
     try:
         node = func_ir.get_definition(var)
     except Exception:
@@ -81,7 +79,6 @@ def _thread_data_dtype(func_ir: Any, var: Any) -> str | None:
     """The element type of ``var`` when it is made by ``coop.ThreadData(n, dtype)`` in the body (for
     a tuple built there of such ThreadData, their field list)."""
     from cuda.coop import ThreadData
-    from numba.cuda.core import ir
 
     from ._typing import dtype_name
 
@@ -98,11 +95,8 @@ def _thread_data_dtype(func_ir: Any, var: Any) -> str | None:
     dtype = _python_value(func_ir, args[1]) if len(args) > 1 else ...
     if isinstance(dtype, str):
         return dtype
-    from numba.cuda import types
-    from numba.cuda.np import numpy_support
-
     try:
-        ty = dtype if isinstance(dtype, types.Type) else numpy_support.from_dtype(dtype)
+        ty = dtype if isinstance(dtype, types.Type) else from_dtype(dtype)
     except Exception:
         return None
     return dtype_name(getattr(ty, "dtype", ty))
@@ -111,9 +105,6 @@ def _thread_data_dtype(func_ir: Any, var: Any) -> str | None:
 def _is_local_array(func_ir: Any, var: Any) -> bool:
     """``var`` is made by ``cuda.local.array(...)`` in the body (thread-private memory), or is a
     tuple built there with such an array in it."""
-    from numba import cuda
-    from numba.cuda.core import ir
-
     try:
         node = func_ir.get_definition(var)
     except Exception:
@@ -121,20 +112,30 @@ def _is_local_array(func_ir: Any, var: Any) -> bool:
     if isinstance(node, ir.Expr) and node.op == "build_tuple":  # a tuple of arrays, one per field
         return any(_is_local_array(func_ir, item) for item in node.items)
     return (
-        isinstance(node, ir.Expr)
-        and node.op == "call"
-        and _python_value(func_ir, node.func) is cuda.local.array
+        isinstance(node, ir.Expr) and node.op == "call" and _python_value(func_ir, node.func) is local_array
     )
 
 
 def _is_kernel_argument(func_ir: Any, var: Any) -> bool:
     """``var`` is one of the kernel's arguments (an array of them is in global memory)."""
-    from numba.cuda.core import ir
-
     try:
         return isinstance(func_ir.get_definition(var), ir.Arg)
     except Exception:
         return False
+
+
+def coop_calls(py_func: Any) -> Iterator[tuple[Any, Any, Any]]:
+    """(IR, call expression, catalog row) of each coop call in ``py_func``'s own body; none if the
+    DSL's frontend cannot read it (it reports that itself, in its own words, when it compiles)."""
+    try:
+        func_ir = function_ir(py_func)
+    except Exception:
+        return
+    for block in func_ir.blocks.values():
+        for call in block.find_exprs(op="call"):
+            prim = getattr(_python_value(func_ir, call.func), "__coop_primitive__", None)
+            if prim is not None:
+                yield func_ir, call, prim
 
 
 def check_constants(py_func: Any) -> None:
@@ -142,33 +143,25 @@ def check_constants(py_func: Any) -> None:
     values of the element type, integers beyond 64 bits), with their parameters' kinds."""
     from cuda.coop._backend_api import Launch, Resolver
 
-    try:
-        func_ir = _numba_hooks.function_ir(py_func)
-    except Exception:  # Numba reports it itself, in its own words, when it compiles the kernel
-        return
-    for block in func_ir.blocks.values():
-        for call in block.find_exprs(op="call"):
-            prim = getattr(_python_value(func_ir, call.func), "__coop_primitive__", None)
-            if prim is None:
+    for func_ir, call, prim in coop_calls(py_func):
+        names = [p.name for p in prim.params]
+        bound = dict(zip(names, call.args, strict=False)) | dict(call.kws)
+        payload = bound.get(prim.payload.name)
+        dtype = _thread_data_dtype(func_ir, payload) if payload is not None else None
+        r = Resolver(prim, Launch(None, ""))
+        if dtype is not None:
+            r.set_payload(dtype, 1, scalar=False)
+        for name, var in bound.items():
+            if name not in names:
                 continue
-            names = [p.name for p in prim.params]
-            bound = dict(zip(names, call.args, strict=False)) | dict(call.kws)
-            payload = bound.get(prim.payload.name)
-            dtype = _thread_data_dtype(func_ir, payload) if payload is not None else None
-            r = Resolver(prim, Launch(None, ""))
-            if dtype is not None:
-                r.set_payload(dtype, 1, scalar=False)
-            for name, var in bound.items():
-                if name not in names:
-                    continue
-                kind = prim.param(name).kind
-                if _is_local_array(func_ir, var):
-                    kind.check_memory(r, name, "local")
-                elif _is_kernel_argument(func_ir, var):
-                    kind.check_memory(r, name, "global")
-                value = _python_value(func_ir, var)
-                if value is not ...:
-                    kind.check_constant(r, name, value)
+            kind = prim.param(name).kind
+            if _is_local_array(func_ir, var):
+                kind.check_memory(r, name, "local")
+            elif _is_kernel_argument(func_ir, var):
+                kind.check_memory(r, name, "global")
+            value = _python_value(func_ir, var)
+            if value is not ...:
+                kind.check_constant(r, name, value)
 
 
 def prescan(py_func: Any) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from numba.cuda import types
+from ._dsl import types
 
 
 class ThreadDataType(types.Array):

@@ -31,22 +31,29 @@ from cuda.coop._backend_api import (
     tuple_dtype,
     tuple_name,
 )
-from numba.cuda import types
-from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Signature, signature
 
-from .. import _numba_hooks
 from ._barriers import temp_storage_use
+from ._dsl import (
+    FRONT_DOOR,
+    PREPARE_TOO,
+    AbstractTemplate,
+    AttributeTemplate,
+    Signature,
+    bfloat16,
+    plan_carrying_template,
+    signature,
+    types,
+)
 from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
 
 _UNKNOWN_DIMS = (
     "the kernel's block dimensions are unknown. Compile the kernel through the backend "
-    "(cuda.coop.numba.jit, or cuda.coop.numba.compile(..., block=...)) so they come from the "
+    f"({FRONT_DOOR}.jit, or {FRONT_DOOR}.compile(..., block=...)) so they come from the "
     "launch, or pass threads_per_block= explicitly"
 )
 _NO_CLUSTER = (
-    "launch it through cuda.coop.numba.jit with kernel.configure(grid, block, cluster=(n, 1, 1)) or "
-    "kernel.prepare(grid, block, *args, cluster=...), or compile it with "
-    "cuda.coop.numba.compile(..., cluster=...)"
+    f"launch it through {FRONT_DOOR}.jit with kernel.configure(grid, block, cluster=(n, 1, 1)){PREPARE_TOO}, "
+    f"or compile it with {FRONT_DOOR}.compile(..., cluster=...)"
 )
 
 
@@ -54,7 +61,7 @@ def dtype_name(ty: types.Type) -> str | None:
     """Our element-type name of a Numba scalar type, or None if it is not one we support."""
     if isinstance(ty, types.Boolean):
         return None
-    name = "bfloat16" if ty == getattr(types, "bfloat16", None) else str(ty)
+    name = "bfloat16" if ty == bfloat16 else str(ty)
     return name if name in DTYPES and isinstance(ty, types.Number) else None
 
 
@@ -92,7 +99,7 @@ def numba_type(dtype: str) -> types.Type:
     fields = fields_of(dtype)
     if fields:
         return types.Tuple([numba_type(f) for f in fields])
-    return getattr(types, dtype)
+    return bfloat16 if dtype == "bfloat16" else getattr(types, dtype)
 
 
 def items_type(dtype: str, items: int) -> types.Type:
@@ -236,7 +243,7 @@ def primitive_template(prim: Primitive, impl_key: Any) -> type[AbstractTemplate]
         return signature(return_type(plan), *full).replace(pysig=pysig), plan
 
     name = f"Coop{prim.name.title().replace('_', '')}Template"
-    return _numba_hooks.plan_carrying_template(name, prim.qualname, generic, impl_key)
+    return plan_carrying_template(name, prim.qualname, generic, impl_key)
 
 
 def _thread_data_signature(items_per_thread: object, dtype: object) -> None:

@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Every numba-cuda-mlir internal the numba-cuda-mlir backend touches, in one place.
+
+numba-cuda-mlir 0.6 offers no public API for these; :func:`check` fails loudly, naming the hook, if
+an upgrade moves one (``tests/test_numba_mlir.py`` runs it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+from cuda.coop._backend_api import CoopBackendError, TraceSession
+from numba_cuda_mlir import tools
+from numba_cuda_mlir.numba_cuda.cudadrv import linkable_code
+from numba_cuda_mlir.numba_cuda.typing import templates
+
+#: the ``generic`` of each primitive's template, by its typing key: the lowering resolves the call's
+#: plan again from its argument types (numba-cuda-mlir looks a lowering up by the typing key and the
+#: signature; it does not ask a template for an implementation key)
+GENERICS: dict[Any, Any] = {}
+
+
+def plan_carrying_template(name: str, key: Any, generic: Any, impl_key: Any) -> type:
+    """A typing template for the calls of ``key``: ``generic(args, kws)`` gives (signature, plan);
+    the lowering calls it again (:data:`GENERICS`) for the plan of the call it lowers."""
+
+    class PlanTemplate(templates.AbstractTemplate):
+        prefer_literal = True
+
+        def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+            return generic(args, kws)[0]
+
+    PlanTemplate.key = key
+    PlanTemplate.__name__ = PlanTemplate.__qualname__ = name
+    GENERICS[key] = generic
+    return PlanTemplate
+
+
+def tag_python_function(value: Any, ty: Any) -> bool:
+    """Give a plain Python function the Numba type ``ty`` (the ``_numba_type_`` protocol of
+    numba-cuda-mlir's vendored typeof), unless it has one of its own; True if tagged."""
+    if "_numba_type_" in vars(value):
+        return False
+    value._numba_type_ = ty
+    return True
+
+
+def can_type(value: Any) -> bool:
+    """Whether numba-cuda-mlir's typing context types ``value`` (a global a kernel refers to)."""
+    from numba_cuda_mlir.descriptor import mlir_target
+
+    ctx = mlir_target.typing_context
+    ctx.refresh()
+    try:
+        ctx.resolve_value_type(value)
+    except Exception:
+        return False
+    return True
+
+
+def function_ir(py_func: Any) -> Any:
+    """numba-cuda-mlir's Numba IR of ``py_func`` (its frontend only: no typing)."""
+    from numba_cuda_mlir.numba_cuda.compiler import run_frontend
+
+    return run_frontend(py_func)
+
+
+class LTOIR(linkable_code.LTOIR):
+    """The bundle of one trace session as a link item, compiled when the linker reads ``data``
+    (after the whole kernel is lowered). Named ``LTOIR``: numba-cuda-mlir treats a link item as
+    LTO-IR, and links the kernel by LTO, only for a class of that name."""
+
+    def __init__(self, session: TraceSession, arch: str) -> None:
+        super().__init__(data=b"", name="cuda_coop_bundle")
+        self.session = session
+        self.arch = arch
+
+    @property
+    def data(self) -> bytes:  # type: ignore[override]
+        return self.session.finalize(self.arch).ltoir
+
+    @data.setter
+    def data(self, value: bytes) -> None:  # LinkableCode.__init__ sets it; the bundle is the data
+        pass
+
+
+_sessions: weakref.WeakKeyDictionary[Any, TraceSession] = weakref.WeakKeyDictionary()
+
+
+def link_item(lower: Any, item: Any) -> None:
+    """Add a link input (a ``LinkableCode``) to the kernel that ``lower`` (an ``MLIRLower``) lowers:
+    numba-cuda-mlir's lowerer collects them (deduplicated) and links them with the kernel."""
+    lower.link_external_item(item)
+
+
+def lowering_session(lower: Any, make: Any) -> TraceSession:
+    """The trace session of the function ``lower`` (an ``MLIRLower``) lowers: made by ``make()``
+    (session, bundle) on first use, its bundle added to the kernel's link items."""
+    session = _sessions.get(lower)
+    if session is None:
+        session, bundle = make()
+        _sessions[lower] = session
+        link_item(lower, bundle)
+    return session
+
+
+def lowering_arch(lower: Any) -> str:
+    """The architecture numba-cuda-mlir compiles the function ``lower`` lowers for (its resolved
+    ``chip`` target option)."""
+    return str(lower.targetoptions["chip"])
+
+
+def lto_ptx(result: Any) -> str:
+    """The PTX of a compiled kernel after its LTO link (numba-cuda-mlir links a cubin; this links
+    again for PTX, as its own inspection helper does)."""
+    from numba_cuda_mlir.mlir_optimization import get_lto_ptx
+
+    return str(get_lto_ptx(result))
+
+
+def current_arch() -> str:
+    """The architecture to compile for on this machine: its GPU's, arch-specific from sm_90 on
+    (``sm_90a``), as ``compile``'s default and the CuTe DSL (ptxas refuses a kernel's static shared
+    memory above 48 KB for ``sm_90`` but not for ``sm_90a``: the sort grid's histogram kernels)."""
+    major, minor = tools.get_gpu_compute_capability(tuple)
+    return f"sm_{major}{minor}{'a' if major >= 9 else ''}"
+
+
+@contextlib.contextmanager
+def compute_capability(cc: tuple[int, int]) -> Iterator[None]:
+    """Compile for ``cc`` without a GPU: numba-cuda-mlir's target resolution reads the host GPU's
+    compute capability (a driver call) even when a target is named; its cached value stands in."""
+    saved = tools._cached_cc
+    tools._cached_cc = cc
+    try:
+        yield
+    finally:
+        tools._cached_cc = saved
+
+
+def drop_unused_variables_in_coop_links() -> None:
+    """Make numba-cuda-mlir's linker pass nvJitLink ``-optimize-unused-variables`` when it links a
+    kernel compiled through cuda.coop's front door (a ``Compile`` is current): without it the cubin
+    keeps CCCL's unused constants and their symbols (a 166 KB cubin for a 1-call kernel). Its
+    linker (numba-cuda's ``_Linker``, vendored) builds ``LinkerOptions`` in
+    ``_get_linker_options``, which takes no extra option. Other kernels link as before."""
+    import dataclasses
+
+    from cuda.coop._backend_api import current
+    from numba_cuda_mlir.numba_cuda.cudadrv import driver
+
+    original = driver._Linker.__dict__["_get_linker_options"]
+    if getattr(original, "cuda_coop", False):
+        return
+
+    def _get_linker_options(self: Any, ptx: bool) -> Any:
+        options = original(self, ptx)
+        if self._has_ltoir and current() is not None:
+            options = dataclasses.replace(options, optimize_unused_variables=True)
+        return options
+
+    _get_linker_options.cuda_coop = True  # type: ignore[attr-defined]
+    driver._Linker._get_linker_options = _get_linker_options
+
+
+def errors_name_the_call_site() -> None:
+    """A coop error raised while numba-cuda-mlir types a call names the call's line, and the
+    TempStorage barrier analysis knows the call being typed: numba-cuda-mlir types with numba-cuda's
+    ``CallConstraint`` (vendored), one per call, with its ``loc`` and ``target``; each is typed
+    inside :func:`call_site` and ``typing_call``, as the Numba backend does."""
+    from cuda.coop._backend_api import call_site
+    from numba_cuda_mlir.numba_cuda.core import typeinfer
+
+    from .kernel._barriers import typing_call
+
+    original = typeinfer.CallConstraint.__dict__["__call__"]
+    if getattr(original, "cuda_coop", False):
+        return
+
+    def __call__(self: Any, typeinfer_: Any) -> Any:
+        loc = self.loc
+        with (
+            call_site(getattr(loc, "filename", None), getattr(loc, "line", 0) or 0),
+            typing_call(getattr(typeinfer_, "func_ir", None), self.target),
+        ):
+            return original(self, typeinfer_)
+
+    __call__.cuda_coop = True  # type: ignore[attr-defined]
+    typeinfer.CallConstraint.__call__ = __call__
+
+
+def check() -> None:
+    """Raise CoopBackendError naming the first hook that this numba-cuda-mlir lacks."""
+    from numba_cuda_mlir import extending, linker, mlir_lowering
+
+    for owner, name in (
+        (tools, "_cached_cc"),
+        (importlib.import_module("numba_cuda_mlir.mlir_optimization"), "get_lto_ptx"),
+        (tools, "format_arch"),
+        (tools, "get_gpu_compute_capability"),
+        (extending, "typing_registry"),
+        (extending, "lowering_registry"),
+        (extending, "refresh_registries"),
+        (mlir_lowering.MLIRLower, "link_external_item"),
+        (mlir_lowering.MLIRLower, "alloca_insertion_point"),
+        (mlir_lowering.MLIRLower, "load_var"),
+        (mlir_lowering.MLIRLower, "store_var"),
+        (mlir_lowering.MLIRLower, "get_numba_type"),
+        (mlir_lowering.MLIRLower, "lower_cast"),
+        (linker, "resolve_link_plan"),
+        (importlib.import_module("numba_cuda_mlir.numba_cuda.cudadrv.driver")._Linker, "_get_linker_options"),
+        (importlib.import_module("numba_cuda_mlir.numba_cuda.core.typeinfer").CallConstraint, "__call__"),
+    ):
+        try:
+            inspect.getattr_static(owner, name)
+        except AttributeError:
+            raise CoopBackendError(
+                f"numba-cuda-mlir changed: {getattr(owner, '__name__', owner)}.{name} is gone; this "
+                "cuda-coop needs numba-cuda-mlir 0.6.x"
+            ) from None
