@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""GPU correctness of coop.block.load/store under the Numba backend, against NumPy.
+"""GPU correctness of coop.block.load/store under the Numba backends (numba-cuda and numba-cuda-mlir:
+``tests/_numba_family.py``), against NumPy.
 
 The grid: every pair of (dtype, block shape, items per thread) occurs (a pairwise covering of
 9 x 8 x 7 values in 72 kernels); each kernel holds every algorithm x {load, partial load, partial
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 from cuda import coop
 
+from ._numba_family import BACKENDS, family
 from ._reference import random_array, tile_positions
 
 pytestmark = pytest.mark.gpu
@@ -54,9 +56,8 @@ def _configs() -> list[object]:
     ]
 
 
-def _build_kernel(dtype: str, ipt: int, modes: list[tuple[str, str]]):  # type: ignore[no-untyped-def]
-    import cuda.coop.numba as numba_coop
-    from numba import cuda
+def _build_kernel(dtype: str, ipt: int, modes: list[tuple[str, str]], backend: str = "numba"):  # type: ignore[no-untyped-def]
+    jit, cuda, _ = family(backend, dtype)
 
     body = [
         "def kernel(src, init, out, mode, shift, valid, oob):",
@@ -82,7 +83,7 @@ def _build_kernel(dtype: str, ipt: int, modes: list[tuple[str, str]]):  # type: 
     is_load = np.array([kind.startswith("load") for _, kind in modes])
     scope = {"coop": coop, "cuda": cuda, "np": np, "IS_LOAD": is_load}
     exec("\n".join(body), scope)
-    return numba_coop.jit(scope["kernel"])
+    return jit(scope["kernel"])
 
 
 def _expected(kind, alg, src, init, poison, block, ipt, shift, valid, oob):  # type: ignore[no-untyped-def]
@@ -103,13 +104,13 @@ def _expected(kind, alg, src, init, poison, block, ipt, shift, valid, oob):  # t
     return out
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("dtype", "block", "ipt"), _configs(), ids=lambda v: str(v).replace(" ", ""))
-def test_load_store_grid(dtype: str, block: object, ipt: int) -> None:
-    from numba import cuda
-
+def test_load_store_grid(dtype: str, block: object, ipt: int, backend: str) -> None:
+    _, cuda, _ = family(backend, dtype)
     rng = np.random.default_rng(abs(hash((dtype, str(block), ipt))) % 2**32)
     modes = _modes(dtype, block, ipt)
-    kernel = _build_kernel(dtype, ipt, modes)
+    kernel = _build_kernel(dtype, ipt, modes, backend)
     tile = _threads(block) * ipt
     n = GRID * tile + 1
     failures = []
