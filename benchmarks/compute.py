@@ -203,12 +203,26 @@ def user_max(a, b):  # type: ignore[no-untyped-def]
     return a if a > b else b
 
 
-def numba_kernels(threads: int, items: int) -> dict[str, Any]:
-    """Device-wide float32 sum and int32 max (built-in and user operator) under the Numba backend."""
+def _dsl(dsl: str) -> tuple[Any, Any]:
+    """(coop's ``jit``, the ``cuda`` module) of a Numba-family DSL, ``"numba"`` (numba-cuda) or
+    ``"numba_mlir"`` (numba-cuda-mlir): the same kernel source runs under both."""
+    if dsl == "numba_mlir":
+        import cuda.coop.numba_mlir as mlir_coop
+        from numba_cuda_mlir import cuda as mlir_cuda
+
+        return mlir_coop.jit, mlir_cuda
     import cuda.coop.numba as numba_coop
+    from numba import cuda as numba_cuda
+
+    return numba_coop.jit, numba_cuda
+
+
+def numba_kernels(threads: int, items: int, dsl: str = "numba") -> dict[str, Any]:
+    """Device-wide float32 sum and int32 max (built-in and user operator) under a Numba backend."""
     import numpy as np
     from cuda import coop
-    from numba import cuda
+
+    jit, cuda = _dsl(dsl)
 
     tile = threads * items
 
@@ -241,18 +255,14 @@ def numba_kernels(threads: int, items: int) -> dict[str, Any]:
 
         return dmax
 
-    return {
-        "sum": numba_coop.jit(dsum),
-        "max": numba_coop.jit(make_max("max")),
-        "user max": numba_coop.jit(make_max(user_max)),
-    }
+    return {"sum": jit(dsum), "max": jit(make_max("max")), "user max": jit(make_max(user_max))}
 
 
-def numba_scan(threads: int, items: int, alg: str) -> Any:
-    import cuda.coop.numba as numba_coop
+def numba_scan(threads: int, items: int, alg: str, dsl: str = "numba") -> Any:
     import numpy as np
     from cuda import coop
-    from numba import cuda
+
+    jit, cuda = _dsl(dsl)
 
     tile = threads * items
 
@@ -263,7 +273,7 @@ def numba_scan(threads: int, items: int, alg: str) -> Any:
         out = coop.block.inclusive_sum(buf)
         coop.block.store(dst, out, offset=base, algorithm=alg)
 
-    return numba_coop.jit(scan)
+    return jit(scan)
 
 
 def numba_plain_copy(threads: int, items: int) -> Any:
@@ -280,11 +290,11 @@ def numba_plain_copy(threads: int, items: int) -> Any:
     return cuda.jit(copy)
 
 
-def numba_rows(threads: int, items: int) -> Any:
-    import cuda.coop.numba as numba_coop
+def numba_rows(threads: int, items: int, dsl: str = "numba") -> Any:
     import numpy as np
     from cuda import coop
-    from numba import cuda
+
+    jit, cuda = _dsl(dsl)
 
     tile = threads * items
     tiles = ROW // tile
@@ -299,7 +309,7 @@ def numba_rows(threads: int, items: int) -> Any:
             out = coop.block.inclusive_sum(buf, prefix_op=running)
             coop.block.store(dst, out, offset=base, algorithm="warp_transpose")
 
-    return numba_coop.jit(rows)
+    return jit(rows)
 
 
 # --- CuTe kernels ----------------------------------------------------------------------------------
@@ -463,6 +473,22 @@ def aot() -> None:
         )
         rows.append((f"cute rows {t}x{i}", c.inspect()))
         # (not the min_blocks_per_mp=2 variant: CuTe's launch with it asks the driver for the device)
+    if importlib.util.find_spec("numba_cuda_mlir") is not None:  # the same Numba sources
+        import cuda.coop.numba_mlir as mlir_coop
+
+        def ncm(k: Any, sig: str, t: int) -> Any:
+            return mlir_coop.compile(k.py_func, sig, block=t).inspect()
+
+        for t, i in SUM_CONFIGS:
+            for name, k in numba_kernels(t, i, "numba_mlir").items():
+                ty = "float32" if name == "sum" else "int32"
+                rows.append((f"numba-mlir {name} {t}x{i}", ncm(k, f"void({ty}[::1], {ty}[::1], int32)", t)))
+        for t, i, alg in SCAN_CONFIGS:
+            k = numba_scan(t, i, alg, "numba_mlir")
+            rows.append((f"numba-mlir scan {t}x{i} {alg}", ncm(k, "void(int32[::1], int32[::1])", t)))
+        for t, i in ROW_CONFIGS:
+            k = numba_rows(t, i, "numba_mlir")
+            rows.append((f"numba-mlir rows {t}x{i}", ncm(k, "void(float32[::1], float32[::1])", t)))
     for name, r in rows:
         print(
             f"{name}: {len(r.functions)} function(s), {r.calls} CALL, {r.local_loads} LDL, "
@@ -532,6 +558,18 @@ def main() -> None:
         k: cuda.as_cuda_array(v)
         for k, v in dict(fsrc=fsrc, fout=fout, isrc=isrc, idst=idst, iout=iout).items()
     }
+    # numba-cuda-mlir (when installed): the Numba kernels' source with its cuda module, on its own
+    # device arrays over the same memory (its launcher takes no torch tensors)
+    have_mlir = importlib.util.find_spec("numba_cuda_mlir") is not None
+    M = ["numba_mlir"] if have_mlir else []
+    mb: dict[str, Any] = {}
+    if have_mlir:
+        from numba_cuda_mlir import cuda as mlir_cuda
+
+        mb = {
+            k: mlir_cuda.as_cuda_array(v)
+            for k, v in dict(fsrc=fsrc, fout=fout, isrc=isrc, idst=idst, iout=iout).items()
+        }
     ct = {
         k: from_dlpack(v, assumed_align=16)
         for k, v in dict(fsrc=fsrc, fout=fout, isrc=isrc, idst=idst, iout=iout).items()
@@ -564,7 +602,10 @@ def main() -> None:
             ),
             "torch": lambda: torch.sum(fsrc),
         }
-        for name in ("numba", "cute", "cub", "cub64"):
+        if have_mlir:
+            kern_m = numba_kernels(t, i, "numba_mlir")
+            sums["numba_mlir"] = lambda k=kern_m["sum"][grid, t]: k(mb["fsrc"], mb["fout"], n)
+        for name in ("numba", "cute", "cub", "cub64", *M):
             fout.zero_()
             sums[name]()
             torch.cuda.synchronize()
@@ -583,6 +624,9 @@ def main() -> None:
                 stream, c, k, isrc.data_ptr(), iout.data_ptr(), n
             ),
         }
+        if have_mlir:
+            maxes["numba_mlir max"] = lambda k=kern_m["max"][grid, t]: k(mb["isrc"], mb["iout"], n)
+            maxes["numba_mlir user max"] = lambda k=kern_m["user max"][grid, t]: k(mb["isrc"], mb["iout"], n)
         for name, fn in maxes.items():
             iout.fill_(-(2**31))
             fn()
@@ -608,10 +652,13 @@ def main() -> None:
             ),
             "torch copy_": lambda: idst.copy_(isrc),
         }
+        if have_mlir:
+            scan_m = numba_scan(t, i, alg, "numba_mlir")[grid, t]
+            fns["numba_mlir"] = lambda k=scan_m: k(mb["isrc"], mb["idst"])
         want = (
             torch.cumsum(isrc[: grid * tile].view(grid, tile).to(torch.int64), dim=1).to(torch.int32).view(-1)
         )
-        for name in ("numba", "cute", "cub"):
+        for name in ("numba", "cute", "cub", *M):
             idst.zero_()
             fns[name]()
             torch.cuda.synchronize()
@@ -649,6 +696,10 @@ def main() -> None:
             ),
             "torch.cumsum": lambda: torch.cumsum(rsrc, dim=-1, out=rdst),
         }
+        if have_mlir:
+            m_rs, m_rd = mlir_cuda.as_cuda_array(rs), mlir_cuda.as_cuda_array(rd)
+            rows_m = numba_rows(t, i, "numba_mlir")[nrows, t]
+            fns["numba_mlir"] = lambda k=rows_m, a=(m_rs, m_rd): k(*a)
         for name, fn in fns.items():
             rdst.zero_()
             fn()
@@ -711,40 +762,46 @@ def main() -> None:
     bench._table(
         "Device-wide sum (float32; GB/s read)",
         ["threads x items", "numba", "cute", "CUB C++", "CUB C++ 64-bit index", "torch.sum", "numba/CUB",
-         "cute/CUB", "numba/CUB 64-bit", "best coop/torch"],
+         "cute/CUB", "numba/CUB 64-bit", "best coop/torch", *(["numba-mlir", "numba-mlir/CUB"] if M else [])],
         [
             [r["config"], *bench._gbs(r, "numba", "cute", "cub", "cub64", "torch"),
              *bench._ratio(r, ("numba", "cub"), ("cute", "cub"), ("numba", "cub64")),
-             f"{best / r['torch']:.3f}"]
+             f"{best / r['torch']:.3f}", *bench._gbs(r, *M), *bench._ratio(r, *[(m, "cub") for m in M])]
             for r in sum_rows
         ],
     )  # fmt: skip
     bench._table(
         "Device-wide max (int32; GB/s read): user-defined max vs built-in",
         ["threads x items", "numba max", "numba user max", "cute max", "cute user max", "CUB C++",
-         "numba user/built-in", "cute user/built-in"],
+         "numba user/built-in", "cute user/built-in",
+         *(["numba-mlir max", "numba-mlir user max", "numba-mlir max/CUB"] if M else [])],
         [
             [r["config"], *bench._gbs(r, "numba max", "numba user max", "cute max", "cute user max", "cub"),
-             *bench._ratio(r, ("numba user max", "numba max"), ("cute user max", "cute max"))]
+             *bench._ratio(r, ("numba user max", "numba max"), ("cute user max", "cute max")),
+             *bench._gbs(r, *[f"{m} {k}" for m in M for k in ("max", "user max")]),
+             *bench._ratio(r, *[(f"{m} max", "cub") for m in M])]
             for r in max_rows
         ],
     )  # fmt: skip
     bench._table(
         "Per-tile scan: load -> inclusive_sum -> store (int32; GB/s read + written)",
-        ["threads x items, algorithm", "numba", "cute", "CUB C++", "torch copy_", "numba/CUB", "cute/CUB"],
+        ["threads x items, algorithm", "numba", "cute", "CUB C++", "torch copy_", "numba/CUB", "cute/CUB",
+         *(["numba-mlir", "numba-mlir/CUB"] if M else [])],
         [
             [r["config"], *bench._gbs(r, "numba", "cute", "cub", "torch copy_"),
-             *bench._ratio(r, ("numba", "cub"), ("cute", "cub"))]
+             *bench._ratio(r, ("numba", "cub"), ("cute", "cub")), *bench._gbs(r, *M),
+             *bench._ratio(r, *[(m, "cub") for m in M])]
             for r in scan_rows
         ],
     )  # fmt: skip
     bench._table(
         f"Row-wise cumsum, {nrows} rows of {ROW} float32, prefix_op across tiles (GB/s read + written)",
         ["threads x items", "numba", "cute", "cute, min_blocks_per_mp=2", "CUB C++", "torch.cumsum(dim=-1)",
-         "numba/torch", "cute/torch"],
+         "numba/torch", "cute/torch", *(["numba-mlir", "numba-mlir/CUB"] if M else [])],
         [
             [r["config"], *bench._gbs(r, "numba", "cute", "cute_mb2", "cub", "torch.cumsum"),
-             *bench._ratio(r, ("numba", "torch.cumsum"), ("cute", "torch.cumsum"))]
+             *bench._ratio(r, ("numba", "torch.cumsum"), ("cute", "torch.cumsum")), *bench._gbs(r, *M),
+             *bench._ratio(r, *[(m, "cub") for m in M])]
             for r in row_rows
         ],
     )  # fmt: skip

@@ -43,7 +43,7 @@ from ._kernel_api import TempStorage, ThreadData
 from ._kinds import Arg, Form, Shape, Slot, TempStorageUse, temp_storage_options
 from ._link import Input as LinkInput
 from ._link import link, link_exact
-from ._operators import BOOL, UserFunction, python_function
+from ._operators import BOOL, FunctionTypes, UserFunction, python_function
 from ._primitive import (
     PORTABLE_CLUSTER_BLOCKS,
     Launch,
@@ -92,6 +92,7 @@ __all__ = [
     "tuple_name",
     # operators
     "BOOL",
+    "FunctionTypes",
     "UserFunction",
     "python_function",
     # the call: the C-ABI slot ladder, and what a backend says of its DSL's values

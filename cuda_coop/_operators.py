@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import types
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -140,3 +142,29 @@ def user_operator_symbol(
         except ValueError:  # an empty cell
             h.update(b"<empty>")
     return f"{USER_OPERATOR_PREFIX}{h.hexdigest()[:16]}_{dtype}"
+
+
+class FunctionTypes:
+    """The types one DSL gives plain Python functions used as operators, consulted by the DSL's
+    ``typeof_impl`` (its public extension API) for functions: each DSL has its own, so that one
+    function can be an operator in kernels of two DSLs in one process (a ``_numba_type_`` attribute
+    on the function, Numba's other protocol, holds one type: the last DSL's). Nothing is written
+    to the user's function."""
+
+    def __init__(self, typeof_impl: Any) -> None:
+        self._types: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        previous = typeof_impl.dispatch(types.FunctionType)
+
+        def typeof_function(value: Any, context: Any) -> Any:
+            ty = self._types.get(value)
+            return ty if ty is not None else previous(value, context)
+
+        typeof_impl.register(types.FunctionType)(typeof_function)
+
+    def tag(self, value: Any, ty: Any) -> bool:
+        """Type ``value`` as ``ty`` from now on, unless it has a type already (here, or its own
+        ``_numba_type_``); True if tagged."""
+        if value in self._types or "_numba_type_" in vars(value):
+            return False
+        self._types[value] = ty
+        return True

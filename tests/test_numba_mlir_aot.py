@@ -451,3 +451,33 @@ def test_current_arch_is_arch_specific_from_sm_90() -> None:
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(_ncm_hooks.tools, "get_gpu_compute_capability", lambda _t, cc=cc: cc)
             assert _ncm_hooks.current_arch() == arch
+
+
+def _shared_max(a, b):  # type: ignore[no-untyped-def]
+    return a if a > b else b
+
+
+def _reduce_with_shared_max(cuda_module: Any) -> Any:
+    """The same kernel under the DSL of ``cuda_module``, its operator ``_shared_max``."""
+    scope = {"cuda": cuda_module, "coop": coop, "_shared_max": _shared_max}
+    exec(
+        "def kernel(src, dst):\n"
+        "    dst[cuda.blockIdx.x] = coop.block.reduce(src[cuda.threadIdx.x], _shared_max)\n",
+        scope,
+    )
+    return scope["kernel"]
+
+
+def test_one_operator_function_in_kernels_of_both_numba_dsls() -> None:
+    """A plain function used as an operator under numba-cuda and then under numba-cuda-mlir (and
+    back): each DSL types it with its own type (a ``_numba_type_`` attribute held numba-cuda's, and
+    numba-cuda-mlir's type inference failed an assertion on it); nothing is written to it."""
+    pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+    import cuda.coop.numba as numba_coop
+    from numba import cuda as numba_cuda
+
+    sig = "void(int32[::1], int32[::1])"
+    for compile_, module in ((numba_coop.compile, numba_cuda), (ncoop.compile, cuda)) * 2:
+        report = compile_(_reduce_with_shared_max(module), sig, block=64, arch="sm_90a").inspect()
+        assert report.calls == 0 and report.local_loads == 0
+    assert "_numba_type_" not in vars(_shared_max)

@@ -17,6 +17,7 @@ from cuda.coop._backend_api import (
     CoopBackendError,
     CoopLaunchConfigError,
     CoopTypeError,
+    FunctionTypes,
     TraceSession,
     call_site,
     current,
@@ -90,12 +91,18 @@ def attach_session(context: Any, session: TraceSession, bundle: LazyBundle) -> N
 
 
 def tag_python_function(value: Any, ty: Any) -> bool:
-    """Give a plain Python function the Numba type ``ty`` (Numba's ``_numba_type_`` protocol), unless
-    it has one of its own; True if tagged."""
-    if "_numba_type_" in vars(value):
-        return False
-    value._numba_type_ = ty
-    return True
+    """Give a plain Python function the type ``ty`` in Numba's typing (through its public
+    ``typeof_impl``, see :class:`~cuda.coop._operators.FunctionTypes`), unless it has one of its own;
+    True if tagged."""
+    global _FUNCTION_TYPES
+    if _FUNCTION_TYPES is None:
+        from numba.cuda.extending import typeof_impl
+
+        _FUNCTION_TYPES = FunctionTypes(typeof_impl)
+    return _FUNCTION_TYPES.tag(value, ty)
+
+
+_FUNCTION_TYPES: FunctionTypes | None = None  # made on first use (it registers a typeof for functions)
 
 
 def can_type(value: Any) -> bool:

@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from cuda.coop._backend_api import CoopBackendError, TraceSession
+from cuda.coop._backend_api import CoopBackendError, FunctionTypes, TraceSession
 from numba_cuda_mlir import tools
 from numba_cuda_mlir.numba_cuda.cudadrv import linkable_code
 from numba_cuda_mlir.numba_cuda.typing import templates
@@ -42,12 +42,18 @@ def plan_carrying_template(name: str, key: Any, generic: Any, impl_key: Any) -> 
 
 
 def tag_python_function(value: Any, ty: Any) -> bool:
-    """Give a plain Python function the Numba type ``ty`` (the ``_numba_type_`` protocol of
-    numba-cuda-mlir's vendored typeof), unless it has one of its own; True if tagged."""
-    if "_numba_type_" in vars(value):
-        return False
-    value._numba_type_ = ty
-    return True
+    """Give a plain Python function the type ``ty`` in numba-cuda-mlir's typing (through its public
+    ``typeof_impl``, see :class:`~cuda.coop._operators.FunctionTypes`), unless it has one of its own;
+    True if tagged."""
+    global _FUNCTION_TYPES
+    if _FUNCTION_TYPES is None:
+        from numba_cuda_mlir.extending import typeof_impl
+
+        _FUNCTION_TYPES = FunctionTypes(typeof_impl)
+    return _FUNCTION_TYPES.tag(value, ty)
+
+
+_FUNCTION_TYPES: FunctionTypes | None = None  # made on first use (it registers a typeof for functions)
 
 
 def can_type(value: Any) -> bool:

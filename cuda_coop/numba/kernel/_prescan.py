@@ -4,8 +4,9 @@ before Numba types it.
 
 * **Plain Python functions as operators.** Numba cannot type a plain Python function, so a kernel
   could not even name one as ``op=``. The plain functions a kernel refers to that Numba cannot
-  type are tagged, through Numba's ``_numba_type_`` protocol, with a type that only coop operators
-  accept. ``@cuda.jit(device=True)`` functions need no tag (Numba types them itself).
+  type are given a type that only coop operators accept, through the DSL's ``typeof_impl`` (one
+  per DSL: the same function can be an operator under numba-cuda and numba-cuda-mlir; nothing is
+  written to it). ``@cuda.jit(device=True)`` functions need no tag (Numba types them itself).
 * **Memory spaces Numba's types do not carry.** A ``cuda.local.array`` has the same Numba type as
   a global array; where the kernel makes one and passes it as an array or counters argument, the
   parameter's kind refuses it (``check_memory``); likewise a kernel argument (global memory) passed
