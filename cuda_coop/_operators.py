@@ -12,6 +12,7 @@ does.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import types
 import weakref
 from collections.abc import Callable
@@ -145,25 +146,33 @@ def user_operator_symbol(
 
 
 class FunctionTypes:
-    """The types one DSL gives plain Python functions used as operators, consulted by the DSL's
-    ``typeof_impl`` (its public extension API) for functions: each DSL has its own, so that one
-    function can be an operator in kernels of two DSLs in one process (a ``_numba_type_`` attribute
-    on the function, Numba's other protocol, holds one type: the last DSL's). Nothing is written
-    to the user's function."""
+    """The types one DSL gives plain Python functions used as operators, consulted by the
+    ``typeof_impl`` of the DSL's public extension module (registered for functions on first use):
+    each DSL has its own, so that one function can be an operator in kernels of two DSLs in one
+    process (a ``_numba_type_`` attribute on the function, Numba's other protocol, holds one type:
+    the last DSL's). Nothing is written to the user's function."""
 
-    def __init__(self, typeof_impl: Any) -> None:
-        self._types: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+    def __init__(self, extending: str) -> None:
+        self._extending = extending  # the module whose typeof_impl is registered, e.g. numba.cuda.extending
+        self._types: weakref.WeakKeyDictionary[Any, Any] | None = None
+
+    def _register(self) -> weakref.WeakKeyDictionary[Any, Any]:
+        typeof_impl = importlib.import_module(self._extending).typeof_impl
         previous = typeof_impl.dispatch(types.FunctionType)
+        table: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
         def typeof_function(value: Any, context: Any) -> Any:
-            ty = self._types.get(value)
+            ty = table.get(value)
             return ty if ty is not None else previous(value, context)
 
         typeof_impl.register(types.FunctionType)(typeof_function)
+        return table
 
     def tag(self, value: Any, ty: Any) -> bool:
         """Type ``value`` as ``ty`` from now on, unless it has a type already (here, or its own
         ``_numba_type_``); True if tagged."""
+        if self._types is None:
+            self._types = self._register()
         if value in self._types or "_numba_type_" in vars(value):
             return False
         self._types[value] = ty

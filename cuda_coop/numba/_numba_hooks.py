@@ -90,19 +90,9 @@ def attach_session(context: Any, session: TraceSession, bundle: LazyBundle) -> N
     library.add_linking_file(bundle)
 
 
-def tag_python_function(value: Any, ty: Any) -> bool:
-    """Give a plain Python function the type ``ty`` in Numba's typing (through its public
-    ``typeof_impl``, see :class:`~cuda.coop._operators.FunctionTypes`), unless it has one of its own;
-    True if tagged."""
-    global _FUNCTION_TYPES
-    if _FUNCTION_TYPES is None:
-        from numba.cuda.extending import typeof_impl
-
-        _FUNCTION_TYPES = FunctionTypes(typeof_impl)
-    return _FUNCTION_TYPES.tag(value, ty)
-
-
-_FUNCTION_TYPES: FunctionTypes | None = None  # made on first use (it registers a typeof for functions)
+#: ``tag_python_function(value, ty)``: give a plain Python function the type ``ty`` in numba-cuda's
+#: typing, unless it has one of its own (True if tagged); through its public ``typeof_impl``
+tag_python_function = FunctionTypes("numba.cuda.extending").tag
 
 
 def can_type(value: Any) -> bool:

@@ -41,19 +41,9 @@ def plan_carrying_template(name: str, key: Any, generic: Any, impl_key: Any) -> 
     return PlanTemplate
 
 
-def tag_python_function(value: Any, ty: Any) -> bool:
-    """Give a plain Python function the type ``ty`` in numba-cuda-mlir's typing (through its public
-    ``typeof_impl``, see :class:`~cuda.coop._operators.FunctionTypes`), unless it has one of its own;
-    True if tagged."""
-    global _FUNCTION_TYPES
-    if _FUNCTION_TYPES is None:
-        from numba_cuda_mlir.extending import typeof_impl
-
-        _FUNCTION_TYPES = FunctionTypes(typeof_impl)
-    return _FUNCTION_TYPES.tag(value, ty)
-
-
-_FUNCTION_TYPES: FunctionTypes | None = None  # made on first use (it registers a typeof for functions)
+#: ``tag_python_function(value, ty)``: give a plain Python function the type ``ty`` in numba-cuda-mlir's
+#: typing, unless it has one of its own (True if tagged); through its public ``typeof_impl``
+tag_python_function = FunctionTypes("numba_cuda_mlir.extending").tag
 
 
 def can_type(value: Any) -> bool:
