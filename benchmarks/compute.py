@@ -203,26 +203,12 @@ def user_max(a, b):  # type: ignore[no-untyped-def]
     return a if a > b else b
 
 
-def _dsl(dsl: str) -> tuple[Any, Any]:
-    """(coop's ``jit``, the ``cuda`` module) of a Numba-family DSL, ``"numba"`` (numba-cuda) or
-    ``"numba_mlir"`` (numba-cuda-mlir): the same kernel source runs under both."""
-    if dsl == "numba_mlir":
-        import cuda.coop.numba_mlir as mlir_coop
-        from numba_cuda_mlir import cuda as mlir_cuda
-
-        return mlir_coop.jit, mlir_cuda
-    import cuda.coop.numba as numba_coop
-    from numba import cuda as numba_cuda
-
-    return numba_coop.jit, numba_cuda
-
-
 def numba_kernels(threads: int, items: int, dsl: str = "numba") -> dict[str, Any]:
     """Device-wide float32 sum and int32 max (built-in and user operator) under a Numba backend."""
     import numpy as np
     from cuda import coop
 
-    jit, cuda = _dsl(dsl)
+    jit, cuda = _copy_bench().numba_dsl(dsl)
 
     tile = threads * items
 
@@ -262,7 +248,7 @@ def numba_scan(threads: int, items: int, alg: str, dsl: str = "numba") -> Any:
     import numpy as np
     from cuda import coop
 
-    jit, cuda = _dsl(dsl)
+    jit, cuda = _copy_bench().numba_dsl(dsl)
 
     tile = threads * items
 
@@ -294,7 +280,7 @@ def numba_rows(threads: int, items: int, dsl: str = "numba") -> Any:
     import numpy as np
     from cuda import coop
 
-    jit, cuda = _dsl(dsl)
+    jit, cuda = _copy_bench().numba_dsl(dsl)
 
     tile = threads * items
     tiles = ROW // tile

@@ -167,6 +167,20 @@ def _cub_kernels(arch: str, configs: list[tuple[int, int]] = CONFIGS, dtypes: tu
     return {k: module.get_kernel(v) for k, v in names.items()}
 
 
+def numba_dsl(dsl: str) -> tuple[Any, Any]:
+    """(coop's ``jit``, the ``cuda`` module) of a Numba-family DSL, ``"numba"`` (numba-cuda) or
+    ``"numba_mlir"`` (numba-cuda-mlir): the same kernel source runs under both."""
+    if dsl == "numba_mlir":
+        import cuda.coop.numba_mlir as mlir_coop
+        from numba_cuda_mlir import cuda as mlir_cuda
+
+        return mlir_coop.jit, mlir_cuda
+    import cuda.coop.numba as numba_coop
+    from numba import cuda as numba_cuda
+
+    return numba_coop.jit, numba_cuda
+
+
 def _coop_copy(alg: str, items: int, tile: int, dtype: str = "int32") -> Any:
     """A fresh coop Numba copy kernel (a new kernel object: compiles on its first launch)."""
     import cuda.coop.numba as numba_coop

@@ -92,16 +92,16 @@ def _cub_kernels(arch: str, load: bool = True) -> dict[tuple[Any, ...], Any]:
     return {k: module.get_kernel(v) if load else module for k, v in names.items()}
 
 
-def numba_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
+def numba_row_sum(threads: int, width: int, items: int, alg: str, dsl: str = "numba") -> Any:
     """The row sum as a performance-aware numba-cuda user writes it: ``width`` is a power of two, so
     the logical warp and lane come from a shift and a mask, in uint32 arithmetic (Python's ``//`` and
     ``%`` on signed ints are floor division with sign fix-ups), and ``out`` is indexed with an
     unsigned value (a signed index gets Python's negative-index wraparound)."""
-    import cuda.coop.numba as numba_coop
     import numpy as np
     from cuda import coop
-    from numba import cuda, uint32
 
+    jit, cuda = _copy_bench().numba_dsl(dsl)  # numba-cuda or numba-cuda-mlir: the same source
+    uint32 = np.uint32
     rows_per_block = np.uint32(threads // width)
     shift = np.uint32(width.bit_length() - 1)  # tid // width == tid >> shift
     lane_mask = np.uint32(width - 1)  # tid % width == tid & lane_mask
@@ -116,7 +116,7 @@ def numba_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
         if tid & lane_mask == 0:
             out[row] = total
 
-    return numba_coop.jit(row_sum)
+    return jit(row_sum)
 
 
 def cute_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
@@ -213,6 +213,12 @@ def aot() -> None:
         c = cutlass_coop.compile(cute_row_sum(t, w, i, alg), *fake)
         print(f"row sum {name}:")
         print(f"  numba   {_facts(r.inspect())}")
+        if importlib.util.find_spec("numba_cuda_mlir") is not None:
+            import cuda.coop.numba_mlir as mlir_coop
+
+            k = numba_row_sum(t, w, i, alg, "numba_mlir").py_func
+            m = mlir_coop.compile(k, "void(float32[::1], float32[::1])", block=t)
+            print(f"  numba-mlir {_facts(m.inspect())}")
         print(f"  cute    {_facts(c.inspect())}")
         print(f"  CUB C++ {_facts(cub, cub_fn)}")
 
@@ -253,6 +259,12 @@ def main() -> None:
     bound = 1e-5 * x.abs().double().sum(dim=-1) + 1e-6
     nb_x, nb_out = cuda.as_cuda_array(flat), cuda.as_cuda_array(out)
     ct_x, ct_out = from_dlpack(flat, assumed_align=16), from_dlpack(out, assumed_align=16)
+    # numba-cuda-mlir (when installed): the same kernel source, on its own device arrays
+    M = ["numba_mlir"] if importlib.util.find_spec("numba_cuda_mlir") is not None else []
+    if M:
+        from numba_cuda_mlir import cuda as mlir_cuda
+
+        m_x, m_out = mlir_cuda.as_cuda_array(flat), mlir_cuda.as_cuda_array(out)
     nbytes = rows * COLS * 4 + rows * 4
     result: dict[str, Any] = {"device": dev.name, "rows": rows, "cols": COLS, "row_sum": []}
     table = []
@@ -274,6 +286,9 @@ def main() -> None:
             "cub": lambda k=cub[(t, w, i, alg)], c=cfg: launch(stream, c, k, flat.data_ptr(), out.data_ptr()),
             "torch": lambda: torch.sum(x, dim=-1),
         }
+        if M:
+            kern_m = numba_row_sum(t, w, i, alg, "numba_mlir")[grid, t]
+            fns["numba_mlir"] = lambda k=kern_m: k(m_x, m_out)
         kernels = [name for name in fns if name != "torch"]  # checked, and launched under --profile
         for name in kernels:
             out.fill_(1e9)
@@ -302,6 +317,8 @@ def main() -> None:
                 ("numba", "torch"),
                 ("cute", "torch"),
             )
+            + bench._gbs(row, *M)
+            + bench._ratio(row, *[(m, "cub") for m in M])
         )
         print(f"row sum {row['config']}: done", file=sys.stderr, flush=True)
     if args.profile:
@@ -309,7 +326,8 @@ def main() -> None:
     bench._table(
         f"warp-per-row sum, {rows} x {COLS} float32 ({dev.name}; GB/s read + written)",
         ["config (threads x width x items)", "numba", "cute", "CUB C++", "torch.sum(-1)",
-         "numba/CUB", "cute/CUB", "cute kernel by cuda.core/CUB", "numba/torch", "cute/torch"],
+         "numba/CUB", "cute/CUB", "cute kernel by cuda.core/CUB", "numba/torch", "cute/torch",
+         *(["numba-mlir", "numba-mlir/CUB"] if M else [])],
         table,
     )  # fmt: skip
     if args.json:
