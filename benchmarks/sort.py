@@ -149,13 +149,13 @@ def _cub_kernels(arch: str, load: bool = True) -> dict[str, Any]:
 # --- Numba kernels ---------------------------------------------------------------------------------
 
 
-def numba_sort(pairs: bool, dtype: str = "int32") -> Any:
+def numba_sort(pairs: bool, dtype: str = "int32", dsl: str = "numba") -> Any:
     """load -> radix_sort -> store, one tile per block; with ``pairs`` the values are int32 (loaded
     from an array, or for ``dtype='float32'`` each key's position in its row)."""
-    import cuda.coop.numba as numba_coop
     import numpy as np
     from cuda import coop
-    from numba import cuda
+
+    jit, cuda = _copy_bench().numba_dsl(dsl)  # numba-cuda or numba-cuda-mlir: the same source
 
     if not pairs:
 
@@ -166,7 +166,7 @@ def numba_sort(pairs: bool, dtype: str = "int32") -> Any:
             coop.block.radix_sort(k, output="striped")
             coop.block.store(dst, k, offset=base, algorithm="striped")
 
-        return numba_coop.jit(keys)
+        return jit(keys)
 
     if dtype == "float32":
 
@@ -181,7 +181,7 @@ def numba_sort(pairs: bool, dtype: str = "int32") -> Any:
             coop.block.store(dst, k, offset=base, algorithm="striped")
             coop.block.store(idx, v, offset=base, algorithm="striped")
 
-        return numba_coop.jit(rows)
+        return jit(rows)
 
     def kv(src, vsrc, dst, vdst):  # type: ignore[no-untyped-def]
         base = cuda.blockIdx.x * TILE
@@ -193,17 +193,17 @@ def numba_sort(pairs: bool, dtype: str = "int32") -> Any:
         coop.block.store(dst, k, offset=base, algorithm="striped")
         coop.block.store(vdst, v, offset=base, algorithm="striped")
 
-    return numba_coop.jit(kv)
+    return jit(kv)
 
 
-def numba_top_k() -> Any:
+def numba_top_k(dsl: str = "numba") -> Any:
     """Each block: one row of ROW float32 scores -> coop.block.top_k (TOPK largest, with the column
     index as the value) -> the row's first TOPK slots written out (unordered, as
     ``torch.topk(sorted=False)``)."""
-    import cuda.coop.numba as numba_coop
     import numpy as np
     from cuda import coop
-    from numba import cuda
+
+    jit, cuda = _copy_bench().numba_dsl(dsl)  # numba-cuda or numba-cuda-mlir: the same source
 
     def top_k(src, top, idx):  # type: ignore[no-untyped-def]
         t = cuda.threadIdx.x
@@ -218,15 +218,15 @@ def numba_top_k() -> Any:
                 top[cuda.blockIdx.x * TOPK + t * ITEMS + i] = k[i]
                 idx[cuda.blockIdx.x * TOPK + t * ITEMS + i] = v[i]
 
-    return numba_coop.jit(top_k)
+    return jit(top_k)
 
 
-def numba_merge_sort(user: bool) -> Any:
+def numba_merge_sort(user: bool, dsl: str = "numba") -> Any:
     """load -> merge_sort (the built-in ``'less'``, or with ``user`` a Python function) -> store."""
-    import cuda.coop.numba as numba_coop
     import numpy as np
     from cuda import coop
-    from numba import cuda
+
+    jit, cuda = _copy_bench().numba_dsl(dsl)  # numba-cuda or numba-cuda-mlir: the same source
 
     def less(a, b):  # type: ignore[no-untyped-def]
         return a < b
@@ -240,16 +240,16 @@ def numba_merge_sort(user: bool) -> Any:
         coop.block.merge_sort(k, op)
         coop.block.store(dst, k, offset=base, algorithm="warp_transpose")
 
-    return numba_coop.jit(merge)
+    return jit(merge)
 
 
-def numba_histogram() -> Any:
+def numba_histogram(dsl: str = "numba") -> Any:
     """Each block: HTILES tiles of uint8 samples counted into shared counters, then added to ``out``
     (THREADS == BINS: one bin per thread)."""
-    import cuda.coop.numba as numba_coop
     import numpy as np
     from cuda import coop
-    from numba import cuda
+
+    jit, cuda = _copy_bench().numba_dsl(dsl)  # numba-cuda or numba-cuda-mlir: the same source
 
     def histogram(src, out):  # type: ignore[no-untyped-def]
         counts = cuda.shared.array(BINS, np.int32)
@@ -263,7 +263,7 @@ def numba_histogram() -> Any:
         cuda.syncthreads()
         cuda.atomic.add(out, cuda.threadIdx.x, counts[cuda.threadIdx.x])
 
-    return numba_coop.jit(histogram)
+    return jit(histogram)
 
 
 # --- CuTe kernels ----------------------------------------------------------------------------------
@@ -497,6 +497,27 @@ def aot() -> None:
             for unrolled in (False, True)
         ),
     ]
+    if importlib.util.find_spec("numba_cuda_mlir") is not None:  # the same Numba sources
+        import cuda.coop.numba_mlir as mlir_coop
+
+        def ncm(k: Any, sig: str) -> Any:
+            return mlir_coop.compile(k.py_func, sig, block=THREADS)
+
+        i32x4 = "void(int32[::1], int32[::1], int32[::1], int32[::1])"
+
+        rows += [
+            ("numba-mlir keys", ncm(numba_sort(False, dsl="numba_mlir"), "void(int32[::1], int32[::1])")),
+            (
+                "numba-mlir pairs",
+                ncm(numba_sort(True, dsl="numba_mlir"), i32x4),
+            ),
+            ("numba-mlir histogram", ncm(numba_histogram("numba_mlir"), "void(uint8[::1], int32[::1])")),
+            *(
+                (f"numba-mlir merge {'user' if user else 'built-in'}",
+                 ncm(numba_merge_sort(user, "numba_mlir"), "void(int32[::1], int32[::1])"))
+                for user in (False, True)
+            ),
+        ]  # fmt: skip
     for name, compiled in rows:
         r = compiled.inspect()
         print(
@@ -534,6 +555,13 @@ def main() -> None:
     vsrc = torch.arange(n, dtype=torch.int32, device="cuda") % TILE
     vdst = torch.empty_like(vsrc)
     nb = {k: cuda.as_cuda_array(v) for k, v in dict(src=src, dst=dst, vsrc=vsrc, vdst=vdst).items()}
+    # numba-cuda-mlir (when installed): the Numba kernels' source, on its own device arrays
+    M = ["numba_mlir"] if importlib.util.find_spec("numba_cuda_mlir") is not None else []
+    mb: dict[str, Any] = {}
+    if M:
+        from numba_cuda_mlir import cuda as mlir_cuda
+
+        mb = {k: mlir_cuda.as_cuda_array(v) for k, v in dict(src=src, dst=dst, vsrc=vsrc, vdst=vdst).items()}
     ct = {
         k: from_dlpack(v, assumed_align=16) for k, v in dict(src=src, dst=dst, vsrc=vsrc, vdst=vdst).items()
     }
@@ -557,6 +585,11 @@ def main() -> None:
             stream, cfg, cub["pairs"], src.data_ptr(), vsrc.data_ptr(), dst.data_ptr(), vdst.data_ptr()
         ),
     }
+    if M:
+        mk = numba_sort(False, dsl="numba_mlir")[TILES, THREADS]
+        mp = numba_sort(True, dsl="numba_mlir")[TILES, THREADS]
+        keys["numba_mlir"] = lambda: mk(mb["src"], mb["dst"])
+        pairs["numba_mlir"] = lambda: mp(mb["src"], mb["vsrc"], mb["dst"], mb["vdst"])
     for table in (keys, pairs):
         for name, fn in table.items():
             dst.fill_(-1)
@@ -574,10 +607,12 @@ def main() -> None:
     result["radix_sort"] = radix_rows
     bench._table(
         f"block radix sort, {THREADS} x {ITEMS} int32, {TILES} tiles (GB/s, read + written)",
-        ["what", "numba", "cute", "CUB C++", "numba / CUB", "cute / CUB"],
+        ["what", "numba", "cute", "CUB C++", "numba / CUB", "cute / CUB",
+         *(["numba-mlir", "numba-mlir / CUB"] if M else [])],
         [
             [r["what"], f"{r['numba']:.0f}", f"{r['cute']:.0f}", f"{r['cub']:.0f}",
-             f"{r['numba'] / r['cub']:.3f}", f"{r['cute'] / r['cub']:.3f}"]
+             f"{r['numba'] / r['cub']:.3f}", f"{r['cute'] / r['cub']:.3f}",
+             *bench._gbs(r, *M), *bench._ratio(r, *[(m, "cub") for m in M])]
             for r in radix_rows
         ],
     )  # fmt: skip
@@ -676,6 +711,10 @@ def main() -> None:
         "CUB C++ (unrolled)": cub_histogram(cub["histogram unrolled"]),
         "torch.bincount": lambda: torch.bincount(samples, minlength=BINS),
     }
+    if M:
+        mh = numba_histogram("numba_mlir")[blocks, THREADS]
+        msa, mca = mlir_cuda.as_cuda_array(samples), mlir_cuda.as_cuda_array(counts)
+        histo["numba-mlir (loop)"] = lambda: (counts.zero_(), mh(msa, mca))
     for name, fn in histo.items():
         if name == "torch.bincount":
             continue
@@ -706,12 +745,14 @@ def main() -> None:
         "cute built-in": cutlass_coop.compile(cute_merge_sort(False), ct["src"], ct["dst"]),
         "cute user": cutlass_coop.compile(cute_merge_sort(True), ct["src"], ct["dst"]),
     }
-    merge_fns = {
-        k: (lambda f=f: f(nb["src"], nb["dst"]))
-        if k.startswith("numba")
-        else (lambda f=f: f(ct["src"], ct["dst"]))
-        for k, f in merge.items()
-    }
+    if M:
+        merge["numba_mlir built-in"] = numba_merge_sort(False, "numba_mlir")[TILES, THREADS]
+        merge["numba_mlir user"] = numba_merge_sort(True, "numba_mlir")[TILES, THREADS]
+    arrays = {"numba": nb, "cute": ct, "numba_mlir": mb}
+    merge_fns = {}
+    for k, f in merge.items():
+        a = arrays[k.rsplit(" ", 1)[0]]
+        merge_fns[k] = lambda f=f, a=a: f(a["src"], a["dst"])
     want_keys = torch.sort(src.view(TILES, TILE), dim=-1).values
     for name, fn in merge_fns.items():
         dst.fill_(-1)
@@ -726,7 +767,7 @@ def main() -> None:
         "built-in: the issue's target is >= 0.98)",
         ["what", "built-in GB/s", "user GB/s", "user / built-in"],
         [[dsl, f"{n * 8 / ts[f'{dsl} built-in'] / 1e9:.0f}", f"{n * 8 / ts[f'{dsl} user'] / 1e9:.0f}",
-          f"{ts[f'{dsl} built-in'] / ts[f'{dsl} user']:.3f}"] for dsl in ("numba", "cute")],
+          f"{ts[f'{dsl} built-in'] / ts[f'{dsl} user']:.3f}"] for dsl in ("numba", "cute", *M)],
     )  # fmt: skip
     print("merge sort: done", file=sys.stderr, flush=True)
     if args.json:
