@@ -181,13 +181,13 @@ def numba_dsl(dsl: str) -> tuple[Any, Any]:
     return numba_coop.jit, numba_cuda
 
 
-def _coop_copy(alg: str, items: int, tile: int, dtype: str = "int32") -> Any:
-    """A fresh coop Numba copy kernel (a new kernel object: compiles on its first launch)."""
-    import cuda.coop.numba as numba_coop
+def _coop_copy(alg: str, items: int, tile: int, dtype: str = "int32", dsl: str = "numba") -> Any:
+    """A fresh coop copy kernel (a new kernel object: compiles on its first launch) under a Numba DSL,
+    numba-cuda or numba-cuda-mlir (the same source)."""
     import numpy as np
     from cuda import coop
-    from numba import cuda
 
+    jit, cuda = numba_dsl(dsl)
     kind = getattr(np, dtype)
 
     def copy(s, d):  # type: ignore[no-untyped-def]
@@ -196,25 +196,7 @@ def _coop_copy(alg: str, items: int, tile: int, dtype: str = "int32") -> Any:
         coop.block.load(s, buf, offset=base, algorithm=alg)
         coop.block.store(d, buf, offset=base, algorithm=alg)
 
-    return numba_coop.jit(copy)
-
-
-def _mlir_copy(alg: str, items: int, tile: int, dtype: str = "int32") -> Any:
-    """The same copy under numba-cuda-mlir (the Numba kernel with its cuda module)."""
-    import cuda.coop.numba_mlir as mlir_coop
-    import numpy as np
-    from cuda import coop
-    from numba_cuda_mlir import cuda
-
-    kind = getattr(np, dtype)
-
-    def copy(s, d):  # type: ignore[no-untyped-def]
-        buf = coop.ThreadData(items, kind)
-        base = cuda.blockIdx.x * tile
-        coop.block.load(s, buf, offset=base, algorithm=alg)
-        coop.block.store(d, buf, offset=base, algorithm=alg)
-
-    return mlir_coop.jit(copy)
+    return jit(copy)
 
 
 def _cute_copy(alg: str, items: int, threads: int, dtype: str = "int32") -> Any:
@@ -331,7 +313,7 @@ def main() -> None:
                 if have_mlir and numba_ok:  # coop hands torch tensors to numba-cuda-mlir as its device arrays
                     dst.fill_(0)
                     t0 = time.perf_counter()
-                    mlir_kernel = _mlir_copy(alg, items, tile, dtype)
+                    mlir_kernel = _coop_copy(alg, items, tile, dtype, "numba_mlir")
                     mlir_launch = mlir_kernel[grid, threads]
                     mlir_launch(src, dst)
                     torch.cuda.synchronize()

@@ -57,39 +57,24 @@ GOALS = [
 ]
 
 
-def _kernels() -> tuple[Any, Any]:
-    """The coop kernel and the plain numba-cuda kernel."""
-    import cuda.coop.numba as numba_coop
+def _copy_bench() -> Any:
+    """benchmarks/copy.py as a module (its name shadows the stdlib's, so load it by path)."""
+    spec = importlib.util.spec_from_file_location("coop_copy_bench", Path(__file__).with_name("copy.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _kernels(dsl: str = "numba") -> tuple[Any, Any]:
+    """The coop kernel and the plain kernel of a Numba DSL: numba-cuda, or numba-cuda-mlir (the same
+    sources, its cuda)."""
     import numpy as np
     from cuda import coop
-    from numba import cuda
 
-    @numba_coop.jit
-    def coop_add1(x, y):  # type: ignore[no-untyped-def]
-        items = coop.ThreadData(ITEMS, np.float32)
-        base = cuda.blockIdx.x * THREADS * ITEMS
-        coop.block.load(x, items, offset=base)
-        for i in range(ITEMS):
-            items[i] = items[i] + np.float32(1)
-        coop.block.store(y, items, offset=base)
+    jit, cuda = _copy_bench().numba_dsl(dsl)
 
-    @cuda.jit
-    def numba_add1(x, y):  # type: ignore[no-untyped-def]
-        i = cuda.grid(1)
-        if i < x.size:
-            y[i] = x[i] + np.float32(1)
-
-    return coop_add1, numba_add1
-
-
-def _mlir_kernels() -> tuple[Any, Any]:
-    """The coop kernel and the plain kernel under numba-cuda-mlir (the same sources, its cuda)."""
-    import cuda.coop.numba_mlir as mlir_coop
-    import numpy as np
-    from cuda import coop
-    from numba_cuda_mlir import cuda
-
-    @mlir_coop.jit
+    @jit
     def coop_add1(x, y):  # type: ignore[no-untyped-def]
         items = coop.ThreadData(ITEMS, np.float32)
         base = cuda.blockIdx.x * THREADS * ITEMS
@@ -214,7 +199,7 @@ def _rows() -> tuple[dict[str, Callable[[], object]], Callable[[], list[str]]]:
     if importlib.util.find_spec("numba_cuda_mlir") is not None:  # the third backend: its own launches
         from numba_cuda_mlir import cuda as mlir_cuda
 
-        mlir_coop, mlir_plain = _mlir_kernels()
+        mlir_coop, mlir_plain = _kernels("numba_mlir")
         mlir_coop_launch, mlir_plain_launch = mlir_coop[grid, THREADS], mlir_plain[plain_grid, THREADS]
         mdx = mlir_cuda.to_device(x)
         name = "numba-cuda-mlir coop kernel[grid, block](dx, dy), its device arrays"
