@@ -4,13 +4,15 @@
 For each element type (``--dtypes``: int32 by default; the 2-byte bfloat16 and float16 too) and each
 algorithm at (256 threads, 4 items) and (128, 16): a coop copy kernel under the Numba backend and
 under the CUTLASS (CuTe DSL) backend, a CUB C++ kernel of the same configuration compiled here
-through NVRTC (cuda.core), and torch ``copy_``, measured in alternation, each batch of launches
+through NVRTC (cuda.core; for ``vectorize`` also one whose pointers are declared 16-byte aligned, the
+peer of coop kernels that know their arrays' alignment), and torch ``copy_``, measured in alternation, each batch of launches
 queued behind a GPU sleep so that the host's launch path is not timed (see ``_time_batch``;
 ``benchmarks/launch.py`` times that). Also: cold and warm compile time of the coop kernels, NVRTC
 calls, and the CuTe bridge's compile split. numba-cuda 0.30 has no bfloat16 arrays: a bfloat16 row
 has no Numba kernel (its cells say ``-``).
 
     python benchmarks/copy.py [--elements N] [--reps R] [--json PATH] [--dtypes int32,bfloat16,float16]
+    ncu --profile-from-start off python benchmarks/copy.py --configs 128x16 --algorithms vectorize --profile
 """
 
 # No `from __future__ import annotations`: CuTe evaluates kernel annotations when it traces.
@@ -45,9 +47,18 @@ CUB_SOURCE = r"""
 #include <cub/block/block_store.cuh>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-template <int Threads, int Items, cub::BlockLoadAlgorithm LA, cub::BlockStoreAlgorithm SA, typename T = int>
+// Aligned: the pointers declared 16-byte aligned (__builtin_assume_aligned), so that the vectorized
+// algorithms' run-time alignment test folds, as in coop kernels whose arrays carry their alignment
+// (Numba's aligned specialisation, CuTe tensors): the CUB C++ kernel of the same knowledge
+template <int Threads, int Items, cub::BlockLoadAlgorithm LA, cub::BlockStoreAlgorithm SA, typename T = int,
+          bool Aligned = false>
 __global__ void __launch_bounds__(Threads) cub_copy(const T* src, T* dst)
 {
+  if (Aligned)
+  {
+    src = static_cast<const T*>(__builtin_assume_aligned(src, 16));
+    dst = static_cast<T*>(__builtin_assume_aligned(dst, 16));
+  }
   using Load = cub::BlockLoad<T, Threads, Items, LA>;
   using Store = cub::BlockStore<T, Threads, Items, SA>;
   __shared__ union { typename Load::TempStorage load; typename Store::TempStorage store; } ts;
@@ -142,11 +153,11 @@ def _device_and_data(n: int) -> tuple[Any, str, Any, Any, Any]:
     return dev, arch, src, torch.empty_like(src), stream
 
 
-def _cub_name(threads: int, items: int, alg: str, dtype: str = "int32") -> str:
+def _cub_name(threads: int, items: int, alg: str, dtype: str = "int32", aligned: bool = False) -> str:
     """The name expression of CUB_SOURCE's kernel for one configuration."""
     return (
         f"cub_copy<{threads}, {items}, cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}, "
-        f"{CXX[dtype]}>"
+        f"{CXX[dtype]}, {str(aligned).lower()}>"
     )
 
 
@@ -162,7 +173,13 @@ def _cub_program(arch: str, lto: bool = False) -> Any:
 
 
 def _cub_kernels(arch: str, configs: list[tuple[int, int]] = CONFIGS, dtypes: tuple[str, ...] = ("int32",)):  # type: ignore[no-untyped-def]
-    names = {(t, i, a, d): _cub_name(t, i, a, d) for t, i in configs for a in ALGORITHMS for d in dtypes}
+    names = {
+        (t, i, a, d, k): _cub_name(t, i, a, d, k)
+        for t, i in configs
+        for a in ALGORITHMS
+        for d in dtypes
+        for k in ((False, True) if a == "vectorize" else (False,))  # only vectorize tests alignment
+    }
     module = _cub_program(arch).compile("cubin", name_expressions=tuple(names.values()))
     return {k: module.get_kernel(v) for k, v in names.items()}
 
@@ -260,6 +277,12 @@ def main() -> None:
     ap.add_argument("--algorithms", default=",".join(ALGORITHMS), help="comma-separated subset")
     ap.add_argument("--configs", default="256x4,128x16", help="comma-separated THREADSxITEMS")
     ap.add_argument("--dtypes", default="int32", help=f"comma-separated subset of {','.join(CXX)}")
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="launch each kernel once between cudaProfilerStart and Stop instead of timing (for ncu "
+        "--profile-from-start off)",
+    )
     args = ap.parse_args()
     os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp(prefix="coop-bench-cache-"))
 
@@ -321,10 +344,22 @@ def main() -> None:
                     assert torch.equal(dst, src), f"coop numba-cuda-mlir {dtype} {alg} copy is wrong"
                     fns["mlir"] = lambda f=mlir_launch, s=src, d=dst: f(s, d)
                 dst.fill_(0)
-                cub_kernel, cfg = cub[(threads, items, alg, dtype)], LaunchConfig(grid=grid, block=threads)
+                cub_kernel, cfg = (
+                    cub[(threads, items, alg, dtype, False)],
+                    LaunchConfig(grid=grid, block=threads),
+                )
                 launch(stream, cfg, cub_kernel, src.data_ptr(), dst.data_ptr())
                 torch.cuda.synchronize()
                 assert torch.equal(dst, src), f"CUB {dtype} {alg} copy is wrong"
+                if alg == "vectorize":  # the CUB C++ kernel that knows the alignment, as coop's do
+                    dst.fill_(0)
+                    cub_aligned = cub[(threads, items, alg, dtype, True)]
+                    launch(stream, cfg, cub_aligned, src.data_ptr(), dst.data_ptr())
+                    torch.cuda.synchronize()
+                    assert torch.equal(dst, src), f"CUB (aligned) {dtype} {alg} copy is wrong"
+                    fns["cub_aligned"] = lambda k=cub_aligned, c=cfg, s=src, d=dst: launch(
+                        stream, c, k, s.data_ptr(), d.data_ptr()
+                    )
                 dst.fill_(0)
                 t0 = time.perf_counter()
                 cute_fn = cutlass_coop.compile(_cute_copy(alg, items, threads, dtype), cute_src, cute_dst)
@@ -345,10 +380,21 @@ def main() -> None:
                     stream, c, k, s.data_ptr(), d.data_ptr()
                 )
                 fns["torch"] = lambda s=src, d=dst: d.copy_(s)
+                if args.profile:
+                    torch.cuda.synchronize()
+                    torch.cuda.profiler.start()
+                    for name, f in fns.items():
+                        print(f"profiled: {dtype} {threads}x{items} {alg} {name}", flush=True)
+                        f()
+                        torch.cuda.synchronize()
+                    torch.cuda.profiler.stop()
+                    continue
                 t = _interleaved(fns, args.reps, torch)
                 row.update({f"{k}_gbs": nbytes / v / 1e9 for k, v in t.items()})
                 rows.append(row)
         del src, dst, nb_src, nb_dst, cute_src, cute_dst
+    if args.profile:
+        return
 
     print(
         f"device: {dev.name}, {n} elements of {', '.join(dtypes)}, median of {args.reps} "
@@ -370,6 +416,8 @@ def main() -> None:
             "coop GB/s",
             "CUB C++ GB/s",
             "coop/CUB",
+            "CUB C++ aligned GB/s",
+            "coop/CUB aligned",
             "torch copy_ GB/s",
             "cold compile s",
             "warm compile s",
@@ -383,6 +431,8 @@ def main() -> None:
                 cell(r, "coop_gbs"),
                 cell(r, "cub_gbs"),
                 ratio(r, "coop_gbs", "cub_gbs"),
+                cell(r, "cub_aligned_gbs"),
+                ratio(r, "coop_gbs", "cub_aligned_gbs"),
                 cell(r, "torch_gbs"),
                 cell(r, "cold_s", "{:.2f}"),
                 cell(r, "warm_s", "{:.2f}"),
@@ -426,6 +476,7 @@ def main() -> None:
             "coop GB/s",
             "CUB C++ GB/s",
             "coop/CUB",
+            "coop/CUB aligned",
             "torch copy_ GB/s",
             "cold compile s",
             "warm compile s",
@@ -440,6 +491,7 @@ def main() -> None:
                 cell(r, "cute_gbs"),
                 cell(r, "cub_gbs"),
                 ratio(r, "cute_gbs", "cub_gbs"),
+                ratio(r, "cute_gbs", "cub_aligned_gbs"),
                 cell(r, "torch_gbs"),
                 cell(r, "cute_cold_s", "{:.2f}"),
                 cell(r, "cute_warm_s", "{:.3f}"),

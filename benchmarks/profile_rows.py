@@ -7,8 +7,10 @@ kernel of the same job, between ``cudaProfilerStart`` and ``cudaProfilerStop``, 
         --section WarpStateStats python benchmarks/profile_rows.py rmsnorm 262144 16x1024x16 16x512x32
     ncu ... python benchmarks/profile_rows.py topk 1024 1x128x32 --backends cute
 
-A design is ``CLUSTERxTHREADSxITEMS[:variant]`` (top-k: ``WARPS_PER_ROWxTHREADSxITEMS``), a variant
-one of ``rows.VARIANTS`` (the first when left out). Each kernel runs twice before the profiled launch
+A design is ``CLUSTERxTHREADSxITEMS[:variant[:algorithm]]`` (top-k: ``WARPS_PER_ROWxTHREADSxITEMS``), a
+variant one of ``rows.VARIANTS`` (the first when left out), an algorithm that of the rows' loads and
+stores (RMSNorm, softmax: ``striped``, the default, or ``striped_vectors``; e.g.
+``16x512x32:staged_late:striped_vectors``). Each kernel runs twice before the profiled launch
 (compile, warm-up); the rows are float32, 2^27 elements in all.
 """
 
@@ -51,17 +53,21 @@ def main() -> None:
     ins = tuple(inputs[q] for q, _, _ in rows._PARAMS[kernel] if q in rows._INPUTS)
     launches = []
     for d in a.designs:
-        shape, _, variant = d.partition(":")
+        shape, _, rest = d.partition(":")
+        variant, _, alg = rest.partition(":")
         c, t, i = (int(v) for v in shape.split("x"))
-        variant = variant or (rows.VARIANTS.get(kernel) or ("",))[0]
+        variant, alg = variant or (rows.VARIANTS.get(kernel) or ("",))[0], alg or "striped"
+        shmem = x.element_size() * t * i if variant.startswith("staged") else 0  # the staged row part
         if "numba" in a.backends:
-            k = rows.numba_kernel(kernel, n, c, t, i, variant)
-            launch = k.configure(rows._blocks(kernel, nrows, c, t), t, cluster=rows._cluster(kernel, c))
+            k = rows.numba_kernel(kernel, n, c, t, i, variant, alg)
+            blocks = rows._blocks(kernel, nrows, c, t)
+            launch = k.configure(blocks, t, 0, shmem, cluster=rows._cluster(kernel, c))
             args = ins + rows._outputs(kernel, nrows, n)
             launches.append(lambda launch=launch, args=args: launch(*args))
         if "cute" in a.backends:
             cts = [from_dlpack(v, assumed_align=16) for v in ins + rows._outputs(kernel, nrows, n)]
-            compiled = cutlass_coop.compile(rows._cute_kernel(kernel, n, c, t, i, variant), *cts)
+            host = rows._cute_kernel(kernel, n, c, t, i, variant, "float32", alg)
+            compiled = cutlass_coop.compile(host, *cts)
             launches.append(lambda compiled=compiled, cts=cts: compiled(*cts))
     quack = None if a.no_peer else rows._peers()["quack"].get(kernel)
     if quack is not None and not isinstance(quack, str):
