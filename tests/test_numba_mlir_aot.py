@@ -424,24 +424,27 @@ def test_a_1024_thread_kernel_fits_the_block_registers() -> None:
     assert max(report.registers.values()) <= 64, report.registers
 
 
-def test_torch_like_arrays_reach_the_launcher_as_device_arrays() -> None:
+def test_torch_like_arrays_reach_the_launcher_through_their_interface() -> None:
     """numba-cuda-mlir 0.6's launcher reads ``arg.dtype`` as a NumPy dtype; an array whose dtype is
-    not one (torch's) is handed over as a numba-cuda-mlir device array of the same memory."""
+    not one (torch's) is handed over as its ``__cuda_array_interface__`` alone (no dtype to misread;
+    no device array made per launch)."""
     from cuda.coop.numba_mlir import _dispatcher
-
-    seen = []
+    from numba_cuda_mlir import descriptor
 
     class TorchLike:
         dtype = "torch.float32"  # not a NumPy dtype
-        __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (0, False), "version": 3}
+        __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (0, False), "version": 2}
 
     plain = np.zeros(3, np.float32)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cuda, "as_cuda_array", lambda a: seen.append(a) or "wrapped")
-        assert _dispatcher._launchable(plain) is plain
-        assert _dispatcher._launchable(5) == 5
-        thing = TorchLike()
-        assert _dispatcher._launchable(thing) == "wrapped" and seen == [thing]
+    assert _dispatcher._launchable(plain) is plain
+    assert _dispatcher._launchable(5) == 5
+    thing = TorchLike()
+    view = _dispatcher._launchable(thing)
+    assert view.__cuda_array_interface__ is TorchLike.__cuda_array_interface__
+    assert not hasattr(view, "dtype")
+    # what the launcher's own readers then see (numba-cuda-mlir 0.6's helpers)
+    assert descriptor._array_dtype(view) == np.float32
+    assert descriptor._array_shape(view) == (4,)
 
 
 def test_current_arch_is_arch_specific_from_sm_90() -> None:
@@ -481,3 +484,30 @@ def test_one_operator_function_in_kernels_of_both_numba_dsls() -> None:
         report = compile_(_reduce_with_shared_max(module), sig, block=64, arch="sm_90a").inspect()
         assert report.calls == 0 and report.local_loads == 0
     assert "_numba_type_" not in vars(_shared_max)
+
+
+def test_compiles_started_by_the_launcher_see_the_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """numba-cuda-mlir compiles inside its launcher (``MLIRDispatcher._compile_impl``, on argument
+    types with no overload yet): that compile, and only it, runs in a coop compile context of the
+    dispatcher's block and cluster, each with a session of its own; a launch that finds its overload
+    enters none (the front door no longer wraps every launch)."""
+    from cuda.coop._session import current
+    from numba_cuda_mlir.descriptor import MLIRDispatcher
+
+    seen = []
+
+    def fake_compile_impl(self, args, *rest):  # type: ignore[no-untyped-def]
+        c = current()
+        seen.append((c.block_dims, c.cluster_dims, id(c.session)) if c is not None else None)
+        return "compiled"
+
+    monkeypatch.setattr(MLIRDispatcher, "_compile_impl", fake_compile_impl)
+    kernel = ncoop.jit(load_store, chip="sm_90a")  # no GPU here: the target given
+    disp = kernel.for_block((96, 2), cluster=2)
+    assert kernel.for_block((96, 2, 1), cluster=(2, 1, 1)) is disp
+    assert current() is None
+    assert disp._compile_impl([None, None]) == "compiled"
+    assert disp._compile_impl([None, None]) == "compiled"
+    assert current() is None
+    assert [s[:2] for s in seen] == [((96, 2, 1), (2, 1, 1))] * 2
+    assert seen[0][2] != seen[1][2], "each compile gets a session of its own"

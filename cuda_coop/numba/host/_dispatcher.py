@@ -285,19 +285,10 @@ class _Launch:
         them with those arrays typed as aligned (``AlignedArrayType``: the primitives' alignment
         checks fold), planned and launched by coop, never by Numba's dispatcher (which types every
         array as plain). False where Numba's own launch must take them."""
-        kernel, what = self._kernel, self._kernel.__name__
+        kernel = self._kernel
         with kernel.compiling(self._dims):
-            disp = kernel.for_block(self._dims)
-            if fast_path_blocker(disp):
-                return False
-            compiled = resolve_kernel(disp, args, compile=True, what=what, keys=keys)
-        if fast_path_blocker(disp, compiled):
-            return False
-        try:
-            plan = BoundPlan(Plan(compiled, what))
-        except Unsupported:  # a parameter type only Numba's launch passes
-            return False
-        if plan.plan.reject(keys):  # pragma: no cover - the kernel was just compiled for these arguments
+            plan = try_plan(kernel.for_block(self._dims), args, keys, kernel.__name__, compile=True)
+        if plan is None:
             return False
         # keyed by the context current now: the compile may have created it
         self._cache.plans()[(self._dims, current_context(), keys)] = plan

@@ -305,17 +305,25 @@ class BoundPlan:
             raise launch_error(err, self.what)
 
 
-def try_plan(dispatcher: Any, args: Sequence[Any], keys: Sequence[Key], what: str) -> BoundPlan | None:
-    """A plan for arguments like ``args`` (whose keys are ``keys``) after Numba launched them once,
-    or None where Numba's own path must keep launching them."""
+def try_plan(
+    dispatcher: Any, args: Sequence[Any], keys: Sequence[Key], what: str, *, compile: bool = False
+) -> BoundPlan | None:
+    """A plan for arguments like ``args`` (whose keys are ``keys``), or None where Numba's own path
+    must launch them. Without ``compile``: after Numba launched them once, for the overload it
+    launched (plain array types). With ``compile`` (the first launch of arguments among which some
+    array's data is aligned, inside the kernel's compile context): for the overload with those arrays
+    typed :class:`AlignedArrayType`, compiled now if new (Numba's dispatch would type them plain); a
+    compile error propagates."""
     if fast_path_blocker(dispatcher) is not None:
         return None
+    kernel = resolve_kernel(dispatcher, args, compile=True, what=what, keys=keys) if compile else None
     try:
-        kernel = resolve_kernel(dispatcher, args, compile=False, what=what)
+        if kernel is None:
+            kernel = resolve_kernel(dispatcher, args, compile=False, what=what)
         if fast_path_blocker(dispatcher, kernel) is not None:
             return None
         plan = Plan(kernel, what)
-    except Exception:  # whatever the plan cannot take, Numba's own launch (which just worked) does
+    except Exception:  # whatever the plan cannot take, Numba's own launch does
         return None
     return None if plan.reject(keys) else BoundPlan(plan)
 
