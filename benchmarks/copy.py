@@ -4,12 +4,12 @@
 For each element type (``--dtypes``: int32 by default; the 2-byte bfloat16 and float16 too) and each
 algorithm at (256 threads, 4 items) and (128, 16): a coop copy kernel under the Numba backend and
 under the CUTLASS (CuTe DSL) backend, a CUB C++ kernel of the same configuration compiled here
-through NVRTC (cuda.core; for ``vectorize`` also one whose pointers are declared 16-byte aligned, the
-peer of coop kernels that know their arrays' alignment), and torch ``copy_``, measured in alternation, each batch of launches
-queued behind a GPU sleep so that the host's launch path is not timed (see ``_time_batch``;
-``benchmarks/launch.py`` times that). Also: cold and warm compile time of the coop kernels, NVRTC
-calls, and the CuTe bridge's compile split. numba-cuda 0.30 has no bfloat16 arrays: a bfloat16 row
-has no Numba kernel (its cells say ``-``).
+through NVRTC (cuda.core; for ``vectorize`` also one whose pointers are declared 16-byte aligned,
+the peer of coop kernels that know their arrays' alignment), and torch ``copy_``, measured in
+alternation, each batch of launches queued behind a GPU sleep so that the host's launch path is not
+timed (see ``_time_batch``; ``benchmarks/launch.py`` times that). Also: cold and warm compile time
+of the coop kernels, NVRTC calls, and the CuTe bridge's compile split. numba-cuda 0.30 has no
+bfloat16 arrays: a bfloat16 row has no Numba kernel (its cells say ``-``).
 
     python benchmarks/copy.py [--elements N] [--reps R] [--json PATH] [--dtypes int32,bfloat16,float16]
     ncu --profile-from-start off python benchmarks/copy.py --configs 128x16 --algorithms vectorize --profile
