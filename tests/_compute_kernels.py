@@ -185,6 +185,14 @@ def numba_source(cfg: Config, cases: list[Case]) -> str:
     return _fill(_NUMBA_HEADER + "\n".join(_body(cases, "range(IPT)")) + "\n", cfg)
 
 
+def numba_signature(types: Any, arr: Any) -> tuple[Any, ...]:
+    """The Numba signature of ``numba_source``'s ``kernel`` (x, out, red, agg, ranks_in, granks_in,
+    flags_in, init_in, nvalid, mode) whose element arrays are ``arr``; ``types`` is the DSL's Numba
+    types module (numba-cuda's or numba-cuda-mlir's)."""
+    i32 = types.int32
+    return (arr, arr, arr, arr, i32[::1], i32[::1], types.uint8[::1], arr, i32, i32)
+
+
 def cute_source(cfg: Config, cases: list[Case]) -> str:
     """A module defining the ``@cute.kernel`` and its ``@cute.jit`` launcher ``host``."""
     return _fill(_CUTE_HEADER + "\n".join(_body(cases, "cutlass.range_constexpr(IPT)")) + _CUTE_HOST, cfg)

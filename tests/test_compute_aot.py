@@ -15,7 +15,7 @@ from numba import cuda
 from numba.cuda import types
 
 from ._compute_cases import GRID, TILES, Config, cases
-from ._compute_kernels import load, numba_source
+from ._compute_kernels import load, numba_signature, numba_source
 
 # One kernel of each family (the GPU grid's kernels, compiled here without running them).
 CONFIGS = [Config("compute", "float32", (96, 1, 1), 3), Config("exchange", "int16", (8, 16, 1), 4)]
@@ -38,19 +38,7 @@ def _one_bundle(before: coop.CompileStats) -> None:
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.id)
 def test_grid_kernel_numba(cfg: Config) -> None:
     module = load(f"aot_numba_{cfg.family}", numba_source(cfg, cases(cfg)))
-    arr = getattr(types, cfg.dtype)[::1]
-    sig = (
-        arr,
-        arr,
-        arr,
-        arr,
-        types.int32[::1],
-        types.int32[::1],
-        types.uint8[::1],
-        arr,
-        types.int32,
-        types.int32,
-    )
+    sig = numba_signature(types, getattr(types, cfg.dtype)[::1])
     before = coop.compile_stats()
     compiled = numba_coop.compile(module.kernel, sig, block=cfg.block)
     _one_bundle(before)

@@ -211,7 +211,7 @@ def test_numba_compute_grid_kernels_compile_unchanged(cfg_id: str) -> None:
     import numba_cuda_mlir.types as ncm_types
 
     from ._compute_cases import Config, cases, configs
-    from ._compute_kernels import load, numba_source
+    from ._compute_kernels import load, numba_signature, numba_source
 
     by_id = {
         c.id: c
@@ -227,18 +227,7 @@ def test_numba_compute_grid_kernels_compile_unchanged(cfg_id: str) -> None:
     )
     module = load(f"ncm_{cfg.family}_{cfg.dtype}", source)
     arr = (ncm_types.bf16 if cfg.dtype == "bfloat16" else getattr(types, cfg.dtype))[::1]
-    sig = (
-        arr,
-        arr,
-        arr,
-        arr,
-        types.int32[::1],
-        types.int32[::1],
-        types.uint8[::1],
-        arr,
-        types.int32,
-        types.int32,
-    )
+    sig = numba_signature(types, arr)
     before = coop.compile_stats().nvrtc_compiles
     report = ncoop.compile(module.kernel, sig, block=cfg.block, arch="sm_90a").inspect()
     assert coop.compile_stats().nvrtc_compiles - before <= 1
@@ -411,15 +400,14 @@ def test_a_1024_thread_kernel_fits_the_block_registers() -> None:
     """The compute grid's uint8 kernel at 1024 threads took 95 registers uncapped (launch refused:
     CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES on the H200); capped, at most 64."""
     from ._compute_cases import Config, cases
-    from ._compute_kernels import load, numba_source
+    from ._compute_kernels import load, numba_signature, numba_source
 
     cfg = Config("compute", "uint8", (1024, 1, 1), 7)
     source = numba_source(cfg, cases(cfg)).replace(
         "from numba import cuda", "from numba_cuda_mlir import cuda"
     )
     module = load("ncm_compute_uint8_1024_cap", source)
-    arr, i32 = types.uint8[::1], types.int32
-    sig = (arr, arr, arr, arr, i32[::1], i32[::1], types.uint8[::1], arr, i32, i32)
+    sig = numba_signature(types, types.uint8[::1])
     report = ncoop.compile(module.kernel, sig, block=cfg.block, arch="sm_90a").inspect()
     assert max(report.registers.values()) <= 64, report.registers
 
