@@ -9,9 +9,9 @@ CUTLASS bridge sets the session of the ``@cute.jit`` function it compiles.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
-from collections.abc import Hashable
-from contextlib import AbstractContextManager
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 
 from ._bundle import Bundle, compile_bundle
@@ -134,30 +134,18 @@ def current() -> Compile | None:
     return _current.get()
 
 
-class _Current:
-    """``with``: ``compile_`` is the current compile inside (nests). A class, not a generator
-    context manager: numba-cuda-mlir's front door enters one on every launch (2 us instead of 5 on
-    a 2-core host), since its launcher compiles inside the launch."""
-
-    __slots__ = ("compile_", "_token")
-
-    def __init__(self, compile_: Compile) -> None:
-        self.compile_ = compile_
-
-    def __enter__(self) -> Compile:
-        self._token = _current.set(self.compile_)
-        return self.compile_
-
-    def __exit__(self, *exc: object) -> None:
-        _current.reset(self._token)
-
-
+@contextlib.contextmanager
 def compiling(
     block_dims: tuple[int, int, int] | None = None,
     arch: str | None = None,
     session: TraceSession | None = None,
     link_options: tuple[str, ...] = (),
     cluster_dims: tuple[int, int, int] | None = None,
-) -> AbstractContextManager[Compile]:
+) -> Iterator[Compile]:
     """Make a :class:`Compile` current for the duration of a kernel compile (nests)."""
-    return _Current(Compile(block_dims, arch, session, link_options, cluster_dims))
+    compile_ = Compile(block_dims, arch, session, link_options, cluster_dims)
+    token = _current.set(compile_)
+    try:
+        yield compile_
+    finally:
+        _current.reset(token)
