@@ -60,7 +60,7 @@ class CoopKernel:
         prescan(py_func)
         check_limits(py_func)
         self.options = dict(options)
-        self._by_block: dict[tuple[int, int, int], Any] = {}
+        self._by_block: dict[tuple[tuple[int, int, int], tuple[int, int, int] | None], Any] = {}
         self.__name__ = getattr(py_func, "__name__", "kernel")
         self.__doc__ = py_func.__doc__
 
@@ -131,17 +131,19 @@ class _ArrayInterface:
 
     __slots__ = ("__cuda_array_interface__",)
 
-    def __init__(self, arg: Any) -> None:
-        self.__cuda_array_interface__ = arg.__cuda_array_interface__
+    def __init__(self, interface: dict[str, Any]) -> None:
+        self.__cuda_array_interface__ = interface
 
 
 def _launchable(arg: Any) -> Any:
     """``arg`` as numba-cuda-mlir 0.6's launcher takes it: a CUDA array whose ``dtype`` is not a
-    NumPy dtype (a torch tensor) through its CUDA array interface alone."""
+    NumPy dtype (a torch tensor) through its CUDA array interface alone (read once: torch builds it
+    anew on each read)."""
     dtype = getattr(arg, "dtype", None)
-    if dtype is None or isinstance(dtype, np.dtype) or not hasattr(arg, "__cuda_array_interface__"):
+    if dtype is None or isinstance(dtype, np.dtype):
         return arg
-    return _ArrayInterface(arg)
+    interface = getattr(arg, "__cuda_array_interface__", None)
+    return arg if interface is None else _ArrayInterface(interface)
 
 
 def jit(func: Callable[..., None] | None = None, **options: Any) -> Any:
