@@ -67,7 +67,6 @@ class _Kernel:
         self.barriers = _barriers()
 
     def use(self, target: str, param: str, params: list[str], use: TempStorageUse) -> TempStorageUse:
-
         for label, block in self.blocks.items():
             for i, stmt in enumerate(block.body):
                 if isinstance(stmt, ir.Assign) and stmt.target.name == target:
@@ -174,7 +173,6 @@ class _Events:
         return event == "barrier" if event else not self._entry_dirty()[label]
 
     def _entry_dirty(self) -> dict[int, bool]:
-
         cfg = self.kernel.cfg
         entry = cfg.entry_point()
         # each block's last event ("barrier", "use" or "": neither), read once
@@ -208,6 +206,5 @@ def _argument(call: Any, param: str, params: list[str]) -> Any:
 
 
 def _is_coop_call(func_ir: Any, value: Any) -> bool:
-
     is_call = isinstance(value, ir.Expr) and value.op == "call"
     return is_call and getattr(_python_value(func_ir, value.func), "__coop_primitive__", None) is not None
