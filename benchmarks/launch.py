@@ -55,6 +55,34 @@ GOALS = [
         0.5,
     ),
 ]
+#: Goals of the numba-cuda-mlir rows (where it is installed): coop's own launch path.
+MLIR = "numba-cuda-mlir"
+MLIR_GOALS = [
+    (
+        f"{MLIR} coop prepared launch, raw pointers",
+        f"{MLIR} coop prepared launch(px, py), raw pointers",
+        RAW,
+        1.15,
+    ),
+    (
+        f"{MLIR} coop prepared launch, its device arrays",
+        f"{MLIR} coop prepared launch(dx, dy), its device arrays",
+        RAW,
+        1.15,
+    ),
+    (
+        f"{MLIR} coop prepared launch, torch tensors",
+        f"{MLIR} coop prepared launch(tx, ty), torch tensors",
+        RAW,
+        1.5,
+    ),
+    (
+        f"{MLIR} coop kernel[grid, block], its device arrays",
+        f"{MLIR} coop kernel[grid, block](dx, dy), its device arrays",
+        f"{MLIR} kernel[grid, block](dx, dy), its device arrays",
+        0.5,
+    ),
+]
 
 
 def _copy_bench() -> Any:
@@ -212,6 +240,19 @@ def _rows() -> tuple[dict[str, Callable[[], object]], Callable[[], list[str]]]:
         name = "numba-cuda-mlir kernel[grid, block](dx, dy), its device arrays"
         mp = out(name, mlir_cuda.to_device)
         rows[name] = lambda: mlir_plain_launch(mdx, mp)
+        name = f"{MLIR} coop prepared launch(dx, dy), its device arrays"
+        mq = out(name, mlir_cuda.to_device)
+        mlir_p = mlir_coop.prepare(grid, THREADS, mdx, mq)
+        rows[name] = lambda: mlir_p.launch(mdx, mq)
+        name = f"{MLIR} coop prepared launch(px, py), raw pointers"
+        mr = out(name, mlir_cuda.to_device)
+        mlir_raw = mlir_coop.prepare(grid, THREADS, mdx, mr)
+        mx_ptr, mr_ptr = mdx.device_ctypes_pointer.value, mr.device_ctypes_pointer.value
+        rows[name] = lambda: mlir_raw.launch(mx_ptr, mr_ptr)
+        name = f"{MLIR} coop prepared launch(tx, ty), torch tensors"
+        mtt = out(name, lambda h: torch.from_numpy(h).cuda())
+        mlir_torch = mlir_coop.prepare(grid, THREADS, tx, mtt)
+        rows[name] = lambda: mlir_torch.launch(tx, mtt)
 
     want = x + np.float32(1)
 
@@ -277,7 +318,7 @@ def main() -> None:
     print("\n| goal | measured | at most | met |")
     print("|---|---|---|---|")
     goals = []
-    for what, row, ref, limit in GOALS:
+    for what, row, ref, limit in GOALS + [g for g in MLIR_GOALS if g[1] in us]:
         ratio = us[row] / us[ref]
         goals.append({"goal": what, "reference": ref, "ratio": ratio, "limit": limit, "met": ratio <= limit})
         print(f"| {what} / {ref} | {ratio:.2f} | {limit} | {'yes' if ratio <= limit else 'NO'} |")

@@ -12,6 +12,30 @@ needs no GPU.
 
 from __future__ import annotations
 
+from ._args import (
+    ALIGN,
+    HOST,
+    MEMREF_ABI,
+    NUMBA_ABI,
+    SCALAR,
+    TUPLE,
+    UNKNOWN_DEVICE,
+    ArrayABI,
+    ArraySpec,
+    Key,
+    Marshal,
+    Rejection,
+    ScalarSpec,
+    Spec,
+    TupleSpec,
+    Unsupported,
+    aligned,
+    describe,
+    layout_of,
+    numpy_dtype,
+    problem_of,
+    spec,
+)
 from ._bundle import normalize_arch
 from ._catalog import CATALOG, CHOICES, SCOPES
 from ._choices import AlgorithmEnumMeta
@@ -41,6 +65,22 @@ from ._errors import (
 )
 from ._kernel_api import TempStorage, ThreadData
 from ._kinds import Arg, Form, Shape, Slot, TempStorageUse, temp_storage_options
+from ._launch import (
+    DEFAULT_DYNAMIC_SHARED,
+    BoundPlan,
+    LaunchCache,
+    LaunchPlan,
+    Layout,
+    PreparedLaunch,
+    allow_dynamic_shared,
+    arg_names,
+    check_prepare_args,
+    cluster_of,
+    current_context,
+    current_device,
+    dim3,
+    shared_bytes,
+)
 from ._link import Input as LinkInput
 from ._link import link, link_exact
 from ._operators import BOOL, FunctionTypes, UserFunction, python_function
@@ -119,6 +159,43 @@ __all__ = [
     "normalize_block_dims",
     "normalize_cluster_dims",
     "PORTABLE_CLUSTER_BLOCKS",
+    # host: kernel arguments as parameters (readers, specs, array ABIs) and driver launches
+    "ALIGN",
+    "HOST",
+    "SCALAR",
+    "TUPLE",
+    "UNKNOWN_DEVICE",
+    "ArrayABI",
+    "NUMBA_ABI",
+    "MEMREF_ABI",
+    "Marshal",
+    "Key",
+    "Rejection",
+    "Unsupported",
+    "Spec",
+    "ArraySpec",
+    "ScalarSpec",
+    "TupleSpec",
+    "spec",
+    "aligned",
+    "describe",
+    "layout_of",
+    "numpy_dtype",
+    "problem_of",
+    "DEFAULT_DYNAMIC_SHARED",
+    "LaunchPlan",
+    "BoundPlan",
+    "LaunchCache",
+    "Layout",
+    "PreparedLaunch",
+    "allow_dynamic_shared",
+    "arg_names",
+    "check_prepare_args",
+    "cluster_of",
+    "current_context",
+    "current_device",
+    "dim3",
+    "shared_bytes",
     # errors and sites
     "CoopError",
     "CoopTypeError",

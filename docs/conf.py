@@ -2,12 +2,14 @@
 """Sphinx configuration of the cuda-coop documentation.
 
 Build: ``python -m sphinx -W --keep-going -b html docs docs/_build/html``. autodoc imports
-``cuda.coop``, ``cuda.coop.numba`` and ``cuda.coop.cutlass``, which needs the ``numba`` and
-``cutlass`` extras but no GPU.
+``cuda.coop``, ``cuda.coop.numba``, ``cuda.coop.cutlass`` and ``cuda.coop.numba_mlir``, which needs
+the ``docs`` extra but no GPU (where numba-cuda-mlir cannot be installed, Python 3.10, autodoc mocks
+it).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import cuda.coop
@@ -28,6 +30,8 @@ extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.viewcode"
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 autodoc_member_order = "bysource"
+# numba-cuda-mlir needs Python >= 3.11: below, its API pages are built from a mock
+autodoc_mock_imports = [] if importlib.util.find_spec("numba_cuda_mlir") else ["numba_cuda_mlir"]
 autodoc_typehints = "signature"
 
 exclude_patterns = ["_build", "_generated"]

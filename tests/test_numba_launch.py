@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 from cuda import coop
+from cuda.coop._launch import Layout
 from cuda.coop._streams import stream_handle
 from cuda.coop.numba.host import _launch as L
 from cuda.coop.numba.host import _marshal as M
@@ -79,7 +80,7 @@ def _numba_params(ty: Any, value: Any) -> bytes:
 
 
 def _ours(ty: Any, value: Any) -> bytes:
-    layout = L.Layout([ty])
+    layout = Layout([M.spec(ty)])
     buf = bytearray(8 * layout.slots)
     _, values = M.read_args([value])
     layout.pack_into(buf, 0, *values)
@@ -164,7 +165,7 @@ def test_readers_by_type() -> None:
     assert M.reader_for(Color)(Color.RED) == (("scalar", Color), (3,))  # type: ignore[misc]
     assert M.reader_for(np.ndarray) is None  # host memory: Numba's own path
     assert M.reader_for(DeviceNDArray) is M._read_numba
-    assert M.reader_for(CAI) is M._read_cai
+    assert M.reader_for(CAI) == M.MARSHAL.read_cai
 
     class Instance:  # the interface as an instance attribute
         pass
@@ -239,7 +240,13 @@ def _prepared(
         return (0,)
 
     plan = pytypes.SimpleNamespace(
-        what="axpb", layout=L.Layout(argtypes), device=0, function="F", driver_launch=fake_launch
+        what="axpb",
+        layout=Layout([M.spec(t) for t in argtypes]),
+        device=0,
+        function="F",
+        driver_launch=fake_launch,
+        marshal=M.MARSHAL,
+        launch_error=lambda err, what: RuntimeError(what),
     )
     return L.PreparedLaunch(plan, (8, 1, 1), (128, 1, 1), 0, stream, list(names)), calls  # type: ignore[arg-type]
 

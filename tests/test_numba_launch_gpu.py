@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Launching coop kernels on a GPU: every array kind (Numba device arrays, CAI and DLPack objects,
-torch, CuPy) through ``kernel[grid, block]`` (Numba's dispatcher the first time, the cached plan
-after) and through a prepared launch; typed errors; streams; CUDA graph capture and replay; threads.
+"""Launching coop kernels on a GPU, under numba-cuda and numba-cuda-mlir: every array kind (the
+DSL's device arrays, CAI and DLPack objects, torch, CuPy) through ``kernel[grid, block]`` (compiled
+and planned the first time, the cached plan after) and through a prepared launch; typed errors;
+streams; CUDA graph capture and replay; threads.
 
 Three compiled kernels carry the cases (device time is scarce): a coop load/axpb/store, a 2-D
-strided copy (C, F and A layouts) and a scalar echo (every scalar kind). Data is fresh random,
-outputs are poisoned with NaN.
+strided copy (C, F and A layouts) and a scalar echo (every scalar kind). Both backends compile the
+same source, with its ``cuda`` import changed. Data is fresh random, outputs are poisoned with NaN.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ import numpy as np
 import pytest
 from cuda import coop
 
+from ._compute_kernels import load
+from ._numba_family import BACKENDS, family
+
 pytestmark = pytest.mark.gpu
 
 THREADS, ITEMS = 128, 4
@@ -32,41 +36,57 @@ class Color(enum.IntEnum):
     BLUE = 11
 
 
-def _kernels() -> dict[str, Any]:
-    import cuda.coop.numba as numba_coop
-    from numba import cuda
+KERNELS = """
+from numba import cuda
+from cuda import coop
+import numpy as np
 
-    def axpb(x, y, a, b):  # type: ignore[no-untyped-def]
-        items = coop.ThreadData(ITEMS, np.float32)
-        base = cuda.blockIdx.x * THREADS * ITEMS
-        coop.block.load(x, items, offset=base, algorithm="striped")
-        for i in range(ITEMS):
-            items[i] = items[i] * a + b
-        coop.block.store(y, items, offset=base, algorithm="striped")
-
-    def scale2d(m, out, f):  # type: ignore[no-untyped-def]
-        i, j = cuda.grid(2)
-        if i < m.shape[0] and j < m.shape[1]:
-            out[i, j] = m[i, j] * f
-
-    def echo(out, i8, u16, f16, c64, flag, pair, color):  # type: ignore[no-untyped-def]
-        if cuda.threadIdx.x == 0 and cuda.blockIdx.x == 0:
-            out[0] = i8
-            out[1] = u16
-            out[2] = f16
-            out[3] = c64.real
-            out[4] = c64.imag
-            out[5] = 1.0 if flag else 0.0
-            out[6] = pair[0]
-            out[7] = pair[1]
-            out[8] = color + 0  # an IntEnum member has no cast to float; its int value has
-
-    return {"axpb": numba_coop.jit(axpb), "scale2d": numba_coop.jit(scale2d), "echo": numba_coop.jit(echo)}
+THREADS, ITEMS = {threads}, {items}
 
 
-@pytest.fixture(scope="module")
-def kernels() -> dict[str, Any]:
-    return _kernels()
+def axpb(x, y, a, b):
+    items = coop.ThreadData(ITEMS, np.float32)
+    base = cuda.blockIdx.x * THREADS * ITEMS
+    coop.block.load(x, items, offset=base, algorithm="striped")
+    for i in range(ITEMS):
+        items[i] = items[i] * a + b
+    coop.block.store(y, items, offset=base, algorithm="striped")
+
+
+def scale2d(m, out, f):
+    i, j = cuda.grid(2)
+    if i < m.shape[0] and j < m.shape[1]:
+        out[i, j] = m[i, j] * f
+
+
+def echo(out, i8, u16, f16, c64, flag, pair, color):
+    if cuda.threadIdx.x == 0 and cuda.blockIdx.x == 0:
+        out[0] = i8
+        out[1] = u16
+        out[2] = f16
+        out[3] = c64.real
+        out[4] = c64.imag
+        out[5] = 1.0 if flag else 0.0
+        out[6] = pair[0]
+        out[7] = pair[1]
+        out[8] = color + 0  # an IntEnum member has no cast to float; its int value has
+"""
+
+
+class Kernels(dict):  # type: ignore[type-arg]
+    """The three kernels of one backend, and its ``cuda`` module."""
+
+    backend: str
+    cuda: Any
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def kernels(request: pytest.FixtureRequest) -> Kernels:
+    jit, cuda, source = family(request.param)
+    module = load(f"launch_kernels_{request.param}", source(KERNELS.format(threads=THREADS, items=ITEMS)))
+    out = Kernels({name: jit(getattr(module, name)) for name in ("axpb", "scale2d", "echo")})
+    out.backend, out.cuda = request.param, cuda
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -101,10 +121,9 @@ class DLPackOnly:
         return self.tensor.__dlpack_device__()
 
 
-def _maker(kind: str) -> tuple[Callable[[np.ndarray], Any], Callable[[Any], np.ndarray]]:
-    """(host -> device object of ``kind``, device object -> host)."""
-    from numba import cuda
-
+def _maker(kind: str, cuda: Any) -> tuple[Callable[[np.ndarray], Any], Callable[[Any], np.ndarray]]:
+    """(host -> device object of ``kind``, device object -> host); ``cuda`` is the DSL's module
+    (its device arrays are kind ``"numba"``)."""
     if kind == "numba":
         return cuda.to_device, lambda d: d.copy_to_host()
     if kind == "cai":
@@ -136,18 +155,17 @@ def _want(x: np.ndarray, a: float, b: float) -> np.ndarray:
     return (x.astype(np.float64) * a + b).astype(np.float32)
 
 
-def _sync() -> None:
-    from numba import cuda
-
-    cuda.synchronize()
+def _sync(kernels: Kernels) -> None:
+    kernels.cuda.synchronize()
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_every_array_kind_first_launch_then_cached_plan(kernels: dict[str, Any], kind: str) -> None:
-    """The first launch of a signature goes through Numba's dispatcher, the next ones through the
-    cached plan (the slow-launch count stays); each result is right."""
+def test_every_array_kind_first_launch_then_cached_plan(kernels: Kernels, kind: str) -> None:
+    """The first launch of a signature compiles and plans it, the next ones take the cached plan
+    (nothing goes through the DSL's own launcher: the slow-launch count stays); each result is
+    right."""
     axpb = kernels["axpb"]
-    to, back = _maker(kind)
+    to, back = _maker(kind, kernels.cuda)
     rng = np.random.default_rng()
     cache = axpb._launch_cache()
     for rep in range(3):
@@ -155,18 +173,16 @@ def test_every_array_kind_first_launch_then_cached_plan(kernels: dict[str, Any],
         dx, dy = to(x), to(poison)
         before = cache.slow_launches
         axpb[GRID, THREADS](dx, dy, a, b)
-        _sync()
+        _sync(kernels)
         np.testing.assert_array_equal(back(dy), _want(x, a, b), err_msg=f"{kind}, launch {rep}")
-        if rep:
-            assert cache.slow_launches == before, f"{kind}: launch {rep} went through Numba's dispatcher"
+        if rep or kernels.backend == "numba_mlir":  # numba-cuda: the first launch is Numba's
+            assert cache.slow_launches == before, f"{kind}: launch {rep} went through the DSL's launcher"
 
 
-def test_mixed_kinds_and_host_arrays(kernels: dict[str, Any], torch: Any) -> None:
-    """A torch input with a Numba output uses one cached plan; a host NumPy output is Numba's to
-    copy in and out (every time)."""
-    from numba import cuda
-    from numba.cuda.core.errors import NumbaPerformanceWarning
-
+def test_mixed_kinds_and_host_arrays(kernels: Kernels, torch: Any) -> None:
+    """A torch input with a DSL device array output uses one cached plan; a host NumPy output is the
+    DSL's to copy in and out (every time)."""
+    cuda = kernels.cuda
     axpb = kernels["axpb"]
     rng = np.random.default_rng()
     cache = axpb._launch_cache()
@@ -179,52 +195,52 @@ def test_mixed_kinds_and_host_arrays(kernels: dict[str, Any], torch: Any) -> Non
         assert rep == 0 or cache.slow_launches == before
         host_out = poison.copy()
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NumbaPerformanceWarning)  # the implicit copy, on purpose
-            axpb[GRID, THREADS](cuda.to_device(x), host_out, a, b)  # Numba copies host_out back
+            warnings.simplefilter("ignore")  # the DSL's warning of the implicit copy, on purpose
+            axpb[GRID, THREADS](cuda.to_device(x), host_out, a, b)  # the DSL copies host_out back
         np.testing.assert_array_equal(host_out, _want(x, a, b))
 
 
-def test_prepared_launch_rewrites_arguments_of_every_kind(kernels: dict[str, Any]) -> None:
+def test_prepared_launch_rewrites_arguments_of_every_kind(kernels: Kernels) -> None:
     axpb = kernels["axpb"]
     rng = np.random.default_rng()
     x, poison, a, b = _data(rng)
-    to, back = _maker("numba")
+    to, back = _maker("numba", kernels.cuda)
     dx, dy = to(x), to(poison)
     p = axpb.prepare(GRID, THREADS, dx, dy, a, b)
-    _sync()
+    _sync(kernels)
     np.testing.assert_array_equal(back(dy), poison, err_msg="prepare() launched")
     p.launch()
-    _sync()
+    _sync(kernels)
     np.testing.assert_array_equal(back(dy), _want(x, a, b))
     for kind in KINDS:
         try:
-            to, back = _maker(kind)
+            to, back = _maker(kind, kernels.cuda)
         except pytest.skip.Exception:
             continue
         x, poison, a, b = _data(rng)
         dx, dy = to(x), to(poison)
         p.launch(dx, dy, a, b)
-        _sync()
+        _sync(kernels)
         np.testing.assert_array_equal(back(dy), _want(x, a, b), err_msg=kind)
     # Raw pointers for the arrays: only the data slots change.
     x, poison, a, b = _data(rng)
-    nx, ny = cuda_arrays = [_maker("numba")[0](h) for h in (x, poison)]
+    nx, ny = cuda_arrays = [_maker("numba", kernels.cuda)[0](h) for h in (x, poison)]
     p.launch(*(int(d.__cuda_array_interface__["data"][0]) for d in cuda_arrays), a, b)
-    _sync()
+    _sync(kernels)
     np.testing.assert_array_equal(ny.copy_to_host(), _want(x, a, b))
     # The last arguments again, after new data in the same buffers.
     x2 = rng.uniform(1, 2, N).astype(np.float32)
     nx.copy_to_device(x2)
     p.launch()
-    _sync()
+    _sync(kernels)
     np.testing.assert_array_equal(ny.copy_to_host(), _want(x2, a, b))
 
 
-def test_prepared_fast_paths_follow_the_arguments(kernels: dict[str, Any], torch: Any) -> None:
-    """The per-argument fast paths (the same Numba array as last time; a torch tensor like the last
-    one) never leave a stale slot: interleave them with raw pointers, new objects and new shapes."""
-    from numba import cuda
-
+def test_prepared_fast_paths_follow_the_arguments(kernels: Kernels, torch: Any) -> None:
+    """The per-argument fast paths (the same DSL device array as last time; a torch tensor like the
+    last one) never leave a stale slot: interleave them with raw pointers, new objects and new
+    shapes."""
+    cuda = kernels.cuda
     axpb = kernels["axpb"]
     rng = np.random.default_rng()
     x, poison, a, b = _data(rng)
@@ -233,7 +249,7 @@ def test_prepared_fast_paths_follow_the_arguments(kernels: dict[str, Any], torch
     other = cuda.to_device(poison)
     p.launch(dx, other.device_ctypes_pointer.value, a, b)  # a raw pointer in dy's slot
     p.launch(dx, dy, a, b)  # dy again: its pointer must be written back
-    _sync()
+    _sync(kernels)
     np.testing.assert_array_equal(dy.copy_to_host(), _want(x, a, b))
     np.testing.assert_array_equal(other.copy_to_host(), _want(x, a, b))
     for _ in range(3):  # new torch tensors like the last ones: only data pointers move
@@ -248,12 +264,12 @@ def test_prepared_fast_paths_follow_the_arguments(kernels: dict[str, Any], torch
         p.launch(tx, wide, a, b)
     with pytest.raises(coop.CoopTypeError, match="requires grad"):
         p.launch(tx.clone().requires_grad_(), ty, a, b)
-    p.launch(dx, dy, a, b)  # back to the Numba arrays of the first launch
-    _sync()
+    p.launch(dx, dy, a, b)  # back to the device arrays of the first launch
+    _sync(kernels)
     np.testing.assert_array_equal(dy.copy_to_host(), _want(dx.copy_to_host(), a, b))
 
 
-def test_prepared_typed_errors_leave_the_slots(kernels: dict[str, Any], torch: Any) -> None:
+def test_prepared_typed_errors_leave_the_slots(kernels: Kernels, torch: Any) -> None:
     axpb = kernels["axpb"]
     rng = np.random.default_rng()
     x, poison, a, b = _data(rng)
@@ -284,9 +300,8 @@ def test_prepared_typed_errors_leave_the_slots(kernels: dict[str, Any], torch: A
         axpb.prepare(GRID, THREADS, tx.cpu(), ty, a, b)
 
 
-def _streams(torch: Any) -> dict[str, Any]:
+def _streams(torch: Any, cuda: Any) -> dict[str, Any]:
     from cuda.core import Device
-    from numba import cuda
 
     numba_stream = cuda.stream()
     return {
@@ -297,23 +312,21 @@ def _streams(torch: Any) -> dict[str, Any]:
     }
 
 
-def _sync_stream(stream: Any) -> None:
-    from numba import cuda
-
+def _sync_stream(stream: Any, cuda: Any) -> None:
     if isinstance(stream, int):
         cuda.external_stream(stream).synchronize()
     else:
         stream.synchronize() if hasattr(stream, "synchronize") else stream.sync()
 
 
-def test_streams(kernels: dict[str, Any], torch: Any) -> None:
-    """Ordinary and prepared launches on torch, Numba, int and cuda.core streams, and on torch's
-    current stream per launch."""
+def test_streams(kernels: Kernels, torch: Any) -> None:
+    """Ordinary and prepared launches on torch, the DSL's, int and cuda.core streams, and on
+    torch's current stream per launch."""
     axpb = kernels["axpb"]
     rng = np.random.default_rng()
-    for name, stream in _streams(torch).items():
+    for name, stream in _streams(torch, kernels.cuda).items():
         for how in ("ordinary", "prepared"):
-            for _ in range(2):  # the first ordinary launch is Numba's, the second the plan's
+            for _ in range(2):  # the first ordinary launch compiles (numba-cuda: its own), the second plans
                 x, poison, a, b = _data(rng)
                 tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(poison).cuda()
                 torch.cuda.synchronize()
@@ -321,7 +334,7 @@ def test_streams(kernels: dict[str, Any], torch: Any) -> None:
                     axpb[GRID, THREADS, stream](tx, ty, a, b)
                 else:
                     axpb.prepare(GRID, THREADS, tx, ty, a, b, stream=stream).launch()
-                _sync_stream(stream)
+                _sync_stream(stream, kernels.cuda)
                 np.testing.assert_array_equal(ty.cpu().numpy(), _want(x, a, b), err_msg=f"{name} {how}")
     s = torch.cuda.Stream()
     x, poison, a, b = _data(rng)
@@ -334,7 +347,7 @@ def test_streams(kernels: dict[str, Any], torch: Any) -> None:
     np.testing.assert_array_equal(ty.cpu().numpy(), _want(x, a, b))
 
 
-def test_cuda_graph_capture_and_replay(kernels: dict[str, Any], torch: Any) -> None:
+def test_cuda_graph_capture_and_replay(kernels: Kernels, torch: Any) -> None:
     axpb = kernels["axpb"]
     rng = np.random.default_rng()
     x, poison, a, b = _data(rng)
@@ -361,10 +374,9 @@ def test_cuda_graph_capture_and_replay(kernels: dict[str, Any], torch: Any) -> N
         np.testing.assert_array_equal(tz.cpu().numpy(), _want(y, a, b))
 
 
-def test_launches_from_threads(kernels: dict[str, Any]) -> None:
+def test_launches_from_threads(kernels: Kernels) -> None:
     """Threads launching one kernel concurrently each get their own parameter buffers."""
-    from numba import cuda
-
+    cuda = kernels.cuda
     axpb = kernels["axpb"]
     failures: list[str] = []
 
@@ -394,8 +406,8 @@ def test_launches_from_threads(kernels: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("layout", ["C", "F", "A"])
-def test_strided_layouts(kernels: dict[str, Any], torch: Any, layout: str) -> None:
-    """2-D arrays of each layout (Numba compiles one kernel per layout); the plan passes their
+def test_strided_layouts(kernels: Kernels, torch: Any, layout: str) -> None:
+    """2-D arrays of each layout (the DSL compiles one kernel per layout); the plan passes their
     strides; a prepared 'A' kernel takes any layout."""
     scale2d = kernels["scale2d"]
     rng = np.random.default_rng()
@@ -420,9 +432,8 @@ def test_strided_layouts(kernels: dict[str, Any], torch: Any, layout: str) -> No
             )
 
 
-def test_scalar_kinds(kernels: dict[str, Any]) -> None:
-    from numba import cuda
-
+def test_scalar_kinds(kernels: Kernels) -> None:
+    cuda = kernels.cuda
     echo = kernels["echo"]
     rng = np.random.default_rng()
 
@@ -459,6 +470,7 @@ def test_scalar_kinds(kernels: dict[str, Any]) -> None:
         echo[1, 32](out, *v)
         assert out.copy_to_host().tolist() == want(v), rep
         assert rep == 0 or cache.slow_launches == before
+        assert kernels.backend == "numba" or cache.slow_launches == before
     p = echo.prepare(1, 32, out, *values())
     for _ in range(3):
         v = values()

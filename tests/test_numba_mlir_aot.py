@@ -248,7 +248,7 @@ def test_operator_defined_in_the_kernel_is_refused_naming_the_line() -> None:
         ncoop.compile(kernel, (F32, F32), block=128, arch="sm_90a")
 
 
-def test_records_and_prepare_are_refused_as_not_yet() -> None:
+def test_records_are_refused_as_not_yet() -> None:
     rec = np.dtype([("v", np.float32), ("i", np.int32)], align=True)
 
     def kernel(src, dst):  # type: ignore[no-untyped-def]
@@ -261,8 +261,13 @@ def test_records_and_prepare_are_refused_as_not_yet() -> None:
     arr = from_dtype(rec)[::1]
     with pytest.raises(coop.CoopError, match="record"):
         ncoop.compile(kernel, (arr, arr), block=64, arch="sm_90a")
-    with pytest.raises(coop.CoopBackendError, match="prepare"):
+
+
+def test_prepare_checks_its_arguments_before_compiling() -> None:
+    with pytest.raises(coop.CoopTypeError, match="takes the kernel's 2 arguments"):
         ncoop.jit(load_store).prepare((1,), (128,))
+    with pytest.raises(coop.CoopTypeError, match=r"argument 0 \(src\).*host memory"):
+        ncoop.jit(load_store).prepare(1, 128, np.zeros(4, np.float32), np.zeros(4, np.float32))
 
 
 def _ncm_source(source: str) -> str:
@@ -416,7 +421,7 @@ def test_torch_like_arrays_reach_the_launcher_through_their_interface() -> None:
     """numba-cuda-mlir 0.6's launcher reads ``arg.dtype`` as a NumPy dtype; an array whose dtype is
     not one (torch's) is handed over as its ``__cuda_array_interface__`` alone (no dtype to misread;
     no device array made per launch)."""
-    from cuda.coop.numba_mlir import _dispatcher
+    from cuda.coop.numba_mlir import _launch
     from numba_cuda_mlir import descriptor
 
     class TorchLike:
@@ -424,10 +429,10 @@ def test_torch_like_arrays_reach_the_launcher_through_their_interface() -> None:
         __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (0, False), "version": 2}
 
     plain = np.zeros(3, np.float32)
-    assert _dispatcher._launchable(plain) is plain
-    assert _dispatcher._launchable(5) == 5
+    assert _launch.launchable(plain) is plain
+    assert _launch.launchable(5) == 5
     thing = TorchLike()
-    view = _dispatcher._launchable(thing)
+    view = _launch.launchable(thing)
     assert view.__cuda_array_interface__ is TorchLike.__cuda_array_interface__
     assert not hasattr(view, "dtype")
     # what the launcher's own readers then see (numba-cuda-mlir 0.6's helpers)
@@ -486,7 +491,7 @@ def test_compiles_started_by_the_launcher_see_the_block(monkeypatch: pytest.Monk
 
     def fake_compile_impl(self, args, *rest):  # type: ignore[no-untyped-def]
         c = current()
-        seen.append((c.block_dims, c.cluster_dims, id(c.session)) if c is not None else None)
+        seen.append((c.block_dims, c.cluster_dims, c.session) if c is not None else None)
         return "compiled"
 
     monkeypatch.setattr(MLIRDispatcher, "_compile_impl", fake_compile_impl)
@@ -498,4 +503,4 @@ def test_compiles_started_by_the_launcher_see_the_block(monkeypatch: pytest.Monk
     assert disp._compile_impl([None, None]) == "compiled"
     assert current() is None
     assert [s[:2] for s in seen] == [((96, 2, 1), (2, 1, 1))] * 2
-    assert seen[0][2] != seen[1][2], "each compile gets a session of its own"
+    assert seen[0][2] is not seen[1][2], "each compile gets a session of its own"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""GPU correctness of structured items (issue 18) on both backends: the block reductions, scans and
+"""GPU correctness of structured items (issue 18) on every backend: the block reductions, scans and
 exchanges and the warp reductions, scans, broadcasts, segmented and batched reductions and
 exchanges, on tuples of (float32, int32), (float64, int64, float32) and (int8, float16), with
 1-D, 2-D and 3-D blocks (one with a partial hardware warp), 1 to 8 items per thread, partial
@@ -16,6 +16,7 @@ import pytest
 
 from . import _structured_cases as sc
 from ._compute_cases import GRID
+from ._numba_family import BACKENDS, family
 from ._reference import check_cases
 from ._structured_grid_kernels import cute_source, load, numba_source
 
@@ -46,15 +47,14 @@ def _label(case: Any) -> str:
     return getattr(case, "id", None) or case.name
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cfg", sc.gpu_params())
-def test_structured_grid_numba(cfg: sc.Config) -> None:
-    import cuda.coop.numba as numba_coop
-    from numba import cuda
-
+def test_structured_grid_numba(cfg: sc.Config, backend: str) -> None:
+    """The Numba-family backends (numba-cuda, numba-cuda-mlir) compile the same source."""
+    jit, cuda, source = family(backend)
     cs = sc.cases(cfg)
-    kernel = numba_coop.jit(
-        load(f"numba_{cfg.id.replace('-', '_').replace('+', '_')}", numba_source(cfg, cs)).kernel
-    )
+    name = f"{backend}_{cfg.id.replace('-', '_').replace('+', '_')}"
+    kernel = jit(load(name, source(numba_source(cfg, cs))).kernel)
 
     def run(m: int, case: Any, rng: np.random.Generator) -> list[str]:
         d = sc.data(rng, cfg)

@@ -9,7 +9,7 @@ ahead of time for a named architecture (no GPU needed).
 
 from __future__ import annotations
 
-from cuda.coop._backend_api import CoopBackendError, export_namespace, register_on_import
+from cuda.coop._backend_api import CoopBackendError, PreparedLaunch, export_namespace, register_on_import
 
 try:
     import numba_cuda_mlir  # noqa: F401
@@ -24,4 +24,4 @@ from ._dispatcher import CoopKernel, jit
 
 register_on_import("numba_mlir")
 
-__all__ = ["jit", "compile", "CoopKernel", *export_namespace(globals())]
+__all__ = ["jit", "compile", "CoopKernel", "PreparedLaunch", *export_namespace(globals())]

@@ -1,24 +1,36 @@
 # SPDX-License-Identifier: Apache-2.0
 """``cuda.coop.numba_mlir.jit``: a numba-cuda-mlir kernel that specialises on its launch's block
-dimensions (one numba-cuda-mlir dispatcher per block shape)."""
+dimensions (one numba-cuda-mlir dispatcher per block shape), launched by coop's own launch path
+(``_launch``) where it can, else by numba-cuda-mlir's launcher."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 from cuda.coop._backend_api import (
-    CoopBackendError,
     CoopTypeError,
+    CoopValueError,
+    LaunchCache,
+    PreparedLaunch,
     TraceSession,
+    Unsupported,
+    arg_names,
+    check_prepare_args,
+    cluster_of,
     compiling,
+    current_context,
+    dim3,
     normalize_block_dims,
     normalize_cluster_dims,
+    shared_bytes,
     short_traceback,
+    stream_handle,
 )
 
 from . import _ncm_hooks
+from ._launch import MARSHAL, argument_types, launchable, mlir_plan, try_plan
 from .kernel._limits import check_limits
 from .kernel._prescan import prescan
 
@@ -78,72 +90,167 @@ class CoopKernel:
             # each compile (in the launcher, on new argument types) sees the block dims and gets a
             # session of its own: one bundle per compiled kernel; a launch that compiles nothing
             # pays nothing for it
-            _ncm_hooks.compile_in(
-                disp, lambda: compiling(dims, arch, session=TraceSession(), cluster_dims=clusters)
-            )
+            _ncm_hooks.compile_in(disp, lambda: self.compiling(dims, clusters))
             self._by_block[(dims, clusters)] = disp
         return disp
 
     def _arch(self) -> str:
         return str(self.options.get("chip") or _ncm_hooks.current_arch())
 
-    def prepare(self, *args: Any, **kwargs: Any) -> Any:
-        """Not yet: launches go through numba-cuda-mlir's own launcher."""
-        raise CoopBackendError(
-            "prepare() is not yet supported by the numba-cuda-mlir backend; launch with "
-            "kernel[grid, block](...)"
-        )
+    def compiling(
+        self, dims: tuple[int, int, int], clusters: tuple[int, int, int] | None = None
+    ) -> contextlib.AbstractContextManager[None]:
+        """The context in which numba-cuda-mlir compiles this kernel for ``dims`` and ``clusters``:
+        a trace session of its own (one bundle per compiled kernel)."""
+        return compiling(dims, self._arch(), session=TraceSession(), cluster_dims=clusters)
 
-    def __getitem__(self, config: tuple[Any, ...]) -> Callable[..., None]:
+    def prepare(
+        self, grid: Any, block: Any, *args: Any, stream: Any = None, shared_mem: int = 0, cluster: Any = None
+    ) -> PreparedLaunch:
+        """Bind a launch once: validate the configuration, compile (if needed) and marshal ``args``;
+        as :meth:`cuda.coop.numba.CoopKernel.prepare`.
+
+        ``p.launch(*new_args)`` then rewrites only the argument slots and calls the driver; it takes
+        arguments of the same kinds (dtype, rank, layout), raw device pointers (ints) for arrays, and
+        nothing (the last arguments again). A handle belongs to one thread.
+
+        Raises:
+            CoopTypeError: an argument that is not a GPU array or a scalar (a host array), or a
+                kernel parameter type only numba-cuda-mlir's launcher passes (records).
+            CoopValueError: a kernel that numba-cuda-mlir must launch itself (``debug=True``,
+                extensions, literal arguments).
+            CoopLaunchConfigError: a bad grid, block, cluster or shared memory size.
+        """
+        what = self.__name__
+        grid3 = dim3(grid, what=f"{what}: grid")
+        dims = normalize_block_dims(block, what=f"{what}: block")
+        handle = stream_handle(stream, what=f"{what}: stream")
+        shmem = shared_bytes(shared_mem, what=what)
+        clusters = cluster_of(grid3, cluster, what=what)
+        names = arg_names(self.py_func, len(args))
+        check_prepare_args(self.py_func, args, names, what, MARSHAL)
+        disp = self.for_block(dims, clusters)
+        why = _ncm_hooks.fast_path_blocker(disp)
+        if why is None:
+            keys = [MARSHAL.read_one(a)[0] for a in args]  # readable: checked above
+            with self.compiling(dims, clusters):
+                result = _ncm_hooks.resolve_kernel(disp, argument_types(disp, keys, args, what))
+            why = _ncm_hooks.fast_path_blocker(disp, result)
+        if why:
+            raise CoopValueError(
+                f"{what}: prepare() is not available: {why}; launch with kernel[grid, block]"
+            )
+        try:
+            plan = mlir_plan(result, what, clusters)
+        except Unsupported as exc:
+            raise CoopTypeError(
+                f"{what}: prepare() cannot pass {exc}; launch with kernel[grid, block]"
+            ) from None
+        prepared = PreparedLaunch(plan, grid3, dims, shmem, handle, names)
+        prepared.set_args(args)
+        return prepared
+
+    def __getitem__(self, config: tuple[Any, ...]) -> _Launch:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise CoopTypeError(
                 f"{self.__name__}[config]: config takes (grid, block[, stream[, shared_bytes]]), "
                 f"got {config!r}"
             )
-        return self.configure(*config)
+        return self._configured(config, None)
 
     def configure(
         self, grid: Any, block: Any, stream: Any = 0, sharedmem: int = 0, *, cluster: Any = None
-    ) -> Callable[..., None]:
+    ) -> _Launch:
         """``kernel[grid, block, stream, sharedmem]``, with a thread-block ``cluster`` if given."""
-        dims = normalize_block_dims(block, what=f"{self.__name__}: block")
-        clusters = normalize_cluster_dims(cluster, what=f"{self.__name__}: cluster")
-        disp = self.for_block(dims, clusters)
-        launch = (
-            disp[(grid, dims, stream, sharedmem)]
-            if clusters is None
-            else disp[grid, dims, stream, sharedmem, clusters]
-        )
+        return self._configured((grid, block, stream, sharedmem), cluster)
 
-        def run(*args: Any) -> None:
-            with short_traceback():
-                launch(*map(_launchable, args))
+    def _configured(self, config: tuple[Any, ...], cluster: Any) -> _Launch:
+        cache = self._launch_cache()
+        try:
+            launch = cache.configs.get((config, cluster))
+        except TypeError:  # an unhashable config (a list): not cached
+            return _Launch(self, config, cluster)
+        if launch is None:
+            launch = _Launch(self, config, cluster)
+            if len(cache.configs) >= cache.MAX_CONFIGS:
+                cache.configs.clear()
+            cache.configs[(config, cluster)] = launch
+        return launch
 
-        return run
-
-
-class _ArrayInterface:
-    """An array seen through its ``__cuda_array_interface__`` alone: what numba-cuda-mlir 0.6's
-    launcher takes of a CUDA array whose ``dtype`` is not a NumPy dtype (a torch tensor: the launcher
-    reads ``arg.dtype`` first, as a NumPy dtype, and fails on torch's; with no ``dtype`` it reads the
-    interface's ``typestr``). Cheaper than ``cuda.as_cuda_array`` (a device array made per launch:
-    48 us on the H200's host)."""
-
-    __slots__ = ("__cuda_array_interface__",)
-
-    def __init__(self, interface: dict[str, Any]) -> None:
-        self.__cuda_array_interface__ = interface
+    def _launch_cache(self) -> LaunchCache:
+        cache = self.__dict__.get("_launches")
+        if cache is None:
+            cache = self.__dict__.setdefault("_launches", LaunchCache())
+        return cache  # type: ignore[no-any-return]
 
 
-def _launchable(arg: Any) -> Any:
-    """``arg`` as numba-cuda-mlir 0.6's launcher takes it: a CUDA array whose ``dtype`` is not a
-    NumPy dtype (a torch tensor) through its CUDA array interface alone (read once: torch builds it
-    anew on each read)."""
-    dtype = getattr(arg, "dtype", None)
-    if dtype is None or isinstance(dtype, np.dtype):
-        return arg
-    interface = getattr(arg, "__cuda_array_interface__", None)
-    return arg if interface is None else _ArrayInterface(interface)
+_MISSING = object()
+
+
+class _Launch:
+    """``kernel[grid, block, stream, shared_bytes]`` (or ``configure(..., cluster=)``).
+
+    A call reads its arguments' keys (dtype, rank, layout, ...) and launches the plan cached for
+    them in this thread through the driver; the first launch of each argument signature compiles
+    (inside the kernel's compile context) and plans it. Arguments coop's readers do not take (host
+    arrays) and kernels numba-cuda-mlir must launch itself go through numba-cuda-mlir's launcher.
+    """
+
+    __slots__ = (
+        "_cache",
+        "_cluster",
+        "_dims",
+        "_grid",
+        "_kernel",
+        "_own",
+        "_shmem",
+        "_stream",
+        "_stream_arg",
+    )
+
+    def __init__(self, kernel: CoopKernel, config: tuple[Any, ...], cluster: Any = None) -> None:
+        from cuda.bindings import driver
+
+        what = kernel.__name__
+        self._kernel = kernel
+        self._grid = dim3(config[0], what=f"{what}: grid")
+        self._dims = normalize_block_dims(config[1], what=f"{what}: block")
+        self._cluster = cluster_of(self._grid, cluster, what=what)
+        self._stream_arg = config[2] if len(config) > 2 else 0
+        self._stream = driver.CUstream(stream_handle(self._stream_arg, what=f"{what}: stream"))
+        self._shmem = shared_bytes(config[3], what=what) if len(config) > 3 else 0
+        self._own: Any = None
+        self._cache = kernel._launch_cache()
+
+    def __call__(self, *args: Any) -> None:
+        try:
+            keys, values = MARSHAL.read_args(args)
+        except Unsupported:
+            self._launcher(args)
+            return
+        plans = self._cache.plans()
+        plan = plans.get((self._dims, self._cluster, current_context(), keys), _MISSING)
+        if plan is _MISSING:
+            kernel = self._kernel
+            with short_traceback(), kernel.compiling(self._dims, self._cluster):
+                disp = kernel.for_block(self._dims, self._cluster)
+                plan = try_plan(disp, args, keys, kernel.__name__, self._cluster)
+            # keyed by the context current now: the compile may have made it current
+            plans[(self._dims, self._cluster, current_context(), keys)] = plan
+        if plan is None:
+            self._launcher(args)
+        else:
+            plan.launch(self._grid, self._dims, self._shmem, self._stream, values)  # type: ignore[union-attr]
+
+    def _launcher(self, args: tuple[Any, ...]) -> None:
+        """Launch through numba-cuda-mlir's own launcher (compiling if needed)."""
+        self._cache.slow_launches += 1
+        if self._own is None:
+            disp = self._kernel.for_block(self._dims, self._cluster)
+            config = (self._grid, self._dims, self._stream_arg, self._shmem)
+            self._own = disp[config] if self._cluster is None else disp[(*config, self._cluster)]
+        with short_traceback():
+            self._own(*map(launchable, args))
 
 
 def jit(func: Callable[..., None] | None = None, **options: Any) -> Any:

@@ -205,9 +205,77 @@ def compile_in(dispatcher: Any, context: Any) -> None:
     dispatcher._compile_impl = _compile_impl
 
 
+# --- the launch path: coop's own launches of numba-cuda-mlir kernels (tests check them) -----------
+
+
+def device_array_class() -> type:
+    """numba-cuda-mlir's device array class (``cuda.to_device``, ``cuda.device_array``)."""
+    from numba_cuda_mlir.numba_cuda.cudadrv.devicearray import DeviceNDArrayBase
+
+    return DeviceNDArrayBase
+
+
+def device_array_type(array: Any) -> Any:
+    """The numba-cuda-mlir type of one of its device arrays (cached on it)."""
+    return array._numba_type_
+
+
+def kernel_argument_types(result: Any) -> tuple[Any, ...]:
+    """The argument types of a compiled kernel (a ``CompileResult``)."""
+    return tuple(result.signature.args)
+
+
+def kernel_function(result: Any) -> Any:
+    """The driver handle (``CUfunction``) of a compiled kernel in the current context: its cubin
+    loaded by numba-cuda-mlir's own code library, once per device."""
+    from cuda.bindings import driver
+
+    return driver.CUfunction(int(result._codelibrary.get_cufunc()._handle))
+
+
+def is_cooperative(result: Any) -> bool:
+    """Whether a compiled kernel synchronises its grid (a cooperative launch)."""
+    return bool(result.cooperative)
+
+
+def fast_path_blocker(dispatcher: Any, result: Any | None = None) -> str | None:
+    """Why numba-cuda-mlir's own launcher must launch this dispatcher's kernels, or None: what its
+    launcher does besides the launch (argument extensions, launch-config planners, literal
+    arguments, module setup callbacks of link items, debug's exception flag)."""
+    from numba_cuda_mlir._whole_function_planners import _planner_registry
+
+    if dispatcher.targetoptions.get("extensions") or dispatcher.extensions:
+        return "it has argument-handling extensions"
+    if dispatcher.targetoptions.get("debug"):
+        return "it is compiled with debug=True (the launch checks an exception flag)"
+    if dispatcher._requires_launch_config or _planner_registry.has_planners:
+        return "it is launch-configuration sensitive"
+    if dispatcher._literal_arg_positions:
+        return "some of its arguments are compile-time literals"
+    if dispatcher._module_setup_callbacks:
+        return "a link item of it sets up the loaded module"
+    if result is not None and result.metadata.get("cubin") is None:
+        return "it has no cubin"
+    return None
+
+
+def resolve_kernel(dispatcher: Any, argtypes: tuple[Any, ...]) -> Any:
+    """The compiled kernel for arguments of ``argtypes``, compiled now if new (inside the caller's
+    compile context)."""
+    return dispatcher.compile(argtypes)
+
+
+def launch_error(err: Any, what: str) -> Exception:
+    """The exception of a failed launch, as numba-cuda-mlir's driver raises it."""
+    from numba_cuda_mlir.numba_cuda.cudadrv.driver import CudaAPIError
+
+    return CudaAPIError(err, f"{what}: cuLaunchKernel failed with {getattr(err, 'name', err)}")
+
+
 def check() -> None:
     """Raise CoopBackendError naming the first hook that this numba-cuda-mlir lacks."""
     from numba_cuda_mlir import extending, linker, mlir_lowering
+    from numba_cuda_mlir.numba_cuda.cudadrv import devicearray
 
     for owner, name in (
         (tools, "_cached_cc"),
@@ -232,6 +300,11 @@ def check() -> None:
         (importlib.import_module("numba_cuda_mlir.numba_cuda.core.typeinfer").CallConstraint, "__call__"),
         (importlib.import_module("numba_cuda_mlir.descriptor").MLIRDispatcher, "_compile_impl"),
         (importlib.import_module("numba_cuda_mlir.descriptor").MLIRDispatcher, "_compile"),
+        (devicearray, "DeviceNDArrayBase"),
+        (devicearray.DeviceNDArrayBase, "_numba_type_"),
+        (importlib.import_module("numba_cuda_mlir.compiler").CodeLibrary, "get_cufunc"),
+        (importlib.import_module("numba_cuda_mlir._whole_function_planners"), "_planner_registry"),
+        (importlib.import_module("numba_cuda_mlir.numba_cuda.cudadrv.driver"), "CudaAPIError"),
     ):
         try:
             inspect.getattr_static(owner, name)
@@ -240,3 +313,28 @@ def check() -> None:
                 f"numba-cuda-mlir changed: {getattr(owner, '__name__', owner)}.{name} is gone; this "
                 "cuda-coop needs numba-cuda-mlir 0.6.x"
             ) from None
+    # instance attributes: those of a dispatcher and of a kernel handle (made without a GPU)
+    from numba_cuda_mlir import cuda
+    from numba_cuda_mlir._whole_function_planners import _planner_registry
+    from numba_cuda_mlir.compiler import CodeLibrary, CUFunc
+
+    probe = cuda.jit(_probe)
+    for owner, name in (
+        (_planner_registry, "has_planners"),
+        (probe, "_requires_launch_config"),
+        (probe, "_literal_arg_positions"),
+        (probe, "_module_setup_callbacks"),
+        (probe, "extensions"),
+        (probe, "targetoptions"),
+        (CodeLibrary(b"", "probe"), "get_cufunc"),
+        (CUFunc(0), "_handle"),
+    ):
+        if not hasattr(owner, name):
+            raise CoopBackendError(
+                f"numba-cuda-mlir changed: {type(owner).__name__}.{name} is gone; this cuda-coop needs "
+                "numba-cuda-mlir 0.6.x"
+            )
+
+
+def _probe() -> None:
+    """A kernel that :func:`check` makes a dispatcher of (never compiled)."""

@@ -11,6 +11,7 @@ from cuda.coop._backend_api import (
     CoopTypeError,
     CoopValueError,
     TraceSession,
+    check_prepare_args,
     compiling,
     normalize_block_dims,
     normalize_cluster_dims,
@@ -25,19 +26,18 @@ from ._launch import (
     DEFAULT_DYNAMIC_SHARED,
     BoundPlan,
     LaunchCache,
-    Plan,
     PreparedLaunch,
     allow_dynamic_shared,
     arg_names,
-    check_prepare_args,
     cluster_of,
     current_context,
     current_device,
     dim3,
+    numba_plan,
     shared_bytes,
     try_plan,
 )
-from ._marshal import Unsupported, aligned, read_args, read_one
+from ._marshal import MARSHAL, Unsupported, aligned, read_args, read_one
 from ._options import check_jit_options, link_options, with_launch_bounds
 
 
@@ -191,7 +191,7 @@ class CoopKernel:
         shmem = shared_bytes(shared_mem, what=what)
         clusters = cluster_of(grid3, cluster, what=what)
         names = arg_names(self.py_func, len(args))
-        check_prepare_args(self.py_func, args, names, what)
+        check_prepare_args(self.py_func, args, names, what, MARSHAL)
         keys = [read_one(a)[0] for a in args]  # readable: checked above
         with self.compiling(dims, clusters):
             disp = self.for_block(dims, clusters)
@@ -206,7 +206,7 @@ class CoopKernel:
                 f"{what}: prepare() is not available: {why}; launch with kernel[grid, block]"
             )
         try:
-            plan = Plan(kernel, what, clusters)
+            plan = numba_plan(kernel, what, clusters)
         except Unsupported as exc:
             raise CoopTypeError(
                 f"{what}: prepare() cannot pass {exc}; launch with kernel[grid, block]"
@@ -316,7 +316,7 @@ class _Launch:
             why = why or fast_path_blocker(disp, compiled)
             if why:
                 raise CoopValueError(f"{what}: cannot be launched with a cluster: {why}")
-            plan = BoundPlan(Plan(compiled, what, self._cluster))
+            plan = BoundPlan(numba_plan(compiled, what, self._cluster))
             problem = plan.plan.reject(keys)
             if problem:  # pragma: no cover - the kernel was just compiled for these arguments
                 raise CoopTypeError(f"{what}: {problem}")

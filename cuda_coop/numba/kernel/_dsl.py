@@ -18,8 +18,6 @@ from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Sig
 from .._numba_hooks import can_type, function_ir, plan_carrying_template, tag_python_function
 
 cuda = _cuda
-#: how else its launches take a cluster
-PREPARE_TOO = " or kernel.prepare(grid, block, *args, cluster=...)"
 #: the backend's package, as its messages name its front doors
 FRONT_DOOR = "cuda.coop.numba"
 #: the DSL's bfloat16 type
@@ -28,7 +26,6 @@ local_array = _cuda.local.array
 
 __all__ = [
     "FRONT_DOOR",
-    "PREPARE_TOO",
     "bfloat16",
     "cuda",
     "compute_cfg_from_blocks",

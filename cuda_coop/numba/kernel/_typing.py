@@ -35,7 +35,6 @@ from cuda.coop._backend_api import (
 from ._barriers import temp_storage_use
 from ._dsl import (
     FRONT_DOOR,
-    PREPARE_TOO,
     AbstractTemplate,
     AttributeTemplate,
     Signature,
@@ -52,7 +51,8 @@ _UNKNOWN_DIMS = (
     "launch, or pass threads_per_block= explicitly"
 )
 _NO_CLUSTER = (
-    f"launch it through {FRONT_DOOR}.jit with kernel.configure(grid, block, cluster=(n, 1, 1)){PREPARE_TOO}, "
+    f"launch it through {FRONT_DOOR}.jit with kernel.configure(grid, block, cluster=(n, 1, 1)) or "
+    "kernel.prepare(grid, block, *args, cluster=...), "
     f"or compile it with {FRONT_DOOR}.compile(..., cluster=...)"
 )
 

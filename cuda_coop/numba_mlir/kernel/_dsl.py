@@ -19,8 +19,6 @@ from numba_cuda_mlir.numba_cuda.typing.templates import (
 from .._ncm_hooks import can_type, function_ir, plan_carrying_template, tag_python_function
 
 cuda = _cuda
-#: how else its launches take a cluster
-PREPARE_TOO = ""
 #: the backend's package, as its messages name its front doors
 FRONT_DOOR = "cuda.coop.numba_mlir"
 #: the DSL's bfloat16 type
@@ -29,7 +27,6 @@ local_array = _cuda.local.array
 
 __all__ = [
     "FRONT_DOOR",
-    "PREPARE_TOO",
     "bfloat16",
     "cuda",
     "compute_cfg_from_blocks",

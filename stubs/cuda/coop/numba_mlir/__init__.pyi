@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Typing stubs of cuda.coop.numba_mlir (the numba-cuda-mlir backend's qualified namespace)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, overload
 
 # BEGIN generated: choices
@@ -38,6 +38,25 @@ class CoopKernel:
     def configure(
         self, grid: Any, block: Any, stream: Any = 0, sharedmem: int = 0, *, cluster: Any = None
     ) -> Callable[..., None]: ...
+    def prepare(
+        self,
+        grid: Any,
+        block: Any,
+        *args: Any,
+        stream: Any = None,
+        shared_mem: int = 0,
+        cluster: Any = None,
+    ) -> PreparedLaunch: ...
+
+class PreparedLaunch:
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_mem: int
+    stream: int
+    device: int
+    def launch(self, *args: Any, stream: Any = None) -> None: ...
+    def set_args(self, args: Sequence[Any]) -> None: ...
+    def __call__(self, *args: Any) -> None: ...
 
 class CompiledKernel:
     code: bytes
@@ -69,6 +88,7 @@ __all__ = [
     "jit",
     "compile",
     "CoopKernel",
+    "PreparedLaunch",
     "block",
     "warp",
     "cluster",

@@ -1,0 +1,637 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Launching kernels through the driver: launch configurations, plans, parameter buffers and the
+prepared launch, for the backends that launch kernels themselves.
+
+A :class:`LaunchPlan` holds one compiled kernel's function handle and the ``struct`` format of its
+parameters (see ``_args``), in 8-byte slots; a launch packs the values into a buffer whose
+pointer array (one pointer per kernel parameter) was built once and calls ``cuLaunchKernel``
+(``cuda.bindings``, imported on first use).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import inspect
+import struct
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ._args import (
+    ArraySpec,
+    Key,
+    Marshal,
+    ScalarSpec,
+    Spec,
+    Unsupported,
+    problem_of,
+)
+from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
+from ._primitive import PORTABLE_CLUSTER_BLOCKS, normalize_cluster_dims
+from ._streams import stream_handle
+
+# --- streams and the current context ---------------------------------------------------------------
+
+
+def current_context() -> int:
+    """The current CUDA context as an int (0: none)."""
+    from cuda.bindings import driver
+
+    err, ctx = driver.cuCtxGetCurrent()
+    return 0 if err else int(ctx)
+
+
+def current_device() -> int:
+    """The ordinal of the current context's device."""
+    from cuda.bindings import driver
+
+    err, dev = driver.cuCtxGetDevice()
+    if err:
+        raise CoopValueError(f"no CUDA context is current ({err.name})")
+    return int(dev)
+
+
+def dim3(value: Any, *, what: str) -> tuple[int, int, int]:
+    """A grid as ``(x, y, z)``: an int or a tuple of 1 to 3 positive ints."""
+    import operator
+
+    dims = (value,) if not isinstance(value, (tuple, list)) else tuple(value)
+    try:
+        if not 1 <= len(dims) <= 3 or any(isinstance(d, bool) for d in dims):
+            raise TypeError
+        full = tuple(operator.index(d) for d in dims) + (1,) * (3 - len(dims))
+    except TypeError:
+        raise CoopLaunchConfigError(
+            f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}"
+        ) from None
+    if min(full) < 1:
+        raise CoopLaunchConfigError(f"{what} must be positive ints, got {value!r}")
+    return (full[0], full[1], full[2])
+
+
+def shared_bytes(value: Any, *, what: str) -> int:
+    """Dynamic shared memory bytes: a non-negative int."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise CoopLaunchConfigError(f"{what}: dynamic shared memory must be an int of bytes, got {value!r}")
+    n = int(value)
+    if n < 0:
+        raise CoopLaunchConfigError(f"{what}: dynamic shared memory must be >= 0 bytes, got {n}")
+    return n
+
+
+#: Dynamic shared memory any kernel may take without opting in (bytes).
+DEFAULT_DYNAMIC_SHARED = 48 * 1024
+
+
+def set_function_attribute(function: Any, device: int, name: str, value: int) -> Any:
+    """Set ``CU_FUNC_ATTRIBUTE_<name>`` of a kernel's driver handle (a ``CUfunction``, or a library
+    ``CUkernel`` as numba-cuda loads them, for ``device``); returns the driver's error (0: none)."""
+    from cuda.bindings import driver
+
+    attr = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
+    (err,) = driver.cuFuncSetAttribute(function, attr, value)
+    if err == driver.CUresult.CUDA_ERROR_INVALID_HANDLE:  # the handle is a library CUkernel
+        handle = driver.CUkernel(int(function))
+        (err,) = driver.cuKernelSetAttribute(attr, value, handle, driver.CUdevice(device))
+    return err
+
+
+def allow_dynamic_shared(function: Any, device: int, shmem: int, what: str) -> None:
+    """Opt a kernel in to ``shmem`` bytes of dynamic shared memory, above the 48 KB that any kernel
+    may take (``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES``; numba-cuda's launch does not);
+    CoopLaunchConfigError when the GPU has less for a block (with the kernel's static shared memory)."""
+    err = set_function_attribute(function, device, "MAX_DYNAMIC_SHARED_SIZE_BYTES", shmem)
+    if err:
+        raise CoopLaunchConfigError(
+            f"{what}: {shmem} bytes of dynamic shared memory are more than this GPU gives a block of this "
+            f"kernel ({getattr(err, 'name', err)}); ask for less (H100/H200: at most 227 KB, static and "
+            "dynamic together)"
+        )
+
+
+def cluster_of(grid: tuple[int, int, int], cluster: Any, *, what: str) -> tuple[int, int, int] | None:
+    """A launch's thread-block cluster, normalised (None: none); CoopLaunchConfigError unless the
+    grid is a multiple of it in each dimension."""
+    dims = normalize_cluster_dims(cluster, what=f"{what}: cluster")
+    if dims is not None and any(g % c for g, c in zip(grid, dims, strict=True)):
+        raise CoopLaunchConfigError(
+            f"{what}: the grid {grid} is not a multiple of the cluster {dims} in each dimension; launch a "
+            "grid of whole clusters"
+        )
+    return dims
+
+
+def _cluster_launch(cluster: tuple[int, int, int]) -> Callable[..., Any]:
+    """A function of ``cuLaunchKernel``'s arguments that launches with the thread-block cluster
+    ``cluster`` (``cuLaunchKernelEx`` with the cluster-dimension attribute)."""
+    from cuda.bindings import driver
+
+    attribute = driver.CUlaunchAttribute()
+    attribute.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    dim = attribute.value.clusterDim
+    dim.x, dim.y, dim.z = cluster
+    launch_ex = driver.cuLaunchKernelEx
+
+    def launch(
+        f: Any,
+        gx: int,
+        gy: int,
+        gz: int,
+        bx: int,
+        by: int,
+        bz: int,
+        shmem: int,
+        stream: Any,
+        params: Any,
+        extra: Any,
+    ) -> Any:
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = gx, gy, gz
+        config.blockDimX, config.blockDimY, config.blockDimZ = bx, by, bz
+        config.sharedMemBytes, config.hStream = shmem, stream
+        config.attrs, config.numAttrs = [attribute], 1
+        return launch_ex(config, f, params, extra)
+
+    return launch
+
+
+# --- plans and parameter buffers -------------------------------------------------------------------
+
+
+class Params:
+    """A parameter buffer of 8-byte slots and the pointer array ``cuLaunchKernel`` reads, one
+    pointer per kernel parameter (one per thread or prepared launch: a launch writes into it).
+
+    Args:
+        slots: the number of 8-byte slots.
+        starts: the slot where each kernel parameter starts (default: one parameter per slot).
+    """
+
+    __slots__ = ("address", "buffer", "pointers")
+
+    def __init__(self, slots: int, starts: Sequence[int] | None = None) -> None:
+        starts = range(slots) if starts is None else starts
+        self.buffer = (ctypes.c_uint64 * max(slots, 1))()
+        base = ctypes.addressof(self.buffer)
+        self.pointers = (ctypes.c_void_p * max(len(starts), 1))(*(base + 8 * i for i in starts))
+        self.address = ctypes.addressof(self.pointers) if len(starts) else 0
+
+
+class Layout:
+    """The parameter layout of one argument signature (no GPU needed).
+
+    Args:
+        specs: one :class:`~cuda.coop._args.Spec` per argument.
+
+    Attributes:
+        specs: the specs.
+        offsets: each argument's first slot.
+        slots: the number of slots.
+        starts: the slot where each kernel parameter starts.
+        pack_into: ``struct.Struct(...).pack_into`` of all the parameters.
+    """
+
+    def __init__(self, specs: Sequence[Spec]) -> None:
+        self.specs = list(specs)
+        self.offsets, self.starts, n = [], [], 0
+        for s in self.specs:
+            self.offsets.append(n)
+            self.starts += [n + p for p in s.params]
+            n += s.slots
+        self.slots = n
+        self.pack_into = struct.Struct("<" + "".join(s.fmt for s in self.specs)).pack_into
+
+
+class LaunchPlan:
+    """One compiled kernel bound to the current device: its handle and its :class:`Layout`.
+
+    Args:
+        function: the kernel's driver handle (a ``CUfunction``) in the current context.
+        specs: one spec per kernel argument.
+        what: the kernel's name, for messages.
+        marshal: the DSL's argument readers.
+        launch_error: ``launch_error(err, what)``: the exception for a failed launch.
+        cooperative: whether the kernel synchronises its grid (a cooperative launch).
+        cluster: the thread-block cluster its launches have (None: none).
+    """
+
+    def __init__(
+        self,
+        function: Any,
+        specs: Sequence[Spec],
+        what: str,
+        *,
+        marshal: Marshal,
+        launch_error: Callable[[Any, str], Exception],
+        cooperative: bool = False,
+        cluster: tuple[int, int, int] | None = None,
+    ) -> None:
+        from cuda.bindings import driver
+
+        self.what = what
+        self.layout = Layout(specs)
+        self.function = function
+        self.marshal, self.launch_error = marshal, launch_error
+        self.device = current_device()
+        self.context = current_context()
+        self.shared_allowed = DEFAULT_DYNAMIC_SHARED  # dynamic shared memory its launches may take
+        if cluster is not None:
+            if cooperative:
+                raise CoopValueError(
+                    f"{what}: a cooperative (grid-synchronising) kernel cannot be launched with a cluster"
+                )
+            if cluster[0] * cluster[1] * cluster[2] > PORTABLE_CLUSTER_BLOCKS:  # the GPU must allow it
+                err = set_function_attribute(
+                    self.function, self.device, "NON_PORTABLE_CLUSTER_SIZE_ALLOWED", 1
+                )
+                if err:
+                    raise CoopLaunchConfigError(
+                        f"{what}: this GPU does not allow a cluster of {cluster} "
+                        f"({getattr(err, 'name', err)}); use at most {PORTABLE_CLUSTER_BLOCKS} blocks"
+                    )
+            self.driver_launch: Callable[..., Any] = _cluster_launch(cluster)
+        elif cooperative:
+            coop_launch = driver.cuLaunchCooperativeKernel
+
+            def launch_coop(f: Any, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, *rest: Any) -> Any:
+                return coop_launch(f, gx, gy, gz, bx, by, bz, *rest[:-1])
+
+            self.driver_launch = launch_coop
+        else:
+            self.driver_launch = driver.cuLaunchKernel
+
+    def allow_shared(self, shmem: int) -> None:
+        """Let the kernel's launches take ``shmem`` bytes of dynamic shared memory (see
+        :func:`allow_dynamic_shared`)."""
+        if shmem > self.shared_allowed:
+            allow_dynamic_shared(self.function, self.device, shmem, self.what)
+            self.shared_allowed = shmem
+
+    def reject(self, keys: Sequence[Key]) -> str | None:
+        """Why arguments with ``keys`` cannot take this plan (None: they can)."""
+        if len(keys) != len(self.layout.specs):
+            return f"{len(keys)} arguments, the kernel takes {len(self.layout.specs)}"
+        for i, (s, k) in enumerate(zip(self.layout.specs, keys, strict=True)):
+            why = s.reject(k, self.device)
+            if why:
+                return f"argument {i}: {why[1]}"
+        return None
+
+
+class BoundPlan:
+    """A :class:`LaunchPlan` with a parameter buffer of its own (one thread's)."""
+
+    __slots__ = ("address", "buffer", "function", "launch_fn", "pack_into", "params", "plan", "what")
+
+    def __init__(self, plan: LaunchPlan) -> None:
+        self.plan = plan
+        self.params = Params(plan.layout.slots, plan.layout.starts)
+        self.buffer, self.address = self.params.buffer, self.params.address
+        self.pack_into, self.function = plan.layout.pack_into, plan.function
+        self.launch_fn, self.what = plan.driver_launch, plan.what
+
+    def launch(
+        self, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int, stream: Any, values: Any
+    ) -> None:
+        """Pack ``values`` (the flat parameters) and launch on ``stream`` (a ``CUstream``)."""
+        if shmem > DEFAULT_DYNAMIC_SHARED:
+            self.plan.allow_shared(shmem)
+        self.pack_into(self.buffer, 0, *values)
+        (err,) = self.launch_fn(
+            self.function,
+            grid[0],
+            grid[1],
+            grid[2],
+            block[0],
+            block[1],
+            block[2],
+            shmem,
+            stream,
+            self.address,
+            0,
+        )
+        if err:
+            raise self.plan.launch_error(err, self.what)
+
+
+class LaunchCache:
+    """What a kernel's launches reuse: per-thread plans by (block, context, argument keys), and the
+    configured launches by launch configuration."""
+
+    MAX_CONFIGS = 256
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+        self.configs: dict[Any, Any] = {}
+        self.slow_launches = 0  # launches that went through Numba's own path (for tests)
+
+    def plans(self) -> dict[Any, BoundPlan | None]:
+        """This thread's plans."""
+        try:
+            return self.local.plans  # type: ignore[no-any-return]
+        except AttributeError:
+            self.local.plans = {}
+            return self.local.plans  # type: ignore[no-any-return]
+
+
+# --- the prepared launch ---------------------------------------------------------------------------
+
+
+def check_prepare_args(
+    py_func: Callable[..., Any], args: Sequence[Any], names: Sequence[str], what: str, marshal: Marshal
+) -> None:
+    """Typed errors, before anything compiles, for a wrong number of arguments and for arguments a
+    prepared launch cannot pass (host arrays, tensors that require grad)."""
+    try:
+        params = list(inspect.signature(py_func).parameters)
+    except (TypeError, ValueError):
+        params = None
+    if params is not None and len(args) != len(params):
+        raise CoopTypeError(
+            f"{what}: prepare(grid, block, *args) takes the kernel's {len(params)} arguments "
+            f"({', '.join(params)}), got {len(args)}"
+        )
+    for i, a in enumerate(args):
+        try:
+            key, _ = marshal.read_one(a)
+        except Unsupported as exc:
+            raise CoopTypeError(f"{what}: argument {i} ({names[i]}): {exc}") from None
+        problem = problem_of(key)
+        if problem:
+            raise problem[0](f"{what}: argument {i} ({names[i]}): {problem[1]}")
+
+
+def arg_names(py_func: Callable[..., Any], n: int) -> list[str]:
+    """The kernel's parameter names (``arg<i>`` where it has none)."""
+    try:
+        names = list(inspect.signature(py_func).parameters)
+    except (TypeError, ValueError):
+        names = []
+    return [names[i] if i < len(names) else f"arg{i}" for i in range(n)]
+
+
+class PreparedLaunch:
+    """A kernel launch bound once: configuration, stream, compiled kernel and parameter buffer.
+
+    Made by ``prepare()`` of a cuda.coop.numba or cuda.coop.numba_mlir kernel. :meth:`launch`
+    writes only the argument slots and calls ``cuLaunchKernel``; a launch that raises changes no
+    slot. One handle per thread:
+    a launch writes into the handle's buffer, so threads that launch concurrently each prepare
+    their own.
+
+    Attributes:
+        grid: the grid, ``(x, y, z)``.
+        block: the block, ``(x, y, z)``.
+        shared_mem: dynamic shared memory bytes.
+        stream: the stream handle launches go to (an int).
+        device: the device the kernel was loaded on.
+    """
+
+    __slots__ = (
+        "_args",
+        "_call",
+        "_launch_fn",
+        "_names",
+        "_nargs",
+        "_ns",
+        "_params",
+        "_plan",
+        "_set_all",
+        "block",
+        "device",
+        "grid",
+        "shared_mem",
+        "stream",
+    )
+
+    def __init__(
+        self,
+        plan: LaunchPlan,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        shared_mem: int,
+        stream: int,
+        names: Sequence[str],
+    ) -> None:
+        from cuda.bindings import driver
+
+        self._plan, self._names = plan, list(names)
+        self.grid, self.block, self.shared_mem, self.stream = grid, block, shared_mem, stream
+        if shared_mem > DEFAULT_DYNAMIC_SHARED:
+            plan.allow_shared(shared_mem)
+        self.device = plan.device
+        self._params = Params(plan.layout.slots, plan.layout.starts)
+        self._nargs = len(plan.layout.specs)
+        self._set_all = self._compile_setters()
+        self._launch_fn = plan.driver_launch
+        self._call = (
+            plan.function,
+            *grid,
+            *block,
+            shared_mem,
+            driver.CUstream(stream),
+            self._params.address,
+            0,
+        )
+        self._args: tuple[Any, ...] = ()
+
+    def _where(self, i: int) -> str:
+        return f"{self._plan.what}: argument {i} ({self._names[i]})"
+
+    def _compile_setters(self) -> Callable[..., None]:
+        """One function that writes every argument into its slots: per argument, the common case
+        inline (a raw pointer for an array, a scalar of a kind seen before), else its setter."""
+        torch = sys.modules.get("torch")
+        torch_tensor = getattr(torch, "Tensor", None)
+        ns: dict[str, Any] = {"buffer": self._params.buffer, "error": struct.error, "Tensor": torch_tensor}
+        params = ", ".join(f"a{i}" for i in range(self._nargs))
+        lines = [f"def set_all({params}):"]
+        for i, s in enumerate(self._plan.layout.specs):
+            setter, kinds = self._setter(i)
+            ns[f"s{i}"] = setter
+            if isinstance(s, ArraySpec):
+                # the data pointer's slots (numba-cuda: one; a memref: allocated and aligned)
+                data = " = ".join(f"buffer[{self._plan.layout.offsets[i] + d}]" for d in s.data_slots)
+                ns[f"r{i}"] = self._recorder(ns, i)
+                ns[f"last{i}"] = ns[f"dt{i}"] = ns[f"sh{i}"] = ns[f"st{i}"] = ns[f"dv{i}"] = None
+                # a kernel specialised on aligned data: the fast paths take aligned pointers only
+                fits = f" and not a{i} % {s.align}" if s.align else ""
+                lines += [
+                    f"    global last{i}",
+                    f"    if type(a{i}) is int{fits}:",
+                    f"        {data} = a{i}",
+                    f"        last{i} = None",
+                ]
+                if torch_tensor is not None:
+                    # A tensor like the last one (dtype, shape, strides, device): only its data moves.
+                    fits = f" and not a{i}.data_ptr() % {s.align}" if s.align else ""
+                    lines += [
+                        f"    elif type(a{i}) is Tensor and a{i}.dtype is dt{i} and a{i}.shape == sh{i} and "
+                        f"a{i}.stride() == st{i} and a{i}.get_device() == dv{i} and not a{i}.requires_grad"
+                        f"{fits}:",
+                        f"        {data} = a{i}.data_ptr()",
+                        f"        last{i} = None",
+                    ]
+                lines += [
+                    f"    elif a{i} is last{i}:",  # the DSL's device array of the last launch: in place
+                    "        pass",
+                    "    else:",
+                    f"        s{i}(a{i})",
+                    f"        r{i}(a{i})",
+                ]
+            elif kinds is not None:
+                ns[f"k{i}"], ns[f"o{i}"] = kinds, 8 * self._plan.layout.offsets[i]
+                ns[f"p{i}"] = struct.Struct("<" + s.fmt).pack_into
+                lines += [
+                    f"    if type(a{i}) in k{i}:",
+                    "        try:",
+                    f"            p{i}(buffer, o{i}, a{i})",
+                    "        except error:",
+                    f"            s{i}(a{i})",
+                    "    else:",
+                    f"        s{i}(a{i})",
+                ]
+            else:
+                lines.append(f"    s{i}(a{i})")
+        if self._nargs == 0:
+            lines.append("    pass")
+        exec("\n".join(lines), ns)
+        self._ns = ns
+        return ns["set_all"]  # type: ignore[no-any-return]
+
+    def _recorder(self, ns: dict[str, Any], i: int) -> Callable[[Any], None]:
+        """What the fast paths of array argument ``i`` compare the next argument with, taken from
+        the one just written: the DSL's own device array itself (its metadata never changes), or a real
+        torch tensor's dtype, shape, strides and device (a complex one always takes the full path:
+        conjugation is per tensor)."""
+
+        own = self._plan.marshal.is_own_array
+
+        def record(a: Any) -> None:
+            ns[f"last{i}"] = a if own(type(a)) else None
+            torch = sys.modules.get("torch")
+            if torch is not None and type(a) is torch.Tensor and not a.dtype.is_complex:
+                ns[f"dt{i}"], ns[f"sh{i}"], ns[f"st{i}"], ns[f"dv{i}"] = (
+                    a.dtype,
+                    a.shape,
+                    a.stride(),
+                    a.get_device(),
+                )
+            else:
+                ns[f"dt{i}"] = None
+
+        return record
+
+    def _setter(self, i: int) -> tuple[Callable[[Any], None], set[type] | None]:
+        """The function that validates and writes argument ``i`` into its slots, and (one-slot
+        scalars) the set of Python types it accepted so far."""
+        s = self._plan.layout.specs[i]
+        buffer, offset = self._params.buffer, 8 * self._plan.layout.offsets[i]
+        pack_into = struct.Struct("<" + s.fmt).pack_into
+        ok: set[Key] = set()
+        device = self._plan.device
+        read_one = self._plan.marshal.read_one
+
+        def check(key: Key) -> None:
+            why = s.reject(key, device)
+            if why:
+                raise why[0](f"{self._where(i)}: {why[1]}")
+            ok.add(key)
+
+        if isinstance(s, ScalarSpec) and s.parts == 1 and s.enum is None:
+            kinds: set[type] = set()
+
+            def set_scalar(a: Any) -> None:
+                kind = type(a)
+                if kind not in kinds:
+                    if not s.takes(kind):
+                        raise CoopTypeError(f"{self._where(i)}: got {kind.__name__}, the kernel takes {s}")
+                    kinds.add(kind)
+                try:
+                    pack_into(buffer, offset, a)
+                except struct.error:
+                    raise CoopValueError(f"{self._where(i)}: {a!r} does not fit the kernel's {s}") from None
+
+            return set_scalar, kinds
+
+        def set_value(a: Any) -> None:
+            if type(a) is int and isinstance(s, ArraySpec):  # a raw device pointer: the data slot
+                if s.align and a % s.align:
+                    raise CoopValueError(f"{self._where(i)}: {s.misaligned()}")
+                for d in s.data_slots:
+                    buffer[offset // 8 + d] = a
+                return
+            try:
+                key, values = read_one(a)
+            except Unsupported as exc:
+                raise CoopTypeError(f"{self._where(i)}: {exc}") from None
+            if key not in ok:
+                check(key)
+            try:
+                pack_into(buffer, offset, *values)
+            except struct.error:
+                raise CoopValueError(f"{self._where(i)}: {a!r} does not fit the kernel's {s}") from None
+
+        return set_value, None
+
+    def set_args(self, args: Sequence[Any]) -> None:
+        """Write ``args`` into the argument slots (validating each), without launching."""
+        if len(args) != self._nargs:
+            raise CoopTypeError(
+                f"{self._plan.what}: the prepared launch takes {self._nargs} arguments "
+                f"({', '.join(self._names)}), got {len(args)}"
+            )
+        try:
+            self._set_all(*args)
+        except Exception:
+            self._restore()
+            raise
+        self._args = tuple(args)
+
+    def _restore(self) -> None:
+        """Write the last accepted arguments back (a failed launch changes nothing)."""
+        for i in range(self._nargs):  # the fast paths compare with nothing: every slot is rewritten
+            if f"last{i}" in self._ns:
+                self._ns[f"last{i}"] = self._ns[f"dt{i}"] = None
+        if self._args:
+            self._set_all(*self._args)
+
+    def launch(self, *args: Any, stream: Any = None) -> None:
+        """Launch, with ``args`` written into the argument slots (none: the last ones again).
+
+        Args:
+            *args: the kernel's arguments, each of the kind it was prepared with (same dtype, rank
+                and layout); a Python int for an array argument replaces only its data pointer.
+            stream: a stream for this launch only (default: the prepared one).
+
+        Raises:
+            CoopTypeError: an argument of another kind, dtype, rank or layout.
+            CoopValueError: a scalar out of its type's range, or an array on another device.
+        """
+        if args:
+            if len(args) != self._nargs:
+                self.set_args(args)  # raises, naming the count
+            try:
+                self._set_all(*args)
+            except Exception:
+                self._restore()
+                raise
+            self._args = args  # keeps the arguments alive until the next launch
+        call = self._call
+        if stream is not None:
+            from cuda.bindings import driver
+
+            handle = stream_handle(stream, what=f"{self._plan.what}: stream")
+            call = (*call[:8], driver.CUstream(handle), *call[9:])
+        (err,) = self._launch_fn(*call)
+        if err:
+            raise self._plan.launch_error(err, self._plan.what)
+
+    def __call__(self, *args: Any) -> None:
+        """Same as :meth:`launch`."""
+        self.launch(*args)
+
+    def __repr__(self) -> str:
+        specs = ", ".join(f"{n}: {s}" for n, s in zip(self._names, self._plan.layout.specs, strict=False))
+        return f"<PreparedLaunch {self._plan.what}[{self.grid}, {self.block}] stream={self.stream} ({specs})>"
