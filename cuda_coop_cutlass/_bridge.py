@@ -16,6 +16,7 @@ with the kernel's CUB bundle by full LTO.
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,6 +133,12 @@ def _compile_pass(
         raise
 
 
+#: The CuTe DSL compiles one function at a time per process: its tracing state is global (four threads
+#: calling ``cute.compile`` at once abort the process), so :data:`compile` holds this lock while it
+#: traces, links and compiles.
+_COMPILE_LOCK = threading.RLock()
+
+
 class _Compile:
     """Compile a ``@cute.jit`` function whose kernels call coop primitives, with the bundle linked.
 
@@ -150,6 +157,9 @@ class _Compile:
         **kwargs: keyword arguments of ``host``, and ``cute.compile``'s own
             (``trace_finalize_hooks=``, which then run on both traces).
 
+    Threads may call it at once: the CuTe DSL compiles one function at a time in a process, so the
+    calls run one after another (for compiles in parallel, use processes).
+
     Raises:
         CoopTypeError, CoopValueError, CoopLaunchConfigError: misuse, found while tracing; a bad
             ``arch``, none with no GPU, a refused or malformed option.
@@ -165,7 +175,7 @@ class _Compile:
     def __call__(
         self, host: Any, *args: Any, arch: str | None = None, options: str | None = None, **kwargs: Any
     ) -> CompiledCuteFunction:
-        with short_traceback():
+        with _COMPILE_LOCK, short_traceback():
             return _compile(host, args, kwargs, self._bracket, options, arch)
 
     def __repr__(self) -> str:
