@@ -128,6 +128,24 @@ def c_strides(shape: Sequence[int], itemsize: int) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
+def device_array_reader(source: str, type_of: Callable[[Any], Any], abi: ArrayABI) -> Reader:
+    """The reader of a Numba-like DSL's device arrays (``DeviceNDArray``): rank and layout from the
+    DSL's type of the array (``type_of(array)``: a broadcast array is "A"), data from its ctypes
+    pointer; ``source`` names the kind in keys."""
+    values = abi.values
+
+    def read(a: Any) -> tuple[Key, tuple[Any, ...]]:
+        t = type_of(a)
+        dtype = a.dtype
+        ptr = a.device_ctypes_pointer.value or 0
+        return (
+            (source, dtype, t.ndim, t.layout, UNKNOWN_DEVICE, False, None, ptr % ALIGN == 0),
+            values(ptr, a.size, dtype.itemsize, a.shape, a.strides),
+        )
+
+    return read
+
+
 _GRAD = "it requires grad; pass x.detach()"
 _CONJ = "it is a lazily conjugated or negated view; pass x.resolve_conj().resolve_neg()"
 _TYPESTR: dict[str, Any] = {}

@@ -31,6 +31,7 @@ from ._args import (
     Unsupported,
     aligned,
     describe,
+    device_array_reader,
     layout_of,
     numpy_dtype,
     problem_of,
@@ -68,6 +69,7 @@ from ._kinds import Arg, Form, Shape, Slot, TempStorageUse, temp_storage_options
 from ._launch import (
     DEFAULT_DYNAMIC_SHARED,
     BoundPlan,
+    ConfiguredLaunch,
     LaunchCache,
     LaunchPlan,
     Layout,
@@ -76,9 +78,11 @@ from ._launch import (
     arg_names,
     check_prepare_args,
     cluster_of,
+    configured,
     current_context,
     current_device,
     dim3,
+    prepare_launch,
     shared_bytes,
 )
 from ._link import Input as LinkInput
@@ -179,6 +183,7 @@ __all__ = [
     "spec",
     "aligned",
     "describe",
+    "device_array_reader",
     "layout_of",
     "numpy_dtype",
     "problem_of",
@@ -186,6 +191,8 @@ __all__ = [
     "LaunchPlan",
     "BoundPlan",
     "LaunchCache",
+    "ConfiguredLaunch",
+    "configured",
     "Layout",
     "PreparedLaunch",
     "allow_dynamic_shared",
@@ -195,6 +202,7 @@ __all__ = [
     "current_context",
     "current_device",
     "dim3",
+    "prepare_launch",
     "shared_bytes",
     # errors and sites
     "CoopError",

@@ -28,7 +28,7 @@ from ._args import (
     problem_of,
 )
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
-from ._primitive import PORTABLE_CLUSTER_BLOCKS, normalize_cluster_dims
+from ._primitive import PORTABLE_CLUSTER_BLOCKS, normalize_block_dims, normalize_cluster_dims
 from ._streams import stream_handle
 
 # --- streams and the current context ---------------------------------------------------------------
@@ -319,6 +319,14 @@ class LaunchCache:
     """What a kernel's launches reuse: per-thread plans by (block, context, argument keys), and the
     configured launches by launch configuration."""
 
+    @staticmethod
+    def of(owner: Any) -> LaunchCache:
+        """The cache kept in ``owner``'s ``__dict__`` (made on first use)."""
+        cache = owner.__dict__.get("_launches")
+        if cache is None:
+            cache = owner.__dict__.setdefault("_launches", LaunchCache())
+        return cache  # type: ignore[no-any-return]
+
     MAX_CONFIGS = 256
 
     def __init__(self) -> None:
@@ -333,6 +341,51 @@ class LaunchCache:
         except AttributeError:
             self.local.plans = {}
             return self.local.plans  # type: ignore[no-any-return]
+
+
+class ConfiguredLaunch:
+    """``kernel[grid, block, stream, shared_bytes]`` (or ``configure(..., cluster=)``) of a kernel
+    that launches through coop's plans: the configuration, checked and converted once.
+
+    Args:
+        kernel: the front door's kernel (``__name__``, ``_launch_cache()``).
+        config: ``(grid, block[, stream[, shared_bytes]])``.
+        cluster: the thread-block cluster, or None.
+
+    Raises:
+        CoopLaunchConfigError: a bad grid, block, cluster or shared memory size.
+    """
+
+    __slots__ = ("_cache", "_cluster", "_dims", "_grid", "_kernel", "_shmem", "_stream", "_stream_arg")
+
+    def __init__(self, kernel: Any, config: tuple[Any, ...], cluster: Any = None) -> None:
+        from cuda.bindings import driver
+
+        what = kernel.__name__
+        self._kernel = kernel
+        self._grid = dim3(config[0], what=f"{what}: grid")
+        self._dims = normalize_block_dims(config[1], what=f"{what}: block")
+        self._cluster = cluster_of(self._grid, cluster, what=what)
+        self._stream_arg = config[2] if len(config) > 2 else 0
+        self._stream = driver.CUstream(stream_handle(self._stream_arg, what=f"{what}: stream"))
+        self._shmem = shared_bytes(config[3], what=what) if len(config) > 3 else 0
+        self._cache: LaunchCache = kernel._launch_cache()
+
+
+def configured(kernel: Any, config: tuple[Any, ...], cluster: Any, make: Callable[..., Any]) -> Any:
+    """The launch ``make(kernel, config, cluster)``, cached on the kernel by configuration (an
+    unhashable configuration, a list, is not cached)."""
+    cache = kernel._launch_cache()
+    try:
+        launch = cache.configs.get((config, cluster))
+    except TypeError:
+        return make(kernel, config, cluster)
+    if launch is None:
+        launch = make(kernel, config, cluster)
+        if len(cache.configs) >= cache.MAX_CONFIGS:
+            cache.configs.clear()
+        cache.configs[(config, cluster)] = launch
+    return launch
 
 
 # --- the prepared launch ---------------------------------------------------------------------------
@@ -369,6 +422,48 @@ def arg_names(py_func: Callable[..., Any], n: int) -> list[str]:
     except (TypeError, ValueError):
         names = []
     return [names[i] if i < len(names) else f"arg{i}" for i in range(n)]
+
+
+def prepare_launch(
+    kernel: Any,
+    grid: Any,
+    block: Any,
+    args: Sequence[Any],
+    *,
+    stream: Any,
+    shared_mem: int,
+    cluster: Any,
+    marshal: Marshal,
+    plan_of: Callable[[tuple[int, int, int], tuple[int, int, int] | None, list[Key]], LaunchPlan | str],
+) -> PreparedLaunch:
+    """A front door's ``prepare()``: the configuration and the arguments checked (before anything
+    compiles), then ``plan_of(block dims, cluster dims, argument keys)`` gives the kernel's plan, or
+    why only the DSL's own launch can launch it; the arguments marshalled into the handle.
+
+    Raises:
+        CoopTypeError: a wrong argument count, an argument no plan passes, a parameter type only
+            the DSL's launch passes.
+        CoopValueError: a kernel the DSL must launch itself (``plan_of`` says why).
+        CoopLaunchConfigError: a bad grid, block, cluster or shared memory size.
+    """
+    what = kernel.__name__
+    grid3 = dim3(grid, what=f"{what}: grid")
+    dims = normalize_block_dims(block, what=f"{what}: block")
+    handle = stream_handle(stream, what=f"{what}: stream")
+    shmem = shared_bytes(shared_mem, what=what)
+    clusters = cluster_of(grid3, cluster, what=what)
+    names = arg_names(kernel.py_func, len(args))
+    check_prepare_args(kernel.py_func, args, names, what, marshal)
+    keys = [marshal.read_one(a)[0] for a in args]  # readable: checked above
+    try:
+        plan = plan_of(dims, clusters, keys)
+    except Unsupported as exc:
+        raise CoopTypeError(f"{what}: prepare() cannot pass {exc}; launch with kernel[grid, block]") from None
+    if isinstance(plan, str):
+        raise CoopValueError(f"{what}: prepare() is not available: {plan}; launch with kernel[grid, block]")
+    prepared = PreparedLaunch(plan, grid3, dims, shmem, handle, names)
+    prepared.set_args(args)
+    return prepared
 
 
 class PreparedLaunch:

@@ -20,6 +20,8 @@ from cuda.coop.numba.host import _launch as L
 from cuda.coop.numba.host import _marshal as M
 from numba.cuda import types
 
+from ._launch_fakes import fake_prepared
+
 F32_C = types.Array(types.float32, 1, "C")
 
 
@@ -233,22 +235,7 @@ def test_bad_streams(stream: Any, error: type[Exception], match: str) -> None:
 def _prepared(
     argtypes: list[Any], names: str, stream: int = 0
 ) -> tuple[L.PreparedLaunch, list[tuple[Any, ...]]]:
-    calls: list[tuple[Any, ...]] = []
-
-    def fake_launch(*call: Any) -> tuple[int]:
-        calls.append(call)
-        return (0,)
-
-    plan = pytypes.SimpleNamespace(
-        what="axpb",
-        layout=Layout([M.spec(t) for t in argtypes]),
-        device=0,
-        function="F",
-        driver_launch=fake_launch,
-        marshal=M.MARSHAL,
-        launch_error=lambda err, what: RuntimeError(what),
-    )
-    return L.PreparedLaunch(plan, (8, 1, 1), (128, 1, 1), 0, stream, list(names)), calls  # type: ignore[arg-type]
+    return fake_prepared([M.spec(t) for t in argtypes], names, M.MARSHAL, stream, what="axpb")
 
 
 def _slots(p: L.PreparedLaunch) -> list[int]:

@@ -7,7 +7,6 @@ numba-cuda-mlir internals the launch path reads."""
 from __future__ import annotations
 
 import re
-import types as pytypes
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,8 @@ from cuda.coop._args import MEMREF_ABI, Unsupported  # noqa: E402
 from cuda.coop._launch import Layout, PreparedLaunch  # noqa: E402
 from cuda.coop.numba_mlir import _launch, _ncm_hooks  # noqa: E402
 from numba_cuda_mlir import types  # noqa: E402
+
+from ._launch_fakes import fake_prepared  # noqa: E402
 
 
 class CAI:
@@ -139,22 +140,7 @@ def test_argument_types_from_keys() -> None:
 
 
 def _prepared(argtypes: list[Any], names: str) -> tuple[PreparedLaunch, list[tuple[Any, ...]]]:
-    calls: list[tuple[Any, ...]] = []
-
-    def fake_launch(*call: Any) -> tuple[int]:
-        calls.append(call)
-        return (0,)
-
-    plan = pytypes.SimpleNamespace(
-        what="k",
-        layout=Layout([_launch.kernel_spec(t) for t in argtypes]),
-        device=0,
-        function="F",
-        driver_launch=fake_launch,
-        marshal=_launch.MARSHAL,
-        launch_error=lambda err, what: RuntimeError(what),
-    )
-    return PreparedLaunch(plan, (8, 1, 1), (128, 1, 1), 0, 0, list(names)), calls  # type: ignore[arg-type]
+    return fake_prepared([_launch.kernel_spec(t) for t in argtypes], names, _launch.MARSHAL)
 
 
 def test_prepared_launch_writes_both_memref_pointers() -> None:

@@ -10,23 +10,19 @@ from collections.abc import Callable
 from typing import Any
 
 from cuda.coop._backend_api import (
+    ConfiguredLaunch,
     CoopTypeError,
-    CoopValueError,
     LaunchCache,
     PreparedLaunch,
     TraceSession,
     Unsupported,
-    arg_names,
-    check_prepare_args,
-    cluster_of,
     compiling,
+    configured,
     current_context,
-    dim3,
     normalize_block_dims,
     normalize_cluster_dims,
-    shared_bytes,
+    prepare_launch,
     short_traceback,
-    stream_handle,
 )
 
 from . import _ncm_hooks
@@ -122,33 +118,27 @@ class CoopKernel:
             CoopLaunchConfigError: a bad grid, block, cluster or shared memory size.
         """
         what = self.__name__
-        grid3 = dim3(grid, what=f"{what}: grid")
-        dims = normalize_block_dims(block, what=f"{what}: block")
-        handle = stream_handle(stream, what=f"{what}: stream")
-        shmem = shared_bytes(shared_mem, what=what)
-        clusters = cluster_of(grid3, cluster, what=what)
-        names = arg_names(self.py_func, len(args))
-        check_prepare_args(self.py_func, args, names, what, MARSHAL)
-        disp = self.for_block(dims, clusters)
-        why = _ncm_hooks.fast_path_blocker(disp)
-        if why is None:
-            keys = [MARSHAL.read_one(a)[0] for a in args]  # readable: checked above
+
+        def plan_of(dims: Any, clusters: Any, keys: list[Any]) -> Any:
+            disp = self.for_block(dims, clusters)
+            blocked = _ncm_hooks.fast_path_blocker(disp)
+            if blocked:
+                return blocked
             with self.compiling(dims, clusters):
                 result = _ncm_hooks.resolve_kernel(disp, argument_types(disp, keys, args, what))
-            why = _ncm_hooks.fast_path_blocker(disp, result)
-        if why:
-            raise CoopValueError(
-                f"{what}: prepare() is not available: {why}; launch with kernel[grid, block]"
-            )
-        try:
-            plan = mlir_plan(result, what, clusters)
-        except Unsupported as exc:
-            raise CoopTypeError(
-                f"{what}: prepare() cannot pass {exc}; launch with kernel[grid, block]"
-            ) from None
-        prepared = PreparedLaunch(plan, grid3, dims, shmem, handle, names)
-        prepared.set_args(args)
-        return prepared
+            return _ncm_hooks.fast_path_blocker(disp, result) or mlir_plan(result, what, clusters)
+
+        return prepare_launch(
+            self,
+            grid,
+            block,
+            args,
+            stream=stream,
+            shared_mem=shared_mem,
+            cluster=cluster,
+            marshal=MARSHAL,
+            plan_of=plan_of,
+        )
 
     def __getitem__(self, config: tuple[Any, ...]) -> _Launch:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
@@ -165,29 +155,16 @@ class CoopKernel:
         return self._configured((grid, block, stream, sharedmem), cluster)
 
     def _configured(self, config: tuple[Any, ...], cluster: Any) -> _Launch:
-        cache = self._launch_cache()
-        try:
-            launch = cache.configs.get((config, cluster))
-        except TypeError:  # an unhashable config (a list): not cached
-            return _Launch(self, config, cluster)
-        if launch is None:
-            launch = _Launch(self, config, cluster)
-            if len(cache.configs) >= cache.MAX_CONFIGS:
-                cache.configs.clear()
-            cache.configs[(config, cluster)] = launch
-        return launch
+        return configured(self, config, cluster, _Launch)  # type: ignore[no-any-return]
 
     def _launch_cache(self) -> LaunchCache:
-        cache = self.__dict__.get("_launches")
-        if cache is None:
-            cache = self.__dict__.setdefault("_launches", LaunchCache())
-        return cache  # type: ignore[no-any-return]
+        return LaunchCache.of(self)
 
 
 _MISSING = object()
 
 
-class _Launch:
+class _Launch(ConfiguredLaunch):
     """``kernel[grid, block, stream, shared_bytes]`` (or ``configure(..., cluster=)``).
 
     A call reads its arguments' keys (dtype, rank, layout, ...) and launches the plan cached for
@@ -196,31 +173,11 @@ class _Launch:
     arrays) and kernels numba-cuda-mlir must launch itself go through numba-cuda-mlir's launcher.
     """
 
-    __slots__ = (
-        "_cache",
-        "_cluster",
-        "_dims",
-        "_grid",
-        "_kernel",
-        "_own",
-        "_shmem",
-        "_stream",
-        "_stream_arg",
-    )
+    __slots__ = ("_own",)
 
     def __init__(self, kernel: CoopKernel, config: tuple[Any, ...], cluster: Any = None) -> None:
-        from cuda.bindings import driver
-
-        what = kernel.__name__
-        self._kernel = kernel
-        self._grid = dim3(config[0], what=f"{what}: grid")
-        self._dims = normalize_block_dims(config[1], what=f"{what}: block")
-        self._cluster = cluster_of(self._grid, cluster, what=what)
-        self._stream_arg = config[2] if len(config) > 2 else 0
-        self._stream = driver.CUstream(stream_handle(self._stream_arg, what=f"{what}: stream"))
-        self._shmem = shared_bytes(config[3], what=what) if len(config) > 3 else 0
+        super().__init__(kernel, config, cluster)
         self._own: Any = None
-        self._cache = kernel._launch_cache()
 
     def __call__(self, *args: Any) -> None:
         try:

@@ -14,17 +14,16 @@ from typing import Any
 
 import numpy as np
 from cuda.coop._backend_api import (
-    ALIGN,
     MEMREF_ABI,
     SCALAR,
     TUPLE,
-    UNKNOWN_DEVICE,
     BoundPlan,
     CoopTypeError,
     Key,
     LaunchPlan,
     Marshal,
     Spec,
+    device_array_reader,
     numpy_dtype,
     spec,
 )
@@ -43,14 +42,8 @@ def is_device_array(kind: type) -> bool:
     return issubclass(kind, _DEVICE_ARRAY[0])
 
 
-def _read_device_array(a: Any) -> tuple[Key, tuple[Any, ...]]:
-    t = _ncm_hooks.device_array_type(a)  # broadcast arrays are "A"
-    dtype = a.dtype
-    ptr = a.device_ctypes_pointer.value or 0
-    return (
-        ("numba_cuda_mlir", dtype, t.ndim, t.layout, UNKNOWN_DEVICE, False, None, ptr % ALIGN == 0),
-        MEMREF_ABI.values(ptr, a.size, dtype.itemsize, a.shape, a.strides),
-    )
+#: numba-cuda-mlir's device arrays.
+_read_device_array = device_array_reader("numba_cuda_mlir", _ncm_hooks.device_array_type, MEMREF_ABI)
 
 
 #: numba-cuda-mlir's readers (a CUDA array interface's stream is not synchronised, as its own

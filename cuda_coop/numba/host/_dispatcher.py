@@ -8,15 +8,16 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from cuda.coop._backend_api import (
+    ConfiguredLaunch,
     CoopTypeError,
     CoopValueError,
     TraceSession,
-    check_prepare_args,
     compiling,
+    configured,
     normalize_block_dims,
     normalize_cluster_dims,
+    prepare_launch,
     short_traceback,
-    stream_handle,
 )
 
 from .. import _numba_hooks
@@ -28,16 +29,12 @@ from ._launch import (
     LaunchCache,
     PreparedLaunch,
     allow_dynamic_shared,
-    arg_names,
-    cluster_of,
     current_context,
     current_device,
-    dim3,
     numba_plan,
-    shared_bytes,
     try_plan,
 )
-from ._marshal import MARSHAL, Unsupported, aligned, read_args, read_one
+from ._marshal import MARSHAL, Unsupported, aligned, read_args
 from ._options import check_jit_options, link_options, with_launch_bounds
 
 
@@ -144,17 +141,7 @@ class CoopKernel:
         return self._configured((grid, block, stream, sharedmem), cluster)
 
     def _configured(self, config: tuple[Any, ...], cluster: Any) -> _Launch:
-        cache = self._launch_cache()
-        try:
-            launch = cache.configs.get((config, cluster))
-        except TypeError:  # an unhashable config (a list): not cached
-            return _Launch(self, config, cluster)
-        if launch is None:
-            launch = _Launch(self, config, cluster)
-            if len(cache.configs) >= cache.MAX_CONFIGS:
-                cache.configs.clear()
-            cache.configs[(config, cluster)] = launch
-        return launch
+        return configured(self, config, cluster, _Launch)  # type: ignore[no-any-return]
 
     def prepare(
         self, grid: Any, block: Any, *args: Any, stream: Any = None, shared_mem: int = 0, cluster: Any = None
@@ -185,47 +172,34 @@ class CoopKernel:
             CoopLaunchConfigError: a bad grid, block or shared memory size.
         """
         what = self.__name__
-        grid3 = dim3(grid, what=f"{what}: grid")
-        dims = normalize_block_dims(block, what=f"{what}: block")
-        handle = stream_handle(stream, what=f"{what}: stream")
-        shmem = shared_bytes(shared_mem, what=what)
-        clusters = cluster_of(grid3, cluster, what=what)
-        names = arg_names(self.py_func, len(args))
-        check_prepare_args(self.py_func, args, names, what, MARSHAL)
-        keys = [read_one(a)[0] for a in args]  # readable: checked above
-        with self.compiling(dims, clusters):
-            disp = self.for_block(dims, clusters)
-            kernel = (
-                None
-                if fast_path_blocker(disp)
-                else resolve_kernel(disp, args, compile=True, what=what, keys=keys)
-            )
-        why = fast_path_blocker(disp, kernel)
-        if why:
-            raise CoopValueError(
-                f"{what}: prepare() is not available: {why}; launch with kernel[grid, block]"
-            )
-        try:
-            plan = numba_plan(kernel, what, clusters)
-        except Unsupported as exc:
-            raise CoopTypeError(
-                f"{what}: prepare() cannot pass {exc}; launch with kernel[grid, block]"
-            ) from None
-        prepared = PreparedLaunch(plan, grid3, dims, shmem, handle, names)
-        prepared.set_args(args)
-        return prepared
+
+        def plan_of(dims: Any, clusters: Any, keys: list[Any]) -> Any:
+            with self.compiling(dims, clusters):
+                disp = self.for_block(dims, clusters)
+                blocked = fast_path_blocker(disp)
+                kernel = None if blocked else resolve_kernel(disp, args, compile=True, what=what, keys=keys)
+            return fast_path_blocker(disp, kernel) or numba_plan(kernel, what, clusters)
+
+        return prepare_launch(
+            self,
+            grid,
+            block,
+            args,
+            stream=stream,
+            shared_mem=shared_mem,
+            cluster=cluster,
+            marshal=MARSHAL,
+            plan_of=plan_of,
+        )
 
     def _launch_cache(self) -> LaunchCache:
-        cache = self.__dict__.get("_launches")
-        if cache is None:
-            cache = self.__dict__.setdefault("_launches", LaunchCache())
-        return cache  # type: ignore[no-any-return]
+        return LaunchCache.of(self)
 
 
 _MISSING = object()
 
 
-class _Launch:
+class _Launch(ConfiguredLaunch):
     """``kernel[grid, block, stream, shared_bytes]``.
 
     A call reads its arguments' keys (dtype, rank, layout, ...) and launches the plan cached for
@@ -234,31 +208,11 @@ class _Launch:
     inside ``kernel.compiling(dims)`` where the coop primitives read the block dims.
     """
 
-    __slots__ = (
-        "_cache",
-        "_cluster",
-        "_dims",
-        "_grid",
-        "_kernel",
-        "_numba_launch",
-        "_shmem",
-        "_stream",
-        "_stream_arg",
-    )
+    __slots__ = ("_numba_launch",)
 
     def __init__(self, kernel: CoopKernel, config: tuple[Any, ...], cluster: Any = None) -> None:
-        from cuda.bindings import driver
-
-        what = kernel.__name__
-        self._kernel = kernel
-        self._grid = dim3(config[0], what=f"{what}: grid")
-        self._dims = normalize_block_dims(config[1], what=f"{what}: block")
-        self._cluster = cluster_of(self._grid, cluster, what=what)
-        self._stream_arg = config[2] if len(config) > 2 else 0
-        self._stream = driver.CUstream(stream_handle(self._stream_arg, what=f"{what}: stream"))
-        self._shmem = shared_bytes(config[3], what=what) if len(config) > 3 else 0
+        super().__init__(kernel, config, cluster)
         self._numba_launch: Any = None
-        self._cache = kernel._launch_cache()
 
     def __call__(self, *args: Any) -> None:
         if self._cluster is not None:

@@ -29,6 +29,7 @@ from cuda.coop._backend_api import (
     Unsupported,
     aligned,
     describe,
+    device_array_reader,
     layout_of,
     problem_of,
 )
@@ -63,15 +64,8 @@ __all__ = [
 ]
 
 
-def _read_numba(a: Any) -> tuple[Key, tuple[Any, ...]]:
-    t = _numba_hooks.device_array_type(a)  # broadcast arrays are "A"
-    dtype = a.dtype
-
-    ptr = a.device_ctypes_pointer.value or 0
-    return (
-        ("numba", dtype, t.ndim, t.layout, UNKNOWN_DEVICE, False, None, ptr % ALIGN == 0),
-        (0, 0, a.size, dtype.itemsize, ptr, *a.shape, *a.strides),
-    )
+#: numba-cuda's device arrays (``DeviceNDArray``).
+_read_numba = device_array_reader("numba", _numba_hooks.device_array_type, NUMBA_ABI)
 
 
 def is_numba_array(kind: type) -> bool:

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Typing stubs of cuda.coop.numba_mlir (the numba-cuda-mlir backend's qualified namespace)."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, overload
 
 # BEGIN generated: choices
@@ -28,6 +28,7 @@ from cuda.coop import block as block
 from cuda.coop import cluster as cluster
 from cuda.coop import warp as warp
 from cuda.coop import CubinReport as CubinReport
+from cuda.coop.numba import PreparedLaunch as PreparedLaunch
 
 class CoopKernel:
     py_func: Callable[..., None]
@@ -47,16 +48,6 @@ class CoopKernel:
         shared_mem: int = 0,
         cluster: Any = None,
     ) -> PreparedLaunch: ...
-
-class PreparedLaunch:
-    grid: tuple[int, int, int]
-    block: tuple[int, int, int]
-    shared_mem: int
-    stream: int
-    device: int
-    def launch(self, *args: Any, stream: Any = None) -> None: ...
-    def set_args(self, args: Sequence[Any]) -> None: ...
-    def __call__(self, *args: Any) -> None: ...
 
 class CompiledKernel:
     code: bytes
