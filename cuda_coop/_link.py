@@ -7,7 +7,7 @@ with the bare ``cuda.bindings.nvjitlink`` calls, so neither cuda.core nor cuda.c
 Two things bound that:
 
 * a linked output is cached under the digest of its inputs: linking the same kernel again (a
-  re-run, another process) reads it back, without the growth or the link's ~70 ms;
+  re-run, another process) reads it back, without the growth or the link's ~60 ms;
 * once a process has linked ``$CUDA_COOP_LINK_IN_PROCESS_BYTES`` of LTO-IR itself (4 MiB), its
   further links run in a child process (``_link_worker``), replaced every ``WORKER_LINKS`` links,
   so the memory nvJitLink keeps goes back to the system with it.

@@ -133,3 +133,16 @@ def test_concurrent_processes_compile_once(cache: Path) -> None:
     assert sum(counts) == 1, counts
     assert len(list((cache / "bundles").glob("*.bin"))) == 1
     assert not list((cache / "bundles").glob("*.tmp"))
+
+
+@pytest.mark.parametrize("nvrtc", [(13, 0), (13, 4), (13, 5), (14, 0)])
+def test_default_device_only_for_an_nvrtc_that_needs_it(
+    nvrtc: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21: ``-default-device`` (which makes a ``__device__`` variable, kept by ``-rdc`` and read
+    by every link, of each ``static constexpr`` member the headers instantiate) only for an NVRTC
+    that needs it for CCCL's unannotated device lambdas."""
+    monkeypatch.setattr(_bundle, "nvrtc_version", lambda: nvrtc)
+    options = _bundle._options("sm_90a")
+    assert options["link_time_optimization"] is True and options["relocatable_device_code"] is True
+    assert options.get("device_as_default_execution_space", False) is (nvrtc < (13, 5))

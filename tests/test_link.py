@@ -6,6 +6,7 @@ process by what nvJitLink 13.5 keeps per link (about its LTO-IR input)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -325,3 +326,49 @@ def test_an_option_nvjitlink_refuses_is_a_compile_error() -> None:
             ["-arch=sm_90", "-no-such-option"],
             "cubin",
         )
+
+
+#: Issue 21's reference kernel (load, scan, store), for the bundle-options test below.
+_SCAN_SOURCE = """
+def _scan(src, dst):
+    items = coop.ThreadData(4, np.int32)
+    coop.block.load(src, items, algorithm="vectorize")
+    out = coop.block.inclusive_sum(items)
+    coop.block.store(dst, out, algorithm="vectorize")
+"""
+exec(_SCAN_SOURCE)
+
+
+def _instructions(sass: str) -> list[str]:
+    """The SASS instructions with their operands, without addresses and branch-label numbers."""
+    found = (re.match(r"\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;", line) for line in sass.splitlines())
+    return [re.sub(r"\.L_x_\d+", ".L", m.group(1)) for m in found if m]
+
+
+def test_the_lean_bundle_links_to_the_same_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21 (link time): where NVRTC allows, the bundle is compiled without ``-default-device``,
+    which made a ``__device__`` variable of every ``static constexpr`` member CCCL instantiates;
+    the link, which reads all of the bundle, gets a far smaller input and links the same kernel,
+    instruction for instruction."""
+    import cuda.coop.numba as numba_coop
+    from cuda.coop import _bundle
+
+    if _bundle.nvrtc_version() < _bundle.DEVICE_LAMBDAS_NVRTC:
+        pytest.skip(f"NVRTC {_bundle.nvrtc_version()} compiles the bundle with -default-device")
+    kernel = globals()["_scan"]
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path / "lean"))
+    lean = numba_coop.compile(kernel, SIG, block=128, arch=ARCH)
+    lean_options = _bundle._options
+    monkeypatch.setattr(
+        _bundle, "_options", lambda arch: {**lean_options(arch), "device_as_default_execution_space": True}
+    )
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path / "former"))
+    former = numba_coop.compile(kernel, SIG, block=128, arch=ARCH)
+    # measured with NVRTC 13.5: 126 KB against 198 KB
+    assert len(lean.bundle_ltoir) < 0.75 * len(former.bundle_ltoir), (
+        len(lean.bundle_ltoir),
+        len(former.bundle_ltoir),
+    )
+    report = lean.inspect()
+    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+    assert _instructions(report.sass) == _instructions(former.inspect().sass)
