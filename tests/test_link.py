@@ -12,7 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np  # noqa: F401  (the kernel exec'd below uses it)
+import numpy as np
 import pytest
 from cuda import coop
 from cuda.coop import _link
@@ -244,7 +244,7 @@ def test_a_worker_that_dies_is_given_up_and_the_link_still_happens(
 
 _GROWTH = """
 import ctypes, gc, os, sys
-import numpy as np  # noqa: F401  (the kernel exec'd below uses it)
+import numpy as np
 from cuda import coop
 import cuda.coop.numba as numba_coop
 from cuda.coop import _link_worker
@@ -328,15 +328,12 @@ def test_an_option_nvjitlink_refuses_is_a_compile_error() -> None:
         )
 
 
-#: Issue 21's reference kernel (load, scan, store), for the bundle-options test below.
-_SCAN_SOURCE = """
-def _scan(src, dst):
+def _scan(src, dst):  # type: ignore[no-untyped-def]
+    """Issue 21's reference kernel (load, scan, store), for the bundle-options test below."""
     items = coop.ThreadData(4, np.int32)
     coop.block.load(src, items, algorithm="vectorize")
     out = coop.block.inclusive_sum(items)
     coop.block.store(dst, out, algorithm="vectorize")
-"""
-exec(_SCAN_SOURCE)
 
 
 def _instructions(sass: str) -> list[str]:
@@ -355,7 +352,7 @@ def test_the_lean_bundle_links_to_the_same_kernel(tmp_path: Path, monkeypatch: p
 
     if _bundle.nvrtc_version() < _bundle.DEVICE_LAMBDAS_NVRTC:
         pytest.skip(f"NVRTC {_bundle.nvrtc_version()} compiles the bundle with -default-device")
-    kernel = globals()["_scan"]
+    kernel = _scan
     monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path / "lean"))
     lean = numba_coop.compile(kernel, SIG, block=128, arch=ARCH)
     lean_options = _bundle._options
