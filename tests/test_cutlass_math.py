@@ -4,6 +4,7 @@
 and on the GPU, with the same floating-point instructions as a plain ``cute.compile`` of the same
 math; and a softmax row and an RMSNorm row (block reduce + math) against NumPy on the GPU."""
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -84,7 +85,7 @@ def _float_ops(sass: str) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("name", list(FAMILIES))
-def test_cute_math_links_and_inlines_next_to_coop(name: str) -> None:
+def test_cute_math_links_and_inlines_next_to_coop(name: str, tmp_path: Path) -> None:
     n = 4 * TILE
     compiled = cutlass_coop.compile(_math_host(name), fake_tensor("float32", n), fake_tensor("float32", n))
     report = compiled.inspect()
@@ -92,7 +93,7 @@ def test_cute_math_links_and_inlines_next_to_coop(name: str) -> None:
     assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
     assert "__nv_" not in report.sass and not report.leftover_symbols
     plain = cute.compile(_plain_host(name), fake_tensor("float32", n), fake_tensor("float32", n),
-                         options="--keep-cubin")  # fmt: skip
+                         options=f"--keep-cubin --dump-dir {tmp_path}")  # fmt: skip
     from cuda.coop._sass import disassemble
 
     # libdevice was linked as CuTe links it: the same float instructions as the plain kernel's
