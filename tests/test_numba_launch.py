@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 from cuda import coop
+from cuda.coop import _args as A
 from cuda.coop._launch import Layout
 from cuda.coop._streams import stream_handle
 from cuda.coop.numba.host import _launch as L
@@ -155,7 +156,7 @@ def test_enum_and_pointer_parameters() -> None:
     ],
 )
 def test_layout_of(shape: tuple[int, ...], strides: tuple[int, ...], want: str) -> None:
-    assert M.layout_of(shape, strides, 8) == want
+    assert A.layout_of(shape, strides, 8) == want
 
 
 def test_readers_by_type() -> None:
@@ -176,9 +177,9 @@ def test_readers_by_type() -> None:
     obj.__cuda_array_interface__ = CAI(0x1000, (3,), "int16").desc  # type: ignore[attr-defined]
     keys, values = M.read_args([obj])
     assert keys[0][:4] == ("cai", np.dtype("int16"), 1, "C") and values == [0, 0, 3, 2, 0x1000, 3, 2]
-    with pytest.raises(M.Unsupported, match="host memory"):
+    with pytest.raises(A.Unsupported, match="host memory"):
         M.read_args([np.zeros(3)])
-    with pytest.raises(M.Unsupported, match="list is not a GPU array"):
+    with pytest.raises(A.Unsupported, match="list is not a GPU array"):
         M.read_args([[1, 2]])
 
 
@@ -434,11 +435,11 @@ def test_numba_internals_are_where_the_launch_path_expects() -> None:
 
 def test_array_keys_say_whether_data_is_aligned() -> None:
     rng = np.random.default_rng()
-    base = int(rng.integers(1, 1 << 30)) * M.ALIGN
-    for off, want in ((0, True), (4, False), (8, False), (M.ALIGN, True)):
+    base = int(rng.integers(1, 1 << 30)) * A.ALIGN
+    for off, want in ((0, True), (4, False), (8, False), (A.ALIGN, True)):
         keys, _ = M.read_args([CAI(base + off, (3,)), 1.5, (CAI(base, (2,)),)])
-        assert M.aligned(keys[0]) is want
-        assert not M.aligned(keys[1]) and not M.aligned(keys[2])  # a scalar, a tuple: never
+        assert A.aligned(keys[0]) is want
+        assert not A.aligned(keys[1]) and not A.aligned(keys[2])  # a scalar, a tuple: never
 
 
 def test_aligned_array_type_is_an_array_of_its_own() -> None:

@@ -634,9 +634,9 @@ def resolve_kernel(
     :class:`AlignedArrayType` (the kernel is specialised on it; Numba's own launches stay on the
     plain types, so no plain array reaches such a kernel). A dispatcher given explicit signatures
     compiles no others, so its arrays stay plain."""
+    from cuda.coop._backend_api import ALIGN, aligned
     from numba.cuda import types
 
-    from .host._marshal import ALIGN, aligned
     from .kernel._types import AlignedArrayType
 
     argtypes = []

@@ -12,6 +12,8 @@ from cuda.coop._backend_api import (
     CoopTypeError,
     CoopValueError,
     TraceSession,
+    Unsupported,
+    aligned,
     compiling,
     configured,
     normalize_block_dims,
@@ -34,7 +36,7 @@ from ._launch import (
     numba_plan,
     try_plan,
 )
-from ._marshal import MARSHAL, Unsupported, aligned, read_args
+from ._marshal import MARSHAL, read_args
 from ._options import check_jit_options, link_options, with_launch_bounds
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from cuda.coop._backend_api import (
     DEFAULT_DYNAMIC_SHARED,
     BoundPlan,
+    Key,
     LaunchCache,
     LaunchPlan,
     PreparedLaunch,
@@ -34,7 +35,7 @@ from .._numba_hooks import (
     launch_error,
     resolve_kernel,
 )
-from ._marshal import MARSHAL, Key, spec
+from ._marshal import MARSHAL, spec
 
 __all__ = [
     "DEFAULT_DYNAMIC_SHARED",

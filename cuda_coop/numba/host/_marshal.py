@@ -4,64 +4,20 @@
 numba-cuda passes each kernel argument as flat parameters: an array is ``meminfo, parent, nitems,
 itemsize, data, shape[0..n), strides[0..n)`` (64 bits each, strides in bytes), a complex number
 its real and imaginary parts, a tuple its members in order, any other scalar itself. The readers
-and specs are the core's (``cuda.coop._args``, through the backend face); this module adds what is
-Numba's: its device arrays, ``CUDA_ARRAY_INTERFACE_SYNC`` and its types.
+and specs are the core's (``cuda.coop._args``, through the backend face); this module gives them
+what is Numba's: its device arrays, ``CUDA_ARRAY_INTERFACE_SYNC`` and its types.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cuda.coop._backend_api import (
-    ALIGN,
-    HOST,
-    NUMBA_ABI,
-    SCALAR,
-    TUPLE,
-    UNKNOWN_DEVICE,
-    ArraySpec,
-    Key,
-    Marshal,
-    Rejection,
-    ScalarSpec,
-    Spec,
-    TupleSpec,
-    Unsupported,
-    aligned,
-    describe,
-    device_array_reader,
-    layout_of,
-    problem_of,
-)
+from cuda.coop._backend_api import NUMBA_ABI, Marshal, Spec, device_array_reader
 from cuda.coop._backend_api import spec as _spec
 
 from .. import _numba_hooks
 
-__all__ = [
-    "ALIGN",
-    "HOST",
-    "MARSHAL",
-    "READERS",
-    "SCALAR",
-    "TUPLE",
-    "UNKNOWN_DEVICE",
-    "ArraySpec",
-    "Key",
-    "Rejection",
-    "ScalarSpec",
-    "Spec",
-    "TupleSpec",
-    "Unsupported",
-    "aligned",
-    "describe",
-    "is_numba_array",
-    "layout_of",
-    "problem_of",
-    "read_args",
-    "read_one",
-    "reader_for",
-    "spec",
-]
+__all__ = ["MARSHAL", "READERS", "is_numba_array", "read_args", "read_one", "reader_for", "spec"]
 
 
 #: numba-cuda's device arrays (``DeviceNDArray``).
