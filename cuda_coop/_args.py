@@ -46,26 +46,24 @@ class ArrayABI:
     """How one DSL passes an array argument as kernel parameters (each one 8-byte slot).
 
     Attributes:
-        name: the ABI's name, for messages.
         head: the ``struct`` codes of the slots before the shape.
         data_slots: the slots holding the data pointer (relative to the array's first).
         values: ``values(ptr, nitems, itemsize, shape, byte_strides)``: the array's parameter
             values; raises :class:`Unsupported` for an array the ABI cannot describe.
-        complex_params: whether a complex number is one parameter (its two parts side by side) or
-            two (one part each).
+        complex_params: the parameters a complex number takes: 1 (its two parts side by side) or 2
+            (one part each).
     """
 
-    __slots__ = ("complex_params", "data_slots", "head", "name", "values")
+    __slots__ = ("complex_params", "data_slots", "head", "values")
 
     def __init__(
         self,
-        name: str,
         head: str,
         data_slots: tuple[int, ...],
         values: Callable[[int, int, int, Sequence[int], Sequence[int]], tuple[Any, ...]],
         complex_params: int,
     ) -> None:
-        self.name, self.head, self.data_slots, self.values = name, head, data_slots, values
+        self.head, self.data_slots, self.values = head, data_slots, values
         self.complex_params = complex_params
 
     def fmt(self, ndim: int) -> str:
@@ -93,10 +91,10 @@ def _memref_values(
 
 
 #: numba-cuda's arrays: meminfo, parent, nitems, itemsize, data, shape, strides (bytes).
-NUMBA_ABI = ArrayABI("numba", "qqqqQ", (4,), _numba_values, complex_params=2)
+NUMBA_ABI = ArrayABI("qqqqQ", (4,), _numba_values, complex_params=2)
 #: MLIR memref descriptors (numba-cuda-mlir): allocated and aligned pointer, offset, shape, strides
 #: (items).
-MEMREF_ABI = ArrayABI("memref", "QQq", (0, 1), _memref_values, complex_params=1)
+MEMREF_ABI = ArrayABI("QQq", (0, 1), _memref_values, complex_params=1)
 
 
 # --- readers ---------------------------------------------------------------------------------------
@@ -147,6 +145,7 @@ def device_array_reader(source: str, type_of: Callable[[Any], Any], abi: ArrayAB
 
 
 _GRAD = "it requires grad; pass x.detach()"
+_HOST = "it is in host memory; copy it to the GPU (cuda.to_device, tensor.cuda())"
 _CONJ = "it is a lazily conjugated or negated view; pass x.resolve_conj().resolve_neg()"
 _TYPESTR: dict[str, Any] = {}
 
@@ -364,7 +363,7 @@ def problem_of(key: Key) -> Rejection | None:
     if key[6]:
         return CoopTypeError, key[6]
     if key[4] == HOST:
-        return CoopValueError, "it is in host memory; copy it to the GPU (cuda.to_device, tensor.cuda())"
+        return CoopValueError, _HOST
     return None
 
 
@@ -469,7 +468,7 @@ class ArraySpec(Spec):
         if problem:
             return T, problem
         if where == HOST:
-            return V, "it is in host memory; copy it to the GPU (cuda.to_device, tensor.cuda())"
+            return V, _HOST
         if where >= 0 and where != device:
             return V, f"it is on device {where}, the launch is on device {device}"
         if numpy_dtype(dtype) != self.dtype:

@@ -393,9 +393,9 @@ def configured(kernel: Any, config: tuple[Any, ...], cluster: Any, make: Callabl
 
 def check_prepare_args(
     py_func: Callable[..., Any], args: Sequence[Any], names: Sequence[str], what: str, marshal: Marshal
-) -> None:
-    """Typed errors, before anything compiles, for a wrong number of arguments and for arguments a
-    prepared launch cannot pass (host arrays, tensors that require grad)."""
+) -> list[Key]:
+    """The arguments' keys; typed errors, before anything compiles, for a wrong number of arguments
+    and for arguments a prepared launch cannot pass (host arrays, tensors that require grad)."""
     try:
         params = list(inspect.signature(py_func).parameters)
     except (TypeError, ValueError):
@@ -405,6 +405,7 @@ def check_prepare_args(
             f"{what}: prepare(grid, block, *args) takes the kernel's {len(params)} arguments "
             f"({', '.join(params)}), got {len(args)}"
         )
+    keys = []
     for i, a in enumerate(args):
         try:
             key, _ = marshal.read_one(a)
@@ -413,6 +414,8 @@ def check_prepare_args(
         problem = problem_of(key)
         if problem:
             raise problem[0](f"{what}: argument {i} ({names[i]}): {problem[1]}")
+        keys.append(key)
+    return keys
 
 
 def arg_names(py_func: Callable[..., Any], n: int) -> list[str]:
@@ -453,8 +456,7 @@ def prepare_launch(
     shmem = shared_bytes(shared_mem, what=what)
     clusters = cluster_of(grid3, cluster, what=what)
     names = arg_names(kernel.py_func, len(args))
-    check_prepare_args(kernel.py_func, args, names, what, marshal)
-    keys = [marshal.read_one(a)[0] for a in args]  # readable: checked above
+    keys = check_prepare_args(kernel.py_func, args, names, what, marshal)
     try:
         plan = plan_of(dims, clusters, keys)
     except Unsupported as exc:

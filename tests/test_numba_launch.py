@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 from cuda import coop
 from cuda.coop import _args as A
-from cuda.coop._launch import Layout
+from cuda.coop._launch import Layout, PreparedLaunch
 from cuda.coop._streams import stream_handle
-from cuda.coop.numba.host import _launch as L
 from cuda.coop.numba.host import _marshal as M
 from numba.cuda import types
 
@@ -235,11 +234,11 @@ def test_bad_streams(stream: Any, error: type[Exception], match: str) -> None:
 
 def _prepared(
     argtypes: list[Any], names: str, stream: int = 0
-) -> tuple[L.PreparedLaunch, list[tuple[Any, ...]]]:
+) -> tuple[PreparedLaunch, list[tuple[Any, ...]]]:
     return fake_prepared([M.spec(t) for t in argtypes], names, M.MARSHAL, stream, what="axpb")
 
 
-def _slots(p: L.PreparedLaunch) -> list[int]:
+def _slots(p: PreparedLaunch) -> list[int]:
     return list(p._params.buffer)
 
 

@@ -9,7 +9,7 @@ kernel-side primitives as ``cuda.coop`` plus the Numba entry points :func:`jit` 
 
 from __future__ import annotations
 
-from cuda.coop._backend_api import CoopBackendError, export_namespace, register_on_import
+from cuda.coop._backend_api import CoopBackendError, PreparedLaunch, export_namespace, register_on_import
 
 try:
     import numba.cuda  # noqa: F401
@@ -21,7 +21,6 @@ except ImportError as _exc:
 
 from .host._aot import CompiledKernel, compile
 from .host._dispatcher import CoopKernel, jit
-from .host._launch import PreparedLaunch
 
 register_on_import("numba")
 

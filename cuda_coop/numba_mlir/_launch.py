@@ -30,16 +30,11 @@ from cuda.coop._backend_api import (
 
 from . import _ncm_hooks
 
-_DEVICE_ARRAY: list[type] = []
-
 
 def is_device_array(kind: type) -> bool:
-    """Whether ``kind`` is numba-cuda-mlir's device array class."""
-    if not getattr(kind, "__cuda_memory__", False):
-        return False
-    if not _DEVICE_ARRAY:
-        _DEVICE_ARRAY.append(_ncm_hooks.device_array_class())
-    return issubclass(kind, _DEVICE_ARRAY[0])
+    """Whether ``kind`` is numba-cuda-mlir's device array class (the readers ask once per type; a
+    prepared launch asks again only on its full path)."""
+    return bool(getattr(kind, "__cuda_memory__", False)) and issubclass(kind, _ncm_hooks.device_array_class())
 
 
 #: numba-cuda-mlir's device arrays.

@@ -8,14 +8,21 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from cuda.coop._backend_api import (
+    DEFAULT_DYNAMIC_SHARED,
+    BoundPlan,
     ConfiguredLaunch,
     CoopTypeError,
     CoopValueError,
+    LaunchCache,
+    PreparedLaunch,
     TraceSession,
     Unsupported,
     aligned,
+    allow_dynamic_shared,
     compiling,
     configured,
+    current_context,
+    current_device,
     normalize_block_dims,
     normalize_cluster_dims,
     prepare_launch,
@@ -25,17 +32,7 @@ from cuda.coop._backend_api import (
 from .. import _numba_hooks
 from .._numba_hooks import fast_path_blocker, kernel_function, resolve_kernel
 from ..kernel._prescan import prescan
-from ._launch import (
-    DEFAULT_DYNAMIC_SHARED,
-    BoundPlan,
-    LaunchCache,
-    PreparedLaunch,
-    allow_dynamic_shared,
-    current_context,
-    current_device,
-    numba_plan,
-    try_plan,
-)
+from ._launch import numba_plan, try_plan
 from ._marshal import MARSHAL, read_args
 from ._options import check_jit_options, link_options, with_launch_bounds
 

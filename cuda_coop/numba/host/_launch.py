@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Launching ``cuda.coop.numba.jit`` kernels: numba-cuda's compiled kernels as the core's plans.
 
-The launch machinery (configurations, :class:`LaunchPlan`, parameter buffers, :class:`PreparedLaunch`) is
-the core's (``cuda.coop._launch``, through the backend face); this module makes a plan of a
-numba-cuda ``_Kernel`` and finds the kernel Numba would launch for given arguments.
+The launch machinery (configurations, :class:`LaunchPlan`, parameter buffers,
+:class:`PreparedLaunch`) is the core's (``cuda.coop._launch``, through the backend face); this module
+makes a plan of a numba-cuda ``_Kernel`` and finds the kernel Numba would launch for given
+arguments.
 """
 
 from __future__ import annotations
@@ -11,21 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cuda.coop._backend_api import (
-    DEFAULT_DYNAMIC_SHARED,
-    BoundPlan,
-    Key,
-    LaunchCache,
-    LaunchPlan,
-    PreparedLaunch,
-    allow_dynamic_shared,
-    arg_names,
-    cluster_of,
-    current_context,
-    current_device,
-    dim3,
-    shared_bytes,
-)
+from cuda.coop._backend_api import BoundPlan, Key, LaunchPlan
 
 from .._numba_hooks import (
     fast_path_blocker,
@@ -37,22 +24,7 @@ from .._numba_hooks import (
 )
 from ._marshal import MARSHAL, spec
 
-__all__ = [
-    "DEFAULT_DYNAMIC_SHARED",
-    "BoundPlan",
-    "LaunchCache",
-    "LaunchPlan",
-    "PreparedLaunch",
-    "allow_dynamic_shared",
-    "arg_names",
-    "cluster_of",
-    "current_context",
-    "current_device",
-    "dim3",
-    "numba_plan",
-    "shared_bytes",
-    "try_plan",
-]
+__all__ = ["numba_plan", "try_plan"]
 
 
 def numba_plan(kernel: Any, what: str, cluster: tuple[int, int, int] | None = None) -> LaunchPlan:
