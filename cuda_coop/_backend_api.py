@@ -37,7 +37,7 @@ from ._args import (
     problem_of,
     spec,
 )
-from ._bundle import normalize_arch
+from ._bundle import BUNDLE_PARTS, normalize_arch
 from ._catalog import CATALOG, CHOICES, SCOPES
 from ._choices import AlgorithmEnumMeta
 from ._compiled import CompiledKernel
@@ -149,6 +149,7 @@ __all__ = [
     "kernel_prologue",
     "temp_storage_symbol",
     "normalize_arch",
+    "BUNDLE_PARTS",
     "LinkInput",
     "link",
     "link_exact",

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Bundle compiler: one translation unit -> one NVRTC call (cuda.core.Program) -> LTO-IR, cached."""
+"""Bundle compiler: a kernel's requests -> units of wrappers (NVRTC through cuda.core.Program, one call
+for the requests no cached unit has) and the kernel's glue -> LTO-IR objects, cached."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 from . import _cache
 from ._errors import CoopCompileError, CoopLaunchConfigError, CoopTypeError, CoopValueError
-from ._render import RenderedBundle, TempStorageSlot, render_bundle
+from ._render import RenderedRequests, TempStorageSlot, render_glue, render_requests
 from ._requests import Request
 from ._stats import _bump
 
@@ -22,15 +23,29 @@ _ARCH = re.compile(r"^(sm|compute)_(\d\d+)([af]?)$")
 _PROBE_MANGLED = re.compile(r"ILy(\d+)ELy(\d+)EE")
 
 
+#: The most units of requests a kernel links (besides its glue): a kernel whose requests were
+#: compiled in more units compiles the rest in a new unit. The Numba DSLs give each kernel this many
+#: link items for its bundle, and one for its glue (:data:`BUNDLE_PARTS`).
+MAX_UNITS = 3
+#: The LTO-IR objects a bundle is at most: its units and its glue.
+BUNDLE_PARTS = MAX_UNITS + 1
+
+
 @dataclass(frozen=True)
 class Bundle:
-    """A compiled bundle: LTO-IR for ``arch`` and the exact size/alignment of each TempStorage."""
+    """A compiled bundle for ``arch``: LTO-IR objects to link with the kernel (units of requests'
+    wrappers, then the kernel's glue), their cache keys, and the exact ``(size, alignment)`` of each
+    request's TempStorage as the kernel lays it out."""
 
-    ltoir: bytes
+    objects: tuple[bytes, ...]
     arch: str
-    key: str
+    keys: tuple[str, ...]
     temp_storage: dict[str, tuple[int, int]]
-    source_path: str
+
+    def part(self, k: int) -> bytes:
+        """Object ``k`` of the bundle, or beyond its last, an empty LTO-IR object (a DSL that links a
+        fixed number of objects per kernel links those too)."""
+        return self.objects[k] if k < len(self.objects) else _empty_object(self.arch)
 
 
 def normalize_arch(arch: object, *, what: str = "arch") -> str:
@@ -149,9 +164,9 @@ def _options(arch: str) -> dict[str, object]:
     return options
 
 
-def bundle_key(rendered: RenderedBundle, options: dict[str, object]) -> str:
-    """The cache key of a bundle: its source, the NVRTC options, the exact NVRTC, the CCCL version
-    and a manifest of the headers, and the probes it reads back."""
+def bundle_key(rendered: RenderedRequests, options: dict[str, object]) -> str:
+    """The cache key of a unit (or a glue): its source, the NVRTC options, the exact NVRTC, the CCCL
+    version and a manifest of the headers, and the probes it reads back."""
     tc = _toolchain()
     return _cache.cache_key(
         source=rendered.source,
@@ -163,16 +178,128 @@ def bundle_key(rendered: RenderedBundle, options: dict[str, object]) -> str:
     )
 
 
-def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorageSlot], arch: str) -> Bundle:
-    """Compile ``requests`` into one LTO-IR object for ``arch``, through the disk cache.
+def _index_key(symbol: str | Sequence[str], options: dict[str, object]) -> str:
+    """The cache key of the index entry that names the unit a request's wrapper was compiled in (of
+    a symbol), or the units a kernel links (of the sorted symbols of its requests)."""
+    tc = _toolchain()
+    return _cache.cache_key(
+        index=symbol,
+        options=sorted(options.items()),
+        cccl=tc["cccl"],
+        nvrtc=tc["nvrtc"],
+        headers=tc["headers"],
+    )
 
-    ``temp_storage`` describes each caller-owned ``coop.TempStorage`` (its scratch group and, for an
-    exclusive one, the calls that take a slice of it).
+
+@dataclass(frozen=True)
+class _Unit:
+    """A compiled unit: its key, LTO-IR, the symbols it defines, and its requests' probed
+    TempStorage ``(size, alignment)``."""
+
+    key: str
+    ltoir: bytes
+    defines: frozenset[str]
+    probed: dict[str, tuple[int, int]]
+
+
+def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorageSlot], arch: str) -> Bundle:
+    """Compile ``requests`` into LTO-IR objects for ``arch``, through the disk cache.
+
+    Requests compiled before, in any kernel, come from the units they were compiled in (found through
+    the cache's index); the others are compiled in one new unit (one NVRTC call that parses CUB).
+    The kernel's glue (its shared memory and accessors, sized from the units' probes) is its own small
+    unit, without CUB. ``temp_storage`` describes each caller-owned ``coop.TempStorage`` (its scratch
+    group and, for an exclusive one, the calls that take a slice of it).
     """
     arch = normalize_arch(arch)
     _check_clusters(requests, arch)
-    rendered = render_bundle(sorted(set(requests), key=lambda r: r.symbol), temp_storage)
+    requests = sorted(set(requests), key=lambda r: r.symbol)
     options = _options(arch)
+    units = _units(requests, options)
+    probed = {s: v for u in units for s, v in u.probed.items()}
+    glue = render_glue(
+        requests, temp_storage, {r.symbol: probed[r.symbol] for r in requests if r.symbol in probed}
+    )
+    linked = (_unit(RenderedRequests(glue.source, {}, ()), options, glue=True), *units)
+    return Bundle(
+        objects=tuple(u.ltoir for u in linked),
+        arch=arch,
+        keys=tuple(u.key for u in linked),
+        temp_storage=glue.temp_storage,
+    )
+
+
+def _units(requests: Sequence[Request], options: dict[str, object]) -> list[_Unit]:
+    """The units that define ``requests``: those this same set of requests was given before (the
+    kernel's index entry: a warm compile links what the cold one did), else units of other kernels
+    where the symbol index names one for a request (at most ``MAX_UNITS - 1``, none defining a symbol
+    another chosen one does), and one new unit for the rest. Cluster rows are compiled with their
+    kernel (its cluster state is sized for the item types of all its cluster calls), in units that
+    the symbol index does not name."""
+    symbols = [r.symbol for r in requests]
+    kernel_key = _index_key(symbols, options)
+    known = _known(kernel_key, symbols)
+    if known is not None:
+        return known
+    chosen: dict[str, _Unit] = {}
+    defined: set[str] = set()
+    seen: dict[str, str | None] = {}  # symbol -> the unit the index named
+    new = []
+    for req in requests:
+        if req.symbol in defined:
+            continue
+        unit = None
+        if req.cluster_dims is None and len(chosen) < MAX_UNITS - 1:
+            seen[req.symbol], unit = _indexed(req.symbol, options)
+        if unit is None or unit.defines & defined:
+            new.append(req)
+            continue
+        chosen[unit.key] = unit
+        defined |= unit.defines
+    if new:
+        unit = _unit(render_requests(new), options)
+        chosen[unit.key] = unit
+        if all(r.cluster_dims is None for r in new):
+            for req in new:
+                if seen.get(req.symbol) != unit.key:
+                    _cache.write(_index_key(req.symbol, options), {"unit": unit.key}, b"")
+    _cache.write(kernel_key, {"units": list(chosen)}, b"")
+    return list(chosen.values())
+
+
+def _known(kernel_key: str, symbols: Sequence[str]) -> list[_Unit] | None:
+    """The units the kernel index entry ``kernel_key`` names, if they are all intact and define
+    ``symbols``."""
+    hit = _cache.read(kernel_key)
+    keys = hit[0].get("units") if hit is not None else None
+    if not (isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys)):
+        return None
+    units = []
+    for key in keys:
+        unit = _cached(key)
+        if unit is None:
+            return None
+        units.append(unit)
+    defined = frozenset().union(*(u.defines for u in units))
+    return units if defined.issuperset(symbols) else None
+
+
+def _indexed(symbol: str, options: dict[str, object]) -> tuple[str | None, _Unit | None]:
+    """(the key of the unit the index names for ``symbol``, that unit if it is intact and defines the
+    symbol)."""
+    hit = _cache.read(_index_key(symbol, options))
+    key = hit[0].get("unit") if hit is not None else None
+    if not isinstance(key, str):
+        return None, None
+    unit = _cached(key)
+    if unit is None or symbol not in unit.defines:
+        return key, None
+    return key, unit
+
+
+def _unit(rendered: RenderedRequests, options: dict[str, object], *, glue: bool = False) -> _Unit:
+    """``rendered`` (a unit of requests, or with ``glue`` a kernel's glue) compiled (one NVRTC call),
+    or read back from the cache."""
     key = bundle_key(rendered, options)
     hit = _cached(key)
     if hit is None:
@@ -181,10 +308,15 @@ def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStora
             if hit is None:
                 if _cache.exists(key):
                     _bump(cache_rebuilds=1)
-                meta, ltoir = _compile(rendered.source, rendered.probes, options, key)
-                hit = (_sizes(meta), ltoir, str(meta["source_path"]))
-    sizes, ltoir, src_path = hit
-    return Bundle(ltoir=ltoir, arch=arch, key=key, temp_storage=sizes, source_path=src_path)
+                meta, ltoir = _compile(rendered, options, key, glue)
+                hit = _Unit(key, ltoir, frozenset(rendered.defines), _sizes(meta))
+    return hit
+
+
+@functools.cache
+def _empty_object(arch: str) -> bytes:
+    """An LTO-IR object that defines nothing, for ``arch``."""
+    return _unit(RenderedRequests("", {}, ()), _options(arch), glue=True).ltoir
 
 
 def _check_clusters(requests: Sequence[Request], arch: str) -> None:
@@ -212,32 +344,34 @@ def _sizes(meta: dict[str, object]) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _cached(key: str) -> tuple[dict[str, tuple[int, int]], bytes, str] | None:
-    """An intact cache entry's TempStorage sizes, LTO-IR and kept source (a hit), or None."""
+def _cached(key: str) -> _Unit | None:
+    """An intact cache entry of a unit (a hit), or None."""
     hit = _cache.read(key)
     if hit is None:
         return None
     meta, payload = hit
     try:
         sizes = _sizes(meta)
+        defines = meta["defines"]
+        if not (isinstance(defines, list) and all(isinstance(d, str) for d in defines)):
+            raise ValueError("bad defines")
     except (KeyError, TypeError, ValueError):
         return None  # intact but not ours to trust (another writer's format): rebuilt
     _bump(cache_hits=1)
-    kept = _cache.source_path(key)
-    return sizes, payload, str(kept) if kept is not None else ""
+    return _Unit(key, payload, frozenset(defines), sizes)
 
 
 def _compile(
-    source: str, probes: dict[str, str], options: dict[str, object], key: str
+    rendered: RenderedRequests, options: dict[str, object], key: str, glue: bool
 ) -> tuple[dict[str, object], bytes]:
     from cuda.core import Program, ProgramOptions
 
-    src_path = _cache.save_source(key, source)
+    src_path = _cache.save_source(key, rendered.source)
     start = time.perf_counter()
     program = None
     try:
-        program = Program(source, "c++", ProgramOptions(**options))  # type: ignore[arg-type]
-        obj = program.compile("ltoir", name_expressions=tuple(probes))
+        program = Program(rendered.source, "c++", ProgramOptions(**options))  # type: ignore[arg-type]
+        obj = program.compile("ltoir", name_expressions=tuple(rendered.probes))
     except Exception as exc:  # cuda.core raises its own NVRTCError carrying the log
         raise CoopCompileError(
             f"NVRTC failed to compile the cuda.coop bundle for {options['arch']}",
@@ -245,17 +379,26 @@ def _compile(
             source_path=src_path,
         ) from exc
     finally:
-        _bump(nvrtc_compiles=1, nvrtc_seconds=time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        _bump(
+            **{"glue_compiles": 1, "glue_seconds": seconds}
+            if glue
+            else {"nvrtc_compiles": 1, "nvrtc_seconds": seconds}
+        )
         if program is not None:  # now, not when a traceback that holds it is collected (at exit,
             program.close()  # cuda.core's teardown may already have run: a segfault)
     sizes: dict[str, list[int]] = {}
-    for expr, symbol in probes.items():
+    for expr, symbol in rendered.probes.items():
         mangled = obj.symbol_mapping[expr]
         m = _PROBE_MANGLED.search(mangled.decode() if isinstance(mangled, bytes) else mangled)
         if m is None:  # pragma: no cover - would mean NVRTC changed its mangling
             raise CoopCompileError("unreadable TempStorage probe", log=str(mangled), source_path=src_path)
         sizes[symbol] = [int(m.group(1)), int(m.group(2))]
-    meta: dict[str, object] = {"arch": options["arch"], "temp_storage": sizes}
+    meta: dict[str, object] = {
+        "arch": options["arch"],
+        "temp_storage": sizes,
+        "defines": list(rendered.defines),
+    }
     payload = bytes(obj.code)
     _cache.write(key, meta, payload)
-    return {**meta, "source_path": src_path}, payload
+    return meta, payload

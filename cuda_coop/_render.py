@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """The C++ renderer: the only module that spells C++.
 
-A kernel's requests become one translation unit: for each request an ``extern "C" __device__``
-wrapper around its CUB class, whose C ABI is the request's slots (``Primitive.slots``); size and
-alignment probes of every CUB ``TempStorage`` (read back from NVRTC's lowered name expressions);
-one implicit shared scratch buffer per kernel (scratch group) and scope; one shared buffer per
-caller-owned ``coop.TempStorage``; and for each user function (operator or comparator) an
-``extern "C"`` declaration (the backend defines it in the kernel) wrapped in a functor that full LTO
-inlines into CUB's loops.
+Requests become a translation unit (:func:`render_requests`): for each request an ``extern "C"
+__device__`` wrapper around its CUB class, whose C ABI is the request's slots (``Primitive.slots``);
+size and alignment probes of every CUB ``TempStorage`` (read back from NVRTC's lowered name
+expressions); and for each user function (operator or comparator) an ``extern "C"`` declaration
+(the backend defines it in the kernel) wrapped in a functor that full LTO inlines into CUB's loops.
+A wrapper reaches what it shares with the rest of its kernel through accessors, so that a unit does
+not depend on the other requests of the kernel. A kernel's glue (:func:`render_glue`, no CUB) defines
+them from the probed sizes: one implicit shared scratch buffer per kernel (scratch group) and scope,
+one shared buffer per caller-owned ``coop.TempStorage``, the logical warps' slicing of warp scratch
+and the mbarrier of ``load_to_shared``.
 
 A row's scope decides how its threads are grouped. ``block``: all threads of the block, one
 ``TempStorage``, ``__syncthreads()`` before scratch is reused. ``warp``: logical warps of the row's
@@ -328,39 +331,16 @@ _LOAD_TO_SHARED = """
 #include <cuda/std/type_traits>
 
 // coop.block.load_to_shared: a contiguous run of items from global into shared memory. The kernel's
-// one mbarrier (its prologue, coop_stage_begin_<threads>, arms it for all the block's threads once)
+// one mbarrier (its prologue in the glue, coop_stage_begin_<threads>, arms it for all the block's
+// threads once)
 // completes each call: every thread arrives (thread 0 also expecting the run's bytes) and waits on the
 // phase its arrival returned. On sm_90+, with the source, the destination and the bytes multiples of
 // 16, thread 0 issues one cp.async.bulk of the whole run, whose bytes complete the phase; otherwise
 // the threads copy the run striped and their arrivals (release) and waits (acquire) publish it. No
 // block barrier per call: a phase completes only when every thread has arrived, so a thread that runs
 // ahead to the next call cannot complete it before the slow ones are done with this one.
-__device__ __forceinline__ ::cuda::std::uint64_t* coop_stage_full()
-{
-  __shared__ ::cuda::std::uint64_t full;
-  return &full;
-}
-
-// The kernel's prologue (every thread, at the kernel's entry, or at a device helper's when the calls
-// are in one: then the first barrier waits until the block's threads are done with the calls before).
-// Thread 0 arms the mbarrier predicated rather than branched on (see coop_cluster_state::begin).
-template <int THREADS>
-__device__ __forceinline__ void coop_stage_begin()
-{
-  NV_IF_TARGET(
-    NV_PROVIDES_SM_90,
-    (__syncthreads(); const unsigned first = threadIdx.x + threadIdx.y + threadIdx.z == 0;
-     asm volatile("{\\n\\t.reg .pred p;\\n\\t"
-                  "setp.ne.u32 p, %0, 0;\\n\\t"
-                  "@p mbarrier.init.shared::cta.b64 [%1], %2;\\n\\t"
-                  "}"
-                  :
-                  : "r"(first),
-                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(coop_stage_full()))),
-                    "r"(THREADS)
-                  : "memory");
-     __syncthreads();));
-}
+// The kernel's mbarrier (the kernel's glue defines it: see ``_STAGE_GLUE``).
+extern "C" __device__ ::cuda::std::uint64_t* coop_stage_full();
 
 template <typename T, int BLOCK_DIM_X, int BLOCK_DIM_Y, int BLOCK_DIM_Z>
 class coop_block_load_to_shared
@@ -410,6 +390,38 @@ private:
     }
   }
 };
+"""
+
+#: The kernel's side of ``coop.block.load_to_shared`` (in its glue): the mbarrier, and the prologue
+#: that arms it, per block size. The prologue runs in every thread, at the kernel's entry, or at a
+#: device helper's when the calls are in one: then the first barrier waits until the block's threads
+#: are done with the calls before. Thread 0 arms the mbarrier predicated rather than branched on (see
+#: coop_cluster_state::begin).
+_STAGE_GLUE = """#include <nv/target>
+
+extern "C" __device__ __attribute__((always_inline)) unsigned long long* coop_stage_full()
+{
+  __shared__ unsigned long long full;
+  return &full;
+}
+
+template <int THREADS>
+__device__ __forceinline__ void coop_stage_begin()
+{
+  NV_IF_TARGET(
+    NV_PROVIDES_SM_90,
+    (__syncthreads(); const unsigned first = threadIdx.x + threadIdx.y + threadIdx.z == 0;
+     asm volatile("{\\n\\t.reg .pred p;\\n\\t"
+                  "setp.ne.u32 p, %0, 0;\\n\\t"
+                  "@p mbarrier.init.shared::cta.b64 [%1], %2;\\n\\t"
+                  "}"
+                  :
+                  : "r"(first),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(coop_stage_full()))),
+                    "r"(THREADS)
+                  : "memory");
+     __syncthreads();));
+}
 """
 
 _STRIPED_RUNS = """
@@ -586,11 +598,14 @@ _COOP_CLASSES = {_STAGE_CLASS: _LOAD_TO_SHARED}
 
 
 @dataclass(frozen=True)
-class RenderedBundle:
-    """A translation unit and the name expressions whose lowered names carry its probes."""
+class RenderedRequests:
+    """A translation unit of requests' wrappers, the name expressions whose lowered names carry its
+    probes (the size and alignment of each request's ``TempStorage``), and the ``extern "C"`` symbols
+    it defines (the wrappers the kernels call, and the prologues of cluster rows)."""
 
     source: str
     probes: dict[str, str]  # name expression -> request symbol
+    defines: tuple[str, ...]
 
 
 def kernel_prologue(req: Request) -> str | None:
@@ -639,10 +654,16 @@ class TempStorageSlot:
         return TempStorageSlot(self.group, self.exclusive, (*self.uses, symbol))
 
 
-def _scratch_name(scope: str, group: int) -> str:
-    """The implicit scratch buffer of a kernel (``group``) for the rows of ``scope``; a cluster row's
-    scratch is its block's (the blocks' aggregates travel in the kernel's cluster state instead)."""
-    return f"coop_scratch_{group}" if scope in ("block", "cluster") else f"coop_{scope}_scratch_{group}"
+def scratch_symbol(scope: str, group: int) -> str:
+    """The accessor (in the kernel's glue) of the implicit scratch of a kernel (``group``) for the rows
+    of ``scope``; a cluster row's scratch is its block's (the blocks' aggregates travel in the
+    kernel's cluster state instead)."""
+    return f"coop_block_scratch_{group}" if scope in ("block", "cluster") else f"coop_{scope}_scratch_{group}"
+
+
+def warp_slice_symbol(group: int) -> str:
+    """The function (in the kernel's glue) that gives a logical warp its slice of warp scratch."""
+    return f"coop_warp_slice_{group}"
 
 
 def _row(req: Request) -> Primitive:
@@ -664,6 +685,7 @@ class _Scope:
 
     def __init__(self, prim: Primitive, req: Request) -> None:
         x, y, z = req.block_dims
+        self.req = req
         self.tid = f"cub::RowMajorTid({x}, {y}, {z})"
         self.threads = x * y * z
 
@@ -671,13 +693,10 @@ class _Scope:
         """The calling thread's rank in its group."""
         return f"int({self.tid})"
 
-    def storage(self, symbol: str) -> str:
-        """The scratch type of one request, for the whole block (probed, and a union member)."""
-        return f"typename {symbol}_t::TempStorage"
-
-    def slice(self, storage: str) -> str:
-        """The calling group's ``TempStorage`` within the scratch (an lvalue of ``storage``)."""
-        return storage
+    def slice(self, base: str) -> str:
+        """The calling group's ``TempStorage`` (an lvalue of the request's ``_storage`` type) in the
+        scratch at ``base`` (a ``void*``)."""
+        return f"*static_cast<{self.req.symbol}_storage*>({base})"
 
     def barrier(self) -> str:
         return "__syncthreads();"
@@ -702,7 +721,6 @@ class _WarpScope(_Scope):
 
     def __init__(self, prim: Primitive, req: Request) -> None:
         super().__init__(prim, req)
-        self.req = req
         self.width = _width(prim, req)
         self.mask = f"coop_warp_mask<{self.width}>()"
 
@@ -710,19 +728,14 @@ class _WarpScope(_Scope):
         return f"int({self.tid} % {self.width})"
 
     # Every warp request of a kernel slices its scratch the same way, whatever its own TempStorage:
-    # in units of the kernel's ``coop_warp_unit_<group>`` (a union of all of its warp requests'
-    # TempStorage), one unit per ``coop_warp_min_width_<group>`` threads (the narrowest logical warp),
-    # a logical warp taking the first unit of its threads'. Warps are not synchronised with each
-    # other, so two requests whose slices had their own strides would let one warp's slice overlap
-    # another warp's, in use at the same time (a merge sort of pairs beside a sort of one key).
-    def storage(self, symbol: str) -> str:
-        g = self.req.scratch_group
-        return f"coop_warp_unit_{g}[({self.threads} + coop_warp_min_width_{g} - 1) / coop_warp_min_width_{g}]"
-
-    def slice(self, storage: str) -> str:
-        g, w = self.req.scratch_group, self.width
-        unit = f"({storage})[({self.tid} / {w}) * ({w} / coop_warp_min_width_{g})]"
-        return f"reinterpret_cast<typename {self.req.symbol}_t::TempStorage&>({unit})"
+    # in units of the largest TempStorage of the kernel's warp requests, one unit per thread of the
+    # narrowest logical warp, a logical warp taking the first unit of its threads'. Warps are not
+    # synchronised with each other, so two requests whose slices had their own strides would let one
+    # warp's slice overlap another warp's, in use at the same time (a merge sort of pairs beside a sort
+    # of one key). The kernel's glue knows the unit and the narrowest warp (``coop_warp_slice_<g>``).
+    def slice(self, base: str) -> str:
+        slice_ = f"{warp_slice_symbol(self.req.scratch_group)}({base}, {self.tid}, {self.width})"
+        return f"*static_cast<{self.req.symbol}_storage*>({slice_})"
 
     def barrier(self) -> str:
         return f"__syncwarp({self.mask});"
@@ -963,10 +976,11 @@ def _per_field_wrapper(req: Request) -> str:
     needs = prim.needs_scratch(dict(req.options))
     if needs:
         base = (
-            "temp_storage_" if req.caller_temp_storage else f"&{_scratch_name(prim.scope, req.scratch_group)}"
+            "temp_storage_"
+            if req.caller_temp_storage
+            else f"{scratch_symbol(prim.scope, req.scratch_group)}()"
         )
-        group = scope.slice(f"*reinterpret_cast<{req.symbol}_storage*>({base})")
-        body += f"  void* const coop_slice = &{group};\n"
+        body += f"  void* const coop_slice = &{scope.slice(base)};\n"
         if not req.caller_temp_storage or req.has(AUTO_SYNC):
             first = f"  {scope.barrier()}\n"
     elif req.caller_temp_storage:
@@ -1059,20 +1073,19 @@ def _wrapper(req: Request) -> str:
 
     args = arguments(prim.call_args(req))
     ctor_args = "".join(f", {a}" for a in arguments(prim.call.ctor))
-    storage = f"{req.symbol}_storage"
     scratch = prim.needs_scratch(dict(req.options))
     if req.has(_FIELD) and req.caller_temp_storage:  # a per-field request's field: its group's scratch
         own = f"*reinterpret_cast<typename {req.symbol}_t::TempStorage*>(temp_storage_)"
         ctor = f"{req.symbol}_t({own}{ctor_args})"
     elif req.caller_temp_storage:
-        ctor = f"{req.symbol}_t({scope.slice(f'*reinterpret_cast<{storage}*>(temp_storage_)')}{ctor_args})"
+        ctor = f"{req.symbol}_t({scope.slice('temp_storage_')}{ctor_args})"
         if req.has(AUTO_SYNC):  # coop.TempStorage(auto_sync=True): the barrier before a reuse is ours
             body += f"  {scope.barrier()}\n"
     elif scratch:
         # All implicit scratch of a kernel's scope is one buffer: wait until every thread of the group
         # is done with its previous use (CUB requires a barrier before a TempStorage is reused).
-        buffer = _scratch_name(prim.scope, req.scratch_group)
-        ctor = f"{req.symbol}_t({scope.slice(f'*reinterpret_cast<{storage}*>(&{buffer})')}{ctor_args})"
+        buffer = f"{scratch_symbol(prim.scope, req.scratch_group)}()"
+        ctor = f"{req.symbol}_t({scope.slice(buffer)}{ctor_args})"
         body += f"  {scope.barrier()}\n"
     else:
         setup, ctor = scope.no_scratch(req.symbol)
@@ -1220,28 +1233,15 @@ def _complex_preambles(dtypes: Iterable[object]) -> list[str]:
     return parts + ([_COMPLEX_PREAMBLE] if any(is_complex(d) for d in names) else [])
 
 
-def _union(name: str, requests: Sequence[Request]) -> str:
-    members = "".join(f"  {r.symbol}_storage m{i};\n" for i, r in enumerate(requests))
-    return f"union {name} {{\n{members or '  char unused;'}\n}};\n"
+def render_requests(requests: Sequence[Request]) -> RenderedRequests:
+    """Render one translation unit of the wrappers of ``requests`` (deduplicated, in a stable order).
 
-
-def _warp_units(requests: Sequence[Request]) -> list[str]:
-    """Each kernel's unit of warp scratch (see ``_WarpScope``): a union of the ``TempStorage`` of its
-    warp ``requests``, and the narrowest of their logical warps."""
-    parts = []
-    for group, members in _by_group(requests).items():
-        narrowest = min(_width(_row(r), r) for r in members)
-        fields = "".join(f"  typename {r.symbol}_t::TempStorage m{i};\n" for i, r in enumerate(members))
-        parts.append(f"union coop_warp_unit_{group} {{\n{fields}}};\n")
-        parts.append(f"constexpr int coop_warp_min_width_{group} = {narrowest};\n")
-    return parts
-
-
-def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorageSlot]) -> RenderedBundle:
-    """Render one translation unit for ``requests`` (deduplicated, in a stable order).
-
-    ``temp_storage`` describes each caller-owned ``coop.TempStorage`` (by slot number): the scratch
-    group (kernel) it belongs to, and for an exclusive one the calls that take a slice of it.
+    What a wrapper needs of its kernel it reaches through the kernel's glue (:func:`render_glue`):
+    its implicit scratch (``scratch_symbol``), a logical warp's slice of it (``warp_slice_symbol``),
+    the mbarrier of ``load_to_shared``; a caller-owned ``coop.TempStorage`` comes as an argument. So
+    the unit does not depend on the other requests of the kernel, and a kernel may link units compiled
+    for other kernels. Only cluster rows depend on theirs (one state per kernel, sized for the item
+    types of all its cluster calls): their unit also defines that state's prologue.
     """
     headers = dict.fromkeys(_row(r).cub_class(r).header for r in requests)
     slots = [s for r in requests for s in _row(r).slots(r)[0]]
@@ -1279,11 +1279,6 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     parts += [_COOP_CLASSES[c] for c in classes if c in _COOP_CLASSES]
     if runs:
         parts.append(_STRIPED_RUNS)
-    staged = {math.prod(r.block_dims) for r in requests if _row(r).cub_class(r).cls == _STAGE_CLASS}
-    parts += [
-        f'extern "C" __device__ void {_stage_begin(n)}()\n{{\n  coop_stage_begin<{n}>();\n}}\n'
-        for n in sorted(staged)
-    ]
     parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
     parts += _cluster_states(clusters)
     probes: dict[str, str] = {}
@@ -1291,47 +1286,147 @@ def render_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStorag
     for req in plain:
         parts.append(f"using {req.symbol}_t = {_cub_type(req)};\n")
     parts += [_per_field_class(req) for req in split]
-    parts += _warp_units([r for r in scratch if _row(r).scope == "warp"])
     for req in scratch:
-        parts.append(f"using {req.symbol}_storage = {_scope(req).storage(req.symbol)};\n")
         ts = f"{req.symbol}_storage"
+        parts.append(f"using {ts} = typename {req.symbol}_t::TempStorage;\n")
         probes[f"&{_PROBE}<sizeof({ts}), alignof({ts})>"] = req.symbol
-    implicit = [r for r in scratch if not r.caller_temp_storage]
-    buffers = {r: _scratch_name(_row(r).scope, r.scratch_group) for r in implicit}
-    for name in sorted(set(buffers.values())):
-        # A kernel's static shared memory is every __shared__ variable it reaches: one buffer per
-        # kernel keeps a kernel from paying for another kernel's larger scratch. Block and warp
-        # scratch are apart: a warp may start on its slice while other warps still read the block's.
-        union = f"{name.replace('scratch', 'scratch_union')}"
-        members = [r for r in implicit if buffers[r] == name]
-        parts.append(_union(union, members))
-        parts.append(f"static __shared__ {union} {name};\n")
-    for group in sorted({t.group for t in temp_storage if not t.exclusive}):
-        members = [r for r in scratch if r.caller_temp_storage and r.scratch_group == group]
-        parts.append(_union(f"coop_temp_storage_union_{group}", members))
-    for slot, ts in enumerate(temp_storage):
-        # shared: one union of every caller-storage request of the kernel (footprint = max); exclusive:
-        # a struct with a member per call (footprint = sum), each call's accessor giving its member
-        kind = f"coop_temp_storage_struct_{slot}" if ts.exclusive else f"coop_temp_storage_union_{ts.group}"
-        if ts.exclusive:
-            fields = (
-                "".join(f"  {symbol}_storage m{k};\n" for k, symbol in enumerate(ts.uses))
-                or "  char unused;\n"
+    implicit = {(_row(r).scope, r.scratch_group) for r in scratch if not r.caller_temp_storage}
+    parts += [f'extern "C" __device__ void* {scratch_symbol(*k)}();\n' for k in sorted(implicit)]
+    warps = sorted({r.scratch_group for r in scratch if _row(r).scope == "warp"})
+    parts += [
+        f'extern "C" __device__ void* {warp_slice_symbol(g)}(void* base, int tid, int width);\n'
+        for g in warps
+    ]
+    # The wrappers of fields and words only this unit calls are its own (internal): another unit may
+    # have the same ones, and a kernel may link both.
+    top = set(requests)
+    for req in [*plain, *split]:
+        wrapper = _wrapper(req)
+        if req not in top:
+            wrapper = wrapper.replace(
+                f'extern "C" __device__ void {req.symbol}(', f"static __device__ void {req.symbol}(", 1
             )
-            parts.append(f"struct {kind} {{\n{fields}}};\n")
-        parts.append(
-            f'extern "C" __device__ void* {temp_storage_symbol(slot)}()\n'
-            "{\n"
-            f"  __shared__ {kind} storage;\n"
-            "  return &storage;\n"
+        parts.append(wrapper)
+    defines = [r.symbol for r in requests]
+    defines += sorted({f"coop_cluster_begin_{r.scratch_group}" for r in clusters})
+    return RenderedRequests(source="".join(parts), probes=probes, defines=tuple(defines))
+
+
+def _union_layout(members: Iterable[tuple[int, int]]) -> tuple[int, int]:
+    """(size, alignment) of a C union of members of these (size, alignment): the largest member,
+    rounded up to the largest alignment; a union of none holds one char."""
+    members = list(members) or [(1, 1)]
+    align = max(a for _s, a in members)
+    return -(-max(s for s, _a in members) // align) * align, align
+
+
+def _struct_layout(members: Sequence[tuple[int, int]]) -> tuple[list[int], int, int]:
+    """(member offsets, size, alignment) of a C struct of members of these (size, alignment), in
+    order; a struct of none holds one char."""
+    members = list(members) or [(1, 1)]
+    offsets, end = [], 0
+    for size, align in members:
+        end = -(-end // align) * align
+        offsets.append(end)
+        end += size
+    align = max(a for _s, a in members)
+    return offsets, -(-end // align) * align, align
+
+
+#: What the glue's accessors are, so that the link inlines them before anything else (they stand for
+#: a variable that a wrapper would otherwise name).
+_INLINE = "__attribute__((always_inline))"
+
+
+#: The least alignment of the glue's shared buffers: ptxas merges a thread's neighbouring shared
+#: stores into 16-byte ones (``STS.128``) only where their addresses are 16-byte aligned, which it
+#: knows from the buffer's offset; a buffer of 4-byte items placed after another of 4100 bytes
+#: would lose them (issue 21: a CuTe merge-sort kernel, 140 ``STS.128`` became 560 ``STS``).
+_BUFFER_ALIGN = 16
+
+
+def _bytes(name: str, size: int, align: int) -> str:
+    return f"  __shared__ __align__({max(align, _BUFFER_ALIGN)}) unsigned char {name}[{size}];\n"
+
+
+@dataclass(frozen=True)
+class RenderedGlue:
+    """A kernel's glue (one translation unit without CUB) and the ``(size, alignment)`` of each
+    request's ``TempStorage`` as the kernel lays it out (a warp request's: its slices for the whole
+    block)."""
+
+    source: str
+    temp_storage: dict[str, tuple[int, int]]
+
+
+def render_glue(
+    requests: Sequence[Request], temp_storage: Sequence[TempStorageSlot], probed: dict[str, tuple[int, int]]
+) -> RenderedGlue:
+    """Render the shared memory of the kernels of a bundle and its accessors, from the probed
+    ``(size, alignment)`` of each request's ``TempStorage``.
+
+    Per kernel (scratch group): one implicit scratch buffer per scope, as large as the largest scratch
+    of that scope's calls (one buffer keeps a kernel from paying for another kernel's larger scratch;
+    block and warp scratch are apart: a warp may start on its slice while other warps still read the
+    block's); the logical warps' slicing of warp scratch (see ``_WarpScope``); each caller-owned
+    ``coop.TempStorage`` (shared: as large as the largest of its kernel's caller-scratch calls;
+    exclusive: one slice per call, laid out as a C struct); the prologues of ``load_to_shared``.
+    """
+    scratch = [r for r in requests if r.symbol in probed]
+    storage = {r.symbol: probed[r.symbol] for r in scratch}
+    slices = []
+    for group in sorted({r.scratch_group for r in scratch if _row(r).scope == "warp"}):
+        warps = [r for r in scratch if _row(r).scope == "warp" and r.scratch_group == group]
+        unit, align = _union_layout(probed[r.symbol] for r in warps)
+        narrowest = min(_width(_row(r), r) for r in warps)
+        for r in warps:
+            storage[r.symbol] = (unit * -(-math.prod(r.block_dims) // narrowest), align)
+        slices.append(
+            f'extern "C" __device__ {_INLINE} void* {warp_slice_symbol(group)}'
+            "(void* base, int tid, int width)\n{\n"
+            f"  struct alignas({align}) unit\n  {{\n    unsigned char bytes[{unit}];\n  }};\n"
+            f"  return static_cast<unit*>(base) + (tid / width) * (width / {narrowest});\n"
             "}\n"
         )
-        for k in range(len(ts.uses)):
-            parts.append(
-                f'extern "C" __device__ void* {temp_storage_symbol(slot, k)}()\n'
-                "{\n"
-                f"  return &static_cast<{kind}*>({temp_storage_symbol(slot)}())->m{k};\n"
-                "}\n"
-            )
-    parts.extend(_wrapper(req) for req in [*plain, *split])
-    return RenderedBundle(source="".join(parts), probes=probes)
+    # The kernel's shared variables in the order that one translation unit of the requests and their
+    # kernel gave them under numba-cuda (ptxas lays them out in the order of the linked module, and its
+    # register allocation can follow the offsets): the mbarrier of load_to_shared, each
+    # coop.TempStorage, then the implicit scratch. Each on a 16-byte boundary whatever its order (see
+    # ``_bytes``).
+    parts: list[str] = []
+    staged = sorted({math.prod(r.block_dims) for r in requests if _row(r).cub_class(r).cls == _STAGE_CLASS})
+    if staged:
+        parts.append(_STAGE_GLUE)
+        parts += [
+            f'extern "C" __device__ void {_stage_begin(n)}()\n{{\n  coop_stage_begin<{n}>();\n}}\n'
+            for n in staged
+        ]
+    for slot, ts in enumerate(temp_storage):
+        # shared: as large as every caller-storage call of the kernel (footprint = max); exclusive: a
+        # slice per call (footprint = sum), each call's accessor giving its own
+        if ts.exclusive:
+            offsets, size, align = _struct_layout([storage[symbol] for symbol in ts.uses])
+            offsets = offsets[: len(ts.uses)]
+        else:
+            mine = [r for r in scratch if r.caller_temp_storage and r.scratch_group == ts.group]
+            (size, align), offsets = _union_layout(storage[r.symbol] for r in mine), []
+        parts.append(
+            f'extern "C" __device__ void* {temp_storage_symbol(slot)}()\n{{\n'
+            f"{_bytes('storage', size, align)}  return storage;\n}}\n"
+        )
+        parts += [
+            f'extern "C" __device__ void* {temp_storage_symbol(slot, k)}()\n{{\n'
+            f"  return static_cast<unsigned char*>({temp_storage_symbol(slot)}()) + {offset};\n}}\n"
+            for k, offset in enumerate(offsets)
+        ]
+    buffers: dict[tuple[str, int], list[Request]] = {}
+    for r in scratch:
+        if not r.caller_temp_storage:
+            buffers.setdefault((_row(r).scope, r.scratch_group), []).append(r)
+    for key, members in sorted(buffers.items()):
+        size, align = _union_layout(storage[r.symbol] for r in members)
+        parts.append(
+            f'extern "C" __device__ {_INLINE} void* {scratch_symbol(*key)}()\n{{\n'
+            f"{_bytes('scratch', size, align)}  return scratch;\n}}\n"
+        )
+    return RenderedGlue(source="".join(parts + slices), temp_storage=storage)

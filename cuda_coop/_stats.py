@@ -14,10 +14,15 @@ class CompileStats:
     """A snapshot of the bundle pipeline's counters since the process started.
 
     Attributes:
-        nvrtc_compiles: NVRTC invocations (one per kernel on a cold cache, none on a warm one).
-        cache_hits: bundles read back from the disk cache.
+        nvrtc_compiles: NVRTC compiles of units of requests, each of which parses CUB (one per kernel
+            with requests that no cached unit has; none for a kernel whose requests were all
+            compiled before, in any kernel).
+        cache_hits: units and glues read back from the disk cache.
         cache_rebuilds: cache entries found corrupt or truncated and rebuilt.
-        nvrtc_seconds: wall time spent inside NVRTC.
+        nvrtc_seconds: wall time spent inside NVRTC for units of requests.
+        glue_compiles: NVRTC compiles of a kernel's glue (its shared memory and accessors: no CUB,
+            tens of milliseconds), for each kernel whose glue is not in the cache.
+        glue_seconds: wall time spent inside NVRTC for glues.
         links: nvJitLink invocations for kernels compiled through cuda.coop (none when the linked
             kernel is read back from the cache).
         link_cache_hits: linked kernels read back from the disk cache.
@@ -28,6 +33,8 @@ class CompileStats:
     cache_hits: int = 0
     cache_rebuilds: int = 0
     nvrtc_seconds: float = 0.0
+    glue_compiles: int = 0
+    glue_seconds: float = 0.0
     links: int = 0
     link_cache_hits: int = 0
     link_seconds: float = 0.0

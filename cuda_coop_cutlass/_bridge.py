@@ -222,7 +222,7 @@ def _compile(
     kernel_ltoir = _lto.kernel_ltoir(llvm_ir, kernels, arch, plan.nvvm)
     timings["libnvvm"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    cubin = _lto.link(kernel_ltoir, bundle.ltoir, arch, plan.link, kernels=kernels)
+    cubin = _lto.link(kernel_ltoir, bundle.objects, arch, plan.link, kernels=kernels)
     timings["nvjitlink"] = time.perf_counter() - t0
 
     swapped: list[bool] = []
@@ -244,7 +244,7 @@ def _compile(
     if second.requests != first.requests:
         raise CoopBackendError("the two traces of the kernel made different coop requests")
     if plan.dumps:
-        ptx = functools.partial(_lto.link, kernel_ltoir, bundle.ltoir, arch, plan.link, "ptx", kernels)
+        ptx = functools.partial(_lto.link, kernel_ltoir, bundle.objects, arch, plan.link, "ptx", kernels)
         _cute_hooks.set_artifacts(compiled, _options.write_dumps(plan, dsl, compiled, cubin, ptx))
     symbols = tuple(r.symbol for r in first.requests)
     specs = _args.specs_for(compiled, args, kwargs)

@@ -86,17 +86,18 @@ def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str, options: Sequence[
 
 def link(
     kernel: bytes,
-    bundle: bytes,
+    bundle: Sequence[bytes],
     arch: str,
     options: Sequence[str] = (),
     output: str = "cubin",
     kernels: Sequence[str] = (),
 ) -> bytes:
     """nvJitLink ``-lto -nvvm-latest -optimize-unused-variables`` and ``options`` (through the cache):
-    the kernels with the bundle inlined, as a cubin or PTX (``output``), each of ``kernels`` (the
+    the kernels with the bundle's objects inlined, as a cubin or PTX (``output``), each of ``kernels`` (the
     names given to :func:`kernel_ltoir`) under its own name again. (cuda.core's Linker cannot pass
     ``-nvvm-latest``, which CuTe's modern IR needs.)"""
-    inputs = [("ltoir", kernel, "cute_kernels"), ("ltoir", bundle, "cuda_coop_bundle")]
+    inputs = [("ltoir", kernel, "cute_kernels")]
+    inputs += [("ltoir", obj, f"cuda_coop_bundle_{k}") for k, obj in enumerate(bundle)]
     opts = ["-nvvm-latest", "-optimize-unused-variables", *options]
     linked = link_through_cache(inputs, arch, options=opts, output=output)
     # Same length: the ELF's string tables (symbol and section names) keep their offsets.

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cuda import coop
 from cuda.coop import _bundle, _cache
-from cuda.coop._render import RenderedBundle
+from cuda.coop._render import RenderedRequests
 from cuda.coop._requests import Request
 
 REQS = [
@@ -35,15 +35,49 @@ def _delta(before: coop.CompileStats) -> tuple[int, int, int]:
     )
 
 
+def _req(algorithm: str, dtype: str = "int32") -> Request:
+    return Request("block.load", dtype, (128, 1, 1), 4, (("algorithm", algorithm),))
+
+
 def test_one_nvrtc_call_cold_none_warm(cache: Path) -> None:
     before = coop.compile_stats()
     cold = _bundle.compile_bundle(REQS, (), "sm_90a")
     assert _delta(before) == (1, 0, 0)
     before = coop.compile_stats()
     warm = _bundle.compile_bundle(list(reversed(REQS)), (), "sm_90a")  # order does not matter
-    assert _delta(before) == (0, 1, 0)
-    assert warm == cold and cold.ltoir and cold.arch == "sm_90a"
-    assert Path(cold.source_path).read_text().count('extern "C"') == 2
+    assert _delta(before) == (0, 2, 0)  # the unit and the glue
+    assert warm == cold and len(cold.objects) == 2 and cold.arch == "sm_90a"
+    glue, unit = (_cache.source_path(k).read_text() for k in cold.keys)  # type: ignore[union-attr]
+    assert unit.count('extern "C" __device__ void coop_block_') == 2 and "cub/" in unit
+    assert "coop_block_scratch_0()" in glue and "cub" not in glue
+
+
+def test_requests_compiled_in_other_kernels_need_no_nvrtc(cache: Path) -> None:
+    """A kernel whose requests were all compiled before, in other kernels, links their units: no
+    NVRTC call parses CUB (its glue is compiled, without CUB), and the link inlines them as ever."""
+    a, b, c = _req("transpose"), _req("warp_transpose", "int64"), _req("direct", "float32")
+    first = _bundle.compile_bundle([a, b], (), "sm_90a")
+    second = _bundle.compile_bundle([c], (), "sm_90a")
+    before = coop.compile_stats()
+    mixed = _bundle.compile_bundle([c, a], (), "sm_90a")
+    assert _delta(before)[0] == 0 and coop.compile_stats().glue_compiles > before.glue_compiles
+    assert sorted(mixed.keys[1:]) == sorted((first.keys[1], second.keys[1]))  # the glue first
+    assert mixed.temp_storage[a.symbol] == first.temp_storage[a.symbol]
+    assert len(mixed.objects) == 3 and mixed.keys[0] not in (first.keys[0], second.keys[0])
+
+
+def test_a_kernel_links_at_most_max_units(cache: Path) -> None:
+    reqs = [_req(alg) for alg in ("transpose", "warp_transpose", "direct", "striped")]
+    units = [_bundle.compile_bundle([r], (), "sm_90a").keys[1] for r in reqs]
+    before = coop.compile_stats()
+    every = _bundle.compile_bundle(reqs, (), "sm_90a")
+    assert _delta(before)[0] == 1  # the requests past the first MAX_UNITS - 1 units, in a new one
+    assert len(every.objects) == _bundle.BUNDLE_PARTS and len(set(every.keys)) == _bundle.BUNDLE_PARTS
+    assert set(every.keys[1:3]) <= set(units) and every.keys[3] not in units
+    assert every.part(_bundle.BUNDLE_PARTS) == every.part(_bundle.BUNDLE_PARTS + 1)  # empty objects
+    before = coop.compile_stats()
+    assert _bundle.compile_bundle(reqs, (), "sm_90a") == every  # warm: the same units
+    assert _delta(before) == (0, _bundle.BUNDLE_PARTS, 0)
 
 
 def test_temp_storage_probes_are_exact(cache: Path) -> None:
@@ -56,7 +90,7 @@ def test_temp_storage_probes_are_exact(cache: Path) -> None:
 def test_arch_is_part_of_the_key(cache: Path) -> None:
     a = _bundle.compile_bundle(REQS[:1], (), "sm_90")
     b = _bundle.compile_bundle(REQS[:1], (), "compute_90a")
-    assert a.key != b.key and b.arch == "sm_90a"
+    assert a.keys != b.keys and b.arch == "sm_90a"
     with pytest.raises(coop.CoopValueError, match="not a CUDA architecture"):
         _bundle.compile_bundle(REQS[:1], (), "hopper")
 
@@ -64,7 +98,7 @@ def test_arch_is_part_of_the_key(cache: Path) -> None:
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "flip"])
 def test_corrupt_entry_is_rebuilt(cache: Path, damage: str) -> None:
     good = _bundle.compile_bundle(REQS[:1], (), "sm_90")
-    entry = next((cache / "bundles").glob("*.bin"))
+    entry = cache / "bundles" / f"{good.keys[1]}.bin"  # the unit
     blob = entry.read_bytes()
     entry.write_bytes(
         {
@@ -75,15 +109,15 @@ def test_corrupt_entry_is_rebuilt(cache: Path, damage: str) -> None:
     )
     before = coop.compile_stats()
     again = _bundle.compile_bundle(REQS[:1], (), "sm_90")
-    assert _delta(before) == (1, 0, 1)
-    assert again.ltoir == good.ltoir
+    assert _delta(before) == (1, 1, 1)  # the unit rebuilt, the glue read back
+    assert again == good
 
 
 def test_failed_compile_raises_with_log_and_source_and_leaves_no_state(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(
-        _bundle, "render_bundle", lambda reqs, slots: RenderedBundle("this is not C++;\n", {})
+        _bundle, "render_requests", lambda reqs: RenderedRequests("this is not C++;\n", {}, ())
     )
     with pytest.raises(coop.CoopCompileError) as info:
         _bundle.compile_bundle(REQS[:1], (), "sm_90")
@@ -92,7 +126,7 @@ def test_failed_compile_raises_with_log_and_source_and_leaves_no_state(
     assert not list(cache.glob("bundles/*.bin"))  # nothing was published
     monkeypatch.undo()
     monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(cache))
-    assert _bundle.compile_bundle(REQS[:1], (), "sm_90").ltoir
+    assert _bundle.compile_bundle(REQS[:1], (), "sm_90").objects
 
 
 def test_cache_dir_default_and_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -131,7 +165,7 @@ def test_concurrent_processes_compile_once(cache: Path) -> None:
     counts = [int(p.communicate()[0]) for p in procs]
     assert all(p.returncode == 0 for p in procs)
     assert sum(counts) == 1, counts
-    assert len(list((cache / "bundles").glob("*.bin"))) == 1
+    assert len(list((cache / "bundles").glob("*.bin"))) == 4  # the unit, the glue, two index entries
     assert not list((cache / "bundles").glob("*.tmp"))
 
 

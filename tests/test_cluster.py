@@ -11,7 +11,7 @@ from cuda import coop
 from cuda.coop._catalog import CATALOG
 from cuda.coop._kinds import Arg, Form
 from cuda.coop._primitive import Launch, normalize_cluster_dims
-from cuda.coop._render import kernel_prologue, render_bundle
+from cuda.coop._render import kernel_prologue, render_requests
 
 from . import _cluster_kernels as ck
 
@@ -52,7 +52,7 @@ def test_request_is_specialised_for_the_cluster() -> None:
     plan = _plan((4, 1, 1))
     assert plan.request.cluster_dims == (4, 1, 1)  # type: ignore[attr-defined]
     assert plan.request.symbol.endswith("_c4x1x1")  # type: ignore[attr-defined]
-    source = render_bundle([plan.request], ()).source  # type: ignore[attr-defined]
+    source = render_requests([plan.request]).source  # type: ignore[attr-defined]
     assert "class coop_cluster_reduce" in source and ", 4, coop_cluster_state_0>" in source
     # the kernel's state, sized for its item types, and its prologue
     assert "using coop_cluster_state_0 = coop_cluster_state<4, float>;" in source
@@ -63,7 +63,7 @@ def test_request_is_specialised_for_the_cluster() -> None:
         Launch((128, 1, 1), "u", cluster_dims=(4, 1, 1)),
     )
     assert block.request.cluster_dims is None  # a block row is the same whatever the cluster
-    assert "coop_cluster_reduce" not in render_bundle([block.request], ()).source
+    assert "coop_cluster_reduce" not in render_requests([block.request]).source
     assert kernel_prologue(block.request) is None  # type: ignore[attr-defined]
 
 

@@ -11,7 +11,7 @@ import pytest
 from cuda.coop._bundle import compile_bundle
 from cuda.coop._dtypes import DTYPES, REAL_DTYPES, complex_pair, is_complex
 from cuda.coop._errors import CoopTypeError, CoopValueError
-from cuda.coop._render import render_bundle
+from cuda.coop._render import render_requests
 from cuda.coop._requests import Request
 
 from ._reference import run_python
@@ -69,7 +69,7 @@ def test_the_bundle_includes_complex_and_its_product() -> None:
         Request(scan[0], "complex64", *scan[1:], (("algorithm", "raking"), ("op", "complex_mul"))),
         Request(scan[0], "complex128", *scan[1:], (("algorithm", "raking"), ("op", "mul"))),
     ]
-    source = render_bundle(reqs, ()).source
+    source = render_requests(reqs).source
     assert "#include <cuda/std/complex>" in source
     assert "struct coop_complex_multiplies<::cuda::std::complex<F>>" in source
     assert "coop_complex_multiplies<::cuda::std::complex<float>>{}" in source
@@ -78,16 +78,16 @@ def test_the_bundle_includes_complex_and_its_product() -> None:
     assert (
         "::cuda::std::complex<float> (&x)[4] = *static_cast<::cuda::std::complex<float> (*)[4]>(x_);" in body
     )
-    assert compile_bundle(reqs, (), "sm_90a").ltoir
+    assert compile_bundle(reqs, (), "sm_90a").objects
 
 
 def test_a_pair_of_floats_gets_the_product_but_no_complex_header() -> None:
     req = Request("block.inclusive_scan", "tuple_float32_float32", (128, 1, 1), 2,
                   (("algorithm", "raking"), ("op", "complex_mul")))  # fmt: skip
-    source = render_bundle([req], ()).source
+    source = render_requests([req]).source
     assert "struct coop_complex_multiplies\n" in source and "cuda/std/complex" not in source
     assert "coop_complex_multiplies<coop_tuple_float32_float32>{}" in source
-    assert compile_bundle([req], (), "sm_90a").ltoir
+    assert compile_bundle([req], (), "sm_90a").objects
 
 
 def test_numba_hands_the_bundle_storage_aligned_as_cxx_complex() -> None:

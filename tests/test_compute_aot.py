@@ -32,7 +32,8 @@ def _inlined(report: Any, functions: int = 1) -> Any:
 def _one_bundle(before: coop.CompileStats) -> None:
     after = coop.compile_stats()
     nvrtc, hits = after.nvrtc_compiles - before.nvrtc_compiles, after.cache_hits - before.cache_hits
-    assert nvrtc + hits == 1 and nvrtc <= 1, (nvrtc, hits)  # one bundle, compiled once (or cached)
+    # at most one NVRTC call: the kernel's requests that no cached unit has, in one unit
+    assert nvrtc <= 1, (nvrtc, hits)
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.id)

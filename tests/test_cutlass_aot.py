@@ -110,7 +110,8 @@ def test_warm_recompile_makes_no_nvrtc_call_and_no_link() -> None:
     before = coop.compile_stats()
     again = _compile(host, "int16")
     after = coop.compile_stats()
-    assert after.nvrtc_compiles == before.nvrtc_compiles and after.cache_hits == before.cache_hits + 1
+    # the unit and the glue read back
+    assert after.nvrtc_compiles == before.nvrtc_compiles and after.cache_hits == before.cache_hits + 2
     # CuTe names the kernel the same each time: the linked cubin comes from the cache
     assert after.links == before.links and after.link_cache_hits == before.link_cache_hits + 1
     assert again.cubin == first.cubin
@@ -223,10 +224,12 @@ def test_plain_cute_compile_is_told_to_use_the_bridge() -> None:
 
 def test_failed_bundle_compile_leaves_no_stale_state(monkeypatch: pytest.MonkeyPatch) -> None:
     from cuda.coop import _bundle
-    from cuda.coop._render import RenderedBundle
+    from cuda.coop._render import RenderedRequests
 
     host = copy_host("int64", (96, 1, 1), 3, "transpose")
-    monkeypatch.setattr(_bundle, "render_bundle", lambda reqs, slots: RenderedBundle("#error injected\n", {}))
+    monkeypatch.setattr(
+        _bundle, "render_requests", lambda reqs: RenderedRequests("#error injected\n", {}, ())
+    )
     with pytest.raises(coop.CoopCompileError, match="injected"):
         _compile(host, "int64")
     monkeypatch.undo()
@@ -304,9 +307,11 @@ def test_errors_name_the_kernel_line_first_with_a_short_traceback() -> None:
 
 def test_a_failed_bundle_names_the_coop_calls_of_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     from cuda.coop import _bundle
-    from cuda.coop._render import RenderedBundle
+    from cuda.coop._render import RenderedRequests
 
-    monkeypatch.setattr(_bundle, "render_bundle", lambda reqs, slots: RenderedBundle("#error injected\n", {}))
+    monkeypatch.setattr(
+        _bundle, "render_requests", lambda reqs: RenderedRequests("#error injected\n", {}, ())
+    )
     with pytest.raises(
         coop.CoopCompileError, match=r"^tests/_cute_kernels.py:\d+, tests/_cute_kernels.py:\d+: "
     ):

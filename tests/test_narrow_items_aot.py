@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cuda.coop._render import render_bundle
+from cuda.coop._render import render_requests
 from cuda.coop._requests import Request
 
 
@@ -39,7 +39,7 @@ def test_a_full_vectorized_tile_of_narrow_items_moves_as_words(
 ) -> None:
     for primitive, verb in (("block.load", "Load"), ("block.store", "Store")):
         req = _req(dtype, items, primitive)
-        src = render_bundle([req], []).source
+        src = render_requests([req]).source
         word = _req("uint32", words, primitive).symbol
         direct = _req(dtype, items, primitive, options=(("algorithm", "direct"),)).symbol
         kind = "cub::BlockLoad" if verb == "Load" else "cub::BlockStore"
@@ -59,7 +59,7 @@ def test_a_full_vectorized_tile_of_narrow_items_moves_as_words(
 def test_a_warp_tile_of_narrow_items_moves_as_words() -> None:
     options = (("algorithm", "vectorize"), ("threads_in_warp", "16"))
     req = _req("float16", 8, "warp.store", options=options)
-    src = render_bundle([req], []).source
+    src = render_requests([req]).source
     assert "cub::WarpStore<unsigned int, 4, cub::WARP_STORE_VECTORIZE, 16>" in src
     assert "coop_warp_store_uint32_vectorize_16_b256x1x1_i4(dst_, items_words);" in _body(src, req.symbol)
 
@@ -82,20 +82,20 @@ def test_a_warp_tile_of_narrow_items_moves_as_words() -> None:
     ids=lambda r: r.symbol,
 )
 def test_other_tiles_move_as_items(req: Request) -> None:
-    src = render_bundle([req], []).source
+    src = render_requests([req]).source
     assert "uint32" not in src and "is_sufficiently_aligned<4>" not in src
 
 
 def test_a_tuple_of_narrow_items_moves_each_field_as_words() -> None:
     req = _req("tuple_bfloat16_int8", 8)
-    src = render_bundle([req], []).source
+    src = render_requests([req]).source
     assert "cub::BlockLoad<unsigned int, 256, 4, cub::BLOCK_LOAD_VECTORIZE, 1, 1>" in src  # bfloat16
     assert "cub::BlockLoad<unsigned int, 256, 2, cub::BLOCK_LOAD_VECTORIZE, 1, 1>" in src  # int8
 
 
 def test_a_kernel_with_the_word_request_itself_renders_it_once() -> None:
     words = _req("uint32", 8)
-    src = render_bundle([_req(), words], []).source
+    src = render_requests([_req(), words]).source
     assert src.count(f"void {words.symbol}(") == 1
 
 

@@ -141,4 +141,4 @@ def test_calls_of_one_primitive_with_different_plans_lower_each_with_its_own() -
         ("block.reduce", "int64", "max"),
         ("block.reduce", "uint8", "min"),
     ]
-    assert codes[1].session.finalize("sm_90").ltoir  # the three wrappers compile as lowered
+    assert codes[1].session.finalize("sm_90").objects  # the three wrappers compile as lowered

@@ -6,7 +6,7 @@ from __future__ import annotations
 from cuda.coop._catalog import CATALOG
 from cuda.coop._kinds import Arg, Form
 from cuda.coop._primitive import Launch
-from cuda.coop._render import TempStorageSlot, render_bundle, temp_storage_symbol
+from cuda.coop._render import TempStorageSlot, render_glue, render_requests, temp_storage_symbol
 from cuda.coop._requests import Request
 
 
@@ -47,46 +47,72 @@ def test_render_maps_every_template_parameter() -> None:
     req = _req(
         dtype="float16", block_dims=(4, 8, 4), items_per_thread=7, algorithm="warp_transpose_timesliced"
     )
-    src = render_bundle([req], []).source
+    src = render_requests([req]).source
     assert "cub::BlockLoad<__half, 4, 7, cub::BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED, 8, 4>" in src
     assert "#include <cuda_fp16.h>" in src
     assert 'extern "C" __device__ void coop_block_load_float16_' in src
     ex = Request("block.exchange", "int64", (96, 1, 1), 3, (("mode", "striped_to_blocked"),), ("wts",))
-    assert "cub::BlockExchange<long long, 96, 3, true, 1, 1>" in render_bundle([ex], []).source
+    assert "cub::BlockExchange<long long, 96, 3, true, 1, 1>" in render_requests([ex]).source
 
 
 def test_render_variants() -> None:
-    src = render_bundle([_req("block.store", algorithm="striped", tags=("partial",))], []).source
+    src = render_requests([_req("block.store", algorithm="striped", tags=("partial",))]).source
     assert ".Store(dst, items, valid_items);" in src
-    src = render_bundle([_req(tags=("partial", "oob"))], []).source
+    src = render_requests([_req(tags=("partial", "oob"))]).source
     assert ".Load(src, items, valid_items, oob_default);" in src
     assert "__syncthreads" not in src  # no scratch, no barrier
 
 
-def test_implicit_scratch_is_one_union_with_a_barrier_per_use() -> None:
+def test_implicit_scratch_is_one_buffer_with_a_barrier_per_use() -> None:
     reqs = [_req(algorithm="transpose"), _req("block.store", algorithm="warp_transpose")]
-    rendered = render_bundle(reqs, [])
-    assert rendered.source.count("static __shared__ coop_scratch_union_0 coop_scratch_0;") == 1
+    rendered = render_requests(reqs)
+    assert rendered.source.count('extern "C" __device__ void* coop_block_scratch_0();') == 1
     assert rendered.source.count("__syncthreads();") == 2
     assert sorted(rendered.probes.values()) == sorted(r.symbol for r in reqs)
+    assert rendered.defines == tuple(r.symbol for r in reqs)
+    glue = render_glue(reqs, [], {reqs[0].symbol: (2064, 16), reqs[1].symbol: (4100, 4)})
+    # a C union of the two: the larger, rounded up to the larger alignment
+    assert glue.source.count("__shared__ __align__(16) unsigned char scratch[4112];") == 1
+    assert glue.temp_storage == {reqs[0].symbol: (2064, 16), reqs[1].symbol: (4100, 4)}
+    assert "cub" not in glue.source and "#include" not in glue.source
 
 
 def test_each_scratch_group_has_its_own_buffer() -> None:
     small = _req(algorithm="transpose")
     large = _req(algorithm="transpose", dtype="int64", items_per_thread=16, scratch_group=1)
-    src = render_bundle([small, large], []).source
+    src = render_requests([small, large]).source
     assert small.symbol != large.symbol and large.symbol.endswith("_g1")
-    assert "static __shared__ coop_scratch_union_0 coop_scratch_0;" in src
-    assert "static __shared__ coop_scratch_union_1 coop_scratch_1;" in src
     body = {r.symbol: _body(src, r.symbol) for r in (small, large)}
-    assert "&coop_scratch_0" in body[small.symbol] and "coop_scratch_1" not in body[small.symbol]
-    assert "&coop_scratch_1" in body[large.symbol] and "coop_scratch_0" not in body[large.symbol]
+    assert "coop_block_scratch_0()" in body[small.symbol] and "scratch_1" not in body[small.symbol]
+    assert "coop_block_scratch_1()" in body[large.symbol] and "scratch_0" not in body[large.symbol]
+    glue = render_glue([small, large], [], {small.symbol: (2048, 16), large.symbol: (16384, 16)}).source
+    assert "coop_block_scratch_0()\n{\n  __shared__ __align__(16) unsigned char scratch[2048];" in glue
+    assert "coop_block_scratch_1()\n{\n  __shared__ __align__(16) unsigned char scratch[16384];" in glue
+
+
+def test_warp_scratch_is_sliced_in_units_of_the_kernels_largest() -> None:
+    """Every warp request of a kernel slices warp scratch in units of the largest TempStorage of its
+    warp requests, one unit per thread of the narrowest logical warp."""
+    opts = lambda w: (("algorithm", "transpose"), ("threads_in_warp", w))  # noqa: E731
+    narrow = _req("warp.load", options=opts(8), block_dims=(64, 1, 1))
+    wide = _req("warp.store", options=opts(32), block_dims=(64, 1, 1))
+    src = render_requests([narrow, wide]).source
+    assert 'extern "C" __device__ void* coop_warp_slice_0(void* base, int tid, int width);' in src
+    assert "coop_warp_slice_0(coop_warp_scratch_0(), cub::RowMajorTid(64, 1, 1), 8)" in _body(
+        src, narrow.symbol
+    )
+    glue = render_glue([narrow, wide], [], {narrow.symbol: (132, 4), wide.symbol: (520, 8)})
+    assert "unsigned char bytes[520];" in glue.source and "(width / 8)" in glue.source
+    # 64 threads, a unit per 8 of them
+    assert glue.temp_storage == {narrow.symbol: (8 * 520, 8), wide.symbol: (8 * 520, 8)}
+    # the buffer on a 16-byte boundary whatever its requests' alignment (ptxas vectorizes by it)
+    assert "__shared__ __align__(16) unsigned char scratch[4160];" in glue.source
 
 
 def test_partial_transposing_load_restores_unloaded_items() -> None:
-    src = render_bundle([_req(algorithm="transpose", tags=("partial",), block_dims=(8, 16, 1))], []).source
+    src = render_requests([_req(algorithm="transpose", tags=("partial",), block_dims=(8, 16, 1))]).source
     assert "cub::RowMajorTid(8, 16, 1)" in src and "previous[i]" in src
-    src = render_bundle([_req(algorithm="transpose", tags=("partial", "oob"))], []).source
+    src = render_requests([_req(algorithm="transpose", tags=("partial", "oob"))]).source
     assert "previous" not in src  # oob_default defines those items already
 
 
@@ -96,10 +122,10 @@ def test_stores_hand_cub_a_copy_of_the_items() -> None:
     for prim in ("block.store", "warp.store"):
         opts = (("algorithm", "transpose"),) + ((("threads_in_warp", 32),) if prim == "warp.store" else ())
         req = _req(prim, options=opts)
-        body = _body(render_bundle([req], []).source, req.symbol)
+        body = _body(render_requests([req]).source, req.symbol)
         assert "const int (&items_in)[4]" in body and "items[i] = items_in[i]" in body, body
     req = _req(algorithm="transpose")
-    assert "items_in" not in _body(render_bundle([req], []).source, req.symbol)
+    assert "items_in" not in _body(render_requests([req]).source, req.symbol)
 
 
 def test_caller_temp_storage_slots() -> None:
@@ -107,32 +133,29 @@ def test_caller_temp_storage_slots() -> None:
         _req(algorithm="transpose", caller_temp_storage=True),
         _req("block.store", algorithm="transpose", caller_temp_storage=True),
     ]
-    src = render_bundle(reqs, [TempStorageSlot(0), TempStorageSlot(0)]).source
+    assert "scratch" not in render_requests(reqs).source
+    probed = {reqs[0].symbol: (528, 16), reqs[1].symbol: (1040, 8)}
+    src = render_glue(reqs, [TempStorageSlot(0), TempStorageSlot(0)], probed).source
     assert temp_storage_symbol(0) in src and temp_storage_symbol(1) in src
-    assert src.count("__shared__ coop_temp_storage_union_0 storage;") == 2
-    assert "coop_scratch" not in src
+    assert src.count("__shared__ __align__(16) unsigned char storage[1040];") == 2  # the larger
+    assert "scratch" not in src
 
 
 def test_exclusive_temp_storage_is_a_struct_of_the_calls_slices() -> None:
     load = _req(algorithm="transpose", caller_temp_storage=True)
     store = _req("block.store", algorithm="transpose", caller_temp_storage=True)
     ts = TempStorageSlot(0, exclusive=True, uses=(load.symbol, store.symbol, load.symbol))
-    src = render_bundle([load, store], [ts]).source
-    assert (
-        f"struct coop_temp_storage_struct_0 {{\n  {load.symbol}_storage m0;\n  {store.symbol}_storage m1;\n"
-        f"  {load.symbol}_storage m2;\n}};" in src
-    )
-    assert "__shared__ coop_temp_storage_struct_0 storage;" in src
-    for k in range(3):  # one accessor per call: its member of the struct
-        assert (
-            f"{temp_storage_symbol(0, k)}()\n{{\n  return &static_cast<coop_temp_storage_struct_0*>(" in src
-        )
-    assert "coop_temp_storage_union_0" not in src
+    src = render_glue([load, store], [ts], {load.symbol: (20, 4), store.symbol: (48, 16)}).source
+    # C struct rules: 20 bytes at 0, 48 at 32 (aligned to 16), 20 at 80; 112 bytes (a multiple of 16)
+    assert "__shared__ __align__(16) unsigned char storage[112];" in src
+    for k, offset in enumerate((0, 32, 80)):  # one accessor per call: its slice
+        base = f"static_cast<unsigned char*>({temp_storage_symbol(0)}())"
+        assert f"{temp_storage_symbol(0, k)}()\n{{\n  return {base} + {offset};" in src
 
 
 def test_auto_sync_puts_the_barrier_in_the_wrapper() -> None:
     req = _req(algorithm="transpose", caller_temp_storage=True, tags=("autosync",))
-    body = _body(render_bundle([req], [TempStorageSlot(0)]).source, req.symbol)
+    body = _body(render_requests([req]).source, req.symbol)
     assert body.index("__syncthreads();") < body.index(".Load(")
 
 
@@ -186,24 +209,24 @@ def test_optional_inputs_select_cubs_overload() -> None:
         ),  # fmt: skip
     }
     for expected, req in calls.items():
-        assert expected in _body(render_bundle([req], []).source, req.symbol), expected
+        assert expected in _body(render_requests([req]).source, req.symbol), expected
 
 
 def test_scalar_payload_abi() -> None:
     """A scalar reaches CUB's scalar overloads as one value (reductions) or as one item (scans)."""
     req = _plan("block.reduce", x=_scalar("int16"), op=_const("min"), num_valid=_const(5))
-    assert "short& x = *static_cast<short*>(x_);" in render_bundle([req], []).source
+    assert "short& x = *static_cast<short*>(x_);" in render_requests([req]).source
     req = _plan("block.inclusive_sum", x=_scalar("int16"))
-    assert "short (&x)[1] = *static_cast<short (*)[1]>(x_);" in render_bundle([req], []).source
+    assert "short (&x)[1] = *static_cast<short (*)[1]>(x_);" in render_requests([req]).source
 
 
 def test_broadcast_gives_thread_zeros_result_to_all() -> None:
     req = _plan("block.sum", x=_td("int32", 4), broadcast=_const(True))
-    body = _body(render_bundle([req], []).source, req.symbol)
+    body = _body(render_requests([req]).source, req.symbol)
     assert "if (cub::RowMajorTid(128, 1, 1) == 0) result_broadcast.Alias() = result;" in body
     assert body.count("__syncthreads();") == 3  # the scratch barrier, then two around the broadcast
     plain = _plan("block.sum", x=_td("int32", 4))
-    assert "broadcast" not in _body(render_bundle([plain], []).source, plain.symbol)
+    assert "broadcast" not in _body(render_requests([plain]).source, plain.symbol)
 
 
 def test_user_operator_is_declared_extern_and_wrapped_in_a_functor() -> None:
@@ -213,7 +236,7 @@ def test_user_operator_is_declared_extern_and_wrapped_in_a_functor() -> None:
     req = _plan("block.reduce", x=_td("float32", 4), op=Arg(Form.FUNCTION, "my_op", function=my_op))
     symbol = str(req.option("op"))
     assert symbol.startswith("coop_op_") and symbol.endswith("_float32")
-    src = render_bundle([req], []).source
+    src = render_requests([req]).source
     assert f'extern "C" __device__ void {symbol}(void* out, const void* a, const void* b);' in src
     assert f"Reduce(x, {symbol}_functor{{}})" in src
 
@@ -249,7 +272,7 @@ def test_an_arg_reduction_pairs_items_with_their_index() -> None:
         "block.argmin", "raking", dtype="float16", block_dims=(8, 5, 2), items_per_thread=1,
         tags=("scalar", "indices"),
     )  # fmt: skip
-    src = render_bundle([warp, given], []).source
+    src = render_requests([warp, given]).source
     body = _body(src, warp.symbol)
     assert "const int coop_rank = int(cub::RowMajorTid(40, 1, 1) % 8);" in body
     assert "x_pairs[i] = coop_tuple_float32_int32{x[i], coop_rank * 4 + i};" in body

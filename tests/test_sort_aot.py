@@ -49,7 +49,8 @@ def _requests(cfg: Config) -> int:
 def _one_bundle(before: coop.CompileStats) -> None:
     after = coop.compile_stats()
     nvrtc, hits = after.nvrtc_compiles - before.nvrtc_compiles, after.cache_hits - before.cache_hits
-    assert nvrtc + hits == 1 and nvrtc <= 1, (nvrtc, hits)
+    # at most one NVRTC call: the kernel's requests that no cached unit has, in one unit
+    assert nvrtc <= 1, (nvrtc, hits)
 
 
 @pytest.mark.parametrize("cfg", AOT_CONFIGS, ids=lambda c: c.id)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cuda.coop._render import render_bundle, run_items
+from cuda.coop._render import render_requests, run_items
 from cuda.coop._requests import Request
 
 from ._reference import tile_positions
@@ -43,7 +43,7 @@ def test_the_call_is_coops_striped_runs(
     primitive: str, dtype: str, block: tuple[int, int, int], items: int, cls: str
 ) -> None:
     req = Request(primitive, dtype, block, items, (("algorithm", "striped_vectors"),))
-    src = render_bundle([req], ()).source
+    src = render_requests([req]).source
     body = src[src.index(f"void {req.symbol}(") :].split("\n}\n", 1)[0]
     array = "src" if primitive == "block.load" else "dst"
     assert f"  {cls}(int(cub::RowMajorTid({', '.join(map(str, block))})), {array}, items);" in body
@@ -55,7 +55,7 @@ def test_partial_tiles_pass_the_count_and_default() -> None:
     req = Request(
         "block.load", "float32", (64, 1, 1), 4, (("algorithm", "striped_vectors"),), tags=("partial", "oob")
     )
-    src = render_bundle([req], ()).source
+    src = render_requests([req]).source
     assert "::Load(int(cub::RowMajorTid(64, 1, 1)), src, items, valid_items, oob_default);" in src
 
 

@@ -14,7 +14,7 @@ import pytest
 from cuda.coop._bundle import compile_bundle
 from cuda.coop._dtypes import DTYPES, dtype_named, fields_of, tuple_dtype
 from cuda.coop._errors import CoopTypeError
-from cuda.coop._render import render_bundle
+from cuda.coop._render import render_requests
 from cuda.coop._requests import Request
 
 from ._reference import run_python
@@ -57,7 +57,7 @@ def _exchange(dtype: str) -> Request:
 
 def test_the_wrapper_takes_one_pointer_per_field_and_gives_cub_structs() -> None:
     req = _exchange("tuple_float32_int32")
-    source = render_bundle([req], ()).source
+    source = render_requests([req]).source
     assert "struct coop_tuple_float32_int32\n{\n  float f0;\n  int f1;\n  friend __device__" in source
     body = source[source.index(f"void {req.symbol}(") :].split("\n}\n", 1)[0]
     assert f"void {req.symbol}(void* items_f0_, void* items_f1_, void* out_f0_, void* out_f1_)" in body
@@ -69,7 +69,7 @@ def test_the_wrapper_takes_one_pointer_per_field_and_gives_cub_structs() -> None
 def test_a_structured_value_is_gathered_and_its_result_scattered() -> None:
     req = Request("warp.broadcast", "tuple_int8_float16", (64, 1, 1), 1, (("threads_in_warp", "32"),),
                   ("scalar", "lane"))  # fmt: skip
-    source = render_bundle([req], ()).source
+    source = render_requests([req]).source
     body = source[source.index(f"void {req.symbol}(") :].split("\n}\n", 1)[0]
     assert "(void* x_f0_, void* x_f1_, int src_lane_, void* result_f0_, void* result_f1_)" in body
     assert "x.f0 = x_f0;" in body and "result.f0 = result_f0;" not in body
@@ -87,7 +87,7 @@ def test_nvrtc_compiles_structured_requests_and_sizes_their_scratch() -> None:
                 ("scalar", "lane")),
     )  # fmt: skip
     bundle = compile_bundle(reqs, (), "sm_90a")
-    assert bundle.ltoir
+    assert bundle.objects
     for req in reqs[:2]:
         size, align = bundle.temp_storage[req.symbol]
         want = np.dtype([(f"f{k}", _numpy(f)) for k, f in enumerate(fields_of(req.dtype))], align=True)
@@ -102,7 +102,7 @@ def test_a_tuple_of_arrays_is_one_cub_call_per_field() -> None:
     options = (("algorithm", "transpose"),)
     req = Request("block.load", "tuple_float32_int32_float32", (96, 1, 1), 3, options, ("partial",),
                   caller_temp_storage=True)  # fmt: skip
-    source = render_bundle([req], ()).source
+    source = render_requests([req]).source
     f32, i32 = (
         Request("block.load", t, (96, 1, 1), 3, options, ("partial", "field"), True)
         for t in ("float32", "int32")
@@ -114,7 +114,7 @@ def test_a_tuple_of_arrays_is_one_cub_call_per_field() -> None:
     ) in body
     calls = [line.strip() for line in body.splitlines()[2:]]
     assert calls == [
-        f"void* const coop_slice = &*reinterpret_cast<{req.symbol}_storage*>(temp_storage_);",
+        f"void* const coop_slice = &*static_cast<{req.symbol}_storage*>(temp_storage_);",
         f"{f32.symbol}(src_f0_, items_f0_, valid_items_, coop_slice);",
         "__syncthreads();  // the next field reuses the scratch",
         f"{i32.symbol}(src_f1_, items_f1_, valid_items_, coop_slice);",
@@ -136,20 +136,19 @@ def test_a_warp_field_call_gets_its_logical_warps_slice() -> None:
     barrier over the logical warp before each field (the call's own scratch)."""
     options = (("algorithm", "transpose"), ("threads_in_warp", "8"))
     req = Request("warp.load", "tuple_float64_float32", (64, 1, 1), 4, options)
-    source = render_bundle([req], ()).source
+    source = render_requests([req]).source
     body = source[source.index(f"void {req.symbol}(") :].split("\n}\n", 1)[0]
     # the kernel's warp scratch unit of the logical warp's first thread (one unit per 8 threads here)
     assert (
-        f"coop_slice = &reinterpret_cast<typename {req.symbol}_t::TempStorage&>((*reinterpret_cast<"
-        f"{req.symbol}_storage*>(&coop_warp_scratch_0))[(cub::RowMajorTid(64, 1, 1) / 8) * "
-        "(8 / coop_warp_min_width_0)]);" in body
+        f"coop_slice = &*static_cast<{req.symbol}_storage*>(coop_warp_slice_0(coop_warp_scratch_0(), "
+        "cub::RowMajorTid(64, 1, 1), 8));" in body
     )
     assert body.count("__syncwarp(coop_warp_mask<8>());") == 2
     sub = Request("warp.load", "float32", (64, 1, 1), 4, options, ("field",), True)
     wrapper = source[source.index(f"void {sub.symbol}(") :].split("\n}\n", 1)[0]
     assert f"*reinterpret_cast<typename {sub.symbol}_t::TempStorage*>(temp_storage_)" in wrapper
     assert "__sync" not in wrapper  # the per-field wrapper synchronises
-    assert compile_bundle([req], (), "sm_90a").ltoir
+    assert compile_bundle([req], (), "sm_90a").objects
 
 
 # --- both backends' plumbing, through rows copied with structured=True (none shipped yet) ------

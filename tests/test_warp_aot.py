@@ -247,7 +247,7 @@ def test_exchange_shuffle_needs_no_shared_memory_smem_one_slice_per_warp() -> No
 def test_warp_scratch_is_apart_from_block_scratch_and_synchronises_the_warp() -> None:
     """Warp scratch gets its own buffer (a warp may start on its slice while other warps still read
     the block's) and its barrier is __syncwarp over the logical warp's lanes, never __syncthreads."""
-    from cuda.coop._render import render_bundle
+    from cuda.coop._render import render_requests
 
     def kernel(src, dst):  # type: ignore[no-untyped-def]
         items = coop.ThreadData(4, np.float32)
@@ -269,19 +269,19 @@ def test_warp_scratch_is_apart_from_block_scratch_and_synchronises_the_warp() ->
         },
         Launch((64, 1, 1), ""),
     )
-    source = render_bundle([plan.request], ()).source
+    from cuda.coop._render import render_glue
+
+    source = render_requests([plan.request]).source
     wrapper = source[source.index(f"void {plan.request.symbol}(") :]
     assert "__syncwarp(coop_warp_mask<16>())" in wrapper and "__syncthreads" not in wrapper
-    assert "static __shared__ coop_warp_scratch_union_0 coop_warp_scratch_0;" in source
-    # a unit (the kernel's warp requests' TempStorage, in a union) per 16 threads, the narrowest
-    # logical warp; each logical warp of 16 takes the unit of its first thread
-    assert "constexpr int coop_warp_min_width_0 = 16;" in source
-    assert f"  typename {plan.request.symbol}_t::TempStorage m0;\n" in source
-    assert (
-        f"using {plan.request.symbol}_storage = coop_warp_unit_0[(64 + coop_warp_min_width_0 - 1) / "
-        "coop_warp_min_width_0];" in source
-    )
-    assert "[(cub::RowMajorTid(64, 1, 1) / 16) * (16 / coop_warp_min_width_0)]" in wrapper
+    # the kernel's glue has the warp scratch (apart from the block's) and slices it: a unit (the
+    # largest TempStorage of the kernel's warp requests) per 16 threads, the narrowest logical warp;
+    # each logical warp of 16 takes the unit of its first thread
+    assert "coop_warp_slice_0(coop_warp_scratch_0(), cub::RowMajorTid(64, 1, 1), 16)" in wrapper
+    glue = render_glue([plan.request], (), {plan.request.symbol: (260, 4)})
+    assert "coop_warp_scratch_0()" in glue.source and "coop_block_scratch" not in glue.source
+    assert "unsigned char bytes[260];" in glue.source and "(width / 16)" in glue.source
+    assert glue.temp_storage == {plan.request.symbol: (4 * 260, 4)}
 
 
 @pytest.mark.parametrize("width", [0, 3, 64])
@@ -343,7 +343,7 @@ def test_a_comparator_is_a_bool_functor_apart_from_an_operator() -> None:
     from cuda.coop._catalog import CATALOG
     from cuda.coop._kinds import Arg, Form
     from cuda.coop._primitive import Launch
-    from cuda.coop._render import render_bundle
+    from cuda.coop._render import render_requests
 
     td = Arg(Form.THREAD_DATA, "td", "float32", "float32", 2)
     fn = Arg(Form.FUNCTION, "f", function=_less)
@@ -353,7 +353,7 @@ def test_a_comparator_is_a_bool_functor_apart_from_an_operator() -> None:
     (cmp,) = sort.operators.values()
     (op,) = reduce.operators.values()
     assert cmp.symbol != op.symbol and (cmp.result, op.result) == ("bool", "float32")
-    source = render_bundle([sort.request, reduce.request], ()).source
+    source = render_requests([sort.request, reduce.request]).source
     assert "__device__ __forceinline__ bool operator()(const float& a, const float& b)" in source
     assert f"StableSort(keys, {cmp.symbol}_functor{{}})" in source
     assert f"Reduce(x, {op.symbol}_functor{{}})" in source

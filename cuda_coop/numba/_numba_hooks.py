@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from cuda.coop._backend_api import (
+    BUNDLE_PARTS,
     CoopBackendError,
     CoopLaunchConfigError,
     CoopTypeError,
@@ -39,22 +40,38 @@ LOWERING_REGISTRY = imputils.builtin_registry
 
 
 class LazyBundle(LTOIR):
-    """The bundle of one trace session as a Numba linkable object, compiled when the linker reads it.
+    """Object ``part`` of the bundle of one trace session as a Numba linkable object, compiled when
+    the linker reads it (a session's bundle is ``BUNDLE_PARTS`` of them: :func:`bundle_parts`).
 
     ``shared``: the session of a front-door kernel compile, which the kernel's device helpers share
-    (their libraries carry this same object, which Numba's set of linking files keeps once);
+    (their libraries carry these same objects, which Numba's set of linking files keeps once);
     otherwise the session of one code library (a plain ``@cuda.jit`` kernel, or a helper of one)."""
 
-    def __init__(self, session: TraceSession, arch: str | None, *, shared: bool = False) -> None:
-        super().__init__(data=b"", name="cuda_coop_bundle")
+    def __init__(self, session: TraceSession, arch: str | None, part: int, *, shared: bool = False) -> None:
+        super().__init__(data=b"", name=f"cuda_coop_bundle_{part}")
         self.session = session
         self.arch = arch
+        self.part = part
         self.shared = shared
 
     @property
     def data(self) -> bytes:  # type: ignore[override]
         arch = self.arch or current_device_arch()
-        return self.session.finalize(arch).ltoir
+        return self.session.finalize(arch).part(self.part)
+
+    def __hash__(self) -> int:
+        # Numba keeps linking files in a set and links them in its order: small integers of the
+        # part's order give the parts a set order of their own (the glue first), the same in every
+        # process, so that the kernel's shared variables, which LTO lays out in link order, do too.
+        return _PART_HASH + self.part
+
+
+_PART_HASH = 1 << 40
+
+
+def bundle_parts(session: TraceSession, arch: str | None, *, shared: bool = False) -> tuple[LazyBundle, ...]:
+    """The link items of ``session``'s bundle: one per object it may have."""
+    return tuple(LazyBundle(session, arch, k, shared=shared) for k in range(BUNDLE_PARTS))
 
 
 def plan_carrying_template(name: str, key: Any, generic: Any, impl_key: Any) -> type:
@@ -83,11 +100,13 @@ def library_session(context: Any) -> TraceSession | None:
     return getattr(context.active_code_library, "_cuda_coop_session", None)
 
 
-def attach_session(context: Any, session: TraceSession, bundle: LazyBundle) -> None:
-    """Attach ``session`` to the code library being lowered, and its bundle as a linking file."""
+def attach_session(context: Any, session: TraceSession, bundle: Sequence[LazyBundle]) -> None:
+    """Attach ``session`` to the code library being lowered, and its bundle's parts as linking
+    files."""
     library = context.active_code_library
     library._cuda_coop_session = session
-    library.add_linking_file(bundle)
+    for part in bundle:
+        library.add_linking_file(part)
 
 
 #: ``tag_python_function(value, ty)``: give a plain Python function the type ``ty`` in numba-cuda's

@@ -86,7 +86,7 @@ def compile(
             output,
             arch,
             dims,
-            bundle.ltoir if bundle is not None else b"",
+            bundle.objects if bundle is not None else (),
             dict(bundle.temp_storage) if bundle is not None else {},
             cluster_dims,
         )

@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from cuda.coop._backend_api import CoopBackendError, FunctionTypes, TraceSession
+from cuda.coop._backend_api import BUNDLE_PARTS, CoopBackendError, FunctionTypes, TraceSession
 from numba_cuda_mlir import tools
 from numba_cuda_mlir.numba_cuda.cudadrv import linkable_code
 from numba_cuda_mlir.numba_cuda.typing import templates
@@ -67,18 +67,19 @@ def function_ir(py_func: Any) -> Any:
 
 
 class LTOIR(linkable_code.LTOIR):
-    """The bundle of one trace session as a link item, compiled when the linker reads ``data``
-    (after the whole kernel is lowered). Named ``LTOIR``: numba-cuda-mlir treats a link item as
-    LTO-IR, and links the kernel by LTO, only for a class of that name."""
+    """Object ``part`` of the bundle of one trace session as a link item, compiled when the linker
+    reads ``data`` (after the whole kernel is lowered). Named ``LTOIR``: numba-cuda-mlir treats a link
+    item as LTO-IR, and links the kernel by LTO, only for a class of that name."""
 
-    def __init__(self, session: TraceSession, arch: str) -> None:
-        super().__init__(data=b"", name="cuda_coop_bundle")
+    def __init__(self, session: TraceSession, arch: str, part: int) -> None:
+        super().__init__(data=b"", name=f"cuda_coop_bundle_{part}")
         self.session = session
         self.arch = arch
+        self.part = part
 
     @property
     def data(self) -> bytes:  # type: ignore[override]
-        return self.session.finalize(self.arch).ltoir
+        return self.session.finalize(self.arch).part(self.part)
 
     @data.setter
     def data(self, value: bytes) -> None:  # LinkableCode.__init__ sets it; the bundle is the data
@@ -94,14 +95,20 @@ def link_item(lower: Any, item: Any) -> None:
     lower.link_external_item(item)
 
 
+def bundle_parts(session: TraceSession, arch: str) -> tuple[LTOIR, ...]:
+    """The link items of ``session``'s bundle: one per object it may have."""
+    return tuple(LTOIR(session, arch, k) for k in range(BUNDLE_PARTS))
+
+
 def lowering_session(lower: Any, make: Any) -> TraceSession:
     """The trace session of the function ``lower`` (an ``MLIRLower``) lowers: made by ``make()``
-    (session, bundle) on first use, its bundle added to the kernel's link items."""
+    (session, bundle parts) on first use, its bundle's parts added to the kernel's link items."""
     session = _sessions.get(lower)
     if session is None:
         session, bundle = make()
         _sessions[lower] = session
-        link_item(lower, bundle)
+        for part in bundle:
+            link_item(lower, part)
     return session
 
 

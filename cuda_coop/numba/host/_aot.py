@@ -111,11 +111,14 @@ def _compile(
         )
         kernel_ltoir = bytes(codes[0])
         # Our bundles are compiled here (once, when first read); the rest is what Numba links.
-        inputs = [("ltoir", kernel_ltoir, "kernel"), *(_numba_hooks.link_input(c) for c in codes[1:])]
+        parts = sorted((c for c in codes[1:] if isinstance(c, _numba_hooks.LazyBundle)), key=lambda c: c.part)
+        others = [c for c in codes[1:] if not isinstance(c, _numba_hooks.LazyBundle)]
+        inputs = [("ltoir", kernel_ltoir, "kernel"), *(_numba_hooks.link_input(c) for c in [*parts, *others])]
         inputs += [_numba_hooks.link_input(c) for c in _numba_hooks.link_files(extra_files, cc)]
-    ours = [c for c in codes[1:] if isinstance(c, _numba_hooks.LazyBundle)]
-    sizes = {k: v for c in ours for k, v in c.session.finalize(arch).temp_storage.items()}
-    bundle = b"".join(bytes(c.data) for c in ours)
+    sessions = dict.fromkeys(c.session for c in codes[1:] if isinstance(c, _numba_hooks.LazyBundle))
+    bundles = [session.finalize(arch) for session in sessions]
+    sizes = {k: v for b in bundles for k, v in b.temp_storage.items()}
+    bundle = tuple(obj for b in bundles for obj in b.objects)
     if output == "ltoir":
         return CompiledKernel(kernel_ltoir, output, arch, dims, bundle, sizes, cluster_dims)
     flags = ["-optimize-unused-variables", *link_options(options)]

@@ -33,7 +33,7 @@ from numba.cuda import cgutils, types
 from numba.cuda.typing.templates import signature
 
 from .. import _numba_hooks
-from .._numba_hooks import LazyBundle
+from .._numba_hooks import bundle_parts
 from ._types import AlignedArrayType, ThreadDataType
 from ._typing import RECORDS, dtype_name, items_type, numba_type, record_dtype, slot_type
 
@@ -56,10 +56,10 @@ def session_of(context: Any) -> TraceSession:
         session = compile_.session
         bundle = session.attached.get("numba")
         if bundle is None:
-            bundle = session.attached["numba"] = LazyBundle(session, compile_.arch, shared=True)
+            bundle = session.attached["numba"] = bundle_parts(session, compile_.arch, shared=True)
     else:
         session = TraceSession()
-        bundle = LazyBundle(session, compile_.arch if compile_ is not None else None)
+        bundle = bundle_parts(session, compile_.arch if compile_ is not None else None)
     _numba_hooks.attach_session(context, session, bundle)
     return session
 

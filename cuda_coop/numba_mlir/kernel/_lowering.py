@@ -61,12 +61,12 @@ def session_of(lower: Any) -> TraceSession:
             session = compile_.session
             bundle = session.attached.get("numba_mlir")
             if bundle is None:
-                bundle = session.attached["numba_mlir"] = _ncm_hooks.LTOIR(session, compile_.arch)
+                bundle = session.attached["numba_mlir"] = _ncm_hooks.bundle_parts(session, compile_.arch)
             return session, bundle
         # a plain numba-cuda-mlir kernel (its calls name threads_per_block=): a session of its own,
         # for the architecture numba-cuda-mlir compiles it for
         session = TraceSession()
-        return session, _ncm_hooks.LTOIR(session, _ncm_hooks.lowering_arch(lower))
+        return session, _ncm_hooks.bundle_parts(session, _ncm_hooks.lowering_arch(lower))
 
     return _ncm_hooks.lowering_session(lower, make)
 
