@@ -10,6 +10,8 @@ inclusive_sum + store, int32, 128 threads x 8 items, ``striped``):
   warm       the same kernel again as a new kernel object, its bundle on disk
   seen       a new kernel whose requests were all compiled before, in two other kernels
   20 kernels 4 kernels of 4 primitives at each of 5 block shapes, one process, empty cache
+  20 at once the same 20 kernels by one ``compile_many`` (numba-cuda): their units compiled by
+             worker processes, one per CPU
   8 procs    8 processes compiling the same new kernel into one empty cache at once
 
 NVRTC calls are written ``units+glues g``: compiles of units of requests (each parses CUB), then of
@@ -282,6 +284,18 @@ def measure(backend: Any, reps: int, only: set[str]) -> dict[str, Any]:
             run()
         out["20 kernels"] = time.perf_counter() - t0
         out["20 kernels nvrtc"] = f"{_nvrtc() - before}+{_glue() - glue}g"
+    if "many" in only and hasattr(backend.front, "compile_many"):  # the same, by one compile_many
+        _fresh_cache()
+        jobs = [
+            {"func": getattr(backend.module(threads), f"many{k}"), "signature": backend.sig, "block": threads}
+            for threads in SHAPES
+            for k in range(4)
+        ]
+        before, glue = _nvrtc(), _glue()
+        t0 = time.perf_counter()
+        backend.front.compile_many(jobs, arch=ARCH)
+        out["20 at once"] = time.perf_counter() - t0
+        out["20 at once nvrtc"] = f"{_nvrtc() - before}+{_glue() - glue}g"
     if "procs" in only and backend.dsl != "cutlass":
         out["8 procs"], out["8 procs nvrtc"] = _processes(backend.dsl, 8)
     return out
@@ -345,15 +359,17 @@ def main() -> None:
     print(f"compile time, {ARCH} ahead of time, {cpus} CPUs; medians of {args.reps}; seconds")
     print(
         "\n| backend | plain DSL | cold | cold - plain | NVRTC | warm | warm - plain | seen (NVRTC) "
-        "| 20 kernels (NVRTC) | 20 / cold | 8 processes (NVRTC) |"
+        "| 20 kernels (NVRTC) | 20 / cold | 20 by compile_many (NVRTC) | 20 at once / cold "
+        "| 8 processes (NVRTC) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, r in results.items():
         print(
             f"| {name} | {_s(r, 'plain')} | {_s(r, 'cold')} | {_diff(r, 'cold', 'plain')} | "
             f"{r.get('cold nvrtc', '-')} | {_s(r, 'warm')} | {_diff(r, 'warm', 'plain')} | "
             f"{_s(r, 'seen')} ({r.get('seen nvrtc', '-')}) | {_s(r, '20 kernels')} "
             f"({r.get('20 kernels nvrtc', '-')}) | {_ratio(r, '20 kernels', 'cold')} | "
+            f"{_s(r, '20 at once')} ({r.get('20 at once nvrtc', '-')}) | {_ratio(r, '20 at once', 'cold')} | "
             f"{_s(r, '8 procs')} ({r.get('8 procs nvrtc', '-')}) |"
         )
     if args.json:

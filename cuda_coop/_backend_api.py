@@ -38,6 +38,7 @@ from ._args import (
     spec,
 )
 from ._bundle import BUNDLE_PARTS, normalize_arch
+from ._bundle import prefetch as prefetch_bundles
 from ._catalog import CATALOG, CHOICES, SCOPES
 from ._choices import AlgorithmEnumMeta
 from ._compiled import CompiledKernel
@@ -150,6 +151,7 @@ __all__ = [
     "temp_storage_symbol",
     "normalize_arch",
     "BUNDLE_PARTS",
+    "prefetch_bundles",
     "LinkInput",
     "link",
     "link_exact",

@@ -10,8 +10,10 @@ import importlib.metadata
 import os
 import re
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from . import _cache
 from ._errors import CoopCompileError, CoopLaunchConfigError, CoopTypeError, CoopValueError
@@ -231,40 +233,165 @@ def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStora
 
 def _units(requests: Sequence[Request], options: dict[str, object]) -> list[_Unit]:
     """The units that define ``requests``: those this same set of requests was given before (the
-    kernel's index entry: a warm compile links what the cold one did), else units of other kernels
-    where the symbol index names one for a request (at most ``MAX_UNITS - 1``, none defining a symbol
-    another chosen one does), and one new unit for the rest. Cluster rows are compiled with their
-    kernel (its cluster state is sized for the item types of all its cluster calls), in units that
-    the symbol index does not name."""
+    kernel's index entry: a warm compile links what the cold one did), else what :func:`_plan`
+    chooses, with its new unit compiled (or read back: :func:`prefetch` may have compiled it)."""
     symbols = [r.symbol for r in requests]
     kernel_key = _index_key(symbols, options)
     known = _known(kernel_key, symbols)
     if known is not None:
         return known
-    chosen: dict[str, _Unit] = {}
+    chosen, new, named = _plan(requests, lambda symbol: _indexed(symbol, options))
+    units = [u for u in chosen if isinstance(u, _Unit)]
+    if new:
+        units.append(_unit(render_requests(new), options))
+    _publish(kernel_key, new, named, [u.key for u in units], options)
+    return units
+
+
+class _Defines(Protocol):
+    key: str
+    defines: frozenset[str]
+
+
+def _plan(
+    requests: Sequence[Request], lookup: Callable[[str], tuple[str | None, _Defines | None]]
+) -> tuple[list[_Defines], list[Request], dict[str, str | None]]:
+    """(the units to reuse, the requests to compile in a new unit, the unit the index named for each
+    request looked up). ``lookup(symbol)`` gives the unit the index names for a symbol and that unit
+    (None if it is missing or does not define the symbol). A unit is reused where the index names
+    one for a request (at most ``MAX_UNITS - 1``, none defining a symbol another chosen one does).
+    Cluster rows are compiled with their kernel (its cluster state is sized for the item types of all
+    its cluster calls), in units that the index does not name."""
+    chosen: dict[str, _Defines] = {}
     defined: set[str] = set()
-    seen: dict[str, str | None] = {}  # symbol -> the unit the index named
+    named: dict[str, str | None] = {}
     new = []
     for req in requests:
         if req.symbol in defined:
             continue
         unit = None
         if req.cluster_dims is None and len(chosen) < MAX_UNITS - 1:
-            seen[req.symbol], unit = _indexed(req.symbol, options)
+            named[req.symbol], unit = lookup(req.symbol)
         if unit is None or unit.defines & defined:
             new.append(req)
             continue
         chosen[unit.key] = unit
         defined |= unit.defines
-    if new:
-        unit = _unit(render_requests(new), options)
-        chosen[unit.key] = unit
-        if all(r.cluster_dims is None for r in new):
-            for req in new:
-                if seen.get(req.symbol) != unit.key:
-                    _cache.write(_index_key(req.symbol, options), {"unit": unit.key}, b"")
-    _cache.write(kernel_key, {"units": list(chosen)}, b"")
-    return list(chosen.values())
+    return list(chosen.values()), new, named
+
+
+def _publish(
+    kernel_key: str,
+    new: Sequence[Request],
+    named: dict[str, str | None],
+    units: Sequence[str],
+    options: dict[str, object],
+) -> None:
+    """Write the index: the new unit (the last of ``units``) for each of its requests the index did
+    not name it for (not for cluster rows), and the units of the kernel."""
+    if new and all(r.cluster_dims is None for r in new):
+        for req in new:
+            if named.get(req.symbol) != units[-1]:
+                _cache.write(_index_key(req.symbol, options), {"unit": units[-1]}, b"")
+    _cache.write(kernel_key, {"units": list(units)}, b"")
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A unit that :func:`prefetch` will compile: its key and the symbols it will define."""
+
+    key: str
+    defines: frozenset[str]
+
+
+def prefetch(kernels: Sequence[Sequence[Request]], arch: str, processes: int | None = None) -> int:
+    """Compile, in parallel processes, the units that the kernels whose requests are ``kernels`` need
+    and the cache lacks, and index them; a later :func:`compile_bundle` of each reads them back.
+    Returns the number of units compiled.
+
+    The kernels are planned in order, each seeing the units planned for those before it (one unit per
+    kernel at most, as :func:`compile_bundle` would make one after the other); the units are compiled
+    by ``processes`` worker processes (default: one per CPU, at most one per unit), each one NVRTC
+    call, under the cache's locks. Without a cache directory there is nothing to keep them in: none
+    is compiled (each kernel compiles its own, one after the other).
+    """
+    if _cache.cache_dir() is None:
+        return 0
+    arch = normalize_arch(arch)
+    options = _options(arch)
+    planned: dict[str, _Planned] = {}  # symbol -> a unit planned here
+    todo: dict[str, RenderedRequests] = {}
+    plans = []
+    for requests in kernels:
+        requests = sorted(set(requests), key=lambda r: r.symbol)
+        symbols = [r.symbol for r in requests]
+        kernel_key = _index_key(symbols, options)
+        if _known(kernel_key, symbols) is not None:
+            continue
+
+        def lookup(symbol: str) -> tuple[str | None, _Defines | None]:
+            if symbol in planned:
+                return planned[symbol].key, planned[symbol]
+            return _indexed(symbol, options)
+
+        chosen, new, named = _plan(requests, lookup)
+        keys = [u.key for u in chosen]
+        if new:
+            rendered = render_requests(new)
+            unit = _Planned(bundle_key(rendered, options), frozenset(rendered.defines))
+            todo.setdefault(unit.key, rendered)
+            keys.append(unit.key)
+            if all(r.cluster_dims is None for r in new):
+                planned.update(dict.fromkeys((r.symbol for r in new), unit))
+        plans.append((kernel_key, new, named, keys))
+    todo = {k: r for k, r in todo.items() if not _cache.exists(k) or _cached(k) is None}
+    _compile_in_workers(list(todo.values()), arch, processes)
+    for kernel_key, new, named, keys in plans:
+        _publish(kernel_key, new, named, keys, options)
+    return len(todo)
+
+
+def _compile_in_workers(units: Sequence[RenderedRequests], arch: str, processes: int | None) -> None:
+    """Compile ``units`` into the cache: in this process if one, else in worker processes
+    (``python -m cuda.coop._unit_worker``), each given a share of them in a file."""
+    if not units:
+        return
+    n = min(len(units), processes or os.cpu_count() or 1)
+    if n <= 1:
+        for rendered in units:
+            _unit(rendered, _options(arch))
+        return
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    jobs = [{"source": u.source, "probes": u.probes, "defines": list(u.defines)} for u in units]
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="coop-units-") as tmp:
+        workers = []
+        for k in range(n):  # every worker started before any is waited for
+            share = os.path.join(tmp, f"{k}.json")
+            with open(share, "w") as f:
+                json.dump(jobs[k::n], f)
+            command = [sys.executable, "-m", "cuda.coop._unit_worker", arch, share]
+            workers.append(
+                subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            )
+        for proc in workers:
+            out, err = proc.communicate()
+            if proc.returncode:
+                failed.append(
+                    err.strip().splitlines()[-1] if err.strip() else f"exit status {proc.returncode}"
+                )
+            else:
+                _bump(**json.loads(out))
+    if failed:  # each kernel compiles what is missing on its own, and says what failed
+        warnings.warn(
+            f"cuda.coop: a worker compiling units failed ({failed[0]}); the kernels compile them one by one",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 def _known(kernel_key: str, symbols: Sequence[str]) -> list[_Unit] | None:

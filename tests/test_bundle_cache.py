@@ -180,3 +180,30 @@ def test_default_device_only_for_an_nvrtc_that_needs_it(
     options = _bundle._options("sm_90a")
     assert options["link_time_optimization"] is True and options["relocatable_device_code"] is True
     assert options.get("device_as_default_execution_space", False) is (nvrtc < (13, 5))
+
+
+def test_prefetch_compiles_the_units_of_many_kernels_in_workers(cache: Path) -> None:
+    """prefetch plans the kernels in order (the second reuses the unit planned for the first's
+    request), compiles the units in two worker processes, and indexes them: each kernel's compile
+    then reads its units back, with no NVRTC call."""
+    a, b, c = _req("transpose"), _req("warp_transpose", "int64"), _req("direct", "float32")
+    assert _bundle.prefetch([[a, b], [a, c], [a, b]], "sm_90a", processes=2) == 2
+    before = coop.compile_stats()
+    first = _bundle.compile_bundle([a, b], (), "sm_90a")
+    second = _bundle.compile_bundle([c, a], (), "sm_90a")
+    assert _delta(before)[0] == 0
+    assert first.keys[1] in second.keys and len(second.objects) == 3  # the glue and both units
+    assert _bundle.prefetch([[a, b], [c, a]], "sm_90a", processes=2) == 0  # all in the cache
+
+
+def test_a_failed_worker_leaves_each_kernel_to_compile_its_own(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    with pytest.warns(RuntimeWarning, match="a worker compiling units failed"):
+        _bundle.prefetch([[_req("transpose")], [_req("striped")]], "sm_90a", processes=2)
+    monkeypatch.undo()
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(cache))
+    before = coop.compile_stats()
+    assert _bundle.compile_bundle([_req("transpose")], (), "sm_90a").objects
+    assert _delta(before)[0] == 1

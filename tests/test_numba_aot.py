@@ -160,6 +160,29 @@ def test_jit_kernel_object_compiles_ahead_of_time() -> None:
     _assert_inlined(numba_coop.compile(kernel, signature(), block=64, arch="sm_90"))
 
 
+def test_compile_many_compiles_the_kernels_units_in_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))
+    kernels = [copy_kernel("int64", 3, "transpose"), copy_kernel("float32", 4, "warp_transpose")]
+    before = coop.compile_stats()
+    many = numba_coop.compile_many(
+        [
+            {"func": kernels[0], "signature": signature("int64"), "block": 96},
+            (kernels[1], signature("float32"), 64),
+        ],
+        processes=2,
+    )
+    assert coop.compile_stats().nvrtc_compiles - before.nvrtc_compiles == 2  # in the two workers
+    assert [c.block for c in many] == [(96, 1, 1), (64, 1, 1)]
+    for compiled in many:
+        _assert_inlined(compiled)
+    before = coop.compile_stats()
+    again = numba_coop.compile(kernels[1], signature("float32"), block=64)
+    assert coop.compile_stats().nvrtc_compiles == before.nvrtc_compiles  # the workers' unit
+    assert again.bundle_ltoir == many[1].bundle_ltoir
+
+
 def test_failed_bundle_compile_leaves_no_stale_state(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from cuda.coop import _bundle
     from cuda.coop._render import RenderedRequests

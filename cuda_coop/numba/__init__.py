@@ -19,7 +19,7 @@ except ImportError as _exc:
         "pip install 'cuda-coop[numba]'"
     ) from _exc
 
-from .host._aot import CompiledKernel, compile
+from .host._aot import CompiledKernel, compile, compile_many
 from .host._dispatcher import CoopKernel, jit
 
 register_on_import("numba")
@@ -27,6 +27,7 @@ register_on_import("numba")
 __all__ = [
     "jit",
     "compile",
+    "compile_many",
     "CoopKernel",
     "CompiledKernel",
     "PreparedLaunch",

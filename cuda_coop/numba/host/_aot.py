@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from cuda.coop._backend_api import (
@@ -16,6 +17,7 @@ from cuda.coop._backend_api import (
     normalize_arch,
     normalize_block_dims,
     normalize_cluster_dims,
+    prefetch_bundles,
     short_traceback,
 )
 
@@ -63,10 +65,10 @@ def compile(
         CoopCompileError: NVRTC or nvJitLink failed (with the log).
     """
     with short_traceback():
-        return _compile(func, signature, block, arch, output, cluster, options)
+        return _finish(_lower(func, signature, block, arch, output, cluster, options))
 
 
-def _compile(
+def _lower(
     func: Any,
     signature: Any,
     block: Any,
@@ -74,7 +76,7 @@ def _compile(
     output: str,
     cluster: Any,
     options: dict[str, Any],
-) -> CompiledKernel:
+) -> _Lowered:
     from numba import cuda
 
     from ._dispatcher import CoopKernel
@@ -109,20 +111,92 @@ def _compile(
         codes, _ = cuda.compile_all(
             py_func, signature, device=False, abi="numba", output="ltoir", cc=cc, **options
         )
-        kernel_ltoir = bytes(codes[0])
-        # Our bundles are compiled here (once, when first read); the rest is what Numba links.
-        parts = sorted((c for c in codes[1:] if isinstance(c, _numba_hooks.LazyBundle)), key=lambda c: c.part)
-        others = [c for c in codes[1:] if not isinstance(c, _numba_hooks.LazyBundle)]
-        inputs = [("ltoir", kernel_ltoir, "kernel"), *(_numba_hooks.link_input(c) for c in [*parts, *others])]
-        inputs += [_numba_hooks.link_input(c) for c in _numba_hooks.link_files(extra_files, cc)]
-    sessions = dict.fromkeys(c.session for c in codes[1:] if isinstance(c, _numba_hooks.LazyBundle))
-    bundles = [session.finalize(arch) for session in sessions]
-    sizes = {k: v for b in bundles for k, v in b.temp_storage.items()}
+    # the bundle is compiled when it is first read (by _finish, or first by compile_many's prefetch)
+    parts = sorted((c for c in codes[1:] if isinstance(c, _numba_hooks.LazyBundle)), key=lambda c: c.part)
+    others = [c for c in codes[1:] if not isinstance(c, _numba_hooks.LazyBundle)]
+    others += _numba_hooks.link_files(extra_files, cc)
+    return _Lowered(bytes(codes[0]), parts, others, arch, dims, cluster_dims, output, options, max_registers)
+
+
+@dataclass
+class _Lowered:
+    """A kernel lowered to LTO-IR by numba-cuda, its bundle's parts not read yet."""
+
+    kernel: bytes
+    parts: list[Any]  # LazyBundle, in part order
+    others: list[Any]  # what else numba-cuda links, and the extra files
+    arch: str
+    dims: tuple[int, int, int]
+    cluster: tuple[int, int, int] | None
+    output: str
+    options: dict[str, Any]
+    max_registers: Any
+
+    @property
+    def sessions(self) -> list[TraceSession]:
+        return list(dict.fromkeys(p.session for p in self.parts))
+
+
+def _finish(lowered: _Lowered) -> CompiledKernel:
+    """The bundle compiled (or read back) and linked with the kernel."""
+    k = lowered
+    inputs = [("ltoir", k.kernel, "kernel"), *(_numba_hooks.link_input(c) for c in [*k.parts, *k.others])]
+    bundles = [session.finalize(k.arch) for session in k.sessions]
+    sizes = {name: v for b in bundles for name, v in b.temp_storage.items()}
     bundle = tuple(obj for b in bundles for obj in b.objects)
-    if output == "ltoir":
-        return CompiledKernel(kernel_ltoir, output, arch, dims, bundle, sizes, cluster_dims)
-    flags = ["-optimize-unused-variables", *link_options(options)]
-    if max_registers:
-        flags.append(f"-maxrregcount={int(max_registers)}")
-    linked = link(inputs, arch, output=output, options=flags)
-    return CompiledKernel(linked, output, arch, dims, bundle, sizes, cluster_dims)
+    if k.output == "ltoir":
+        return CompiledKernel(k.kernel, k.output, k.arch, k.dims, bundle, sizes, k.cluster)
+    flags = ["-optimize-unused-variables", *link_options(k.options)]
+    if k.max_registers:
+        flags.append(f"-maxrregcount={int(k.max_registers)}")
+    linked = link(inputs, k.arch, output=k.output, options=flags)
+    return CompiledKernel(linked, k.output, k.arch, k.dims, bundle, sizes, k.cluster)
+
+
+def compile_many(
+    kernels: Iterable[Mapping[str, Any] | Sequence[Any]],
+    *,
+    arch: str | None = "sm_90a",
+    output: str = "cubin",
+    processes: int | None = None,
+) -> list[CompiledKernel]:
+    """Compile several kernels, their new CUB code in parallel processes: :func:`compile` of each,
+    with one NVRTC call per kernel as ever, but all of them at once.
+
+    Every kernel is lowered first; then the units of requests that the cache lacks (one per kernel at
+    most; a request of an earlier kernel in the list is not compiled again) are compiled by worker
+    processes, one NVRTC call each; then each kernel is linked. With a cache directory only (where the
+    workers leave the units); without one, the kernels compile one after the other.
+
+    Args:
+        kernels: each a mapping of :func:`compile`'s arguments (``func``, ``signature``, ``block``,
+            ``cluster`` and options) or a ``(func, signature, block)`` tuple.
+        arch: the target architecture of all of them (None: the current GPU's).
+        output: as :func:`compile`'s, for all of them.
+        processes: worker processes (default: one per CPU, at most one per unit).
+
+    Returns:
+        A :class:`CompiledKernel` for each kernel, in order.
+
+    Raises:
+        What :func:`compile` raises, for the first kernel that fails.
+    """
+    with short_traceback():
+        jobs = []
+        for job in kernels:
+            if isinstance(job, Mapping):
+                given = dict(job)
+                func, signature, block = (
+                    given.pop("func"),
+                    given.pop("signature", None),
+                    given.pop("block", None),
+                )
+                cluster = given.pop("cluster", None)
+            else:
+                func, signature, block = job
+                given, cluster = {}, None
+            jobs.append(_lower(func, signature, block, arch, output, cluster, given))
+        prefetch_bundles(
+            [s.requests for k in jobs for s in k.sessions], jobs[0].arch if jobs else "sm_90a", processes
+        )
+        return [_finish(k) for k in jobs]

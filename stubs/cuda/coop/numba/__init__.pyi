@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Typing stubs of cuda.coop.numba (the Numba backend's qualified namespace)."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, overload
 
 # BEGIN generated: choices
@@ -85,11 +85,19 @@ def compile(
     cluster: int | tuple[int, ...] | None = ...,
     **options: Any,
 ) -> CompiledKernel: ...
+def compile_many(
+    kernels: Iterable[Mapping[str, Any] | Sequence[Any]],
+    *,
+    arch: str | None = ...,
+    output: str = ...,
+    processes: int | None = ...,
+) -> list[CompiledKernel]: ...
 
 # BEGIN generated: all
 __all__ = [
     "jit",
     "compile",
+    "compile_many",
     "CoopKernel",
     "CompiledKernel",
     "PreparedLaunch",
