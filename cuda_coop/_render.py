@@ -399,7 +399,7 @@ private:
 #: coop_cluster_state::begin).
 _STAGE_GLUE = """#include <nv/target>
 
-extern "C" __device__ __attribute__((always_inline)) unsigned long long* coop_stage_full()
+extern "C" __device__ unsigned long long* coop_stage_full()
 {
   __shared__ unsigned long long full;
   return &full;
@@ -1290,8 +1290,8 @@ def render_requests(requests: Sequence[Request]) -> RenderedRequests:
         ts = f"{req.symbol}_storage"
         parts.append(f"using {ts} = typename {req.symbol}_t::TempStorage;\n")
         probes[f"&{_PROBE}<sizeof({ts}), alignof({ts})>"] = req.symbol
-    implicit = {(_row(r).scope, r.scratch_group) for r in scratch if not r.caller_temp_storage}
-    parts += [f'extern "C" __device__ void* {scratch_symbol(*k)}();\n' for k in sorted(implicit)]
+    implicit = {scratch_symbol(_row(r).scope, r.scratch_group) for r in scratch if not r.caller_temp_storage}
+    parts += [f'extern "C" __device__ void* {symbol}();\n' for symbol in sorted(implicit)]
     warps = sorted({r.scratch_group for r in scratch if _row(r).scope == "warp"})
     parts += [
         f'extern "C" __device__ void* {warp_slice_symbol(g)}(void* base, int tid, int width);\n'
@@ -1331,11 +1331,6 @@ def _struct_layout(members: Sequence[tuple[int, int]]) -> tuple[list[int], int, 
         end += size
     align = max(a for _s, a in members)
     return offsets, -(-end // align) * align, align
-
-
-#: What the glue's accessors are, so that the link inlines them before anything else (they stand for
-#: a variable that a wrapper would otherwise name).
-_INLINE = "__attribute__((always_inline))"
 
 
 #: The least alignment of the glue's shared buffers: ptxas merges a thread's neighbouring shared
@@ -1382,8 +1377,7 @@ def render_glue(
         for r in warps:
             storage[r.symbol] = (unit * -(-math.prod(r.block_dims) // narrowest), align)
         slices.append(
-            f'extern "C" __device__ {_INLINE} void* {warp_slice_symbol(group)}'
-            "(void* base, int tid, int width)\n{\n"
+            f'extern "C" __device__ void* {warp_slice_symbol(group)}(void* base, int tid, int width)\n{{\n'
             f"  struct alignas({align}) unit\n  {{\n    unsigned char bytes[{unit}];\n  }};\n"
             f"  return static_cast<unit*>(base) + (tid / width) * (width / {narrowest});\n"
             "}\n"
@@ -1419,14 +1413,12 @@ def render_glue(
             f"  return static_cast<unsigned char*>({temp_storage_symbol(slot)}()) + {offset};\n}}\n"
             for k, offset in enumerate(offsets)
         ]
-    buffers: dict[tuple[str, int], list[Request]] = {}
+    buffers: dict[str, list[Request]] = {}  # by accessor: a cluster row's scratch is its block's
     for r in scratch:
         if not r.caller_temp_storage:
-            buffers.setdefault((_row(r).scope, r.scratch_group), []).append(r)
-    for key, members in sorted(buffers.items()):
+            buffers.setdefault(scratch_symbol(_row(r).scope, r.scratch_group), []).append(r)
+    for symbol, members in sorted(buffers.items()):
         size, align = _union_layout(storage[r.symbol] for r in members)
-        parts.append(
-            f'extern "C" __device__ {_INLINE} void* {scratch_symbol(*key)}()\n{{\n'
-            f"{_bytes('scratch', size, align)}  return scratch;\n}}\n"
-        )
+        body = f"{_bytes('scratch', size, align)}  return scratch;\n"
+        parts.append(f'extern "C" __device__ void* {symbol}()\n{{\n{body}}}\n')
     return RenderedGlue(source="".join(parts + slices), temp_storage=storage)

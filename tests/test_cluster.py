@@ -6,6 +6,8 @@ multiple of the cluster, a target before sm_90."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from cuda import coop
 from cuda.coop._catalog import CATALOG
@@ -200,3 +202,23 @@ def test_numba_cluster_call_costs_no_registers_over_a_block_call() -> None:
     clustered = numba_coop.compile(jitted, sig, block=1024, cluster=16).inspect()
     assert clustered.calls == 0 and clustered.local_loads == 0 and clustered.local_stores == 0
     assert max(clustered.registers.values()) <= 32, clustered.registers
+
+
+def test_cluster_units_stay_with_their_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cluster row's unit holds its kernel's cluster state (sized for the item types of all of the
+    kernel's cluster calls) and prologue: it is not indexed, so another kernel with cluster calls
+    compiles its own; a kernel with the same requests reads the same unit back."""
+    from cuda.coop import _bundle
+
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))
+    cluster = _plan((4, 1, 1)).request  # type: ignore[attr-defined]
+    block = CATALOG["block.sum"].resolve(
+        {"x": Arg(Form.THREAD_DATA, "t", dtype="float32", items=4)}, Launch((128, 1, 1), "u")
+    ).request
+    before = coop.compile_stats().nvrtc_compiles
+    first = _bundle.compile_bundle([cluster, block], (), "sm_90a")
+    assert coop.compile_stats().nvrtc_compiles - before == 1
+    again = _bundle.compile_bundle([block, cluster], (), "sm_90a")  # the same kernel: its entry
+    other = _bundle.compile_bundle([cluster], (), "sm_90a")  # another kernel: not from the index
+    assert again == first and coop.compile_stats().nvrtc_compiles - before == 2
+    assert other.keys[1] != first.keys[1]
