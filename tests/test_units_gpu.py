@@ -80,6 +80,16 @@ def warps(src, dst, out):  # both widths in one kernel: their slices must not ov
         dst[cuda.blockIdx.x * T * I + cuda.threadIdx.x * I + k] = items[k]
 
 
+def clustered(src, dst, out):  # a cluster row beside block rows: one block scratch for all three
+    items = coop.ThreadData(I, np.int64)
+    base = cuda.blockIdx.x * T * I
+    coop.block.load(src, items, offset=base, algorithm="transpose")
+    total = coop.cluster.sum(items)
+    coop.block.store(dst, items, offset=base, algorithm="warp_transpose")
+    if cuda.threadIdx.x == 0:
+        out[cuda.blockIdx.x] = total
+
+
 def owned(src, dst):  # the scan in a caller-owned TempStorage, the transposes in implicit scratch
     temp = coop.TempStorage()
     items = coop.ThreadData(I, np.int64)
@@ -146,3 +156,22 @@ def test_kernels_of_requests_compiled_for_other_kernels(backend: str, cache: Pat
     np.testing.assert_array_equal(got, x)
     firsts = x.reshape(GRID * THREADS, ITEMS)[:, 0]
     np.testing.assert_array_equal(out, _warp_scan(firsts, 8))
+
+
+def test_a_cluster_row_beside_block_rows_shares_their_scratch(cache: Path) -> None:
+    """The glue gives a cluster row and block rows of one kernel one block scratch (the largest of
+    theirs); the cluster's sum sees every block's tile; the transposes are intact."""
+    import cuda.coop.numba as numba_coop
+    from numba import cuda
+
+    module = load("units_cluster", KERNELS.format(threads=THREADS, items=ITEMS))
+    blocks, cluster = 8, 2
+    x = np.random.default_rng().integers(-(2**40), 2**40, blocks * TILE, dtype=np.int64)
+    dst = cuda.to_device(np.full(blocks * TILE, np.iinfo(np.int64).min, dtype=np.int64))
+    out = cuda.to_device(np.full(blocks, np.iinfo(np.int64).min, dtype=np.int64))
+    kernel = numba_coop.jit(module.clustered)
+    kernel.configure(blocks, THREADS, cluster=(cluster, 1, 1))(cuda.to_device(x), dst, out)
+    cuda.synchronize()
+    np.testing.assert_array_equal(dst.copy_to_host(), x)
+    sums = x.reshape(blocks // cluster, cluster * TILE).sum(axis=1)
+    np.testing.assert_array_equal(out.copy_to_host(), np.repeat(sums, cluster))
