@@ -212,9 +212,11 @@ def test_cluster_units_stay_with_their_kernel(tmp_path: Path, monkeypatch: pytes
 
     monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))
     cluster = _plan((4, 1, 1)).request  # type: ignore[attr-defined]
-    block = CATALOG["block.sum"].resolve(
-        {"x": Arg(Form.THREAD_DATA, "t", dtype="float32", items=4)}, Launch((128, 1, 1), "u")
-    ).request
+    block = (
+        CATALOG["block.sum"]
+        .resolve({"x": Arg(Form.THREAD_DATA, "t", dtype="float32", items=4)}, Launch((128, 1, 1), "u"))
+        .request
+    )
     before = coop.compile_stats().nvrtc_compiles
     first = _bundle.compile_bundle([cluster, block], (), "sm_90a")
     assert coop.compile_stats().nvrtc_compiles - before == 1
