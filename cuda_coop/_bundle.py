@@ -35,9 +35,9 @@ BUNDLE_PARTS = MAX_UNITS + 1
 
 @dataclass(frozen=True)
 class Bundle:
-    """A compiled bundle for ``arch``: LTO-IR objects to link with the kernel (units of requests'
-    wrappers, then the kernel's glue), their cache keys, and the exact ``(size, alignment)`` of each
-    request's TempStorage as the kernel lays it out."""
+    """A compiled bundle for ``arch``: LTO-IR objects to link with the kernel (the kernel's glue, then
+    units of requests' wrappers: LTO lays out shared variables in link order), their cache keys, and
+    the exact ``(size, alignment)`` of each request's TempStorage as the kernel lays it out."""
 
     objects: tuple[bytes, ...]
     arch: str
@@ -219,9 +219,7 @@ def compile_bundle(requests: Sequence[Request], temp_storage: Sequence[TempStora
     options = _options(arch)
     units = _units(requests, options)
     probed = {s: v for u in units for s, v in u.probed.items()}
-    glue = render_glue(
-        requests, temp_storage, {r.symbol: probed[r.symbol] for r in requests if r.symbol in probed}
-    )
+    glue = render_glue(requests, temp_storage, probed)
     linked = (_unit(RenderedRequests(glue.source, {}, ()), options, glue=True), *units)
     return Bundle(
         objects=tuple(u.ltoir for u in linked),
@@ -344,14 +342,17 @@ def prefetch(kernels: Sequence[Sequence[Request]], arch: str, processes: int | N
             if all(r.cluster_dims is None for r in new):
                 planned.update(dict.fromkeys((r.symbol for r in new), unit))
         plans.append((kernel_key, new, named, keys))
-    todo = {k: r for k, r in todo.items() if not _cache.exists(k) or _cached(k) is None}
-    _compile_in_workers(list(todo.values()), arch, processes)
+    # an entry there but damaged is rebuilt by the kernel's own compile, as any damaged entry
+    todo = {k: r for k, r in todo.items() if not _cache.exists(k)}
+    _compile_in_workers(list(todo.values()), arch, options, processes)
     for kernel_key, new, named, keys in plans:
         _publish(kernel_key, new, named, keys, options)
     return len(todo)
 
 
-def _compile_in_workers(units: Sequence[RenderedRequests], arch: str, processes: int | None) -> None:
+def _compile_in_workers(
+    units: Sequence[RenderedRequests], arch: str, options: dict[str, object], processes: int | None
+) -> None:
     """Compile ``units`` into the cache: in this process if one, else in worker processes
     (``python -m cuda.coop._unit_worker``), each given a share of them in a file."""
     if not units:
@@ -359,7 +360,7 @@ def _compile_in_workers(units: Sequence[RenderedRequests], arch: str, processes:
     n = min(len(units), processes or os.cpu_count() or 1)
     if n <= 1:
         for rendered in units:
-            _unit(rendered, _options(arch))
+            _unit(rendered, options)
         return
     import json
     import subprocess

@@ -1312,25 +1312,28 @@ def render_requests(requests: Sequence[Request]) -> RenderedRequests:
     return RenderedRequests(source="".join(parts), probes=probes, defines=tuple(defines))
 
 
+def _round_up(n: int, align: int) -> int:
+    return -(-n // align) * align
+
+
 def _union_layout(members: Iterable[tuple[int, int]]) -> tuple[int, int]:
     """(size, alignment) of a C union of members of these (size, alignment): the largest member,
     rounded up to the largest alignment; a union of none holds one char."""
     members = list(members) or [(1, 1)]
     align = max(a for _s, a in members)
-    return -(-max(s for s, _a in members) // align) * align, align
+    return _round_up(max(s for s, _a in members), align), align
 
 
 def _struct_layout(members: Sequence[tuple[int, int]]) -> tuple[list[int], int, int]:
     """(member offsets, size, alignment) of a C struct of members of these (size, alignment), in
-    order; a struct of none holds one char."""
-    members = list(members) or [(1, 1)]
+    order; a struct of none holds one char (and has no offsets)."""
     offsets, end = [], 0
     for size, align in members:
-        end = -(-end // align) * align
+        end = _round_up(end, align)
         offsets.append(end)
         end += size
-    align = max(a for _s, a in members)
-    return offsets, -(-end // align) * align, align
+    align = max((a for _s, a in members), default=1)
+    return offsets, _round_up(max(end, 1), align), align
 
 
 #: The least alignment of the glue's shared buffers: ptxas merges a thread's neighbouring shared
@@ -1400,7 +1403,6 @@ def render_glue(
         # slice per call (footprint = sum), each call's accessor giving its own
         if ts.exclusive:
             offsets, size, align = _struct_layout([storage[symbol] for symbol in ts.uses])
-            offsets = offsets[: len(ts.uses)]
         else:
             mine = [r for r in scratch if r.caller_temp_storage and r.scratch_group == ts.group]
             (size, align), offsets = _union_layout(storage[r.symbol] for r in mine), []

@@ -140,12 +140,12 @@ class _Lowered:
 def _finish(lowered: _Lowered) -> CompiledKernel:
     """The bundle compiled (or read back) and linked with the kernel."""
     k = lowered
-    inputs = [("ltoir", k.kernel, "kernel"), *(_numba_hooks.link_input(c) for c in [*k.parts, *k.others])]
     bundles = [session.finalize(k.arch) for session in k.sessions]
     sizes = {name: v for b in bundles for name, v in b.temp_storage.items()}
     bundle = tuple(obj for b in bundles for obj in b.objects)
     if k.output == "ltoir":
         return CompiledKernel(k.kernel, k.output, k.arch, k.dims, bundle, sizes, k.cluster)
+    inputs = [("ltoir", k.kernel, "kernel"), *(_numba_hooks.link_input(c) for c in [*k.parts, *k.others])]
     flags = ["-optimize-unused-variables", *link_options(k.options)]
     if k.max_registers:
         flags.append(f"-maxrregcount={int(k.max_registers)}")
