@@ -2,6 +2,7 @@
 """The CUTLASS backend without a GPU (CUTE_DSL_ARCH=sm_90a): the bridge links the bundle into
 CuTe kernels by full LTO, and misuse raises typed errors while the kernel is traced."""
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -222,10 +223,11 @@ def test_plain_cute_compile_is_told_to_use_the_bridge() -> None:
     assert any(isinstance(e, coop.CoopBackendError) for e in _chain(info.value))
 
 
-def test_failed_bundle_compile_leaves_no_stale_state(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_bundle_compile_leaves_no_stale_state(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from cuda.coop import _bundle
     from cuda.coop._render import RenderedRequests
 
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))  # nothing to reuse: the unit is rendered
     host = copy_host("int64", (96, 1, 1), 3, "transpose")
     monkeypatch.setattr(
         _bundle, "render_requests", lambda reqs: RenderedRequests("#error injected\n", {}, ())
@@ -305,9 +307,13 @@ def test_errors_name_the_kernel_line_first_with_a_short_traceback() -> None:
     assert len(frames) <= 4, frames
 
 
-def test_a_failed_bundle_names_the_coop_calls_of_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_bundle_names_the_coop_calls_of_the_kernel(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from cuda.coop import _bundle
     from cuda.coop._render import RenderedRequests
+
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))  # nothing to reuse: the unit is rendered
 
     monkeypatch.setattr(
         _bundle, "render_requests", lambda reqs: RenderedRequests("#error injected\n", {}, ())
