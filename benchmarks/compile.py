@@ -5,8 +5,10 @@ Rows (issue 21's goals table; the reference kernel is ``benchmarks/compute.py``'
 inclusive_sum + store, int32, 128 threads x 8 items, ``striped``):
 
   plain      the DSL's own compile of a plain kernel of the same memory traffic (no coop)
-  cold       a new coop kernel, empty cache: one NVRTC call for its requests and one for its glue
-             (the difference to ``plain`` is the goal)
+  first      a new process's first coop kernel, empty cache (timed inside the process, after the
+             DSL's own first compile): one NVRTC call for its requests, one for its glue
+  cold       a new coop kernel, empty cache, in a process that compiled units before: its NVRTC
+             call uses the process's precompiled header (``$CUDA_COOP_PCH=0``: it does not)
   warm       the same kernel again as a new kernel object, its bundle on disk
   seen       a new kernel whose requests were all compiled before, in two other kernels
   20 kernels 4 kernels of 4 primitives at each of 5 block shapes, one process, empty cache
@@ -20,7 +22,7 @@ kernels' glue (no CUB, tens of milliseconds). Every figure is a median of ``--re
 numba-cuda-mlir (same kernel source) and the CuTe DSL, each where installed; ``--backends`` picks.
 
     python benchmarks/compile.py [--reps R] [--backends numba,numba_mlir,cutlass] [--json PATH]
-                                 [--only plain,cold,warm,seen,many,procs]
+                                 [--only plain,first,cold,warm,seen,many,procs]
 """
 
 import os
@@ -43,7 +45,7 @@ from typing import Any  # noqa: E402
 ARCH = "sm_90a"
 THREADS, ITEMS, ALG = 128, 8, "striped"
 SHAPES = (64, 128, 256, 512, 1024)
-ROWS = ("plain", "cold", "warm", "seen", "many", "procs")
+ROWS = ("plain", "first", "cold", "warm", "seen", "many", "procs")
 
 #: One Numba-family kernel module: ``{cuda}`` is the DSL's import; each kernel is a (name, body).
 NUMBA_MODULE = """
@@ -256,10 +258,13 @@ def _timed(make: Callable[[], Callable[[], object]], reps: int, cold: bool) -> t
 def measure(backend: Any, reps: int, only: set[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     backend.plain()()  # the DSL's first compile in this process (its own set-up)
-    _fresh_cache()
-    backend.coop("scan")()
+    for threads in (THREADS, 96):  # two units: the second makes the process's precompiled header
+        _fresh_cache()
+        backend.coop("scan", threads)()
     if "plain" in only:
         out["plain"] = _timed(backend.plain, reps, cold=False)[0]
+    if "first" in only:
+        out["first"] = statistics.median(_first(backend.dsl) for _ in range(reps))
     if "cold" in only:
         out["cold"], out["cold nvrtc"] = _timed(lambda: backend.coop("scan"), reps, cold=True)
     if "warm" in only:
@@ -301,18 +306,40 @@ def measure(backend: Any, reps: int, only: set[str]) -> dict[str, Any]:
     return out
 
 
+def _child(dsl: str, cache: str, body: str) -> str:
+    """A ``python -c`` program that loads this file, makes the backend ``b`` with ``cache`` as its
+    cache directory, and runs ``body``."""
+    return (
+        "import sys; sys.argv = ['x']; import importlib.util, json, os, time\n"
+        f"spec = importlib.util.spec_from_file_location('cb', {str(Path(__file__))!r})\n"
+        "cb = importlib.util.module_from_spec(spec); spec.loader.exec_module(cb)\n"
+        f"os.environ['CUDA_COOP_CACHE_DIR'] = {cache!r}\n"
+        f"b = cb.Cute() if {dsl!r} == 'cutlass' else cb.Numba({dsl!r})\n" + body
+    )
+
+
+def _first(dsl: str) -> float:
+    """Seconds of a new process's first coop compile (empty cache), after its DSL's own first."""
+    code = _child(
+        dsl,
+        tempfile.mkdtemp(prefix="coop-compile-first-"),
+        "b.plain()(); run = b.coop('scan'); t0 = time.perf_counter(); run()\n"
+        "print(json.dumps(time.perf_counter() - t0))\n",
+    )
+    done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, check=True)
+    return float(done.stdout.strip().splitlines()[-1])
+
+
 def _processes(dsl: str, n: int) -> tuple[float, int]:
     """Seconds until ``n`` processes compiling the same new kernel into one empty cache are done, and
     their NVRTC calls together."""
     cache = tempfile.mkdtemp(prefix="coop-compile-procs-")
     env = {**os.environ, "CUDA_COOP_CACHE_DIR": cache}
-    code = (
-        "import sys; sys.argv = ['x']; import importlib.util, json\n"
-        f"spec = importlib.util.spec_from_file_location('cb', {str(Path(__file__))!r})\n"
-        "cb = importlib.util.module_from_spec(spec); spec.loader.exec_module(cb)\n"
-        "import os; os.environ['CUDA_COOP_CACHE_DIR'] = " + repr(cache) + "\n"
-        f"b = cb.Numba({dsl!r}); b.coop('scan', 96)()\n"
-        "from cuda import coop; print(json.dumps(coop.compile_stats().nvrtc_compiles))\n"
+    code = _child(
+        dsl,
+        cache,
+        "b.coop('scan', 96)()\nfrom cuda import coop\n"
+        "print(json.dumps(coop.compile_stats().nvrtc_compiles))\n",
     )
     t0 = time.perf_counter()
     procs = [
@@ -356,16 +383,19 @@ def main() -> None:
         results[name] = measure(backend, args.reps, only)
         print(f"{name}: done", file=sys.stderr, flush=True)
     cpus = os.cpu_count()
-    print(f"compile time, {ARCH} ahead of time, {cpus} CPUs; medians of {args.reps}; seconds")
+    pch = "off" if os.environ.get("CUDA_COOP_PCH", "1").strip() == "0" else "on"
+    print(f"compile time, {ARCH} ahead of time, {cpus} CPUs; medians of {args.reps}; seconds; PCH {pch}")
     print(
-        "\n| backend | plain DSL | cold | cold - plain | NVRTC | warm | warm - plain | seen (NVRTC) "
+        "\n| backend | plain DSL | first | first - plain | cold | cold - plain | NVRTC | warm | warm - plain "
+        "| seen (NVRTC) "
         "| 20 kernels (NVRTC) | 20 / cold | 20 by compile_many (NVRTC) | 20 at once / cold "
         "| 8 processes (NVRTC) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, r in results.items():
         print(
-            f"| {name} | {_s(r, 'plain')} | {_s(r, 'cold')} | {_diff(r, 'cold', 'plain')} | "
+            f"| {name} | {_s(r, 'plain')} | {_s(r, 'first')} | {_diff(r, 'first', 'plain')} | "
+            f"{_s(r, 'cold')} | {_diff(r, 'cold', 'plain')} | "
             f"{r.get('cold nvrtc', '-')} | {_s(r, 'warm')} | {_diff(r, 'warm', 'plain')} | "
             f"{_s(r, 'seen')} ({r.get('seen nvrtc', '-')}) | {_s(r, '20 kernels')} "
             f"({r.get('20 kernels nvrtc', '-')}) | {_ratio(r, '20 kernels', 'cold')} | "
@@ -374,7 +404,7 @@ def main() -> None:
         )
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"cpus": cpus, "reps": args.reps, "results": results}, indent=1)
+            json.dumps({"cpus": cpus, "reps": args.reps, "pch": pch, "results": results}, indent=1)
         )
 
 

@@ -4,20 +4,26 @@ for the requests no cached unit has) and the kernel's glue -> LTO-IR objects, ca
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import functools
 import hashlib
 import importlib.metadata
+import io
 import os
 import re
+import shutil
+import tempfile
+import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from . import _cache
 from ._errors import CoopCompileError, CoopLaunchConfigError, CoopTypeError, CoopValueError
-from ._render import RenderedRequests, TempStorageSlot, render_glue, render_requests
+from ._render import PCH_PREFIX, RenderedRequests, TempStorageSlot, render_glue, render_requests
 from ._requests import Request
 from ._stats import _bump
 
@@ -359,8 +365,9 @@ def _compile_in_workers(
         return
     n = min(len(units), processes or os.cpu_count() or 1)
     if n <= 1:
-        for rendered in units:
-            _unit(rendered, options)
+        with expect_units(len(units)):
+            for rendered in units:
+                _unit(rendered, options)
         return
     import json
     import subprocess
@@ -370,23 +377,29 @@ def _compile_in_workers(
     jobs = [{"source": u.source, "probes": u.probes, "defines": list(u.defines)} for u in units]
     failed = []
     with tempfile.TemporaryDirectory(prefix="coop-units-") as tmp:
-        workers = []
-        for k in range(n):  # every worker started before any is waited for
-            share = os.path.join(tmp, f"{k}.json")
-            with open(share, "w") as f:
-                json.dump(jobs[k::n], f)
-            command = [sys.executable, "-m", "cuda.coop._unit_worker", arch, share]
-            workers.append(
-                subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            )
-        for proc in workers:
-            out, err = proc.communicate()
-            if proc.returncode:
-                failed.append(
-                    err.strip().splitlines()[-1] if err.strip() else f"exit status {proc.returncode}"
+        workers: list[subprocess.Popen[str]] = []
+        try:
+            for k in range(n):  # every worker started before any is waited for
+                share = os.path.join(tmp, f"{k}.json")
+                with open(share, "w") as f:
+                    json.dump(jobs[k::n], f)
+                command = [sys.executable, "-m", "cuda.coop._unit_worker", arch, share]
+                workers.append(
+                    subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 )
-            else:
-                _bump(**json.loads(out))
+            for proc in workers:
+                out, err = proc.communicate()
+                if proc.returncode:
+                    failed.append(
+                        err.strip().splitlines()[-1] if err.strip() else f"exit status {proc.returncode}"
+                    )
+                else:
+                    _bump(**json.loads(out))
+        finally:  # an error (or an interrupt) here: no worker is left running, no pipe open
+            for proc in workers:
+                if proc.returncode is None:
+                    proc.kill()
+                    proc.communicate()
     if failed:  # each kernel compiles what is missing on its own, and says what failed
         warnings.warn(
             f"cuda.coop: a worker compiling units failed ({failed[0]}); the kernels compile them one by one",
@@ -489,17 +502,118 @@ def _cached(key: str) -> _Unit | None:
     return _Unit(key, payload, frozenset(defines), sizes)
 
 
+def _nvrtc(
+    rendered: RenderedRequests, options: dict[str, object], extra: dict[str, object]
+) -> tuple[Any, str, Any]:
+    """One NVRTC compile of ``rendered`` to LTO-IR: (the object code, NVRTC's log, the PCH status)."""
+    from cuda.core import Program, ProgramOptions
+
+    program = Program(rendered.source, "c++", ProgramOptions(**options, **extra))  # type: ignore[arg-type]
+    try:
+        log = io.StringIO()
+        obj = program.compile("ltoir", name_expressions=tuple(rendered.probes), logs=log)
+        return obj, log.getvalue(), program.pch_status
+    finally:  # now, not when a traceback that holds it is collected (at exit, cuda.core's teardown
+        program.close()  # may already have run: a segfault)
+
+
+# NVRTC's precompiled header (PCH) of the units' common prefix (PCH_PREFIX: CUB's configuration and
+# most of libcu++). A PCH serves only the process that made it: the file holds the address of NVRTC's
+# PCH heap, and a compile in another process warns "incompatible precompiled header (PCH) heap
+# allocation address" (#20282-D) and parses the headers, slower than without it. So it is not kept
+# in the cache: a process makes its own, in a temporary file (the heap, 256 MiB), while compiling
+# its second unit (or its first, when it knows more follow: expect_units), and its later units use
+# it: about 0.5 s each instead of 1.3 s (2 CPU cores). Its use gives the same LTO-IR
+# (tests/test_pch.py). One compile at a time uses the heap (the lock); any failure of a PCH compile
+# falls back to a plain one and turns the PCH off for the process.
+@dataclass
+class _Pch:
+    path: str
+    state: str = "none"  # "none" (not made), "ready", "off"
+    compiles: int = 0
+
+
+_pch_lock = threading.Lock()
+_pchs: dict[str, _Pch] = {}
+_pch_expected = 0
+_pch_dir: tuple[int, str] | None = None  # (the process that made it, the directory)
+
+
+def _pch_wanted() -> bool:
+    """False when ``$CUDA_COOP_PCH`` is ``0``."""
+    return os.environ.get("CUDA_COOP_PCH", "1").strip() != "0"
+
+
+@contextlib.contextmanager
+def expect_units(n: int) -> Iterator[None]:
+    """Within the block, this process is about to compile ``n`` units: with two or more, the first
+    one already makes the PCH."""
+    global _pch_expected
+    _pch_expected = n
+    try:
+        yield
+    finally:
+        _pch_expected = 0
+
+
+def _pch_path(options: dict[str, object]) -> str:
+    global _pch_dir
+    if _pch_dir is None or _pch_dir[0] != os.getpid():  # a forked child makes its own
+        path = tempfile.mkdtemp(prefix="cuda-coop-pch-")
+        _pch_dir = (os.getpid(), path)
+        atexit.register(_remove_pch_dir, *_pch_dir)
+    name = hashlib.sha256(repr(sorted(options.items())).encode()).hexdigest()[:16]
+    return os.path.join(_pch_dir[1], f"{name}.pch")
+
+
+def _remove_pch_dir(pid: int, path: str) -> None:
+    if os.getpid() == pid:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _compile_with_pch(rendered: RenderedRequests, options: dict[str, object]) -> Any:
+    """Compile a unit with the process's PCH: using it once made, making it at the second unit (or
+    the first of an expected batch), plainly otherwise or when it fails."""
+    with _pch_lock:
+        name = repr(sorted(options.items()))
+        pch = _pchs.get(name)
+        if pch is None:
+            pch = _pchs[name] = _Pch(_pch_path(options))
+        pch.compiles += 1
+        if pch.state == "ready":
+            try:
+                obj, log, _status = _nvrtc(rendered, options, {"use_pch": pch.path})
+            except Exception:
+                obj, log = None, ""
+            if obj is not None and "using precompiled header" in log:
+                _bump(pch_uses=1)
+                return obj
+            pch.state = "off"  # unreadable or refused: plain compiles from here on
+            return obj if obj is not None else _nvrtc(rendered, options, {})[0]
+        if pch.state == "none" and (pch.compiles >= 2 or _pch_expected >= 2):
+            try:
+                obj, _log, status = _nvrtc(rendered, options, {"create_pch": pch.path})
+            except Exception:  # e.g. cuda-core 1.2.2's TypeError once it has resized a full heap
+                obj, status = None, None
+            created = status == "created" and os.path.exists(pch.path)
+            pch.state = "ready" if created else "off"
+            if created:
+                _bump(pch_creates=1)
+            if obj is not None:
+                return obj
+        return _nvrtc(rendered, options, {})[0]
+
+
 def _compile(
     rendered: RenderedRequests, options: dict[str, object], key: str, glue: bool
 ) -> tuple[dict[str, object], bytes]:
-    from cuda.core import Program, ProgramOptions
-
     src_path = _cache.save_source(key, rendered.source)
     start = time.perf_counter()
-    program = None
     try:
-        program = Program(rendered.source, "c++", ProgramOptions(**options))  # type: ignore[arg-type]
-        obj = program.compile("ltoir", name_expressions=tuple(rendered.probes))
+        if glue or not rendered.source.startswith(PCH_PREFIX) or not _pch_wanted():
+            obj = _nvrtc(rendered, options, {})[0]
+        else:
+            obj = _compile_with_pch(rendered, options)
     except Exception as exc:  # cuda.core raises its own NVRTCError carrying the log
         raise CoopCompileError(
             f"NVRTC failed to compile the cuda.coop bundle for {options['arch']}",
@@ -513,8 +627,6 @@ def _compile(
             if glue
             else {"nvrtc_compiles": 1, "nvrtc_seconds": seconds}
         )
-        if program is not None:  # now, not when a traceback that holds it is collected (at exit,
-            program.close()  # cuda.core's teardown may already have run: a segfault)
     sizes: dict[str, list[int]] = {}
     for expr, symbol in rendered.probes.items():
         mangled = obj.symbol_mapping[expr]

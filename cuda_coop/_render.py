@@ -597,6 +597,13 @@ _STAGE_CLASS = "coop_block_load_to_shared"
 _COOP_CLASSES = {_STAGE_CLASS: _LOAD_TO_SHARED}
 
 
+#: How every unit of requests begins: CUB's configuration, which brings in most of libcu++ (about three
+#: quarters of NVRTC's time on a unit: ``-fdevice-time-trace``), then a first declaration. NVRTC's
+#: precompiled header of a translation unit stops at its first token outside a directive, so a PCH
+#: made while compiling any unit holds just this prefix and serves every other unit (``_bundle``).
+PCH_PREFIX = "#include <cub/config.cuh>\nnamespace coop_pch_stop {}\n"
+
+
 @dataclass(frozen=True)
 class RenderedRequests:
     """A translation unit of requests' wrappers, the name expressions whose lowered names carry its
@@ -1266,7 +1273,7 @@ def render_requests(requests: Sequence[Request]) -> RenderedRequests:
     headers.update(dict.fromkeys(_dtype_headers(dtypes)))
     functions = _user_functions(requests)
     headers.update(dict.fromkeys(h for r in requests for p in _row(r).params for h in p.kind.headers))
-    parts = [f"#include <{h}>\n" for h in headers]
+    parts = [PCH_PREFIX, *(f"#include <{h}>\n" for h in headers)]
     parts.append(_PREAMBLE)
     parts += _complex_preambles(dtypes)
     parts += [_struct(d) for d in structs]

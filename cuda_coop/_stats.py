@@ -20,6 +20,9 @@ class CompileStats:
         cache_hits: units and glues read back from the disk cache.
         cache_rebuilds: cache entries found corrupt or truncated and rebuilt.
         nvrtc_seconds: wall time spent inside NVRTC for units of requests.
+        pch_creates: NVRTC precompiled headers of CUB's configuration this process made (at most one
+            per architecture, while compiling its second unit; none with ``$CUDA_COOP_PCH=0``).
+        pch_uses: units compiled with that precompiled header (about 0.5 s each instead of 1.3 s).
         glue_compiles: NVRTC compiles of a kernel's glue (its shared memory and accessors: no CUB,
             tens of milliseconds), for each kernel whose glue is not in the cache.
         glue_seconds: wall time spent inside NVRTC for glues.
@@ -33,6 +36,8 @@ class CompileStats:
     cache_hits: int = 0
     cache_rebuilds: int = 0
     nvrtc_seconds: float = 0.0
+    pch_creates: int = 0
+    pch_uses: int = 0
     glue_compiles: int = 0
     glue_seconds: float = 0.0
     links: int = 0

@@ -19,12 +19,13 @@ def main() -> None:
     before = compile_stats()
     with open(jobs) as f:
         units = json.load(f)
-    for job in units:
-        _bundle._unit(RenderedRequests(job["source"], dict(job["probes"]), tuple(job["defines"])), options)
+    with _bundle.expect_units(len(units)):
+        for job in units:
+            rendered = RenderedRequests(job["source"], dict(job["probes"]), tuple(job["defines"]))
+            _bundle._unit(rendered, options)
     after = compile_stats()
-    delta = {
-        k: getattr(after, k) - getattr(before, k) for k in ("nvrtc_compiles", "nvrtc_seconds", "cache_hits")
-    }
+    counters = ("nvrtc_compiles", "nvrtc_seconds", "cache_hits", "pch_creates", "pch_uses")
+    delta = {k: getattr(after, k) - getattr(before, k) for k in counters}
     json.dump(delta, sys.stdout)
 
 
