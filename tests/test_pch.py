@@ -116,3 +116,16 @@ def test_glue_and_pch_off_never_make_one(fresh: Path, monkeypatch: pytest.Monkey
             glue=True,
         )
     assert coop.compile_stats().pch_creates == before.pch_creates and not _bundle._pchs
+
+
+def test_a_unit_that_fails_says_its_own_error_and_keeps_the_pch(fresh: Path) -> None:
+    options = _bundle._options("sm_90a")
+    with _bundle.expect_units(2):
+        _bundle._unit(_unit("transpose"), options)  # makes the PCH
+    bad = RenderedRequests(PCH_PREFIX + "#error injected by the test\n", {}, ())
+    with pytest.raises(coop.CoopCompileError, match="injected by the test"):
+        _bundle._unit(bad, options)
+    assert [p.state for p in _bundle._pchs.values()] == ["ready"]
+    before = coop.compile_stats()
+    _bundle._unit(_unit("direct"), options)
+    assert coop.compile_stats().pch_uses == before.pch_uses + 1
