@@ -575,7 +575,7 @@ def _runs_option(req: Request) -> bool:
     return any(c[str(req.option(k))].runs for k, c in _row(req).choices().items())
 
 
-def _runs_wrapper(req: Request) -> str:
+def _runs_wrapper(req: Request) -> tuple[str, str]:
     """The wrapper of a load or store in striped runs: coop_striped_runs over the call's slots in
     their order (the array, the items, then a count and a default where given)."""
     prim = _row(req)
@@ -587,8 +587,7 @@ def _runs_wrapper(req: Request) -> str:
     method = "Load" if prim.name == "load" else "Store"
     args = ", ".join(s.name for s in slots if s.shape is not Shape.SCRATCH)
     body += f"  {cls}::{method}({_scope(req).rank()}, {args});\n"
-    abi = ", ".join(_abi(s) for s in slots)
-    return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}}}\n'
+    return ", ".join(_abi(s) for s in slots), body
 
 
 #: The class of ``coop.block.load_to_shared`` (coop's own, rendered from ``_LOAD_TO_SHARED``).
@@ -966,7 +965,7 @@ def _per_field_class(req: Request) -> str:
     return f"struct {req.symbol}_t\n{{\n  union TempStorage\n  {{\n{members}  }};\n}};\n"
 
 
-def _per_field_wrapper(req: Request) -> str:
+def _per_field_wrapper(req: Request) -> tuple[str, str]:
     """A per-field request's wrapper: its fields' wrappers called in field order, each with the
     field's pointers, the slots that all fields share (a count) and the group's slice of the scratch;
     a barrier before each field's use of the scratch (before the first too for the call's own
@@ -1006,8 +1005,7 @@ def _per_field_wrapper(req: Request) -> str:
             own = f"{s.name}_f{k}_" if s.name in fielded else f"{s.name}_"
             args.append(own + (f", {s.name}_f{k}_stride_" if s.strided else ""))
         body += (between if k else first) + f"  {sub.symbol}({', '.join(args)});\n"
-    abi = ", ".join(_abi(s) for s in slots)
-    return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}{after}}}\n'
+    return ", ".join(_abi(s) for s in slots), body + after
 
 
 def _split_records(slot: Slot) -> str:
@@ -1032,7 +1030,15 @@ def _join_records(slot: Slot) -> str:
     return f"  for (int i = 0; i < {slot.items}; ++i) {{ {scatter} }}\n"
 
 
-def _wrapper(req: Request) -> str:
+def _wrapper(req: Request, linkage: str = 'extern "C"') -> str:
+    """The wrapper of ``req``: an ``extern "C"`` function a kernel calls, or with ``linkage="static"``
+    one only its own unit calls (another unit may define the same)."""
+    abi, body = _wrapper_parts(req)
+    return f"{linkage} __device__ void {req.symbol}({abi})\n{{\n{body}}}\n"
+
+
+def _wrapper_parts(req: Request) -> tuple[str, str]:
+    """(the C ABI parameters, the body) of the wrapper of ``req``."""
     if _per_field(req):
         return _per_field_wrapper(req)
     moved = _word_requests(req)
@@ -1120,7 +1126,7 @@ def _wrapper(req: Request) -> str:
         if res.broadcast and prim.given(req, res.name) and prim.given(req, res.broadcast):
             call += scope.broadcast(res.name, _cxx(next(s.dtype for s in slots if s.name == res.name)))
     call += "".join(_pack_fields(s) for s in slots)
-    return f'extern "C" __device__ void {req.symbol}({abi})\n{{\n{body}{call}}}\n'
+    return abi, body + call
 
 
 def _by_group(requests: Sequence[Request]) -> dict[int, list[Request]]:
@@ -1182,7 +1188,7 @@ def _vector_bytes(words: int) -> int:
     return DTYPES[_WORD].itemsize * (4 if words % 4 == 0 else 2 if words % 2 == 0 else 1)
 
 
-def _words_wrapper(req: Request, words: Request, other: Request) -> str:
+def _words_wrapper(req: Request, words: Request, other: Request) -> tuple[str, str]:
     """The wrapper of a request whose items move as words (:func:`_word_requests`): where every array
     is aligned to the words' vector, the items are packed into words (items the call reads), the word
     request's wrapper moves them, and they are unpacked (items the call writes); elsewhere the other
@@ -1225,7 +1231,7 @@ def _words_wrapper(req: Request, words: Request, other: Request) -> str:
         f"    {words.symbol}({', '.join(args)});\n{after}  }}\n"
         f"  else\n  {{\n    {other.symbol}({plain});\n  }}\n"
     )
-    return f'extern "C" __device__ void {req.symbol}({", ".join(_abi(s) for s in slots)})\n{{\n{body}}}\n'
+    return ", ".join(_abi(s) for s in slots), body
 
 
 def _dtype_headers(dtypes: Iterable[object]) -> list[str]:
@@ -1308,12 +1314,7 @@ def render_requests(requests: Sequence[Request]) -> RenderedRequests:
     # have the same ones, and a kernel may link both.
     top = set(requests)
     for req in [*plain, *split]:
-        wrapper = _wrapper(req)
-        if req not in top:
-            wrapper = wrapper.replace(
-                f'extern "C" __device__ void {req.symbol}(', f"static __device__ void {req.symbol}(", 1
-            )
-        parts.append(wrapper)
+        parts.append(_wrapper(req) if req in top else _wrapper(req, "static"))
     defines = [r.symbol for r in requests]
     defines += sorted({f"coop_cluster_begin_{r.scratch_group}" for r in clusters})
     return RenderedRequests(source="".join(parts), probes=probes, defines=tuple(defines))
