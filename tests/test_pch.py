@@ -129,3 +129,34 @@ def test_a_unit_that_fails_says_its_own_error_and_keeps_the_pch(fresh: Path) -> 
     before = coop.compile_stats()
     _bundle._unit(_unit("direct"), options)
     assert coop.compile_stats().pch_uses == before.pch_uses + 1
+
+
+def test_threads_compiling_at_once_share_the_pch(fresh: Path) -> None:
+    """Four threads compiling four new kernels ahead of time: each gets its own kernel, inlined; the
+    process makes one PCH and its later units use it (one compile at a time holds its heap)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import cuda.coop.numba as numba_coop
+
+    from ._kernels import copy_kernel, signature
+
+    cases = [
+        ("int32", 4, "transpose"),
+        ("float32", 2, "warp_transpose"),
+        ("int64", 3, "direct"),
+        ("int8", 8, "striped"),
+    ]
+    before = coop.compile_stats()
+    with ThreadPoolExecutor(4) as pool:
+        futures = [
+            pool.submit(numba_coop.compile, copy_kernel(d, n, a), signature(d), block=64, arch="sm_90a")
+            for d, n, a in cases
+        ]
+        compiled = [f.result() for f in futures]
+    after = coop.compile_stats()
+    for kernel in compiled:
+        report = kernel.inspect()
+        assert report.calls == 0 and report.local_loads == 0 and len(report.functions) == 1
+    assert len({k.code for k in compiled}) == 4
+    assert after.nvrtc_compiles - before.nvrtc_compiles == 4
+    assert (after.pch_creates - before.pch_creates, after.pch_uses - before.pch_uses) == (1, 2)
