@@ -383,7 +383,9 @@ def main() -> None:
         results[name] = measure(backend, args.reps, only)
         print(f"{name}: done", file=sys.stderr, flush=True)
     cpus = os.cpu_count()
-    pch = "off" if os.environ.get("CUDA_COOP_PCH", "1").strip() == "0" else "on"
+    from cuda.coop._bundle import _pch_wanted
+
+    pch = "on" if _pch_wanted() else "off"
     print(f"compile time, {ARCH} ahead of time, {cpus} CPUs; medians of {args.reps}; seconds; PCH {pch}")
     print(
         "\n| backend | plain DSL | first | first - plain | cold | cold - plain | NVRTC | warm | warm - plain "

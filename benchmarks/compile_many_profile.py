@@ -62,6 +62,7 @@ def main() -> None:
     os.environ["CUDA_COOP_CACHE_DIR"] = tempfile.mkdtemp(prefix="coop-many-profile-")
     cb = _bench()
     from cuda import coop
+    from cuda.coop._bundle import _pch_wanted
     from cuda.coop.numba.host import _aot
 
     backend = cb.Numba("numba")
@@ -95,7 +96,7 @@ def main() -> None:
     workers = min(units, args.processes or os.cpu_count() or 1)
     out = {
         "cpus": os.cpu_count(),
-        "pch": os.environ.get("CUDA_COOP_PCH", "1").strip() != "0",
+        "pch": _pch_wanted(),
         "total": total,
         **phases,
         "units compiled": units,

@@ -558,19 +558,31 @@ def expect_units(n: int) -> Iterator[None]:
         _pch_expected = 0
 
 
-def _pch_path(options: dict[str, object]) -> str:
+def _pch_path(name: str) -> str:
+    """Where this process keeps its PCH for the options ``name``."""
     global _pch_dir
     if _pch_dir is None or _pch_dir[0] != os.getpid():  # a forked child makes its own
         path = tempfile.mkdtemp(prefix="cuda-coop-pch-")
         _pch_dir = (os.getpid(), path)
         atexit.register(_remove_pch_dir, *_pch_dir)
-    name = hashlib.sha256(repr(sorted(options.items())).encode()).hexdigest()[:16]
-    return os.path.join(_pch_dir[1], f"{name}.pch")
+    return os.path.join(_pch_dir[1], f"{hashlib.sha256(name.encode()).hexdigest()[:16]}.pch")
 
 
 def _remove_pch_dir(pid: int, path: str) -> None:
     if os.getpid() == pid:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _try_nvrtc(
+    rendered: RenderedRequests, options: dict[str, object], extra: dict[str, object]
+) -> tuple[Any, str, Any]:
+    """:func:`_nvrtc` with a PCH option, or ``(None, "", None)`` where it raises (e.g. cuda-core 1.2.2's
+    TypeError once it has resized a full PCH heap): the caller then compiles plainly, which raises the
+    unit's own error if it has one (the PCH not at fault)."""
+    try:
+        return _nvrtc(rendered, options, extra)
+    except Exception:
+        return None, "", None
 
 
 def _compile_with_pch(rendered: RenderedRequests, options: dict[str, object]) -> Any:
@@ -580,27 +592,19 @@ def _compile_with_pch(rendered: RenderedRequests, options: dict[str, object]) ->
         name = repr(sorted(options.items()))
         pch = _pchs.get(name)
         if pch is None:
-            pch = _pchs[name] = _Pch(_pch_path(options))
+            pch = _pchs[name] = _Pch(_pch_path(name))
         pch.compiles += 1
         if pch.state == "ready":
-            try:
-                obj, log, _status = _nvrtc(rendered, options, {"use_pch": pch.path})
-            except Exception:
-                obj, log = None, ""
+            obj, log, _status = _try_nvrtc(rendered, options, {"use_pch": pch.path})
             if obj is not None and "using precompiled header" in log:
                 _bump(pch_uses=1)
                 return obj
-            if obj is None:  # raises the unit's own error, if it has one (the PCH not at fault)
-                obj = _nvrtc(rendered, options, {})[0]
+            obj = obj if obj is not None else _nvrtc(rendered, options, {})[0]
             pch.state = "off"  # unreadable or refused: plain compiles from here on
             return obj
         if pch.state == "none" and (pch.compiles >= 2 or _pch_expected >= 2):
-            try:
-                obj, _log, status = _nvrtc(rendered, options, {"create_pch": pch.path})
-            except Exception:  # e.g. cuda-core 1.2.2's TypeError once it has resized a full heap
-                obj, status = None, None
-            if obj is None:  # as above
-                obj = _nvrtc(rendered, options, {})[0]
+            obj, _log, status = _try_nvrtc(rendered, options, {"create_pch": pch.path})
+            obj = obj if obj is not None else _nvrtc(rendered, options, {})[0]
             created = status == "created" and os.path.exists(pch.path)
             pch.state = "ready" if created else "off"
             if created:
