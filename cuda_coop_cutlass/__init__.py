@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from cuda.coop._backend_api import export_namespace, register_on_import
 
-from ._bridge import CompiledCuteFunction, compile
+from ._bridge import CompiledCuteFunction, compile, compile_many
 from ._launch import PreparedLaunch
 from ._payload import as_thread_data, from_ssa, to_ssa
 
@@ -21,6 +21,7 @@ register_on_import("cutlass")
 
 __all__ = [
     "compile",
+    "compile_many",
     "CompiledCuteFunction",
     "PreparedLaunch",
     "as_thread_data",

@@ -18,17 +18,20 @@ from __future__ import annotations
 import functools
 import threading
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cuda.coop._backend_api import (
     CoopBackendError,
     CoopError,
+    CoopTypeError,
     CoopValueError,
     CubinReport,
     TraceSession,
     compiling,
     inspect_cubin,
+    prefetch_bundles,
     short_traceback,
 )
 
@@ -178,17 +181,115 @@ class _Compile:
         with _COMPILE_LOCK, short_traceback():
             return _compile(host, args, kwargs, self._bracket, options, arch)
 
+    def many(
+        self,
+        jobs: Iterable[Sequence[Any] | Mapping[str, Any]],
+        *,
+        arch: str | None = None,
+        options: str | None = None,
+        processes: int | None = None,
+    ) -> list[CompiledCuteFunction]:
+        """Compile several host functions, the CUB code new to the cache in parallel processes:
+        :data:`compile` of each, but every function is traced first, then the units of requests the
+        cache lacks are compiled by worker processes (one NVRTC call each, as
+        :func:`cuda.coop.numba.compile_many` does), then each function is linked and compiled by CuTe
+        one after the other. With a cache directory only (where the workers leave the units); without
+        one, each function compiles its own.
+
+        ``cuda.coop.cutlass.compile_many`` is this method of :data:`compile`; the bracket form's
+        options hold for every job: ``compile[cute.OptLevel(2)].many(jobs)``.
+
+        Args:
+            jobs: each a tuple ``(host, *args)`` or a mapping with ``"host"`` and any of ``"args"``
+                (a tuple), ``"kwargs"`` (a dict), ``"arch"`` and ``"options"`` (overriding the
+                arguments below for that job).
+            arch: as :data:`compile`'s, for every job that names none.
+            options: CuTe's options string, for every job that names none.
+            processes: worker processes (default: one per CPU, at most one per unit).
+
+        Returns:
+            A :class:`CompiledCuteFunction` for each job, in order.
+
+        Raises:
+            CoopTypeError: a job that is neither a non-empty tuple nor a mapping with ``"host"``, or a
+                mapping with a key it does not take (named).
+            What :data:`compile` raises, for the first job that fails.
+        """
+        with _COMPILE_LOCK, short_traceback():
+            parsed = [_job(k, job, arch, options) for k, job in enumerate(jobs)]
+            traced = [_trace(h, a, kw, self._bracket, o, ar) for h, a, kw, ar, o in parsed]
+            pending = [t for t in traced if isinstance(t, _Traced)]
+            for target in dict.fromkeys(t.plan.arch for t in pending):
+                sessions = [t.session.requests for t in pending if t.plan.arch == target]
+                prefetch_bundles(sessions, target, processes)
+            return [t if isinstance(t, CompiledCuteFunction) else _finish(t) for t in traced]
+
     def __repr__(self) -> str:
         return "cuda.coop.cutlass.compile" + (f"[{self._bracket!r}]" if self._bracket is not None else "")
 
 
+_JOB_KEYS = ("host", "args", "kwargs", "arch", "options")
+
+
+def _job(
+    k: int, job: Any, arch: str | None, options: str | None
+) -> tuple[Any, tuple[Any, ...], dict[str, Any], str | None, str | None]:
+    """One job of :meth:`_Compile.many` as (host, args, kwargs, arch, options)."""
+    if isinstance(job, Mapping):
+        unknown = [key for key in job if key not in _JOB_KEYS]
+        if unknown or "host" not in job:
+            what = f"takes no key {unknown[0]!r}" if unknown else "lacks 'host'"
+            raise CoopTypeError(
+                f"compile_many: job {k} {what}; a job is a mapping with 'host' and any of 'args' (a "
+                "tuple), 'kwargs', 'arch', 'options', or a tuple (host, *args)"
+            )
+        return (
+            job["host"],
+            tuple(job.get("args", ())),
+            dict(job.get("kwargs", {})),
+            job.get("arch", arch),
+            job.get("options", options),
+        )
+    if isinstance(job, Sequence) and not isinstance(job, str) and len(job) > 0:
+        return job[0], tuple(job[1:]), {}, arch, options
+    raise CoopTypeError(
+        f"compile_many: job {k} is a {type(job).__name__}; a job is a tuple (host, *args) or a mapping "
+        "with 'host' and any of 'args', 'kwargs', 'arch', 'options'"
+    )
+
+
 compile = _Compile()
 compile.__doc__ = _Compile.__doc__
+compile_many = compile.many
 
 
 def _compile(
     host: Any, args: tuple[Any, ...], kwargs: dict[str, Any], bracket: Any, options: Any, arch_arg: Any
 ) -> CompiledCuteFunction:
+    traced = _trace(host, args, kwargs, bracket, options, arch_arg)
+    return traced if isinstance(traced, CompiledCuteFunction) else _finish(traced)
+
+
+@dataclass
+class _Traced:
+    """A host function after its first pass: its kernels' device LLVM IR and their coop requests,
+    the bundle not compiled yet."""
+
+    host: Any
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    plan: Any
+    session: TraceSession
+    llvm_ir: Any
+    kernels: Any
+    timings: dict[str, float]
+
+
+def _trace(
+    host: Any, args: tuple[Any, ...], kwargs: dict[str, Any], bracket: Any, options: Any, arch_arg: Any
+) -> _Traced | CompiledCuteFunction:
+    """The first pass (trace, lower, take the device IR); a function without coop calls is compiled
+    plainly and returned as it is."""
     dsl = _cute_hooks.dsl_of(host)
     plan = _options.plan(bracket, options, arch_arg, dsl)
     arch = plan.arch
@@ -210,6 +311,15 @@ def _compile(
     if "ir" not in captured:
         raise CoopBackendError("CuTe did not hand over the device module (the DSL changed?)")
     llvm_ir, kernels = captured["ir"]
+    return _Traced(host, args, kwargs, plan, first, llvm_ir, kernels, timings)
+
+
+def _finish(traced: _Traced) -> CompiledCuteFunction:
+    """The bundle (compiled, or read back from the cache), the kernels' LTO-IR linked with it, and
+    the second pass with the linked cubin swapped in."""
+    host, args, kwargs, plan, first = traced.host, traced.args, traced.kwargs, traced.plan, traced.session
+    arch, timings, kernels = plan.arch, traced.timings, traced.kernels
+    dsl = _cute_hooks.dsl_of(host)
 
     from cuda.coop._backend_api import compile_stats
 
@@ -219,7 +329,7 @@ def _compile(
     timings["bundle"] = time.perf_counter() - t0
     timings["nvrtc"] = compile_stats().nvrtc_seconds - before
     t0 = time.perf_counter()
-    kernel_ltoir = _lto.kernel_ltoir(llvm_ir, kernels, arch, plan.nvvm)
+    kernel_ltoir = _lto.kernel_ltoir(traced.llvm_ir, kernels, arch, plan.nvvm)
     timings["libnvvm"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     cubin = _lto.link(kernel_ltoir, bundle.objects, arch, plan.link, kernels=kernels)

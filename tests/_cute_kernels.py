@@ -180,6 +180,21 @@ def env_stream_copy_args(n: int) -> tuple[Any, ...]:
     return fake_tensor("int32", n), fake_tensor("int32", n), make_fake_stream(use_tvm_ffi_env_stream=True)
 
 
+def plain_host() -> Any:
+    """A @cute.jit host launching a kernel without coop calls (adds 1 to 64 int32s)."""
+
+    @cute.kernel
+    def kernel(dst: cute.Tensor):
+        tidx, _, _ = cute.arch.thread_idx()
+        dst[tidx] = dst[tidx] + 1
+
+    @cute.jit
+    def host(dst: cute.Tensor):
+        kernel(dst).launch(grid=(1, 1, 1), block=(64, 1, 1))
+
+    return host
+
+
 def fake_tensor(dtype: str, n: int) -> Any:
     """A CuTe tensor description for ahead-of-time compiles (no memory, no GPU)."""
     from cutlass.cute.runtime import make_fake_compact_tensor

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""``cuda.coop.cutlass.compile`` from several threads at once (no GPU: CUTE_DSL_ARCH=sm_90a): the
-CuTe DSL compiles one function at a time per process (four threads in plain ``cute.compile`` abort
-it), so coop's compile serialises; every thread gets its own kernel, complete and right."""
+"""``cuda.coop.cutlass.compile`` from several threads at once, and ``compile_many`` (no GPU:
+CUTE_DSL_ARCH=sm_90a): the CuTe DSL compiles one function at a time per process (four threads in
+plain ``cute.compile`` abort it), so coop's compile serialises; every thread gets its own kernel,
+complete and right. ``compile_many`` compiles the new units in worker processes."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
 
 import cuda.coop.cutlass as cutlass_coop  # noqa: E402
 
-from ._cute_kernels import copy_host, fake_tensor  # noqa: E402
+from ._cute_kernels import copy_host, fake_tensor, plain_host  # noqa: E402
 
 N = 4 * 1024 * 16
 
@@ -52,3 +53,57 @@ def test_threads_compile_different_kernels_at_once() -> None:
         report = results[i].inspect()
         assert len(report.functions) == 1 and report.calls == 0 and report.local_loads == 0, report.sass
         assert report.thread_bounds == {report.functions[0]: ("maxntid", block)}
+
+
+def test_compile_many_compiles_the_units_in_workers(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """compile_many: traced one after the other, the new units compiled by two worker processes,
+    then linked; each function gets its own inlined kernel, the same cubin as ``compile`` of it."""
+    from cuda import coop
+
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))
+    shapes = [((64, 1, 1), 4, "transpose"), ((96, 1, 1), 2, "warp_transpose"), ((64, 1, 1), 4, "direct")]
+    hosts = [copy_host("int32", block, items, alg) for block, items, alg in shapes]
+    plain = plain_host()
+    before = coop.compile_stats()
+    from cuda.coop import _bundle
+
+    given: list[int] = []
+    real = _bundle._compile_in_workers
+    monkeypatch.setattr(
+        _bundle, "_compile_in_workers", lambda units, *a: (given.append(len(units)), real(units, *a))
+    )
+    many = cutlass_coop.compile_many(
+        [
+            (hosts[0], fake_tensor("int32", N), fake_tensor("int32", N)),
+            {"host": hosts[1], "args": (fake_tensor("int32", N), fake_tensor("int32", N))},
+            {"host": plain, "args": (fake_tensor("int32", N),)},
+            (hosts[2], fake_tensor("int32", N), fake_tensor("int32", N)),
+        ],
+        processes=2,
+    )
+    after = coop.compile_stats()
+    assert given == [3]  # the three units went to the workers: none was compiled while lowering
+    assert after.nvrtc_compiles - before.nvrtc_compiles == 3  # three units, in the workers
+    assert after.glue_compiles - before.glue_compiles == 3
+    assert after.cache_hits - before.cache_hits >= 3  # each function read its unit back
+    assert many[2].cubin == b"" and many[2].symbols == ()  # no coop call: compiled plainly
+    for compiled, (block, _items, _alg) in zip([many[0], many[1], many[3]], shapes, strict=True):
+        report = compiled.inspect()
+        assert len(report.functions) == 1 and report.calls == 0 and report.local_loads == 0, report.sass
+        assert report.thread_bounds == {report.functions[0]: ("maxntid", block)}
+    before = coop.compile_stats()
+    again = cutlass_coop.compile(hosts[1], fake_tensor("int32", N), fake_tensor("int32", N))
+    assert coop.compile_stats().nvrtc_compiles == before.nvrtc_compiles
+    assert again.cubin == many[1].cubin
+
+
+def test_compile_many_refuses_a_malformed_job_naming_it() -> None:
+    from cuda import coop
+
+    host = copy_host("int32", (64, 1, 1), 4, "direct")
+    with pytest.raises(coop.CoopTypeError, match="job 1 takes no key 'block'"):
+        cutlass_coop.compile_many([(host,), {"host": host, "block": 64}])
+    with pytest.raises(coop.CoopTypeError, match="job 0 lacks 'host'"):
+        cutlass_coop.compile_many([{"args": ()}])
+    with pytest.raises(coop.CoopTypeError, match="job 0 is a str"):
+        cutlass_coop.compile_many(["host"])

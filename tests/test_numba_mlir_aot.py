@@ -189,6 +189,61 @@ def test_jit_kernel_compiles_ahead_of_time_with_its_options() -> None:
     assert report.calls == 0 and report.local_loads == 0
 
 
+def add_one(dst):  # type: ignore[no-untyped-def]
+    dst[cuda.threadIdx.x] += 1
+
+
+def test_compile_many_compiles_the_units_in_workers(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """compile_many lowers each kernel up to its link, the new units are compiled by two worker
+    processes, then each kernel compiles to the end, its units read back: the same cubin as
+    ``compile`` of it; a kernel without coop calls compiles in the first pass."""
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))
+    before = coop.compile_stats()
+    from cuda.coop import _bundle
+
+    given: list[int] = []
+    real = _bundle._compile_in_workers
+    monkeypatch.setattr(
+        _bundle, "_compile_in_workers", lambda units, *a: (given.append(len(units)), real(units, *a))
+    )
+    many = ncoop.compile_many(
+        [
+            (load_store, (F32, F32), 128),
+            {"func": scan_aggregate, "signature": (I32, I32, I32), "block": 96, "output": "ptx"},
+            (add_one, (F32,), 64),
+            {
+                "func": ncoop.jit(radix_sort_pairs, max_registers=64),
+                "signature": (U32, F32, U32, F32),
+                "block": 64,
+            },
+        ],
+        processes=2,
+    )
+    after = coop.compile_stats()
+    assert given == [3]  # the three units went to the workers: none was compiled while lowering
+    assert after.nvrtc_compiles - before.nvrtc_compiles == 3  # three units, in the workers
+    assert after.cache_hits - before.cache_hits >= 3  # each kernel read its unit back
+    assert [c.output for c in many] == ["cubin", "ptx", "cubin", "cubin"]
+    assert [c.block for c in many] == [(128, 1, 1), (96, 1, 1), (64, 1, 1), (64, 1, 1)]
+    assert many[2].bundle_ltoir == () and many[1].bundle_ltoir
+    for compiled in (many[0], many[3]):
+        report = compiled.inspect()
+        assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+        assert not report.leftover_symbols
+    assert "call.uni" not in many[1].code.decode()
+    before = coop.compile_stats()
+    again = ncoop.compile(load_store, (F32, F32), block=128, arch="sm_90a")
+    assert coop.compile_stats().nvrtc_compiles == before.nvrtc_compiles
+    assert again.code == many[0].code
+
+
+def test_compile_many_refuses_a_malformed_kernel_naming_it() -> None:
+    with pytest.raises(coop.CoopTypeError, match="kernel 1 lacks 'func'"):
+        ncoop.compile_many([(load_store, (F32, F32), 128), {"block": 64}])
+    with pytest.raises(coop.CoopTypeError, match="kernel 0 is a tuple"):
+        ncoop.compile_many([(load_store, (F32, F32))])
+
+
 def test_jit_config_is_checked() -> None:
     kernel = ncoop.jit(load_store)
     with pytest.raises(coop.CoopTypeError, match="config takes"):

@@ -4,7 +4,8 @@
 Importing it activates the backend (``cuda.coop.register("numba_mlir")``) unless
 ``CUDA_COOP_NO_AUTOREGISTER=1``. The kernels are those of ``cuda.coop.numba`` with
 ``from numba_cuda_mlir import cuda``; :func:`jit` compiles them per launch block shape, :func:`compile`
-ahead of time for a named architecture (no GPU needed).
+ahead of time for a named architecture (no GPU needed), :func:`compile_many` a list of them with
+their new CUB code compiled in parallel processes.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ except ImportError as _exc:
         "pip install 'cuda-coop[numba-mlir]'"
     ) from _exc
 
-from ._aot import compile
+from ._aot import compile, compile_many
 from ._dispatcher import CoopKernel, jit
 
 register_on_import("numba_mlir")
 
-__all__ = ["jit", "compile", "CoopKernel", "PreparedLaunch", *export_namespace(globals())]
+__all__ = ["jit", "compile", "compile_many", "CoopKernel", "PreparedLaunch", *export_namespace(globals())]

@@ -4,7 +4,9 @@ time for a named architecture, without a GPU."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from cuda.coop._backend_api import (
@@ -16,6 +18,7 @@ from cuda.coop._backend_api import (
     normalize_arch,
     normalize_block_dims,
     normalize_cluster_dims,
+    prefetch_bundles,
     short_traceback,
 )
 
@@ -54,39 +57,135 @@ def compile(
         **options: numba-cuda-mlir's ``cuda.jit`` options.
     """
     with short_traceback():
-        if output not in ("cubin", "ptx", "ltoir"):
-            raise CoopValueError(f"compile: output={output!r} is not one of cubin, ptx, ltoir")
-        if block is None:
-            raise CoopTypeError("numba_mlir.compile needs block=, the block dimensions of its launches")
-        from numba_cuda_mlir import cuda
+        return _compiled(_prepare(func, signature, block, arch, cluster, output, options))
 
-        arch = normalize_arch(arch)
-        dims = normalize_block_dims(block, what="compile: block")
-        cluster_dims = normalize_cluster_dims(cluster, what="compile: cluster")
-        py_func = getattr(func, "py_func", func)
-        options = {**getattr(func, "options", {}), **options}
-        prescan(py_func)
-        check_limits(py_func)
-        session = TraceSession()
-        with (
-            compiling(dims, arch, session=session, cluster_dims=cluster_dims),
-            _ncm_hooks.compute_capability(_compute_capability(arch)),
-        ):
-            kernel = cuda.jit(py_func, **jit_options({**options, "chip": arch}, dims, arch))
-            result = kernel.compile(tuple(signature) if isinstance(signature, list) else signature)
-            if output == "cubin":
-                code = bytes(result.metadata["cubin"])
-            elif output == "ptx":
-                code = _ncm_hooks.lto_ptx(result).encode()
+
+@dataclass
+class _Job:
+    """One kernel to compile ahead of time, its arguments checked."""
+
+    py_func: Any
+    signature: Any
+    dims: tuple[int, int, int]
+    arch: str
+    cluster: tuple[int, int, int] | None
+    output: str
+    options: dict[str, Any]
+
+
+def _prepare(
+    func: Any, signature: Any, block: Any, arch: str, cluster: Any, output: str, options: dict[str, Any]
+) -> _Job:
+    if output not in ("cubin", "ptx", "ltoir"):
+        raise CoopValueError(f"compile: output={output!r} is not one of cubin, ptx, ltoir")
+    if block is None:
+        raise CoopTypeError("numba_mlir.compile needs block=, the block dimensions of its launches")
+    arch = normalize_arch(arch)
+    dims = normalize_block_dims(block, what="compile: block")
+    cluster_dims = normalize_cluster_dims(cluster, what="compile: cluster")
+    py_func = getattr(func, "py_func", func)
+    options = {**getattr(func, "options", {}), **options}
+    prescan(py_func)
+    check_limits(py_func)
+    return _Job(py_func, signature, dims, arch, cluster_dims, output, options)
+
+
+def _run(job: _Job, *, stop_at_link: bool = False) -> CompiledKernel | TraceSession:
+    """Compile ``job``; with ``stop_at_link``, stop where its bundle would be read and return the
+    trace session with its requests (a kernel without coop calls compiles to the end)."""
+    from numba_cuda_mlir import cuda
+
+    session = TraceSession()
+    with (
+        compiling(job.dims, job.arch, session=session, cluster_dims=job.cluster),
+        _ncm_hooks.compute_capability(_compute_capability(job.arch)),
+        _ncm_hooks.stop_at_link() if stop_at_link else contextlib.nullcontext(),
+    ):
+        kernel = cuda.jit(job.py_func, **jit_options({**job.options, "chip": job.arch}, job.dims, job.arch))
+        signature = tuple(job.signature) if isinstance(job.signature, list) else job.signature
+        try:
+            result = kernel.compile(signature)
+        except Exception as exc:
+            if stop_at_link and _ncm_hooks.link_reached(exc):
+                return session
+            raise
+        if job.output == "cubin":
+            code = bytes(result.metadata["cubin"])
+        elif job.output == "ptx":
+            code = _ncm_hooks.lto_ptx(result).encode()
+        else:
+            code = bytes(result.metadata["ltoir"])
+    bundle = session.finalize(job.arch) if session.requests else None
+    return CompiledKernel(
+        code,
+        job.output,
+        job.arch,
+        job.dims,
+        bundle.objects if bundle is not None else (),
+        dict(bundle.temp_storage) if bundle is not None else {},
+        job.cluster,
+    )
+
+
+def _compiled(job: _Job) -> CompiledKernel:
+    compiled = _run(job)
+    assert isinstance(compiled, CompiledKernel)
+    return compiled
+
+
+def compile_many(
+    kernels: Iterable[Mapping[str, Any] | Sequence[Any]],
+    *,
+    arch: str = "sm_90a",
+    output: str = "cubin",
+    processes: int | None = None,
+) -> list[CompiledKernel]:
+    """Compile several kernels, their new CUB code in parallel processes: :func:`compile` of each,
+    but every kernel is lowered first (numba-cuda-mlir stopped where it would read the bundle), then
+    the units of requests the cache lacks are compiled by worker processes (one NVRTC call each, as
+    :func:`cuda.coop.numba.compile_many` does), then each kernel is compiled to the end, its bundle
+    read back from the cache. With a cache directory only (where the workers leave the units);
+    without one, the kernels compile one after the other.
+
+    Args:
+        kernels: each a mapping of :func:`compile`'s arguments (``func``, ``signature``, ``block``,
+            ``cluster``, ``output`` and options) or a ``(func, signature, block)`` tuple.
+        arch: the target architecture of all of them.
+        output: as :func:`compile`'s, for the kernels that name none.
+        processes: worker processes (default: one per CPU, at most one per unit).
+
+    Returns:
+        A :class:`CompiledKernel` for each kernel, in order.
+
+    Raises:
+        CoopTypeError: a kernel that is neither a ``(func, signature, block)`` tuple nor a mapping
+            with ``func``.
+        What :func:`compile` raises, for the first kernel that fails.
+    """
+    with short_traceback():
+        jobs = []
+        for k, kernel in enumerate(kernels):
+            if isinstance(kernel, Mapping):
+                given = dict(kernel)
+                if "func" not in given:
+                    raise CoopTypeError(
+                        f"compile_many: kernel {k} lacks 'func' (a mapping of compile's arguments)"
+                    )
+                args = (given.pop("func"), given.pop("signature", None), given.pop("block", None))
+                jobs.append(
+                    _prepare(*args, arch, given.pop("cluster", None), given.pop("output", output), given)
+                )
+            elif isinstance(kernel, Sequence) and not isinstance(kernel, str) and len(kernel) == 3:
+                jobs.append(_prepare(*kernel, arch, None, output, {}))
             else:
-                code = bytes(result.metadata["ltoir"])
-        bundle = session.finalize(arch) if session.requests else None
-        return CompiledKernel(
-            code,
-            output,
-            arch,
-            dims,
-            bundle.objects if bundle is not None else (),
-            dict(bundle.temp_storage) if bundle is not None else {},
-            cluster_dims,
-        )
+                raise CoopTypeError(
+                    f"compile_many: kernel {k} is a {type(kernel).__name__}; give a (func, signature, "
+                    "block) tuple or a mapping of compile's arguments"
+                )
+        lowered = [_run(job, stop_at_link=True) for job in jobs]
+        sessions = [s.requests for s in lowered if isinstance(s, TraceSession)]
+        if sessions:
+            prefetch_bundles(sessions, normalize_arch(arch), processes)
+        return [
+            _compiled(job) if isinstance(s, TraceSession) else s for job, s in zip(jobs, lowered, strict=True)
+        ]

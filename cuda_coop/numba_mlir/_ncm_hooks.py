@@ -8,6 +8,7 @@ an upgrade moves one (``tests/test_numba_mlir.py`` runs it).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import importlib
 import inspect
 import weakref
@@ -79,11 +80,49 @@ class LTOIR(linkable_code.LTOIR):
 
     @property
     def data(self) -> bytes:  # type: ignore[override]
+        if _stop_at_link.get():
+            raise LinkReached()
         return self.session.finalize(self.arch).part(self.part)
 
     @data.setter
     def data(self, value: bytes) -> None:  # LinkableCode.__init__ sets it; the bundle is the data
         pass
+
+
+class LinkReached(Exception):
+    """Raised, under :func:`stop_at_link`, where numba-cuda-mlir reads a bundle part: the kernel is
+    lowered and its requests are all known."""
+
+
+_stop_at_link: contextvars.ContextVar[bool] = contextvars.ContextVar("coop_ncm_stop_at_link", default=False)
+
+
+@contextlib.contextmanager
+def stop_at_link() -> Iterator[None]:
+    """Compiles inside stop with :class:`LinkReached` where the linker first reads a bundle part (the
+    end of ``MLIRLower.lower_to_mlir``, which makes the linker), before MLIR's optimisation; a kernel
+    without coop calls compiles to the end."""
+    token = _stop_at_link.set(True)
+    try:
+        yield
+    finally:
+        _stop_at_link.reset(token)
+
+
+def link_reached(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised from or while handling, a :class:`LinkReached`
+    (numba-cuda-mlir may wrap an error raised in its lowering)."""
+    seen: set[int] = set()
+    stack: list[BaseException] = [exc]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, LinkReached):
+            return True
+        stack += [x for x in (e.__cause__, e.__context__) if x is not None]
+    return False
 
 
 _sessions: weakref.WeakKeyDictionary[Any, TraceSession] = weakref.WeakKeyDictionary()
