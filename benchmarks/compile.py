@@ -12,8 +12,8 @@ inclusive_sum + store, int32, 128 threads x 8 items, ``striped``):
   warm       the same kernel again as a new kernel object, its bundle on disk
   seen       a new kernel whose requests were all compiled before, in two other kernels
   20 kernels 4 kernels of 4 primitives at each of 5 block shapes, one process, empty cache
-  20 at once the same 20 kernels by one ``compile_many`` (numba-cuda): their units compiled by
-             worker processes, one per CPU
+  20 at once the same 20 kernels by one ``compile_many``: their units compiled by worker
+             processes, one per CPU
   8 procs    8 processes compiling the same new kernel into one empty cache at once
 
 NVRTC calls are written ``units+glues g``: compiles of units of requests (each parses CUB), then of
@@ -185,6 +185,10 @@ class Numba:
         module = self.module(threads)
         return lambda: self.front.compile(getattr(module, name), self.sig, block=threads, arch=ARCH)
 
+    def job(self, name: str, threads: int = THREADS) -> tuple[Any, ...]:
+        """``compile_many``'s job of kernel ``name``."""
+        return (getattr(self.module(threads), name), self.sig, threads)
+
     def plain(self) -> Callable[[], object]:
         """The DSL's own compile of the plain kernel to a cubin (numba-cuda: PTX, then ptxas)."""
         module = self.module()
@@ -228,15 +232,57 @@ class Cute:
         spec.loader.exec_module(self.bench)
 
     def coop(self, name: str, threads: int = THREADS) -> Callable[[], object]:
-        assert name == "scan", name
-        host = self.bench.cute_scan(threads, ITEMS, ALG)
-        return lambda: self.front.compile(host, *self.args)
+        job = self.job(name, threads)
+        return lambda: self.front.compile(*job)
+
+    def job(self, name: str, threads: int = THREADS) -> tuple[Any, ...]:
+        """``compile_many``'s job of kernel ``name``: ``scan`` or ``many0`` .. ``many3``."""
+        if name == "scan":
+            return (self.bench.cute_scan(threads, ITEMS, ALG), *self.args)
+        assert name.startswith("many"), name
+        return (_cute_many(int(name[4:]), threads), *self.args)
 
     def plain(self) -> Callable[[], object]:
         import cutlass.cute as cute
 
         host = self.bench._copy_bench()._plain_cute_copy(ITEMS, THREADS)
         return lambda: cute.compile(host, *self.args)
+
+
+def _cute_many(k: int, threads: int) -> Any:
+    """The CuTe DSL's ``many<k>`` of ``NUMBA_MODULE``, for ``threads`` threads (64 blocks)."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    tile = threads * 4
+    alg = ("striped", "direct", "vectorize", "transpose")[k]
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        base = bidx * tile
+        buf = coop.ThreadData(4, cutlass.Int32)
+        coop.block.load(src, buf, offset=base, algorithm=alg)
+        if cutlass.const_expr(k == 0):
+            out = coop.block.inclusive_sum(buf)
+            out[0] = out[0] + coop.block.sum(out[0])
+        elif cutlass.const_expr(k == 1):
+            out = coop.block.exclusive_sum(buf)
+            out[0] = out[0] + coop.block.reduce(out[3], "max")
+        elif cutlass.const_expr(k == 2):
+            out = coop.block.inclusive_scan(buf, "max")
+            out[0] = out[0] + coop.block.sum(out[3])
+        else:
+            out = coop.block.exclusive_scan(buf, "min")
+            out[1] = out[1] + coop.block.reduce(out[0], "min")
+        coop.block.store(dst, out, offset=base, algorithm=alg)
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(src, dst).launch(grid=(cute.size(src) // tile, 1, 1), block=(threads, 1, 1))
+
+    return host
 
 
 def _timed(make: Callable[[], Callable[[], object]], reps: int, cold: bool) -> tuple[float, str]:
@@ -280,7 +326,7 @@ def measure(backend: Any, reps: int, only: set[str]) -> dict[str, Any]:
             return backend.coop("mixed")
 
         out["seen"], out["seen nvrtc"] = _timed(seen, reps, cold=False)
-    if "many" in only and backend.dsl != "cutlass":
+    if "many" in only:
         _fresh_cache()
         runs = [backend.coop(f"many{k}", threads) for threads in SHAPES for k in range(4)]
         before, glue = _nvrtc(), _glue()
@@ -291,11 +337,7 @@ def measure(backend: Any, reps: int, only: set[str]) -> dict[str, Any]:
         out["20 kernels nvrtc"] = f"{_nvrtc() - before}+{_glue() - glue}g"
     if "many" in only and hasattr(backend.front, "compile_many"):  # the same, by one compile_many
         _fresh_cache()
-        jobs = [
-            {"func": getattr(backend.module(threads), f"many{k}"), "signature": backend.sig, "block": threads}
-            for threads in SHAPES
-            for k in range(4)
-        ]
+        jobs = [backend.job(f"many{k}", threads) for threads in SHAPES for k in range(4)]
         before, glue = _nvrtc(), _glue()
         t0 = time.perf_counter()
         backend.front.compile_many(jobs, arch=ARCH)

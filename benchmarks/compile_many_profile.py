@@ -5,7 +5,8 @@
   lower     Numba lowers every kernel (the parent process, one after the other)
   units     the new units compiled by worker processes (``python -m cuda.coop._unit_worker``), wall
             time; with the workers' NVRTC seconds summed, and the units per worker
-  link      each kernel's glue and link (the parent)
+  link      the kernels' glues and links (the parent's threads, with link worker processes), wall
+            time: what is left of the total
   worker    a worker that compiles nothing: its start and imports, which every worker pays
 
     python benchmarks/compile_many_profile.py [--processes N] [--json PATH]
@@ -81,7 +82,6 @@ def main() -> None:
 
     _aot._lower = timed("lower", _aot._lower)
     _aot.prefetch_bundles = timed("units", _aot.prefetch_bundles)
-    _aot._finish = timed("link", _aot._finish)
     jobs = [
         {"func": getattr(backend.module(t), f"many{k}"), "signature": backend.sig, "block": t}
         for t in cb.SHAPES
@@ -91,9 +91,11 @@ def main() -> None:
     t0 = time.perf_counter()
     backend.front.compile_many(jobs, arch=cb.ARCH, processes=args.processes)
     total = time.perf_counter() - t0
+    phases["link"] = total - phases["lower"] - phases["units"]
     after = coop.compile_stats()
     units = after.nvrtc_compiles - before.nvrtc_compiles
     workers = min(units, args.processes or os.cpu_count() or 1)
+    links = after.links - before.links
     out = {
         "cpus": os.cpu_count(),
         "pch": _pch_wanted(),
@@ -102,6 +104,8 @@ def main() -> None:
         "units compiled": units,
         "workers": workers,
         "nvrtc seconds summed": after.nvrtc_seconds - before.nvrtc_seconds,
+        "links": links,
+        "link seconds summed": after.link_seconds - before.link_seconds,
         "pch made / used": f"{after.pch_creates - before.pch_creates}/{after.pch_uses - before.pch_uses}",
         "empty worker": min(_empty_worker(cb.ARCH) for _ in range(3)),
     }
@@ -110,15 +114,16 @@ def main() -> None:
         f"PCH {'on' if out['pch'] else 'off'}; seconds"
     )
     print(
-        "\n| total | lower | units (wall) | link | units | workers | NVRTC s summed | per unit "
-        "| PCH made/used | empty worker |"
+        "\n| total | lower | units (wall) | link (wall) | units | workers | NVRTC s summed | per unit "
+        "| PCH made/used | link s summed | per link | empty worker |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     print(
         f"| {total:.2f} | {phases['lower']:.2f} | {phases['units']:.2f} | {phases['link']:.2f} "
         f"| {units} | {workers} "
         f"| {out['nvrtc seconds summed']:.1f} | {out['nvrtc seconds summed'] / max(units, 1):.2f} "
-        f"| {out['pch made / used']} | {out['empty worker']:.2f} |"
+        f"| {out['pch made / used']} | {out['link seconds summed']:.2f} "
+        f"| {out['link seconds summed'] / max(links, 1):.3f} | {out['empty worker']:.2f} |"
     )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))

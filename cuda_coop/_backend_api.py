@@ -86,7 +86,7 @@ from ._launch import (
     shared_bytes,
 )
 from ._link import Input as LinkInput
-from ._link import link, link_exact
+from ._link import link, link_exact, parallel_links, side_by_side
 from ._operators import BOOL, FunctionTypes, UserFunction, python_function
 from ._primitive import (
     PORTABLE_CLUSTER_BLOCKS,
@@ -155,6 +155,8 @@ __all__ = [
     "LinkInput",
     "link",
     "link_exact",
+    "parallel_links",
+    "side_by_side",
     "CubinReport",
     "inspect_cubin",
     "disassemble",

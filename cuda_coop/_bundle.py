@@ -313,47 +313,88 @@ def prefetch(kernels: Sequence[Sequence[Request]], arch: str, processes: int | N
     and the cache lacks, and index them; a later :func:`compile_bundle` of each reads them back.
     Returns the number of units compiled.
 
-    The kernels are planned in order, each seeing the units planned for those before it (one unit per
-    kernel at most, as :func:`compile_bundle` would make one after the other); the units are compiled
-    by ``processes`` worker processes (default: one per CPU, at most one per unit), each one NVRTC
-    call, under the cache's locks. Without a cache directory there is nothing to keep them in: none
-    is compiled (each kernel compiles its own, one after the other).
+    The kernels lacking an index entry are split, in order, into groups of consecutive kernels (at
+    most ``processes``, default one per CPU, and at least :data:`KERNELS_PER_UNIT` kernels each): a
+    group's requests that no unit in the index (or of an earlier group) defines are compiled together
+    in one unit, since an NVRTC call costs about the same for the requests of one kernel as for
+    those of twenty (the headers and their set-up dominate; ``benchmarks/RESULTS.md``). Then each
+    kernel is planned as :func:`compile_bundle` would (at most :data:`MAX_UNITS`), its group's unit
+    first; what that leaves (a kernel's cluster rows, or requests beyond its units) is a unit of the
+    kernel's own. The units are compiled by worker processes, each one NVRTC call, under the
+    cache's locks. Without a cache directory there is nothing to keep them in: none is compiled
+    (each kernel compiles its own, one after the other).
     """
     if _cache.cache_dir() is None:
         return 0
     arch = normalize_arch(arch)
     options = _options(arch)
-    planned: dict[str, _Planned] = {}  # symbol -> a unit planned here
-    todo: dict[str, RenderedRequests] = {}
-    plans = []
+    pending: dict[str, list[Request]] = {}  # kernel key -> its requests, the kernels lacking an entry
     for requests in kernels:
         requests = sorted(set(requests), key=lambda r: r.symbol)
         symbols = [r.symbol for r in requests]
         kernel_key = _index_key(symbols, options)
-        if _known(kernel_key, symbols) is not None:
-            continue
+        if kernel_key not in pending and _known(kernel_key, symbols) is None:
+            pending[kernel_key] = requests
+    planned: dict[str, _Planned] = {}  # symbol -> a unit planned here
+    todo: dict[str, RenderedRequests] = {}
+    plans = []
 
-        def lookup(symbol: str) -> tuple[str | None, _Defines | None]:
-            if symbol in planned:
-                return planned[symbol].key, planned[symbol]
-            return _indexed(symbol, options)
+    def lookup(symbol: str) -> tuple[str | None, _Defines | None]:
+        if symbol in planned:
+            return planned[symbol].key, planned[symbol]
+        return _indexed(symbol, options)
 
-        chosen, new, named = _plan(requests, lookup)
-        keys = [u.key for u in chosen]
-        if new:
-            rendered = render_requests(new)
-            unit = _Planned(bundle_key(rendered, options), frozenset(rendered.defines))
-            todo.setdefault(unit.key, rendered)
-            keys.append(unit.key)
-            if all(r.cluster_dims is None for r in new):
-                planned.update(dict.fromkeys((r.symbol for r in new), unit))
-        plans.append((kernel_key, new, named, keys))
+    def plan(rendered: RenderedRequests, requests: Sequence[Request]) -> _Planned:
+        unit = _Planned(bundle_key(rendered, options), frozenset(rendered.defines))
+        todo.setdefault(unit.key, rendered)
+        if all(r.cluster_dims is None for r in requests):
+            planned.update(dict.fromkeys((r.symbol for r in requests), unit))
+        return unit
+
+    for group in _groups(list(pending.items()), processes):
+        shared = sorted(
+            {r for _k, reqs in group for r in reqs if r.cluster_dims is None and lookup(r.symbol)[1] is None},
+            key=lambda r: r.symbol,
+        )
+        unit = plan(render_requests(shared), shared) if shared else None
+        for kernel_key, requests in group:
+            chosen, new, named = _plan(requests, lookup)  # the group's unit is in `planned` now
+            keys = [u.key for u in chosen]
+            if new:
+                keys.append(plan(render_requests(new), new).key)
+            plans.append((kernel_key, new, named, keys, unit, shared))
     # an entry there but damaged is rebuilt by the kernel's own compile, as any damaged entry
     todo = {k: r for k, r in todo.items() if not _cache.exists(k)}
     _compile_in_workers(list(todo.values()), arch, options, processes)
-    for kernel_key, new, named, keys in plans:
+    indexed: set[str] = set()
+    for kernel_key, new, named, keys, unit, shared in plans:
+        if unit is not None and unit.key in keys and unit.key not in indexed:  # the group's requests
+            indexed.add(unit.key)
+            for req in shared:
+                _cache.write(_index_key(req.symbol, options), {"unit": unit.key}, b"")
         _publish(kernel_key, new, named, keys, options)
     return len(todo)
+
+
+#: The fewest kernels :func:`prefetch` compiles the new requests of in one unit (when there are
+#: that many): on the 2-CPU machine one kernel's unit took 1.0-1.3 s (with the PCH), five kernels'
+#: 1.35 s, twenty kernels' 1.65 s.
+KERNELS_PER_UNIT = 5
+
+
+def _groups(items: list[Any], processes: int | None) -> list[list[Any]]:
+    """``items`` split in order into balanced groups: at most ``processes`` (default: one per CPU)
+    and, where there are enough, at least :data:`KERNELS_PER_UNIT` items each."""
+    if not items:
+        return []
+    n = max(1, min(processes or os.cpu_count() or 1, -(-len(items) // KERNELS_PER_UNIT)))
+    size, extra = divmod(len(items), n)
+    out, at = [], 0
+    for k in range(n):
+        take = size + (k < extra)
+        out.append(items[at : at + take])
+        at += take
+    return out
 
 
 def _compile_in_workers(

@@ -21,13 +21,14 @@ import functools
 import hashlib
 import os
 import pickle
+import queue
 import subprocess
 import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from . import _cache, _link_worker
 from ._bundle import library_identity
@@ -51,6 +52,9 @@ _KINDS = {
 DEFAULT_IN_PROCESS_BYTES = 4 << 20
 #: Links one worker runs before it is replaced (bounding what it keeps: ~256 x the LTO-IR).
 WORKER_LINKS = 256
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 #: One input of a link: its kind (a key of ``_KINDS``), its bytes and a name for the logs.
 Input = tuple[str, bytes, str]
@@ -121,7 +125,11 @@ def _nvjitlink(inputs: Sequence[Input], options: list[str], output: str) -> byte
     request = ([(_KINDS[kind], data, name) for kind, data, name in inputs], options, output)
     ltoir = sum(len(data) for kind, data, _name in inputs if kind == "ltoir")
     budget = in_process_bytes()
-    answer = _worker.run(request) if _linked_here + ltoir > budget else None
+    pool = _pool
+    if pool is not None:
+        answer = pool.run(request)
+    else:
+        answer = _worker.run(request) if _linked_here + ltoir > budget else None
     if answer is None:
         answer = _link_worker.link(*request)
         if _count_here(ltoir) > budget // 2:
@@ -263,3 +271,71 @@ def _reap(proc: subprocess.Popen[bytes], *, kill: bool) -> None:
 
 _worker = _Worker()
 atexit.register(_worker.close)
+
+
+class _Pool:
+    """Link workers for links run side by side (:func:`parallel_links`): each link takes a free
+    worker, waiting for one if all are busy."""
+
+    def __init__(self, n: int) -> None:
+        self._free: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+        self._workers = [_Worker() for _ in range(n)]
+        for w in self._workers:
+            w.prestart()
+            self._free.put(w)
+
+    def run(self, request: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """A worker's answer to ``request``, or None (the caller links it itself) if that worker
+        cannot start or died (it warns once; the others go on)."""
+        worker = self._free.get()
+        try:
+            return worker.run(request)
+        finally:
+            self._free.put(worker)
+
+    def close(self) -> None:
+        for w in self._workers:
+            w.close()
+
+
+_pool: _Pool | None = None
+_pool_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def parallel_links(n: int) -> Iterator[None]:
+    """Within the block, links that miss the cache run in ``n`` link worker processes, started now:
+    up to ``n`` at once for threads that link side by side, without this process keeping what
+    nvJitLink leaks. ``n`` < 2, or a block inside another: the links run as they would without it."""
+    global _pool
+    with _pool_lock:
+        mine = n >= 2 and _pool is None
+        if mine:
+            _pool = _Pool(n)
+    try:
+        yield
+    finally:
+        if mine:
+            with _pool_lock:
+                pool, _pool = _pool, None
+            assert pool is not None
+            pool.close()
+
+
+def side_by_side(fn: Callable[[_T], _R], items: Sequence[_T], processes: int | None = None) -> list[_R]:
+    """``fn`` of each of ``items`` in threads, up to ``processes`` (default: one per CPU) at once, their
+    links in as many link workers (:func:`parallel_links`): the results in order; the first failure
+    in order is raised (the items not started yet are not run)."""
+    n = min(len(items), processes or os.cpu_count() or 1)
+    if n < 2:
+        return [fn(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with parallel_links(n), ThreadPoolExecutor(n, thread_name_prefix="cuda-coop-link") as pool:
+        futures = [pool.submit(fn, x) for x in items]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise

@@ -16,6 +16,7 @@ with the kernel's CUB bundle by full LTO.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,8 +32,10 @@ from cuda.coop._backend_api import (
     TraceSession,
     compiling,
     inspect_cubin,
+    parallel_links,
     prefetch_bundles,
     short_traceback,
+    side_by_side,
 )
 
 from . import _args, _cute_hooks, _lto, _options
@@ -191,9 +194,10 @@ class _Compile:
     ) -> list[CompiledCuteFunction]:
         """Compile several host functions, the CUB code new to the cache in parallel processes:
         :data:`compile` of each, but every function is traced first, then the units of requests the
-        cache lacks are compiled by worker processes (one NVRTC call each, as
-        :func:`cuda.coop.numba.compile_many` does), then each function is linked and compiled by CuTe
-        one after the other. With a cache directory only (where the workers leave the units); without
+        cache lacks are compiled by worker processes (as :func:`cuda.coop.numba.compile_many` does),
+        then the functions' kernels are linked with their bundles side by side (threads, link worker
+        processes), then CuTe compiles each function again with its linked cubin, one after the
+        other. With a cache directory only (where the workers leave the units); without
         one, each function compiles its own.
 
         ``cuda.coop.cutlass.compile_many`` is this method of :data:`compile`; the bracket form's
@@ -205,7 +209,7 @@ class _Compile:
                 arguments below for that job).
             arch: as :data:`compile`'s, for every job that names none.
             options: CuTe's options string, for every job that names none.
-            processes: worker processes (default: one per CPU, at most one per unit).
+            processes: worker processes for the units, and links at once (default: one per CPU).
 
         Returns:
             A :class:`CompiledCuteFunction` for each job, in order.
@@ -219,10 +223,14 @@ class _Compile:
             parsed = [_job(k, job, arch, options) for k, job in enumerate(jobs)]
             traced = [_trace(h, a, kw, self._bracket, o, ar) for h, a, kw, ar, o in parsed]
             pending = [t for t in traced if isinstance(t, _Traced)]
-            for target in dict.fromkeys(t.plan.arch for t in pending):
-                sessions = [t.session.requests for t in pending if t.plan.arch == target]
-                prefetch_bundles(sessions, target, processes)
-            return [t if isinstance(t, CompiledCuteFunction) else _finish(t) for t in traced]
+            with parallel_links(min(len(pending), processes or os.cpu_count() or 1)):
+                for target in dict.fromkeys(t.plan.arch for t in pending):
+                    sessions = [t.session.requests for t in pending if t.plan.arch == target]
+                    prefetch_bundles(sessions, target, processes)
+                linked = dict(zip(map(id, pending), side_by_side(_linked, pending, processes), strict=True))
+            return [
+                t if isinstance(t, CompiledCuteFunction) else _second_pass(t, linked[id(t)]) for t in traced
+            ]
 
     def __repr__(self) -> str:
         return "cuda.coop.cutlass.compile" + (f"[{self._bracket!r}]" if self._bracket is not None else "")
@@ -315,12 +323,27 @@ def _trace(
 
 
 def _finish(traced: _Traced) -> CompiledCuteFunction:
-    """The bundle (compiled, or read back from the cache), the kernels' LTO-IR linked with it, and
-    the second pass with the linked cubin swapped in."""
-    host, args, kwargs, plan, first = traced.host, traced.args, traced.kwargs, traced.plan, traced.session
-    arch, timings, kernels = plan.arch, traced.timings, traced.kernels
-    dsl = _cute_hooks.dsl_of(host)
+    """The bundle linked into the kernels, and the second pass with the linked cubin swapped in."""
+    return _second_pass(traced, _linked(traced))
 
+
+@dataclass
+class _Linked:
+    bundle: Any
+    kernel_ltoir: bytes
+    cubin: bytes
+
+
+def _linked(traced: _Traced) -> _Linked:
+    """The bundle (compiled, or read back from the cache) and the kernels' LTO-IR linked with it:
+    no CuTe call, so threads may run it side by side (``compile_many``)."""
+    plan, first, arch, timings, kernels = (
+        traced.plan,
+        traced.session,
+        traced.plan.arch,
+        traced.timings,
+        traced.kernels,
+    )
     from cuda.coop._backend_api import compile_stats
 
     before = compile_stats().nvrtc_seconds
@@ -334,7 +357,14 @@ def _finish(traced: _Traced) -> CompiledCuteFunction:
     t0 = time.perf_counter()
     cubin = _lto.link(kernel_ltoir, bundle.objects, arch, plan.link, kernels=kernels)
     timings["nvjitlink"] = time.perf_counter() - t0
+    return _Linked(bundle, kernel_ltoir, cubin)
 
+
+def _second_pass(traced: _Traced, linked: _Linked) -> CompiledCuteFunction:
+    host, args, kwargs, plan, first = traced.host, traced.args, traced.kwargs, traced.plan, traced.session
+    arch, timings, kernels = plan.arch, traced.timings, traced.kernels
+    bundle, kernel_ltoir, cubin = linked.bundle, linked.kernel_ltoir, linked.cubin
+    dsl = _cute_hooks.dsl_of(host)
     swapped: list[bool] = []
 
     def swap(module: Any) -> None:

@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from cuda import coop
 from cuda.coop import _bundle, _cache
+from cuda.coop._catalog import CATALOG
+from cuda.coop._kinds import Arg, Form
+from cuda.coop._primitive import Launch
 from cuda.coop._render import RenderedRequests
 from cuda.coop._requests import Request
 
@@ -176,16 +179,20 @@ def test_default_device_only_for_an_nvrtc_that_needs_it(
     """Issue 21: ``-default-device`` (which makes a ``__device__`` variable, kept by ``-rdc`` and read
     by every link, of each ``static constexpr`` member the headers instantiate) only for an NVRTC
     that needs it for CCCL's unannotated device lambdas."""
+    _bundle._toolchain()  # cached with the real NVRTC's identity first: later keys must not name this one
     monkeypatch.setattr(_bundle, "nvrtc_version", lambda: nvrtc)
     options = _bundle._options("sm_90a")
     assert options["link_time_optimization"] is True and options["relocatable_device_code"] is True
     assert options.get("device_as_default_execution_space", False) is (nvrtc < (13, 5))
 
 
-def test_prefetch_compiles_the_units_of_many_kernels_in_workers(cache: Path) -> None:
-    """prefetch plans the kernels in order (the second reuses the unit planned for the first's
-    request), compiles the units in two worker processes, and indexes them: each kernel's compile
-    then reads its units back, with no NVRTC call."""
+def test_prefetch_compiles_the_units_of_many_kernels_in_workers(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """prefetch plans the kernels in order (with one kernel per group, the second reuses the unit
+    planned for the first's request), compiles the units in two worker processes, and indexes them:
+    each kernel's compile then reads its units back, with no NVRTC call."""
+    monkeypatch.setattr(_bundle, "KERNELS_PER_UNIT", 1)
     a, b, c = _req("transpose"), _req("warp_transpose", "int64"), _req("direct", "float32")
     assert _bundle.prefetch([[a, b], [a, c], [a, b]], "sm_90a", processes=2) == 2
     before = coop.compile_stats()
@@ -196,9 +203,49 @@ def test_prefetch_compiles_the_units_of_many_kernels_in_workers(cache: Path) -> 
     assert _bundle.prefetch([[a, b], [c, a]], "sm_90a", processes=2) == 0  # all in the cache
 
 
+def test_prefetch_compiles_a_groups_new_requests_in_one_unit(cache: Path) -> None:
+    """Consecutive kernels' requests that no unit defines are one unit (one NVRTC call); a request
+    compiled before comes from its unit; a kernel's cluster rows are a unit of its own."""
+    old = _req("striped")
+    seen = _bundle.compile_bundle([old], (), "sm_90a").keys[1]
+    a, b, c = _req("transpose"), _req("warp_transpose", "int64"), _req("direct", "float32")
+    rows = (
+        CATALOG["cluster.sum"]
+        .resolve(
+            {"x": Arg(Form.THREAD_DATA, "ThreadData(4, float32)", dtype="float32", items=4)},
+            Launch((128, 1, 1), "unknown", cluster_dims=(2, 1, 1)),
+        )
+        .request
+    )
+    kernels = [[a, b], [c, old], [a, c], [b, rows]]
+    assert _bundle.prefetch(kernels, "sm_90a", processes=2) == 2  # the group's unit, the cluster unit
+    before = coop.compile_stats()
+    bundles = [_bundle.compile_bundle(k, (), "sm_90a") for k in kernels]
+    assert _delta(before)[0] == 0
+    shared = bundles[0].keys[1]
+    assert [len(b.keys) for b in bundles] == [2, 3, 2, 3]
+    assert bundles[1].keys[1:] in ((shared, seen), (seen, shared)) and bundles[2].keys[1] == shared
+    assert bundles[3].keys[1] == shared and bundles[3].keys[2] not in (shared, seen)
+    for r in (a, b, c):  # indexed: a later kernel with one of them links the group's unit
+        assert _bundle._indexed(r.symbol, _bundle._options("sm_90a"))[0] == shared
+    before = coop.compile_stats()
+    assert _bundle.compile_bundle([c], (), "sm_90a").keys[1] == shared
+    assert _delta(before)[0] == 0
+
+
+def test_prefetch_groups_are_balanced_and_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_bundle, "KERNELS_PER_UNIT", 5)
+    assert _bundle._groups(list(range(20)), 16) == [list(range(k, k + 5)) for k in range(0, 20, 5)]
+    assert _bundle._groups(list(range(20)), 2) == [list(range(10)), list(range(10, 20))]
+    assert _bundle._groups(list(range(7)), 16) == [list(range(4)), list(range(4, 7))]
+    assert _bundle._groups(list(range(3)), 16) == [[0, 1, 2]]
+    assert _bundle._groups([], 4) == []
+
+
 def test_a_failed_worker_leaves_each_kernel_to_compile_its_own(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(_bundle, "KERNELS_PER_UNIT", 1)
     monkeypatch.setattr(sys, "executable", "/bin/false")
     with pytest.warns(RuntimeWarning, match="a worker compiling units failed"):
         _bundle.prefetch([[_req("transpose")], [_req("striped")]], "sm_90a", processes=2)

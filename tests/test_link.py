@@ -240,6 +240,55 @@ def test_a_worker_that_dies_is_given_up_and_the_link_still_happens(
         assert _is_cubin(_link.link_exact(inputs, [*OPTIONS, "-lineinfo"], "cubin"))
 
 
+# --- links side by side (compile_many) ----------------------------------------------------------
+
+
+def test_side_by_side_links_in_worker_processes_in_order(
+    inputs: list[_link.Input], cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_link, "_linked_here", 0)
+    options = [[*OPTIONS, f"-maxrregcount={64 + i}"] for i in range(4)]  # four links, no cache hit
+    pids: set[int] = set()
+    real = _link._Worker.run
+
+    def run(self: _link._Worker, request: object) -> object:
+        answer = real(self, request)
+        assert self._proc is not None
+        pids.add(self._proc.pid)
+        return answer
+
+    monkeypatch.setattr(_link._Worker, "run", run)
+    linked = _link.side_by_side(lambda o: _link.link_exact(inputs, o, "cubin"), options, processes=2)
+    assert _link._pool is None and _link._linked_here == 0  # none linked here
+    assert len(pids) == 2 and os.getpid() not in pids
+    # the same cubins as links in this process, in order
+    assert linked == [
+        _link._link_worker.link([("LTOIR", d, n) for _k, d, n in inputs], o, "cubin")[1] for o in options
+    ]
+
+
+def test_side_by_side_raises_the_first_failure_in_order() -> None:
+    def fn(i: int) -> int:
+        if i in (1, 3):
+            raise ValueError(f"item {i}")
+        return i
+
+    with pytest.raises(ValueError, match="item 1"):
+        _link.side_by_side(fn, [0, 1, 2, 3], processes=2)
+    assert _link.side_by_side(fn, [0, 2], processes=2) == [0, 2]
+    assert _link._pool is None
+
+
+def test_side_by_side_links_here_when_no_worker_starts(
+    inputs: list[_link.Input], cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    options = [[*OPTIONS, f"-maxrregcount={80 + i}"] for i in range(2)]
+    with pytest.warns(RuntimeWarning, match="link worker is not available"):
+        linked = _link.side_by_side(lambda o: _link.link_exact(inputs, o, "cubin"), options, processes=2)
+    assert all(_is_cubin(c) for c in linked)
+
+
 # --- memory -------------------------------------------------------------------------------------
 
 _GROWTH = """

@@ -163,7 +163,10 @@ def test_jit_kernel_object_compiles_ahead_of_time() -> None:
 def test_compile_many_compiles_the_kernels_units_in_workers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from cuda.coop import _bundle
+
     monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_bundle, "KERNELS_PER_UNIT", 1)  # a unit per kernel: two workers
     kernels = [copy_kernel("int64", 3, "transpose"), copy_kernel("float32", 4, "warp_transpose")]
     before = coop.compile_stats()
     many = numba_coop.compile_many(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,8 +18,10 @@ from cuda.coop._backend_api import (
     normalize_arch,
     normalize_block_dims,
     normalize_cluster_dims,
+    parallel_links,
     prefetch_bundles,
     short_traceback,
+    side_by_side,
 )
 
 from .. import _numba_hooks
@@ -163,17 +166,18 @@ def compile_many(
     """Compile several kernels, their new CUB code in parallel processes: :func:`compile` of each,
     with one NVRTC call per kernel as ever, but all of them at once.
 
-    Every kernel is lowered first; then the units of requests that the cache lacks (one per kernel at
-    most; a request of an earlier kernel in the list is not compiled again) are compiled by worker
-    processes, one NVRTC call each; then each kernel is linked. With a cache directory only (where the
-    workers leave the units); without one, the kernels compile one after the other.
+    Every kernel is lowered first; then the requests that the cache lacks are compiled by worker
+    processes, one NVRTC call per group of consecutive kernels (an NVRTC call costs about the same
+    for one kernel's requests as for twenty's); then the kernels are linked, side by side in threads
+    and link worker processes. With a cache directory only (where the workers leave the units);
+    without one, each kernel compiles its own unit as it is linked.
 
     Args:
         kernels: each a mapping of :func:`compile`'s arguments (``func``, ``signature``, ``block``,
             ``cluster`` and options) or a ``(func, signature, block)`` tuple.
         arch: the target architecture of all of them (None: the current GPU's).
         output: as :func:`compile`'s, for all of them.
-        processes: worker processes (default: one per CPU, at most one per unit).
+        processes: worker processes for the units, and links at once (default: one per CPU).
 
     Returns:
         A :class:`CompiledKernel` for each kernel, in order.
@@ -196,7 +200,9 @@ def compile_many(
                 func, signature, block = job
                 given, cluster = {}, None
             jobs.append(_lower(func, signature, block, arch, output, cluster, given))
-        prefetch_bundles(
-            [s.requests for k in jobs for s in k.sessions], jobs[0].arch if jobs else "sm_90a", processes
-        )
-        return [_finish(k) for k in jobs]
+        # the link workers start while the units compile
+        with parallel_links(min(len(jobs), processes or os.cpu_count() or 1)):
+            prefetch_bundles(
+                [s.requests for k in jobs for s in k.sessions], jobs[0].arch if jobs else "sm_90a", processes
+            )
+            return side_by_side(_finish, jobs, processes)
