@@ -186,6 +186,38 @@ def test_compile_many_compiles_the_kernels_units_in_workers(
     assert again.bundle_ltoir == many[1].bundle_ltoir
 
 
+def test_compile_many_one_unit_for_a_group_links_the_same_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three kernels' new requests in one unit (one NVRTC call), each kernel linked against it: the
+    same SASS, registers and shared memory as each compiled alone into an empty cache."""
+    specs = [
+        ("int64", 3, "transpose", 96),
+        ("float32", 4, "warp_transpose", 64),
+        ("int32", 2, "striped", 128),
+    ]
+    kernels = [copy_kernel(dtype, ipt, alg) for dtype, ipt, alg, _b in specs]
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path / "many"))
+    before = coop.compile_stats()
+    many = numba_coop.compile_many(
+        [(k, signature(dtype), block) for k, (dtype, _i, _a, block) in zip(kernels, specs, strict=True)]
+    )
+    assert coop.compile_stats().nvrtc_compiles - before.nvrtc_compiles == 1
+    assert len({c.bundle_ltoir[1] for c in many}) == 1  # the one unit, after each kernel's glue
+    for k, (dtype, _i, _a, block), grouped in zip(kernels, specs, many, strict=True):
+        monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path / f"alone-{dtype}"))
+        alone = numba_coop.compile(k, signature(dtype), block=block).inspect()
+        assert _code_of(grouped.inspect()) == _code_of(alone)
+        _assert_inlined(grouped)
+
+
+def _code_of(report: Any) -> tuple[str, list[int], list[int]]:
+    """A cubin's SASS with its kernel's name left out (Numba numbers each compile of a function in its
+    mangled name), registers and shared memory."""
+    (name,) = report.functions
+    return report.sass.replace(name, "kernel"), [report.registers[name]], [report.shared_bytes[name]]
+
+
 def test_failed_bundle_compile_leaves_no_stale_state(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from cuda.coop import _bundle
     from cuda.coop._render import RenderedRequests
