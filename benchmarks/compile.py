@@ -239,6 +239,8 @@ class Cute:
         """``compile_many``'s job of kernel ``name``: ``scan`` or ``many0`` .. ``many3``."""
         if name == "scan":
             return (self.bench.cute_scan(threads, ITEMS, ALG), *self.args)
+        if name in ("copy", "exscan", "mixed"):
+            return (_cute_seen(name, threads), *self.args)
         assert name.startswith("many"), name
         return (_cute_many(int(name[4:]), threads), *self.args)
 
@@ -247,6 +249,33 @@ class Cute:
 
         host = self.bench._copy_bench()._plain_cute_copy(ITEMS, THREADS)
         return lambda: cute.compile(host, *self.args)
+
+
+def _cute_seen(name: str, threads: int) -> Any:
+    """The CuTe DSL's ``copy``, ``exscan`` or ``mixed`` of ``NUMBA_MODULE`` (the ``seen`` row)."""
+    import cutlass
+    import cutlass.cute as cute
+    from cuda import coop
+
+    tile = threads * ITEMS
+    alg = "direct" if name == "exscan" else ALG
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        bidx, _, _ = cute.arch.block_idx()
+        buf = coop.ThreadData(ITEMS, cutlass.Int32)
+        coop.block.load(src, buf, offset=bidx * tile, algorithm=alg)
+        if cutlass.const_expr(name == "copy"):
+            coop.block.store(dst, buf, offset=bidx * tile, algorithm=alg)
+        else:
+            out = coop.block.exclusive_sum(buf)
+            coop.block.store(dst, out, offset=bidx * tile, algorithm=alg)
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(src, dst).launch(grid=(cute.size(src) // tile, 1, 1), block=(threads, 1, 1))
+
+    return host
 
 
 def _cute_many(k: int, threads: int) -> Any:
@@ -316,7 +345,7 @@ def measure(backend: Any, reps: int, only: set[str]) -> dict[str, Any]:
     if "warm" in only:
         backend.coop("scan")()
         out["warm"], out["warm nvrtc"] = _timed(lambda: backend.coop("scan"), reps, cold=False)
-    if "seen" in only and backend.dsl != "cutlass":
+    if "seen" in only:
 
         def seen() -> Callable[[], object]:
             """``mixed``, in a new cache that holds the kernels of its requests (copy, exscan)."""
