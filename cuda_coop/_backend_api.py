@@ -41,7 +41,7 @@ from ._bundle import BUNDLE_PARTS, normalize_arch
 from ._bundle import prefetch as prefetch_bundles
 from ._catalog import CATALOG, CHOICES, SCOPES
 from ._choices import AlgorithmEnumMeta
-from ._compiled import CompiledKernel
+from ._compiled import CompiledKernel, kernel_jobs
 from ._dtypes import (
     DTYPES,
     dtype_named,
@@ -162,6 +162,7 @@ __all__ = [
     "disassemble",
     "compile_stats",
     "CompiledKernel",
+    "kernel_jobs",
     # host
     "stream_handle",
     "normalize_block_dims",

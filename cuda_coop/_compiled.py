@@ -3,12 +3,44 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from ._errors import CoopValueError
+from ._errors import CoopTypeError, CoopValueError
 from ._sass import CubinReport, inspect_cubin
 
-__all__ = ["CompiledKernel"]
+__all__ = ["CompiledKernel", "kernel_jobs"]
+
+
+#: One job of a Numba DSL's ``compile_many``: (func, signature, block, the rest of compile's arguments).
+KernelJob = tuple[Any, Any, Any, dict[str, Any]]
+
+
+def kernel_jobs(kernels: Iterable[Mapping[str, Any] | Sequence[Any]]) -> list[KernelJob]:
+    """The jobs of a Numba DSL's ``compile_many``, each as ``(func, signature, block, the rest of
+    compile's arguments)``: a mapping of ``compile``'s arguments with ``func``, or a ``(func,
+    signature, block)`` tuple.
+
+    Raises:
+        CoopTypeError: a job that is neither, named by its index.
+    """
+    jobs = []
+    for k, job in enumerate(kernels):
+        if isinstance(job, Mapping) and "func" in job:
+            given = dict(job)
+            jobs.append((given.pop("func"), given.pop("signature", None), given.pop("block", None), given))
+        elif isinstance(job, Sequence) and not isinstance(job, (str, bytes)) and len(job) == 3:
+            jobs.append((job[0], job[1], job[2], {}))
+        else:
+            what = "a mapping without 'func'" if isinstance(job, Mapping) else f"a {type(job).__name__}"
+            if isinstance(job, Sequence) and not isinstance(job, (str, bytes)):
+                what += f" of {len(job)}"
+            raise CoopTypeError(
+                f"compile_many: kernel {k} is {what}; give a (func, signature, block) tuple or a mapping "
+                "of compile's arguments with 'func'"
+            )
+    return jobs
 
 
 @dataclass(frozen=True)

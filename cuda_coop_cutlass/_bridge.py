@@ -217,7 +217,7 @@ class _Compile:
         Raises:
             CoopTypeError: a job that is neither a non-empty tuple nor a mapping with ``"host"``, or a
                 mapping with a key it does not take (named).
-            What :data:`compile` raises, for the first job that fails.
+            CoopError: what :data:`compile` raises, for the first job that fails.
         """
         with _COMPILE_LOCK, short_traceback():
             parsed = [_job(k, job, arch, options) for k, job in enumerate(jobs)]

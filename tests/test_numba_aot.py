@@ -186,6 +186,14 @@ def test_compile_many_compiles_the_kernels_units_in_workers(
     assert again.bundle_ltoir == many[1].bundle_ltoir
 
 
+def test_compile_many_refuses_a_malformed_kernel_naming_it() -> None:
+    kernel = copy_kernel("int32", 2, "direct")
+    with pytest.raises(coop.CoopTypeError, match="kernel 1 is a mapping without 'func'"):
+        numba_coop.compile_many([(kernel, signature("int32"), 64), {"block": 64}])
+    with pytest.raises(coop.CoopTypeError, match="kernel 0 is a str"):
+        numba_coop.compile_many(["kernel"])
+
+
 def test_compile_many_one_unit_for_a_group_links_the_same_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -239,9 +239,9 @@ def test_compile_many_compiles_the_units_in_workers(tmp_path: Any, monkeypatch: 
 
 
 def test_compile_many_refuses_a_malformed_kernel_naming_it() -> None:
-    with pytest.raises(coop.CoopTypeError, match="kernel 1 lacks 'func'"):
+    with pytest.raises(coop.CoopTypeError, match="kernel 1 is a mapping without 'func'"):
         ncoop.compile_many([(load_store, (F32, F32), 128), {"block": 64}])
-    with pytest.raises(coop.CoopTypeError, match="kernel 0 is a tuple"):
+    with pytest.raises(coop.CoopTypeError, match="kernel 0 is a tuple of 2"):
         ncoop.compile_many([(load_store, (F32, F32))])
 
 

@@ -15,6 +15,7 @@ from cuda.coop._backend_api import (
     CoopValueError,
     TraceSession,
     compiling,
+    kernel_jobs,
     normalize_arch,
     normalize_block_dims,
     normalize_cluster_dims,
@@ -140,19 +141,20 @@ def compile_many(
     output: str = "cubin",
     processes: int | None = None,
 ) -> list[CompiledKernel]:
-    """Compile several kernels, their new CUB code in parallel processes: :func:`compile` of each,
-    but every kernel is lowered first (numba-cuda-mlir stopped where it would read the bundle), then
-    the units of requests the cache lacks are compiled by worker processes (one NVRTC call each, as
-    :func:`cuda.coop.numba.compile_many` does), then each kernel is compiled to the end, its bundle
-    read back from the cache. With a cache directory only (where the workers leave the units);
-    without one, the kernels compile one after the other.
+    """Compile several kernels, their new CUB code in parallel processes: :func:`compile` of each
+    (the same code), but every kernel is lowered first (numba-cuda-mlir stopped where its linker
+    would read the bundle), then the requests the cache lacks are compiled by worker processes (as
+    :func:`cuda.coop.numba.compile_many` does: one NVRTC call per group of consecutive kernels), then
+    each kernel is compiled to the end, one after the other, its bundle read back from the cache.
+    With a cache directory only (where the workers leave the units); without one, the kernels
+    compile one after the other.
 
     Args:
         kernels: each a mapping of :func:`compile`'s arguments (``func``, ``signature``, ``block``,
             ``cluster``, ``output`` and options) or a ``(func, signature, block)`` tuple.
         arch: the target architecture of all of them.
         output: as :func:`compile`'s, for the kernels that name none.
-        processes: worker processes (default: one per CPU, at most one per unit).
+        processes: worker processes for the units (default: one per CPU, at most one per unit).
 
     Returns:
         A :class:`CompiledKernel` for each kernel, in order.
@@ -160,28 +162,13 @@ def compile_many(
     Raises:
         CoopTypeError: a kernel that is neither a ``(func, signature, block)`` tuple nor a mapping
             with ``func``.
-        What :func:`compile` raises, for the first kernel that fails.
+        CoopError: what :func:`compile` raises, for the first kernel that fails.
     """
     with short_traceback():
-        jobs = []
-        for k, kernel in enumerate(kernels):
-            if isinstance(kernel, Mapping):
-                given = dict(kernel)
-                if "func" not in given:
-                    raise CoopTypeError(
-                        f"compile_many: kernel {k} lacks 'func' (a mapping of compile's arguments)"
-                    )
-                args = (given.pop("func"), given.pop("signature", None), given.pop("block", None))
-                jobs.append(
-                    _prepare(*args, arch, given.pop("cluster", None), given.pop("output", output), given)
-                )
-            elif isinstance(kernel, Sequence) and not isinstance(kernel, str) and len(kernel) == 3:
-                jobs.append(_prepare(*kernel, arch, None, output, {}))
-            else:
-                raise CoopTypeError(
-                    f"compile_many: kernel {k} is a {type(kernel).__name__}; give a (func, signature, "
-                    "block) tuple or a mapping of compile's arguments"
-                )
+        jobs = [
+            _prepare(func, sig, block, arch, given.pop("cluster", None), given.pop("output", output), given)
+            for func, sig, block, given in kernel_jobs(kernels)
+        ]
         lowered = [_run(job, stop_at_link=True) for job in jobs]
         sessions = [s.requests for s in lowered if isinstance(s, TraceSession)]
         if sessions:

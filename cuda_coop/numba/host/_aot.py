@@ -14,6 +14,7 @@ from cuda.coop._backend_api import (
     CoopValueError,
     TraceSession,
     compiling,
+    kernel_jobs,
     link,
     normalize_arch,
     normalize_block_dims,
@@ -163,8 +164,8 @@ def compile_many(
     output: str = "cubin",
     processes: int | None = None,
 ) -> list[CompiledKernel]:
-    """Compile several kernels, their new CUB code in parallel processes: :func:`compile` of each,
-    with one NVRTC call per kernel as ever, but all of them at once.
+    """Compile several kernels, their new CUB code in parallel processes: :func:`compile` of each
+    (the same code), but all of them at once.
 
     Every kernel is lowered first; then the requests that the cache lacks are compiled by worker
     processes, one NVRTC call per group of consecutive kernels (an NVRTC call costs about the same
@@ -183,23 +184,15 @@ def compile_many(
         A :class:`CompiledKernel` for each kernel, in order.
 
     Raises:
-        What :func:`compile` raises, for the first kernel that fails.
+        CoopTypeError: a kernel that is neither a ``(func, signature, block)`` tuple nor a mapping
+            with ``func``.
+        CoopError: what :func:`compile` raises, for the first kernel that fails.
     """
     with short_traceback():
-        jobs = []
-        for job in kernels:
-            if isinstance(job, Mapping):
-                given = dict(job)
-                func, signature, block = (
-                    given.pop("func"),
-                    given.pop("signature", None),
-                    given.pop("block", None),
-                )
-                cluster = given.pop("cluster", None)
-            else:
-                func, signature, block = job
-                given, cluster = {}, None
-            jobs.append(_lower(func, signature, block, arch, output, cluster, given))
+        jobs = [
+            _lower(func, signature, block, arch, output, given.pop("cluster", None), given)
+            for func, signature, block, given in kernel_jobs(kernels)
+        ]
         # the link workers start while the units compile
         with parallel_links(min(len(jobs), processes or os.cpu_count() or 1)):
             prefetch_bundles(
