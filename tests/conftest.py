@@ -33,6 +33,24 @@ if not gpu_available():
     os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
 
 
+@pytest.fixture
+def units_to_workers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """compile_many with two kernels per group (three kernels: two groups, two worker processes):
+    the list of how many units each call handed to the workers."""
+    from cuda.coop import _bundle
+
+    monkeypatch.setattr(_bundle, "KERNELS_PER_UNIT", 2)
+    given: list[int] = []
+    real = _bundle._compile_in_workers
+
+    def spy(units: list[object], *args: object) -> None:
+        given.append(len(units))
+        real(units, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_bundle, "_compile_in_workers", spy)
+    return given
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     gpu_items = [i for i in items if i.get_closest_marker("gpu")]
     if gpu_items and not gpu_available():

@@ -55,7 +55,9 @@ def test_threads_compile_different_kernels_at_once() -> None:
         assert report.thread_bounds == {report.functions[0]: ("maxntid", block)}
 
 
-def test_compile_many_compiles_the_units_in_workers(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compile_many_compiles_the_units_in_workers(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, units_to_workers: list[int]
+) -> None:
     """compile_many: traced one after the other, the new units compiled by two worker processes,
     then linked; each function gets its own inlined kernel, the same cubin as ``compile`` of it."""
     from cuda import coop
@@ -65,14 +67,6 @@ def test_compile_many_compiles_the_units_in_workers(tmp_path: Any, monkeypatch: 
     hosts = [copy_host("int32", block, items, alg) for block, items, alg in shapes]
     plain = plain_host()
     before = coop.compile_stats()
-    from cuda.coop import _bundle
-
-    monkeypatch.setattr(_bundle, "KERNELS_PER_UNIT", 2)  # three kernels: two groups, two workers
-    given: list[int] = []
-    real = _bundle._compile_in_workers
-    monkeypatch.setattr(
-        _bundle, "_compile_in_workers", lambda units, *a: (given.append(len(units)), real(units, *a))
-    )
     many = cutlass_coop.compile_many(
         [
             (hosts[0], fake_tensor("int32", N), fake_tensor("int32", N)),
@@ -83,7 +77,7 @@ def test_compile_many_compiles_the_units_in_workers(tmp_path: Any, monkeypatch: 
         processes=2,
     )
     after = coop.compile_stats()
-    assert given == [2]  # the groups' units went to the workers: none was compiled while lowering
+    assert units_to_workers == [2]  # two groups' units: none was compiled while lowering
     assert after.nvrtc_compiles - before.nvrtc_compiles == 2  # two units, in the workers
     assert after.glue_compiles - before.glue_compiles == 3
     assert after.cache_hits - before.cache_hits >= 3  # each function read its unit back

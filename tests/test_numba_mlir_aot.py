@@ -193,20 +193,14 @@ def add_one(dst):  # type: ignore[no-untyped-def]
     dst[cuda.threadIdx.x] += 1
 
 
-def test_compile_many_compiles_the_units_in_workers(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compile_many_compiles_the_units_in_workers(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, units_to_workers: list[int]
+) -> None:
     """compile_many lowers each kernel up to its link, the new units are compiled by two worker
     processes, then each kernel compiles to the end, its units read back: the same cubin as
     ``compile`` of it; a kernel without coop calls compiles in the first pass."""
     monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))
     before = coop.compile_stats()
-    from cuda.coop import _bundle
-
-    monkeypatch.setattr(_bundle, "KERNELS_PER_UNIT", 2)  # three kernels: two groups, two workers
-    given: list[int] = []
-    real = _bundle._compile_in_workers
-    monkeypatch.setattr(
-        _bundle, "_compile_in_workers", lambda units, *a: (given.append(len(units)), real(units, *a))
-    )
     many = ncoop.compile_many(
         [
             (load_store, (F32, F32), 128),
@@ -221,7 +215,7 @@ def test_compile_many_compiles_the_units_in_workers(tmp_path: Any, monkeypatch: 
         processes=2,
     )
     after = coop.compile_stats()
-    assert given == [2]  # the groups' units went to the workers: none was compiled while lowering
+    assert units_to_workers == [2]  # two groups' units: none was compiled while lowering
     assert after.nvrtc_compiles - before.nvrtc_compiles == 2  # two units, in the workers
     assert after.cache_hits - before.cache_hits >= 3  # each kernel read its unit back
     assert [c.output for c in many] == ["cubin", "ptx", "cubin", "cubin"]
