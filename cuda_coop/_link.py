@@ -275,27 +275,35 @@ atexit.register(_worker.close)
 
 class _Pool:
     """Link workers for links run side by side (:func:`parallel_links`): each link takes a free
-    worker, waiting for one if all are busy."""
+    worker, starting one while fewer than ``n`` run (a link that the cache serves starts none), or
+    waits for one."""
 
     def __init__(self, n: int) -> None:
+        self._n = n
+        self._lock = threading.Lock()
         self._free: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
-        self._workers = [_Worker() for _ in range(n)]
-        for w in self._workers:
-            w.prestart()
-            self._free.put(w)
+        self._workers: list[_Worker] = []
 
     def run(self, request: tuple[Any, ...]) -> tuple[Any, ...] | None:
         """A worker's answer to ``request``, or None (the caller links it itself) if that worker
         cannot start or died (it warns once; the others go on)."""
-        worker = self._free.get()
+        try:
+            worker = self._free.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                fresh = _Worker() if len(self._workers) < self._n else None
+                if fresh is not None:
+                    self._workers.append(fresh)
+            worker = fresh if fresh is not None else self._free.get()
         try:
             return worker.run(request)
         finally:
             self._free.put(worker)
 
     def close(self) -> None:
-        for w in self._workers:
-            w.close()
+        with self._lock:
+            for w in self._workers:
+                w.close()
 
 
 _pool: _Pool | None = None
@@ -304,9 +312,10 @@ _pool_lock = threading.Lock()
 
 @contextlib.contextmanager
 def parallel_links(n: int) -> Iterator[None]:
-    """Within the block, links that miss the cache run in ``n`` link worker processes, started now:
-    up to ``n`` at once for threads that link side by side, without this process keeping what
-    nvJitLink leaks. ``n`` < 2, or a block inside another: the links run as they would without it."""
+    """Within the block, links that miss the cache run in up to ``n`` link worker processes (started
+    as links need them): ``n`` at once for threads that link side by side, without this process
+    keeping what nvJitLink leaks. ``n`` < 2, or a block inside another: the links run as they would
+    without it."""
     global _pool
     with _pool_lock:
         mine = n >= 2 and _pool is None

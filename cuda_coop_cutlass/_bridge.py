@@ -16,7 +16,6 @@ with the kernel's CUB bundle by full LTO.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -32,7 +31,6 @@ from cuda.coop._backend_api import (
     TraceSession,
     compiling,
     inspect_cubin,
-    parallel_links,
     prefetch_bundles,
     short_traceback,
     side_by_side,
@@ -223,11 +221,10 @@ class _Compile:
             parsed = [_job(k, job, arch, options) for k, job in enumerate(jobs)]
             traced = [_trace(h, a, kw, self._bracket, o, ar) for h, a, kw, ar, o in parsed]
             pending = [t for t in traced if isinstance(t, _Traced)]
-            with parallel_links(min(len(pending), processes or os.cpu_count() or 1)):
-                for target in dict.fromkeys(t.plan.arch for t in pending):
-                    sessions = [t.session.requests for t in pending if t.plan.arch == target]
-                    prefetch_bundles(sessions, target, processes)
-                linked = dict(zip(map(id, pending), side_by_side(_linked, pending, processes), strict=True))
+            for target in dict.fromkeys(t.plan.arch for t in pending):
+                sessions = [t.session.requests for t in pending if t.plan.arch == target]
+                prefetch_bundles(sessions, target, processes)
+            linked = dict(zip(map(id, pending), side_by_side(_linked, pending, processes), strict=True))
             return [
                 t if isinstance(t, CompiledCuteFunction) else _second_pass(t, linked[id(t)]) for t in traced
             ]

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,6 @@ from cuda.coop._backend_api import (
     normalize_arch,
     normalize_block_dims,
     normalize_cluster_dims,
-    parallel_links,
     prefetch_bundles,
     short_traceback,
     side_by_side,
@@ -193,9 +191,7 @@ def compile_many(
             _lower(func, signature, block, arch, output, given.pop("cluster", None), given)
             for func, signature, block, given in kernel_jobs(kernels)
         ]
-        # the link workers start while the units compile
-        with parallel_links(min(len(jobs), processes or os.cpu_count() or 1)):
-            prefetch_bundles(
-                [s.requests for k in jobs for s in k.sessions], jobs[0].arch if jobs else "sm_90a", processes
-            )
-            return side_by_side(_finish, jobs, processes)
+        prefetch_bundles(
+            [s.requests for k in jobs for s in k.sessions], jobs[0].arch if jobs else "sm_90a", processes
+        )
+        return side_by_side(_finish, jobs, processes)
