@@ -63,6 +63,7 @@ def from_ssa(items: ThreadData, value: Any) -> None: ...
 # BEGIN generated: all
 __all__ = [
     "compile",
+    "compile_many",
     "CompiledCuteFunction",
     "PreparedLaunch",
     "as_thread_data",

@@ -78,6 +78,7 @@ def compile(
 __all__ = [
     "jit",
     "compile",
+    "compile_many",
     "CoopKernel",
     "PreparedLaunch",
     "block",
