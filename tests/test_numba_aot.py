@@ -219,6 +219,40 @@ def test_compile_many_one_unit_for_a_group_links_the_same_code(
         _assert_inlined(grouped)
 
 
+def _cluster_sum(src, dst):  # type: ignore[no-untyped-def]
+    items = coop.ThreadData(4, np.float32)
+    coop.block.load(src, items, algorithm="striped")
+    items[0] = coop.cluster.sum(items)
+    coop.block.store(dst, items, algorithm="striped")
+
+
+def test_compile_many_keeps_each_kernels_cluster_rows_in_a_unit_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two cluster kernels among plain ones: their cluster rows (a state sized for the kernel) in a
+    unit each, every other new request in the group's one unit: three NVRTC calls, all inlined."""
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))
+    sig = signature("float32")
+    before = coop.compile_stats()
+    many = numba_coop.compile_many(
+        [
+            {"func": _cluster_sum, "signature": sig, "block": 128, "cluster": 2},
+            (copy_kernel("int32", 2, "direct"), signature("int32"), 128),
+            {"func": _cluster_sum, "signature": sig, "block": 128, "cluster": 4},
+        ]
+    )
+    assert coop.compile_stats().nvrtc_compiles - before.nvrtc_compiles == 3
+    assert [c.cluster for c in many] == [(2, 1, 1), None, (4, 1, 1)]
+    (group,) = many[1].bundle_ltoir[1:]  # after the kernel's glue: the group's unit, its only one
+    own = []
+    for compiled in (many[0], many[2]):  # the glue, the group's unit, the kernel's cluster unit
+        assert len(compiled.bundle_ltoir) == 3 and group in compiled.bundle_ltoir[1:]
+        own += [o for o in compiled.bundle_ltoir[1:] if o != group]
+    assert len(own) == 2 and own[0] != own[1]
+    for compiled in many:
+        _assert_inlined(compiled)
+
+
 def _code_of(report: Any) -> tuple[str, list[int], list[int]]:
     """A cubin's SASS with its kernel's name left out (Numba numbers each compile of a function in its
     mangled name), registers and shared memory."""
