@@ -313,9 +313,9 @@ def prefetch(kernels: Sequence[Sequence[Request]], arch: str, processes: int | N
     and the cache lacks, and index them; a later :func:`compile_bundle` of each reads them back.
     Returns the number of units compiled.
 
-    The kernels lacking an index entry are split, in order, into groups of consecutive kernels (at
-    most ``processes``, default one per CPU, and at least :data:`KERNELS_PER_UNIT` kernels each): a
-    group's requests that no unit in the index (or of an earlier group) defines are compiled together
+    The kernels lacking an index entry are split, in order, into groups of consecutive kernels (one
+    per :data:`KERNELS_PER_UNIT` kernels, at most ``processes``, default one per CPU): a group's
+    requests that no unit in the index (or of an earlier group) defines are compiled together
     in one unit, since an NVRTC call costs about the same for the requests of one kernel as for
     those of twenty (the headers and their set-up dominate; ``benchmarks/RESULTS.md``). Then each
     kernel is planned as :func:`compile_bundle` would (at most :data:`MAX_UNITS`), its group's unit
@@ -376,15 +376,15 @@ def prefetch(kernels: Sequence[Sequence[Request]], arch: str, processes: int | N
     return len(todo)
 
 
-#: The fewest kernels :func:`prefetch` compiles the new requests of in one unit (when there are
-#: that many): on the 2-CPU machine one kernel's unit took 1.0-1.3 s (with the PCH), five kernels'
-#: 1.35 s, twenty kernels' 1.65 s.
+#: The kernels per group that :func:`prefetch` aims at (one unit of their new requests; fewer
+#: groups, so more kernels each, where there are fewer CPUs): on the 2-CPU machine one kernel's unit
+#: took 1.0-1.3 s (with the PCH), five kernels' 1.35 s, twenty kernels' 1.65 s.
 KERNELS_PER_UNIT = 5
 
 
 def _groups(items: list[Any], processes: int | None) -> list[list[Any]]:
-    """``items`` split in order into balanced groups: at most ``processes`` (default: one per CPU)
-    and, where there are enough, at least :data:`KERNELS_PER_UNIT` items each."""
+    """``items`` split in order into balanced groups: one per :data:`KERNELS_PER_UNIT` items (rounded
+    up), at most ``processes`` (default: one per CPU)."""
     if not items:
         return []
     n = max(1, min(processes or os.cpu_count() or 1, -(-len(items) // KERNELS_PER_UNIT)))
