@@ -92,6 +92,26 @@ def test_compile_many_compiles_the_units_in_workers(
     assert again.cubin == many[1].cubin
 
 
+def test_compile_many_with_jobs_for_two_architectures(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job's own ``arch`` holds for it: the units of each architecture are planned and compiled
+    apart (one unit each), and each function is linked for its own."""
+    from cuda import coop
+
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))
+    host = copy_host("int32", (64, 1, 1), 4, "transpose")
+    args = (fake_tensor("int32", N), fake_tensor("int32", N))
+    before = coop.compile_stats()
+    hopper, blackwell = cutlass_coop.compile_many(
+        [(host, *args), {"host": host, "args": args, "arch": "sm_100a"}], arch="sm_90a"
+    )
+    assert coop.compile_stats().nvrtc_compiles - before.nvrtc_compiles == 2
+    assert (hopper.arch, blackwell.arch) == ("sm_90a", "sm_100a")
+    assert (hopper.inspect().arch, blackwell.inspect().arch) == ("sm_90a", "sm_100a")
+    for compiled in (hopper, blackwell):
+        report = compiled.inspect()
+        assert report.calls == 0 and report.local_loads == 0, report.sass
+
+
 def test_compile_many_refuses_a_malformed_job_naming_it() -> None:
     from cuda import coop
 

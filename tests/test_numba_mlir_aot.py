@@ -232,6 +232,32 @@ def test_compile_many_compiles_the_units_in_workers(
     assert again.code == many[0].code
 
 
+def cluster_sum(src, dst):  # type: ignore[no-untyped-def]
+    items = coop.ThreadData(4, np.float32)
+    coop.block.load(src, items, algorithm="striped")
+    items[0] = coop.cluster.sum(items)
+    coop.block.store(dst, items, algorithm="striped")
+
+
+def test_compile_many_with_a_cluster_kernel(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cluster kernel's rows in a unit of its own, the other new requests in the group's one unit;
+    each kernel inlined, the cluster one specialised for its cluster."""
+    monkeypatch.setenv("CUDA_COOP_CACHE_DIR", str(tmp_path))
+    before = coop.compile_stats()
+    many = ncoop.compile_many(
+        [
+            {"func": cluster_sum, "signature": (F32, F32), "block": 128, "cluster": 2},
+            (load_store, (F32, F32), 64),
+        ]
+    )
+    assert coop.compile_stats().nvrtc_compiles - before.nvrtc_compiles == 2
+    assert [c.cluster for c in many] == [(2, 1, 1), None]
+    for compiled in many:
+        report = compiled.inspect()
+        assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+    assert "UCGABAR_ARV" in many[0].inspect().sass  # the cluster's barrier, at the kernel's start
+
+
 def test_compile_many_refuses_a_malformed_kernel_naming_it() -> None:
     with pytest.raises(coop.CoopTypeError, match="kernel 1 is a mapping without 'func'"):
         ncoop.compile_many([(load_store, (F32, F32), 128), {"block": 64}])
