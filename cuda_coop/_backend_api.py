@@ -61,6 +61,7 @@ from ._errors import (
     CoopTypeError,
     CoopValueError,
     call_site,
+    causes,
     current_call_site,
     short_traceback,
     site,
@@ -217,6 +218,7 @@ __all__ = [
     "CoopCompileError",
     "site",
     "call_site",
+    "causes",
     "current_call_site",
     "short_traceback",
     # registration and namespaces

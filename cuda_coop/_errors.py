@@ -77,6 +77,20 @@ class CoopCacheWarning(UserWarning):
     compile is waiting for another process's lock. The message names the directory and why."""
 
 
+def causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and every exception it was raised from or while handling (a DSL may wrap an error
+    raised in a backend's hook), each once."""
+    seen: list[BaseException] = []
+    stack = [exc]
+    while stack:
+        e = stack.pop()
+        if any(e is x for x in seen):
+            continue
+        seen.append(e)
+        stack += [x for x in (e.__cause__, e.__context__) if x is not None]
+    return seen
+
+
 _call_site: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar(
     "cuda_coop_call_site", default=None
 )

@@ -29,6 +29,7 @@ from cuda.coop._backend_api import (
     CoopValueError,
     CubinReport,
     TraceSession,
+    causes,
     compiling,
     inspect_cubin,
     prefetch_bundles,
@@ -107,19 +108,6 @@ class CompiledCuteFunction:
         return inspect_cubin(self.cubin)
 
 
-def _causes(exc: BaseException) -> list[BaseException]:
-    """``exc`` and every exception it was raised from or during (CuTe wraps user errors)."""
-    seen: list[BaseException] = []
-    stack = [exc]
-    while stack:
-        e = stack.pop()
-        if any(e is x for x in seen):
-            continue
-        seen.append(e)
-        stack += [x for x in (e.__cause__, e.__context__) if x is not None]
-    return seen
-
-
 def _compile_pass(
     host: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: Any, hook: Any, session: TraceSession
 ) -> Any:
@@ -128,11 +116,11 @@ def _compile_pass(
         with compiling(session=session), _cute_hooks.post_compile_hook(dsl, hook):
             return _cute_hooks.compile_with(options)(host, *args, **kwargs)
     except Exception as exc:
-        causes = _causes(exc)
-        coop = next((e for e in causes if isinstance(e, CoopError)), None)
+        chain = causes(exc)
+        coop = next((e for e in chain if isinstance(e, CoopError)), None)
         if coop is not None:
             raise coop from None
-        if any(isinstance(e, _Captured) for e in causes):
+        if any(isinstance(e, _Captured) for e in chain):
             return None
         raise
 

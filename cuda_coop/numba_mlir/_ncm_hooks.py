@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from cuda.coop._backend_api import BUNDLE_PARTS, CoopBackendError, FunctionTypes, TraceSession
+from cuda.coop._backend_api import BUNDLE_PARTS, CoopBackendError, FunctionTypes, TraceSession, causes
 from numba_cuda_mlir import tools
 from numba_cuda_mlir.numba_cuda.cudadrv import linkable_code
 from numba_cuda_mlir.numba_cuda.typing import templates
@@ -112,17 +112,7 @@ def stop_at_link() -> Iterator[None]:
 def link_reached(exc: BaseException) -> bool:
     """Whether ``exc`` is, or was raised from or while handling, a :class:`LinkReached`
     (numba-cuda-mlir may wrap an error raised in its lowering)."""
-    seen: set[int] = set()
-    stack: list[BaseException] = [exc]
-    while stack:
-        e = stack.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, LinkReached):
-            return True
-        stack += [x for x in (e.__cause__, e.__context__) if x is not None]
-    return False
+    return any(isinstance(e, LinkReached) for e in causes(exc))
 
 
 _sessions: weakref.WeakKeyDictionary[Any, TraceSession] = weakref.WeakKeyDictionary()
