@@ -336,13 +336,16 @@ def prefetch(kernels: Sequence[Sequence[Request]], arch: str, processes: int | N
         if kernel_key not in pending and _known(kernel_key, symbols) is None:
             pending[kernel_key] = requests
     planned: dict[str, _Planned] = {}  # symbol -> a unit planned here
+    found: dict[str, tuple[str | None, _Unit | None]] = {}  # symbol -> what the index gave (read once)
     todo: dict[str, RenderedRequests] = {}
     plans = []
 
     def lookup(symbol: str) -> tuple[str | None, _Defines | None]:
         if symbol in planned:
             return planned[symbol].key, planned[symbol]
-        return _indexed(symbol, options)
+        if symbol not in found:  # the index is only written below, after the planning
+            found[symbol] = _indexed(symbol, options)
+        return found[symbol]
 
     def plan(rendered: RenderedRequests, requests: Sequence[Request]) -> _Planned:
         unit = _Planned(bundle_key(rendered, options), frozenset(rendered.defines))

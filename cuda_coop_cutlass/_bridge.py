@@ -212,10 +212,8 @@ class _Compile:
             for target in dict.fromkeys(t.plan.arch for t in pending):
                 sessions = [t.session.requests for t in pending if t.plan.arch == target]
                 prefetch_bundles(sessions, target, processes)
-            linked = dict(zip(map(id, pending), side_by_side(_linked, pending, processes), strict=True))
-            return [
-                t if isinstance(t, CompiledCuteFunction) else _second_pass(t, linked[id(t)]) for t in traced
-            ]
+            linked = iter(side_by_side(_linked, pending, processes))  # in the order of `pending`
+            return [t if not isinstance(t, _Traced) else _second_pass(t, next(linked)) for t in traced]
 
     def __repr__(self) -> str:
         return "cuda.coop.cutlass.compile" + (f"[{self._bracket!r}]" if self._bracket is not None else "")
