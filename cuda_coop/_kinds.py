@@ -1114,3 +1114,86 @@ class Predicate(Kind):
 
     def slot(self, req: Request, name: str) -> Slot | None:
         return Slot(name, Shape.INT) if req.has(self.tag) else None
+
+
+#: The element type of a grid scan's workspace as a kernel receives it (``coop.grid.ScanState``).
+GRID_STATE_DTYPE = "uint64"
+
+
+def _check_grid_state(r: Resolver, name: str, arg: Arg) -> None:
+    """The workspace of a grid scan (``coop.grid.ScanState``): a writable 1-D contiguous uint64
+    array in global memory."""
+    fix = "pass the coop.grid.ScanState (or its .array) as a kernel argument"
+    if arg.form is not Form.ARRAY:
+        raise CoopTypeError(f"{r.q}: {name} must be a grid scan's workspace; {fix}, got {arg.shown}")
+    if arg.problem:
+        raise CoopTypeError(f"{r.q}: {name} {arg.problem}; {fix}")
+    if arg.memory in ("shared", "local"):
+        raise CoopTypeError(f"{r.q}: {name} must be in global memory ({fix}), got {arg.shown}")
+    if arg.dtype != GRID_STATE_DTYPE or arg.stride != 1:
+        raise CoopTypeError(
+            f"{r.q}: {name} must be a contiguous array of {GRID_STATE_DTYPE} (a coop.grid.ScanState), got "
+            f"{arg.shown}; {fix}"
+        )
+    if not arg.writable:
+        raise CoopTypeError(f"{r.q}: {name} is read-only ({arg.shown}); the scan writes its workspace")
+
+
+@dataclass(frozen=True)
+class GridState(Kind):
+    """The workspace of a grid scan (``coop.grid.ScanState``): a 1-D contiguous uint64 array in
+    global memory, passed to the wrapper as a pointer to its first word."""
+
+    offset: str = ""  # no offset parameter: the wrapper gets the workspace's first word
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
+        _check_grid_state(r, name, arg)
+        r.mark_present(name)
+
+    def check_memory(self, r: Resolver, name: str, memory: str, shown: str = "") -> None:
+        if memory in ("shared", "local"):
+            raise CoopTypeError(f"{r.q}: {name} must be a coop.grid.ScanState in global memory, got {shown}")
+
+    def slot(self, req: Request, name: str) -> Slot:
+        return Slot(name, Shape.ARRAY, GRID_STATE_DTYPE)
+
+
+@dataclass(frozen=True)
+class GridStatePayload(Payload):
+    """The workspace as the payload of ``coop.grid.tile_index`` (which has no items): as
+    :class:`GridState`; the request's element type is the workspace's word."""
+
+    offset: str = ""
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
+        _check_grid_state(r, name, arg)
+        r.set_payload(GRID_STATE_DTYPE, 1, scalar=False)
+
+    def check_memory(self, r: Resolver, name: str, memory: str, shown: str = "") -> None:
+        GridState().check_memory(r, name, memory, shown)
+
+    def slot(self, req: Request, name: str) -> Slot:
+        return Slot(name, Shape.ARRAY, GRID_STATE_DTYPE)
+
+
+@dataclass(frozen=True)
+class Tile(Kind):
+    """The block's tile in a grid scan's order (``coop.grid.tile_index``'s result): a runtime
+    integer, or a constant of 0 or more; passed as an int."""
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
+        if arg.form is Form.CONSTANT and is_int(arg.value):
+            if not 0 <= int(arg.value) <= INT32_MAX:  # type: ignore[call-overload]
+                raise CoopValueError(f"{r.q}: {name}={arg.value} is not a tile index (0 to {INT32_MAX})")
+        elif not _integer_scalar(arg):
+            raise CoopTypeError(
+                f"{r.q}: {name} must be an integer: the tile that coop.grid.tile_index returned, got "
+                f"{arg.shown}"
+            )
+        r.mark_present(name)
+
+    def check_constant(self, r: Resolver, name: str, value: object) -> None:
+        _refuse_wide(r, name, value)
+
+    def slot(self, req: Request, name: str) -> Slot:
+        return Slot(name, Shape.INT)

@@ -590,6 +590,331 @@ def _runs_wrapper(req: Request) -> tuple[str, str]:
     return ", ".join(_abi(s) for s in slots), body
 
 
+#: What every unit with a grid row defines: the workspace's header and tile-state areas
+#: (``coop.grid.ScanState`` lays them out the same way on the host), the class template of
+#: ``coop.grid.tile_index`` and that of the grid scans.
+_GRID_PREAMBLE = """
+#include <cub/block/block_scan.cuh>
+
+// coop's grid scans: CUB's BlockScan whose prefix callback is CUB's decoupled look-back
+// (TilePrefixCallbackOp) on a cub::ScanTileState in the caller's workspace (coop.grid.ScanState):
+// a header, then two tile-state areas on 256-byte boundaries. Launch e scans in area e % 2 and its
+// blocks reset area (e + 1) % 2 for the next launch (the launch before used it and has ended); the
+// last block to finish advances e. Only the workspace's creation initialises it.
+struct coop_grid_header
+{
+  unsigned int magic;    // coop.grid.MAGIC: an initialised workspace
+  unsigned int layout;   // sizeof(T) << 1 | single word
+  unsigned int capacity; // tiles per area
+  unsigned int epoch;    // launches so far
+  unsigned int ticket;   // tiles handed out in this launch
+  unsigned int done;     // blocks of this launch that finished their scan
+
+  static constexpr unsigned int MAGIC = 0x706F6F63u; // coop.grid.MAGIC
+  static constexpr unsigned int BYTES = 256;         // coop.grid.HEADER_BYTES: the areas follow
+};
+
+template <typename T>
+struct coop_grid_area
+{
+  static constexpr bool single = sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8;
+  using State = cub::ScanTileState<T, single>;
+  static constexpr unsigned int layout = (unsigned(sizeof(T)) << 1) | unsigned(single);
+  static constexpr int padding = State::TILE_STATUS_PADDING;
+
+  static __device__ __forceinline__ size_t round(size_t n)
+  {
+    return (n + 255) & ~size_t(255);
+  }
+  static __device__ __forceinline__ size_t bytes(unsigned int capacity)
+  {
+    const size_t entries = padding + size_t(capacity);
+    if constexpr (single)
+    {
+      return round(entries * sizeof(typename State::TxnWord));
+    }
+    else
+    {
+      return round(entries * sizeof(typename State::StatusWord)) + 2 * round(entries * sizeof(T));
+    }
+  }
+  // The tile states of the area that launch `epoch` scans in.
+  static __device__ __forceinline__ State at(unsigned long long* ws, unsigned int capacity, unsigned int epoch)
+  {
+    char* base = reinterpret_cast<char*>(ws) + coop_grid_header::BYTES + (epoch & 1u) * bytes(capacity);
+    State state;
+    if constexpr (single)
+    {
+      state.d_tile_descriptors = reinterpret_cast<typename State::TxnWord*>(base);
+    }
+    else
+    {
+      const size_t entries = padding + size_t(capacity);
+      const size_t status  = round(entries * sizeof(typename State::StatusWord));
+      state.d_tile_status    = reinterpret_cast<typename State::StatusWord*>(base);
+      state.d_tile_partial   = reinterpret_cast<T*>(base + status);
+      state.d_tile_inclusive = reinterpret_cast<T*>(base + status + round(entries * sizeof(T)));
+    }
+    return state;
+  }
+  static __device__ __forceinline__ void invalidate(State& state, unsigned int tile)
+  {
+    if constexpr (single)
+    {
+      typename State::TxnWord word{};
+      reinterpret_cast<typename State::TileDescriptor*>(&word)->status =
+        typename State::StatusWord(cub::SCAN_TILE_INVALID);
+      state.d_tile_descriptors[padding + tile] = word;
+    }
+    else
+    {
+      state.d_tile_status[padding + tile] = typename State::StatusWord(cub::SCAN_TILE_INVALID);
+    }
+  }
+};
+
+// The block's ticket: thread 0 takes it, the block shares it.
+template <int BLOCK_DIM_X, int BLOCK_DIM_Y, int BLOCK_DIM_Z>
+class coop_grid_tile
+{
+public:
+  struct TempStorage
+  {
+    int tile;
+  };
+  __device__ __forceinline__ explicit coop_grid_tile(TempStorage& storage)
+      : storage_(storage)
+  {}
+  __device__ __forceinline__ int Take(unsigned long long* ws)
+  {
+    coop_grid_header* h = reinterpret_cast<coop_grid_header*>(ws);
+    if (cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z) == 0)
+    {
+      if (h->magic != coop_grid_header::MAGIC || gridDim.x * gridDim.y * gridDim.z > h->capacity)
+      {
+        __trap(); // not a coop.grid.ScanState, or one for fewer tiles than this grid's blocks
+      }
+      storage_.tile = int(atomicAdd(&h->ticket, 1u));
+    }
+    __syncthreads();
+    return storage_.tile;
+  }
+
+private:
+  TempStorage& storage_;
+};
+
+template <typename T, int BLOCK_DIM_X, cub::BlockScanAlgorithm ALGORITHM, int BLOCK_DIM_Y, int BLOCK_DIM_Z>
+class coop_grid_scan
+{
+  using BlockScanT = cub::BlockScan<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y, BLOCK_DIM_Z>;
+  using Area       = coop_grid_area<T>;
+  using State      = typename Area::State;
+  template <typename Op>
+  using Prefix                 = cub::TilePrefixCallbackOp<T, Op, State>;
+  static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+  enum Mode
+  {
+    EXCLUSIVE_SUM,
+    INCLUSIVE_SUM,
+    EXCLUSIVE_SCAN,
+    INCLUSIVE_SCAN
+  };
+
+public:
+  struct TempStorage
+  {
+    typename BlockScanT::TempStorage scan;
+    typename Prefix<::cuda::std::plus<>>::TempStorage prefix; // its layout is the operator's for any
+  };
+
+  __device__ __forceinline__ explicit coop_grid_scan(TempStorage& storage)
+      : storage_(storage)
+  {}
+
+  template <int N>
+  __device__ __forceinline__ void ExclusiveSum(T (&x)[N], T (&out)[N], unsigned long long* ws, int tile)
+  {
+    Run<EXCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, nullptr);
+  }
+  template <int N>
+  __device__ __forceinline__ void ExclusiveSum(T (&x)[N], T (&out)[N], unsigned long long* ws, int tile, T& total)
+  {
+    Run<EXCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, &total);
+  }
+  template <int N>
+  __device__ __forceinline__ void InclusiveSum(T (&x)[N], T (&out)[N], unsigned long long* ws, int tile)
+  {
+    Run<INCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, nullptr);
+  }
+  template <int N>
+  __device__ __forceinline__ void InclusiveSum(T (&x)[N], T (&out)[N], unsigned long long* ws, int tile, T& total)
+  {
+    Run<INCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, &total);
+  }
+  template <int N, typename Op>
+  __device__ __forceinline__ void ExclusiveScan(T (&x)[N], T (&out)[N], Op op, unsigned long long* ws, int tile)
+  {
+    Run<EXCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, nullptr);
+  }
+  template <int N, typename Op>
+  __device__ __forceinline__ void
+  ExclusiveScan(T (&x)[N], T (&out)[N], Op op, unsigned long long* ws, int tile, T& total)
+  {
+    Run<EXCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, &total);
+  }
+  template <int N, typename Op>
+  __device__ __forceinline__ void
+  ExclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, unsigned long long* ws, int tile)
+  {
+    Run<EXCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, nullptr);
+  }
+  template <int N, typename Op>
+  __device__ __forceinline__ void
+  ExclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, unsigned long long* ws, int tile, T& total)
+  {
+    Run<EXCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, &total);
+  }
+  template <int N, typename Op>
+  __device__ __forceinline__ void InclusiveScan(T (&x)[N], T (&out)[N], Op op, unsigned long long* ws, int tile)
+  {
+    Run<INCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, nullptr);
+  }
+  template <int N, typename Op>
+  __device__ __forceinline__ void
+  InclusiveScan(T (&x)[N], T (&out)[N], Op op, unsigned long long* ws, int tile, T& total)
+  {
+    Run<INCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, &total);
+  }
+  template <int N, typename Op>
+  __device__ __forceinline__ void
+  InclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, unsigned long long* ws, int tile)
+  {
+    Run<INCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, nullptr);
+  }
+  template <int N, typename Op>
+  __device__ __forceinline__ void
+  InclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, unsigned long long* ws, int tile, T& total)
+  {
+    Run<INCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, &total);
+  }
+
+private:
+  TempStorage& storage_;
+
+  template <Mode MODE, int N, typename Op>
+  __device__ __forceinline__ void
+  Run(T (&x)[N], T (&out)[N], Op op, const T* init, unsigned long long* ws, int tile, T* total)
+  {
+    static_assert(sizeof(typename Prefix<Op>::TempStorage) == sizeof(typename Prefix<::cuda::std::plus<>>::TempStorage),
+                  "coop: the look-back's storage depends on the operator");
+    coop_grid_header* h       = reinterpret_cast<coop_grid_header*>(ws);
+    const int rank            = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
+    const unsigned int grid   = gridDim.x * gridDim.y * gridDim.z;
+    const unsigned int limit  = *reinterpret_cast<volatile unsigned int*>(&h->capacity);
+    const unsigned int layout = *reinterpret_cast<volatile unsigned int*>(&h->layout);
+    // stable during the launch: only the last block to finish advances it, after every block read it
+    const unsigned int epoch = *reinterpret_cast<volatile unsigned int*>(&h->epoch);
+    if (rank == 0
+        && (*reinterpret_cast<volatile unsigned int*>(&h->magic) != coop_grid_header::MAGIC || layout != Area::layout
+            || grid > limit || unsigned(tile) >= grid))
+    {
+      __trap(); // not a workspace for items of this size and this grid, or not this launch's tile
+    }
+    State state = Area::at(ws, limit, epoch);
+    State next  = Area::at(ws, limit, epoch + 1);
+    for (unsigned int i = unsigned(tile) + unsigned(rank) * grid; i < limit; i += unsigned(THREADS) * grid)
+    {
+      Area::invalidate(next, i);
+    }
+    T through;
+    if (tile == 0)
+    {
+      T aggregate;
+      BlockScanT scan(storage_.scan);
+      if constexpr (MODE == EXCLUSIVE_SUM)
+      {
+        scan.ExclusiveSum(x, out, aggregate);
+      }
+      else if constexpr (MODE == INCLUSIVE_SUM)
+      {
+        scan.InclusiveSum(x, out, aggregate);
+      }
+      else if constexpr (MODE == EXCLUSIVE_SCAN)
+      {
+        if (init != nullptr)
+        {
+          scan.ExclusiveScan(x, out, *init, op, aggregate);
+        }
+        else
+        {
+          scan.ExclusiveScan(x, out, op, aggregate);
+        }
+      }
+      else
+      {
+        if (init != nullptr)
+        {
+          scan.InclusiveScan(x, out, *init, op, aggregate);
+        }
+        else
+        {
+          scan.InclusiveScan(x, out, op, aggregate);
+        }
+      }
+      through = init != nullptr ? op(*init, aggregate) : aggregate;
+      if (rank == 0)
+      {
+        state.SetInclusive(0, through);
+      }
+    }
+    else
+    {
+      Prefix<Op> prefix(state, reinterpret_cast<typename Prefix<Op>::TempStorage&>(storage_.prefix), op, tile);
+      BlockScanT scan(storage_.scan);
+      if constexpr (MODE == EXCLUSIVE_SUM)
+      {
+        scan.ExclusiveSum(x, out, prefix);
+      }
+      else if constexpr (MODE == INCLUSIVE_SUM)
+      {
+        scan.InclusiveSum(x, out, prefix);
+      }
+      else if constexpr (MODE == EXCLUSIVE_SCAN)
+      {
+        scan.ExclusiveScan(x, out, op, prefix);
+      }
+      else
+      {
+        scan.InclusiveScan(x, out, op, prefix);
+      }
+      if (total != nullptr)
+      {
+        __syncthreads(); // the first warp wrote the inclusive prefix
+        through = prefix.GetInclusivePrefix();
+      }
+    }
+    __syncthreads(); // every thread of the block has read the epoch
+    if (rank == 0)
+    {
+      __threadfence();
+      if (atomicAdd(&h->done, 1u) == grid - 1)
+      {
+        // the launch's last block: every block has taken its ticket and read the epoch
+        __threadfence();
+        h->ticket = 0;
+        h->done   = 0;
+        h->epoch  = epoch + 1;
+      }
+    }
+    if (total != nullptr)
+    {
+      *total = through;
+    }
+  }
+};
+"""
+
 #: The class of ``coop.block.load_to_shared`` (coop's own, rendered from ``_LOAD_TO_SHARED``).
 _STAGE_CLASS = "coop_block_load_to_shared"
 #: coop's own class templates (not CUB's), written into a bundle that uses them, by class name.
@@ -664,7 +989,7 @@ def scratch_symbol(scope: str, group: int) -> str:
     """The accessor (in the kernel's glue) of the implicit scratch of a kernel (``group``) for the rows
     of ``scope``; a cluster row's scratch is its block's (the blocks' aggregates travel in the
     kernel's cluster state instead)."""
-    return f"coop_block_scratch_{group}" if scope in ("block", "cluster") else f"coop_{scope}_scratch_{group}"
+    return f"coop_block_scratch_{group}" if scope in ("block", "cluster", "grid") else f"coop_{scope}_scratch_{group}"
 
 
 def warp_slice_symbol(group: int) -> str:
@@ -1288,6 +1613,8 @@ def render_requests(requests: Sequence[Request]) -> RenderedRequests:
     clusters = [r for r in requests if _row(r).scope == "cluster"]
     if clusters:
         parts.append(_CLUSTER_PREAMBLE)
+    if any(_row(r).scope == "grid" for r in requests):
+        parts.append(_GRID_PREAMBLE)
     classes = dict.fromkeys(_row(r).cub_class(r).cls for r in requests)
     parts += [_COOP_CLASSES[c] for c in classes if c in _COOP_CLASSES]
     if runs:
