@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: Apache-2.0
+"""GPU correctness of ``coop.grid`` scans (issue 22) against NumPy: each scan (sums, a built-in and a
+user operator, with and without an initial value) over grids of 1 to 2^16 blocks, blocks that finish
+out of order (a pseudo-random sleep per tile), partial last tiles, item types of one word and of
+status and values apart (int64 vs a 12-byte struct), blocks of 1-D, 2-D and a partial hardware
+warp; one workspace reused by launches of other grids (smaller ones on a larger workspace); every
+thread's ``total`` checked (``tests/_grid_kernels.py``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from . import _grid_kernels as gk
+
+pytestmark = pytest.mark.gpu
+
+_CASES = [
+    gk.Config("exclusive_sum", "int32", (128, 1, 1), 4, 1),
+    gk.Config("exclusive_sum", "int32", (128, 1, 1), 4, 2),
+    gk.Config("exclusive_sum", "int32", (128, 1, 1), 4, 1000),
+    gk.Config("exclusive_sum", "int32", (256, 1, 1), 8, 65536, delay=2),
+    gk.Config("inclusive_sum", "int64", (32, 3, 1), 3, 333),
+    gk.Config("inclusive_sum", "float64", (48, 1, 1), 5, 77),
+    gk.Config("exclusive_sum", "float32", (64, 2, 2), 1, 4097),
+    gk.Config("exclusive_sum", "int8", (128, 1, 1), 1, 5),
+    gk.Config("inclusive_sum", "int16", (96, 1, 1), 2, 300),
+    gk.Config("exclusive_max", "int32", (128, 1, 1), 4, 500),
+    gk.Config("inclusive_max_init", "float32", (64, 1, 1), 7, 1201),
+    gk.Config("exclusive_user_init", "int64", (128, 1, 1), 2, 999),
+    gk.Config("exclusive_user_init", "int32", (32, 1, 1), 1, 3000),
+]
+_SANITIZER = {_CASES[2].id(), _CASES[5].id(), _CASES[11].id()}
+
+
+def _seed() -> tuple[int, np.random.Generator]:
+    seed = int(np.random.SeedSequence().entropy) % 2**63
+    return seed, np.random.default_rng(seed)
+
+
+def _params() -> list[Any]:
+    return [
+        pytest.param(c, id=c.id(), marks=[pytest.mark.sanitizer] if c.id() in _SANITIZER else [])
+        for c in _CASES
+    ]
+
+
+def _run_numba(cfg: gk.Config, state: Any, kernel: Any, rng: np.random.Generator) -> tuple[Any, ...]:
+    from numba import cuda
+
+    x = gk.data(rng, cfg)
+    dst = cuda.to_device(np.full(cfg.length, 77, cfg.dtype))
+    totals = cuda.to_device(np.full(cfg.grid * cfg.threads, 77, cfg.dtype))
+    kernel[cfg.grid, cfg.block](cuda.to_device(x), dst, totals, state, cfg.length)
+    cuda.synchronize()
+    return x, dst.copy_to_host(), totals.copy_to_host()
+
+
+@pytest.mark.parametrize("cfg", _params())
+def test_grid_scan_numba(cfg: gk.Config) -> None:
+    import cuda.coop.numba as numba_coop
+    from cuda import coop
+
+    seed, rng = _seed()
+    kernel = numba_coop.jit(gk.numba_kernel(cfg))
+    state = coop.grid.ScanState(cfg.grid, cfg.dtype, array_module="numba")
+    for _launch in range(3):  # the same workspace, launch after launch
+        gk.check(cfg, *_run_numba(cfg, state, kernel, rng), seed)
+
+
+def test_one_workspace_many_grids_numba() -> None:
+    """A workspace of 600 tiles serves grids of 600, 1, 7, 600, 2 and 599 blocks, one after the
+    other, given as the ScanState and as its array; int32 and float32 share it (one size)."""
+    import cuda.coop.numba as numba_coop
+    from cuda import coop
+
+    seed, rng = _seed()
+    state = coop.grid.ScanState(600, np.int32)
+    for k, grid in enumerate((600, 1, 7, 600, 2, 599)):
+        dtype = ("int32", "float32")[k % 2]
+        cfg = gk.Config("exclusive_sum", dtype, (128, 1, 1), 2, grid)
+        kernel = numba_coop.jit(gk.numba_kernel(cfg))
+        gk.check(cfg, *_run_numba(cfg, state if k % 3 else state.array, kernel, rng), seed)
+
+
+def test_structured_items_numba() -> None:
+    """(int32, int32, int32) items: 12 bytes, so CUB keeps status and values apart; and (float32,
+    int32): one word."""
+    import cuda.coop.numba as numba_coop
+    from cuda import coop
+    from numba import cuda
+
+    seed, rng = _seed()
+    for fields in (("int32", "int32", "int32"), ("float32", "int32")):
+        grid, block, n = 300, 64, 3
+        tile = block * n
+        length = grid * tile - 5
+        cols = [rng.integers(-50, 50, length).astype(f) for f in fields]
+        t0, t1 = (np.dtype(f) for f in fields[:2])
+        if len(fields) == 3:
+
+            def kernel(a, b, c, oa, ob, oc, state, m):  # type: ignore[no-untyped-def]
+                tile_ = coop.grid.tile_index(state)
+                base = tile_ * tile
+                valid = min(m - base, tile)
+                xa, xb, xc = (coop.ThreadData(n, np.int32) for _ in range(3))
+                coop.block.load((a, b, c), (xa, xb, xc), offset=base, valid_items=valid, oob_default=0)
+                out = coop.grid.exclusive_sum((xa, xb, xc), state, tile_)
+                coop.block.store((oa, ob, oc), out, offset=base, valid_items=valid)
+
+        else:
+
+            def kernel(a, b, oa, ob, state, m):  # type: ignore[no-untyped-def]
+                tile_ = coop.grid.tile_index(state)
+                base = tile_ * tile
+                valid = min(m - base, tile)
+                xa = coop.ThreadData(n, t0)
+                xb = coop.ThreadData(n, t1)
+                coop.block.load((a, b), (xa, xb), offset=base, valid_items=valid, oob_default=0)
+                out = coop.grid.exclusive_sum((xa, xb), state, tile_)
+                coop.block.store((oa, ob), out, offset=base, valid_items=valid)
+
+        state = coop.grid.ScanState(grid, fields)
+        ins = [cuda.to_device(c) for c in cols]
+        outs = [cuda.to_device(np.full(length, 9, c.dtype)) for c in cols]
+        numba_coop.jit(kernel)[grid, block](*ins, *outs, state, length)
+        for col, out in zip(cols, outs, strict=True):
+            want = np.concatenate([[0], np.cumsum(col)[:-1]]).astype(col.dtype)
+            np.testing.assert_array_equal(out.copy_to_host(), want, err_msg=f"{fields} seed={seed}")
