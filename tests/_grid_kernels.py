@@ -95,10 +95,13 @@ def padding(cfg: Config) -> Any:
     return 0  # the user operator keeps the larger in absolute value: 0 never wins
 
 
-def numba_kernel(cfg: Config) -> Any:
-    """The Numba kernel of ``cfg``: (src, dst, totals, state, n)."""
+def numba_kernel(cfg: Config, cuda: Any = None) -> Any:
+    """The Numba-family kernel of ``cfg``: (src, dst, totals, state, n); ``cuda`` is the DSL's
+    ``cuda`` module (default: numba-cuda's)."""
     from cuda import coop
-    from numba import cuda
+
+    if cuda is None:
+        from numba import cuda
 
     method, op, init = SCANS[cfg.scan]
     tile_items, n_items, delay = cfg.tile, cfg.items, cfg.delay

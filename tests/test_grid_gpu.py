@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from . import _grid_kernels as gk
+from ._numba_family import BACKENDS, family
 
 pytestmark = pytest.mark.gpu
 
@@ -47,8 +48,11 @@ def _params() -> list[Any]:
     ]
 
 
-def _run_numba(cfg: gk.Config, state: Any, kernel: Any, rng: np.random.Generator) -> tuple[Any, ...]:
-    from numba import cuda
+def _run_numba(
+    cfg: gk.Config, state: Any, kernel: Any, rng: np.random.Generator, cuda: Any = None
+) -> tuple[Any, ...]:
+    if cuda is None:
+        from numba import cuda
 
     x = gk.data(rng, cfg)
     dst = cuda.to_device(np.full(cfg.length, 77, cfg.dtype))
@@ -58,16 +62,45 @@ def _run_numba(cfg: gk.Config, state: Any, kernel: Any, rng: np.random.Generator
     return x, dst.copy_to_host(), totals.copy_to_host()
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cfg", _params())
-def test_grid_scan_numba(cfg: gk.Config) -> None:
-    import cuda.coop.numba as numba_coop
+def test_grid_scan_numba_family(cfg: gk.Config, backend: str) -> None:
     from cuda import coop
 
+    jit, cuda, _source = family(backend, cfg.dtype)
     seed, rng = _seed()
-    kernel = numba_coop.jit(gk.numba_kernel(cfg))
+    kernel = jit(gk.numba_kernel(cfg, cuda))
     state = coop.grid.ScanState(cfg.grid, cfg.dtype, array_module="numba")
     for _launch in range(3):  # the same workspace, launch after launch
-        gk.check(cfg, *_run_numba(cfg, state, kernel, rng), seed)
+        gk.check(cfg, *_run_numba(cfg, state, kernel, rng, cuda), seed)
+
+
+@pytest.mark.parametrize("cfg", _params())
+def test_grid_scan_cute(cfg: gk.Config) -> None:
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+    import torch
+    from cuda import coop
+    from cutlass.cute.runtime import from_dlpack
+
+    from ._grid_cute import host
+
+    seed, rng = _seed()
+    state = coop.grid.ScanState(cfg.grid, cfg.dtype, array_module="torch")
+    compiled = None
+    for _launch in range(3):
+        x = gk.data(rng, cfg)
+        tensors = [
+            torch.from_numpy(x).cuda(),
+            torch.full((cfg.length,), 77, dtype=getattr(torch, cfg.dtype), device="cuda"),
+            torch.full((cfg.grid * cfg.threads,), 77, dtype=getattr(torch, cfg.dtype), device="cuda"),
+        ]
+        args = [from_dlpack(t, assumed_align=16) for t in (*tensors, state.array)]
+        if compiled is None:
+            compiled = cutlass_coop.compile(host(cfg), *args, cutlass.Int32(cfg.length), cutlass.Int32(cfg.grid))
+        compiled(*args, cfg.length, cfg.grid)
+        torch.cuda.synchronize()
+        gk.check(cfg, x, tensors[1].cpu().numpy(), tensors[2].cpu().numpy(), seed)
 
 
 def test_one_workspace_many_grids_numba() -> None:
