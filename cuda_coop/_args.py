@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._errors import CoopTypeError, CoopValueError
+from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
 
 Key = tuple[Any, ...]
 Rejection = tuple[type[Exception], str]
@@ -268,6 +268,11 @@ class Marshal:
         keys, values = self.read_args(t)
         return (TUPLE, keys), tuple(values)
 
+    def _read_scan_state(self, state: Any) -> tuple[Key, tuple[Any, ...]]:
+        """A ``coop.grid.ScanState``: its array, keyed with its tiles."""
+        key, values = self.read_one(state.array)
+        return ((SCAN_STATE, state.tiles), *key[1:]), values
+
     def _read_instance(self, a: Any) -> tuple[Key, tuple[Any, ...]]:
         """An object whose interface is an instance attribute (not its class's)."""
         if getattr(a, "__cuda_array_interface__", None) is not None:
@@ -300,6 +305,8 @@ class Marshal:
             reader = self.read_cupy
         elif issubclass(kind, np.ndarray):
             reader = None  # host memory: the DSL's launch copies it in and out
+        elif getattr(kind, "__coop_scan_state__", False):
+            reader = self._read_scan_state
         elif hasattr(kind, "__cuda_array_interface__"):
             reader = self.read_cai
         elif hasattr(kind, "__dlpack__"):
@@ -345,8 +352,37 @@ def describe(key: Key) -> str:
     if key[0] == TUPLE:
         return f"a tuple of ({', '.join(describe(k) for k in key[1])})"
     src, dtype, ndim, layout, device = key[:5]
+    if isinstance(src, tuple):  # a coop.grid.ScanState: (SCAN_STATE, tiles)
+        return f"a coop.grid.ScanState of {src[1]} tiles"
     where = {UNKNOWN_DEVICE: "", HOST: " in host memory"}.get(device, f" on device {device}")
     return f"a {src} {_dtype_name(dtype)} {ndim}-D {layout}-layout array{where}"
+
+
+#: The first element of the key of a ``coop.grid.ScanState`` argument is ``(SCAN_STATE, tiles)``: its
+#: array's key otherwise, so that a plan knows the most blocks its launches may have.
+SCAN_STATE = "scan_state"
+
+
+def workspace_tiles(keys: Sequence[Key]) -> int:
+    """The fewest tiles of the ``coop.grid.ScanState`` arguments among ``keys`` (0: none)."""
+    tiles = [k[0][1] for k in keys if isinstance(k[0], tuple) and k[0][0] == SCAN_STATE]
+    return min(tiles, default=0)
+
+
+def check_workspaces(args: Sequence[Any], grid: tuple[int, int, int], what: str) -> None:
+    """CoopLaunchConfigError when a ``coop.grid.ScanState`` among ``args`` holds fewer tiles than the
+    grid has blocks (a kernel would refuse it on the GPU, where the error says less)."""
+    blocks = grid[0] * grid[1] * grid[2]
+    for i, a in enumerate(args):
+        if getattr(type(a), "__coop_scan_state__", False) and a.tiles < blocks:
+            raise CoopLaunchConfigError(too_many_blocks(what, blocks, a.tiles, f"argument {i}"))
+
+
+def too_many_blocks(what: str, blocks: int, tiles: int, which: str = "a coop.grid.ScanState") -> str:
+    return (
+        f"{what}: the grid has {blocks} blocks, but {which} holds {tiles} tiles (one per block); create "
+        f"it with coop.grid.ScanState({blocks}, ...) or more, or launch fewer blocks"
+    )
 
 
 def aligned(key: Key) -> bool:

@@ -2662,8 +2662,7 @@ def _grid_scan(name: str, method: str, summary: str, *, op: bool, note: str = ""
         details=_GRID_RULES
         + "Items are scanned in the blocked order of ``x`` within the tile, after the items of every "
         "earlier tile (CUB BlockScan with CUB's decoupled look-back, ``TilePrefixCallbackOp``, on tile "
-        "states in the workspace). "
-        + note,
+        "states in the workspace). " + note,
         returns_doc="the scanned items: a ``ThreadData`` like ``x`` (a scalar for a scalar ``x``); with "
         "``total=True``, the tuple ``(out, total)``.",
         returns_annotation="Any",

@@ -26,6 +26,8 @@ from ._args import (
     Spec,
     Unsupported,
     problem_of,
+    too_many_blocks,
+    workspace_tiles,
 )
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._primitive import PORTABLE_CLUSTER_BLOCKS, normalize_block_dims, normalize_cluster_dims
@@ -282,10 +284,11 @@ class LaunchPlan:
 class BoundPlan:
     """A :class:`LaunchPlan` with a parameter buffer of its own (one thread's)."""
 
-    __slots__ = ("address", "buffer", "function", "launch_fn", "pack_into", "params", "plan", "what")
+    __slots__ = ("address", "buffer", "function", "launch_fn", "pack_into", "params", "plan", "tiles", "what")
 
-    def __init__(self, plan: LaunchPlan) -> None:
+    def __init__(self, plan: LaunchPlan, keys: Sequence[Key] = ()) -> None:
         self.plan = plan
+        self.tiles = workspace_tiles(keys)  # the most blocks a launch may have (0: no coop.grid.ScanState)
         self.params = Params(plan.layout.slots, plan.layout.starts)
         self.buffer, self.address = self.params.buffer, self.params.address
         self.pack_into, self.function = plan.layout.pack_into, plan.function
@@ -297,6 +300,8 @@ class BoundPlan:
         """Pack ``values`` (the flat parameters) and launch on ``stream`` (a ``CUstream``)."""
         if shmem > DEFAULT_DYNAMIC_SHARED:
             self.plan.allow_shared(shmem)
+        if self.tiles and grid[0] * grid[1] * grid[2] > self.tiles:
+            raise CoopLaunchConfigError(too_many_blocks(self.what, grid[0] * grid[1] * grid[2], self.tiles))
         self.pack_into(self.buffer, 0, *values)
         (err,) = self.launch_fn(
             self.function,
@@ -457,6 +462,9 @@ def prepare_launch(
     clusters = cluster_of(grid3, cluster, what=what)
     names = arg_names(kernel.py_func, len(args))
     keys = check_prepare_args(kernel.py_func, args, names, what, marshal)
+    tiles = workspace_tiles(keys)
+    if tiles and grid3[0] * grid3[1] * grid3[2] > tiles:
+        raise CoopLaunchConfigError(too_many_blocks(what, grid3[0] * grid3[1] * grid3[2], tiles))
     try:
         plan = plan_of(dims, clusters, keys)
     except Unsupported as exc:

@@ -601,6 +601,8 @@ _GRID_PREAMBLE = """
 // a header, then two tile-state areas on 256-byte boundaries. Launch e scans in area e % 2 and its
 // blocks reset area (e + 1) % 2 for the next launch (the launch before used it and has ended); the
 // last block to finish advances e. Only the workspace's creation initialises it.
+using coop_grid_words = unsigned long long*; // the workspace, as the kernel passes it
+
 struct coop_grid_header
 {
   unsigned int magic;    // coop.grid.MAGIC: an initialised workspace
@@ -639,7 +641,7 @@ struct coop_grid_area
     }
   }
   // The tile states of the area that launch `epoch` scans in.
-  static __device__ __forceinline__ State at(unsigned long long* ws, unsigned int capacity, unsigned int epoch)
+  static __device__ __forceinline__ State at(coop_grid_words ws, unsigned int capacity, unsigned epoch)
   {
     char* base = reinterpret_cast<char*>(ws) + coop_grid_header::BYTES + (epoch & 1u) * bytes(capacity);
     State state;
@@ -685,7 +687,7 @@ public:
   __device__ __forceinline__ explicit coop_grid_tile(TempStorage& storage)
       : storage_(storage)
   {}
-  __device__ __forceinline__ int Take(unsigned long long* ws)
+  __device__ __forceinline__ int Take(coop_grid_words ws)
   {
     coop_grid_header* h = reinterpret_cast<coop_grid_header*>(ws);
     if (cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z) == 0)
@@ -733,68 +735,68 @@ public:
   {}
 
   template <int N>
-  __device__ __forceinline__ void ExclusiveSum(T (&x)[N], T (&out)[N], unsigned long long* ws, int tile)
+  __device__ __forceinline__ void ExclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile)
   {
     Run<EXCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, nullptr);
   }
   template <int N>
-  __device__ __forceinline__ void ExclusiveSum(T (&x)[N], T (&out)[N], unsigned long long* ws, int tile, T& total)
+  __device__ __forceinline__ void ExclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, T& total)
   {
     Run<EXCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, &total);
   }
   template <int N>
-  __device__ __forceinline__ void InclusiveSum(T (&x)[N], T (&out)[N], unsigned long long* ws, int tile)
+  __device__ __forceinline__ void InclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile)
   {
     Run<INCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, nullptr);
   }
   template <int N>
-  __device__ __forceinline__ void InclusiveSum(T (&x)[N], T (&out)[N], unsigned long long* ws, int tile, T& total)
+  __device__ __forceinline__ void InclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, T& total)
   {
     Run<INCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, &total);
   }
   template <int N, typename Op>
-  __device__ __forceinline__ void ExclusiveScan(T (&x)[N], T (&out)[N], Op op, unsigned long long* ws, int tile)
+  __device__ __forceinline__ void ExclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile)
   {
     Run<EXCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, nullptr);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
-  ExclusiveScan(T (&x)[N], T (&out)[N], Op op, unsigned long long* ws, int tile, T& total)
+  ExclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, T& total)
   {
     Run<EXCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, &total);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
-  ExclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, unsigned long long* ws, int tile)
+  ExclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile)
   {
     Run<EXCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, nullptr);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
-  ExclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, unsigned long long* ws, int tile, T& total)
+  ExclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile, T& total)
   {
     Run<EXCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, &total);
   }
   template <int N, typename Op>
-  __device__ __forceinline__ void InclusiveScan(T (&x)[N], T (&out)[N], Op op, unsigned long long* ws, int tile)
+  __device__ __forceinline__ void InclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile)
   {
     Run<INCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, nullptr);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
-  InclusiveScan(T (&x)[N], T (&out)[N], Op op, unsigned long long* ws, int tile, T& total)
+  InclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, T& total)
   {
     Run<INCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, &total);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
-  InclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, unsigned long long* ws, int tile)
+  InclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile)
   {
     Run<INCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, nullptr);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
-  InclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, unsigned long long* ws, int tile, T& total)
+  InclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile, T& total)
   {
     Run<INCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, &total);
   }
@@ -804,10 +806,10 @@ private:
 
   template <Mode MODE, int N, typename Op>
   __device__ __forceinline__ void
-  Run(T (&x)[N], T (&out)[N], Op op, const T* init, unsigned long long* ws, int tile, T* total)
+  Run(T (&x)[N], T (&out)[N], Op op, const T* init, coop_grid_words ws, int tile, T* total)
   {
-    static_assert(sizeof(typename Prefix<Op>::TempStorage) == sizeof(typename Prefix<::cuda::std::plus<>>::TempStorage),
-                  "coop: the look-back's storage depends on the operator");
+    using Storage = typename Prefix<Op>::TempStorage;
+    static_assert(sizeof(Storage) == sizeof(storage_.prefix), "coop: the look-back's storage depends on its op");
     coop_grid_header* h       = reinterpret_cast<coop_grid_header*>(ws);
     const int rank            = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
     const unsigned int grid   = gridDim.x * gridDim.y * gridDim.z;
@@ -816,8 +818,8 @@ private:
     // stable during the launch: only the last block to finish advances it, after every block read it
     const unsigned int epoch = *reinterpret_cast<volatile unsigned int*>(&h->epoch);
     if (rank == 0
-        && (*reinterpret_cast<volatile unsigned int*>(&h->magic) != coop_grid_header::MAGIC || layout != Area::layout
-            || grid > limit || unsigned(tile) >= grid))
+        && (*reinterpret_cast<volatile unsigned int*>(&h->magic) != coop_grid_header::MAGIC
+            || layout != Area::layout || grid > limit || unsigned(tile) >= grid))
     {
       __trap(); // not a workspace for items of this size and this grid, or not this launch's tile
     }
@@ -870,7 +872,7 @@ private:
     }
     else
     {
-      Prefix<Op> prefix(state, reinterpret_cast<typename Prefix<Op>::TempStorage&>(storage_.prefix), op, tile);
+      Prefix<Op> prefix(state, reinterpret_cast<Storage&>(storage_.prefix), op, tile);
       BlockScanT scan(storage_.scan);
       if constexpr (MODE == EXCLUSIVE_SUM)
       {
@@ -989,7 +991,11 @@ def scratch_symbol(scope: str, group: int) -> str:
     """The accessor (in the kernel's glue) of the implicit scratch of a kernel (``group``) for the rows
     of ``scope``; a cluster row's scratch is its block's (the blocks' aggregates travel in the
     kernel's cluster state instead)."""
-    return f"coop_block_scratch_{group}" if scope in ("block", "cluster", "grid") else f"coop_{scope}_scratch_{group}"
+    return (
+        f"coop_block_scratch_{group}"
+        if scope in ("block", "cluster", "grid")
+        else f"coop_{scope}_scratch_{group}"
+    )
 
 
 def warp_slice_symbol(group: int) -> str:

@@ -214,6 +214,9 @@ class ScanState:
             them that imports).
     """
 
+    #: the front doors' argument readers know it by this (and read its array)
+    __coop_scan_state__ = True
+
     def __init__(
         self, tiles: int, item_type: Any, *, device: int | None = None, array_module: str | None = None
     ) -> None:
@@ -291,4 +294,6 @@ class ScanState:
         return self._array.__dlpack_device__()
 
     def __repr__(self) -> str:
-        return f"ScanState(tiles={self._tiles}, item_type={self._dtype.name!r}, {type(self._array).__module__})"
+        return (
+            f"ScanState(tiles={self._tiles}, item_type={self._dtype.name!r}, {type(self._array).__module__})"
+        )

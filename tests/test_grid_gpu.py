@@ -97,7 +97,9 @@ def test_grid_scan_cute(cfg: gk.Config) -> None:
         ]
         args = [from_dlpack(t, assumed_align=16) for t in (*tensors, state.array)]
         if compiled is None:
-            compiled = cutlass_coop.compile(host(cfg), *args, cutlass.Int32(cfg.length), cutlass.Int32(cfg.grid))
+            compiled = cutlass_coop.compile(
+                host(cfg), *args, cutlass.Int32(cfg.length), cutlass.Int32(cfg.grid)
+            )
         compiled(*args, cfg.length, cfg.grid)
         torch.cuda.synchronize()
         gk.check(cfg, x, tensors[1].cpu().numpy(), tensors[2].cpu().numpy(), seed)
@@ -118,6 +120,36 @@ def test_one_workspace_many_grids_numba() -> None:
         gk.check(cfg, *_run_numba(cfg, state if k % 3 else state.array, kernel, rng), seed)
 
 
+def _structured_kernel(fields: tuple[str, ...], tile: int, n: int) -> Any:
+    from cuda import coop
+
+    t0, t1 = (np.dtype(f) for f in fields[:2])
+    if len(fields) == 3:
+
+        def kernel(a, b, c, oa, ob, oc, state, m):  # type: ignore[no-untyped-def]
+            tile_ = coop.grid.tile_index(state)
+            base = tile_ * tile
+            valid = min(m - base, tile)
+            xa, xb, xc = (coop.ThreadData(n, np.int32) for _ in range(3))
+            coop.block.load((a, b, c), (xa, xb, xc), offset=base, valid_items=valid, oob_default=0)
+            out = coop.grid.exclusive_sum((xa, xb, xc), state, tile_)
+            coop.block.store((oa, ob, oc), out, offset=base, valid_items=valid)
+
+        return kernel
+
+    def kernel2(a, b, oa, ob, state, m):  # type: ignore[no-untyped-def]
+        tile_ = coop.grid.tile_index(state)
+        base = tile_ * tile
+        valid = min(m - base, tile)
+        xa = coop.ThreadData(n, t0)
+        xb = coop.ThreadData(n, t1)
+        coop.block.load((a, b), (xa, xb), offset=base, valid_items=valid, oob_default=0)
+        out = coop.grid.exclusive_sum((xa, xb), state, tile_)
+        coop.block.store((oa, ob), out, offset=base, valid_items=valid)
+
+    return kernel2
+
+
 def test_structured_items_numba() -> None:
     """(int32, int32, int32) items: 12 bytes, so CUB keeps status and values apart; and (float32,
     int32): one word."""
@@ -128,37 +160,12 @@ def test_structured_items_numba() -> None:
     seed, rng = _seed()
     for fields in (("int32", "int32", "int32"), ("float32", "int32")):
         grid, block, n = 300, 64, 3
-        tile = block * n
-        length = grid * tile - 5
+        length = grid * block * n - 5
         cols = [rng.integers(-50, 50, length).astype(f) for f in fields]
-        t0, t1 = (np.dtype(f) for f in fields[:2])
-        if len(fields) == 3:
-
-            def kernel(a, b, c, oa, ob, oc, state, m):  # type: ignore[no-untyped-def]
-                tile_ = coop.grid.tile_index(state)
-                base = tile_ * tile
-                valid = min(m - base, tile)
-                xa, xb, xc = (coop.ThreadData(n, np.int32) for _ in range(3))
-                coop.block.load((a, b, c), (xa, xb, xc), offset=base, valid_items=valid, oob_default=0)
-                out = coop.grid.exclusive_sum((xa, xb, xc), state, tile_)
-                coop.block.store((oa, ob, oc), out, offset=base, valid_items=valid)
-
-        else:
-
-            def kernel(a, b, oa, ob, state, m):  # type: ignore[no-untyped-def]
-                tile_ = coop.grid.tile_index(state)
-                base = tile_ * tile
-                valid = min(m - base, tile)
-                xa = coop.ThreadData(n, t0)
-                xb = coop.ThreadData(n, t1)
-                coop.block.load((a, b), (xa, xb), offset=base, valid_items=valid, oob_default=0)
-                out = coop.grid.exclusive_sum((xa, xb), state, tile_)
-                coop.block.store((oa, ob), out, offset=base, valid_items=valid)
-
         state = coop.grid.ScanState(grid, fields)
         ins = [cuda.to_device(c) for c in cols]
         outs = [cuda.to_device(np.full(length, 9, c.dtype)) for c in cols]
-        numba_coop.jit(kernel)[grid, block](*ins, *outs, state, length)
+        numba_coop.jit(_structured_kernel(fields, block * n, n))[grid, block](*ins, *outs, state, length)
         for col, out in zip(cols, outs, strict=True):
             want = np.concatenate([[0], np.cumsum(col)[:-1]]).astype(col.dtype)
             np.testing.assert_array_equal(out.copy_to_host(), want, err_msg=f"{fields} seed={seed}")

@@ -16,6 +16,7 @@ from cuda.coop._backend_api import (
     PreparedLaunch,
     TraceSession,
     Unsupported,
+    check_workspaces,
     compiling,
     configured,
     current_context,
@@ -202,6 +203,7 @@ class _Launch(ConfiguredLaunch):
     def _launcher(self, args: tuple[Any, ...]) -> None:
         """Launch through numba-cuda-mlir's own launcher (compiling if needed)."""
         self._cache.slow_launches += 1
+        check_workspaces(args, self._grid, self._kernel.__name__)
         if self._own is None:
             disp = self._kernel.for_block(self._dims, self._cluster)
             config = (self._grid, self._dims, self._stream_arg, self._shmem)

@@ -116,7 +116,7 @@ def try_plan(
         plan = mlir_plan(result, what, cluster)
     except Exception:  # whatever the plan cannot take, numba-cuda-mlir's launcher does
         return None
-    return None if plan.reject(keys) else BoundPlan(plan)
+    return None if plan.reject(keys) else BoundPlan(plan, keys)
 
 
 class _ArrayInterface:

@@ -19,6 +19,7 @@ from cuda.coop._backend_api import (
     Unsupported,
     aligned,
     allow_dynamic_shared,
+    check_workspaces,
     compiling,
     configured,
     current_context,
@@ -269,7 +270,7 @@ class _Launch(ConfiguredLaunch):
             why = why or fast_path_blocker(disp, compiled)
             if why:
                 raise CoopValueError(f"{what}: cannot be launched with a cluster: {why}")
-            plan = BoundPlan(numba_plan(compiled, what, self._cluster))
+            plan = BoundPlan(numba_plan(compiled, what, self._cluster), keys)
             problem = plan.plan.reject(keys)
             if problem:  # pragma: no cover - the kernel was just compiled for these arguments
                 raise CoopTypeError(f"{what}: {problem}")
@@ -281,6 +282,7 @@ class _Launch(ConfiguredLaunch):
         """Launch through Numba's dispatcher (compiling if needed); then cache a plan for ``key``."""
         kernel, cache = self._kernel, self._cache
         cache.slow_launches += 1
+        check_workspaces(args, self._grid, kernel.__name__)
         with kernel.compiling(self._dims):
             disp = kernel.for_block(self._dims)
             if self._numba_launch is None:

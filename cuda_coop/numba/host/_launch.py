@@ -62,4 +62,4 @@ def try_plan(
         plan = numba_plan(kernel, what)
     except Exception:  # whatever the plan cannot take, Numba's own launch does
         return None
-    return None if plan.reject(keys) else BoundPlan(plan)
+    return None if plan.reject(keys) else BoundPlan(plan, keys)
