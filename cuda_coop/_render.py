@@ -809,7 +809,7 @@ private:
   Run(T (&x)[N], T (&out)[N], Op op, const T* init, coop_grid_words ws, int tile, T* total)
   {
     using Storage = typename Prefix<Op>::TempStorage;
-    static_assert(sizeof(Storage) == sizeof(storage_.prefix), "coop: the look-back's storage depends on its op");
+    static_assert(sizeof(Storage) == sizeof(storage_.prefix), "coop: look-back storage per op");
     coop_grid_header* h       = reinterpret_cast<coop_grid_header*>(ws);
     const int rank            = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
     const unsigned int grid   = gridDim.x * gridDim.y * gridDim.z;
