@@ -17,9 +17,10 @@ Each kernel-side function here is generated from its catalog row; on the host it
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from ._catalog import in_scope
 from ._dtypes import DType, dtype_named, tuple_name
@@ -53,6 +54,8 @@ def _round(n: int) -> int:
 def item_dtype(item_type: Any) -> DType:
     """The element type a scan's items have: a NumPy dtype or type, its name, or a tuple of those
     (structured items); CoopTypeError otherwise."""
+    import numpy as np
+
     if isinstance(item_type, (tuple, list)):
         fields = [item_dtype(f).name for f in item_type]
         name = tuple_name(fields)
@@ -110,6 +113,8 @@ def _check_tiles(tiles: Any) -> int:
 def image(tiles: int, item_type: Any) -> np.ndarray:
     """The initial bytes of a workspace (as uint64 words): the header, and both areas with every tile
     INVALID and the padding out of bounds."""
+    import numpy as np
+
     d, tiles = item_dtype(item_type), _check_tiles(tiles)
     area = area_bytes(tiles, d)
     out = np.zeros(HEADER_BYTES + 2 * area, np.uint8)

@@ -165,6 +165,7 @@ __all__ = [
     "block",
     "warp",
     "cluster",
+    "grid",
     "ThreadData",
     "TempStorage",
     "BlockLoadAlgorithm",

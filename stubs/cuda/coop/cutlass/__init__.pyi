@@ -72,6 +72,7 @@ __all__ = [
     "block",
     "warp",
     "cluster",
+    "grid",
     "ThreadData",
     "TempStorage",
     "BlockLoadAlgorithm",

@@ -104,6 +104,7 @@ __all__ = [
     "block",
     "warp",
     "cluster",
+    "grid",
     "ThreadData",
     "TempStorage",
     "BlockLoadAlgorithm",

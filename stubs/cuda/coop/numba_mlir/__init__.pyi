@@ -84,6 +84,7 @@ __all__ = [
     "block",
     "warp",
     "cluster",
+    "grid",
     "ThreadData",
     "TempStorage",
     "BlockLoadAlgorithm",
