@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Grid scans (issue 22): a one-kernel cumsum and a one-kernel stream compaction written with
+``coop.grid`` (numba-cuda), against CUB's ``DeviceScan`` (``cupy.cumsum`` with
+``CUPY_ACCELERATORS=cub``, set here: CUB's single-pass scan, an inclusive sum), ``torch.cumsum``,
+``torch.masked_select`` and CuPy's boolean indexing; and what the look-back and the workspace cost:
+the same kernel with a block scan (no look-back: each tile alone) and a plain copy (load + store)
+of the same tiles, and a workspace's creation.
+
+    python benchmarks/grid.py [--log2n 28] [--json PATH]
+
+Needs a GPU, CuPy; torch for its rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: (threads, items per thread, load/store algorithm) of the one-kernel cumsum tried
+CONFIGS = ((128, 16, "warp_transpose"), (256, 8, "warp_transpose"), (256, 16, "warp_transpose"),
+           (512, 8, "warp_transpose"), (256, 8, "direct"))  # fmt: skip
+
+
+def kernels(threads: int, items: int, algorithm: str, dtype: Any) -> dict[str, Any]:
+    """The coop kernels of one tile configuration: the grid cumsum, the block-scan and copy
+    baselines, and the compaction (numba-cuda)."""
+    import cuda.coop.numba as numba_coop
+    from cuda import coop
+    from numba import cuda
+
+    tile = threads * items
+
+    @numba_coop.jit
+    def grid_cumsum(src, dst, state, n):  # type: ignore[no-untyped-def]
+        t = coop.grid.tile_index(state)
+        base = t * tile
+        x = coop.ThreadData(items, dtype)
+        if n - base >= tile:
+            coop.block.load(src, x, offset=base, algorithm=algorithm)
+            out = coop.grid.inclusive_sum(x, state, t, algorithm="warp_scans")
+            coop.block.store(dst, out, offset=base, algorithm=algorithm)
+        else:
+            coop.block.load(src, x, offset=base, algorithm=algorithm, valid_items=n - base, oob_default=0)
+            out = coop.grid.inclusive_sum(x, state, t, algorithm="warp_scans")
+            coop.block.store(dst, out, offset=base, algorithm=algorithm, valid_items=n - base)
+
+    @numba_coop.jit
+    def block_cumsum(src, dst, n):  # type: ignore[no-untyped-def]
+        base = cuda.blockIdx.x * tile
+        x = coop.ThreadData(items, dtype)
+        if n - base >= tile:
+            coop.block.load(src, x, offset=base, algorithm=algorithm)
+            out = coop.block.inclusive_sum(x, algorithm="warp_scans")
+            coop.block.store(dst, out, offset=base, algorithm=algorithm)
+        else:
+            coop.block.load(src, x, offset=base, algorithm=algorithm, valid_items=n - base, oob_default=0)
+            out = coop.block.inclusive_sum(x, algorithm="warp_scans")
+            coop.block.store(dst, out, offset=base, algorithm=algorithm, valid_items=n - base)
+
+    @numba_coop.jit
+    def copy(src, dst, n):  # type: ignore[no-untyped-def]
+        base = cuda.blockIdx.x * tile
+        x = coop.ThreadData(items, dtype)
+        if n - base >= tile:
+            coop.block.load(src, x, offset=base, algorithm=algorithm)
+            coop.block.store(dst, x, offset=base, algorithm=algorithm)
+        else:
+            coop.block.load(src, x, offset=base, algorithm=algorithm, valid_items=n - base, oob_default=0)
+            coop.block.store(dst, x, offset=base, algorithm=algorithm, valid_items=n - base)
+
+    @numba_coop.jit
+    def compact(src, dst, count, state, n):  # type: ignore[no-untyped-def]
+        t = coop.grid.tile_index(state)
+        base = t * tile
+        x = coop.ThreadData(items, dtype)
+        coop.block.load(src, x, offset=base, valid_items=min(n - base, tile), oob_default=0)
+        flags = coop.ThreadData(items, np.int32)
+        for j in range(items):
+            flags[j] = 1 if x[j] > 0 else 0
+        where, total = coop.grid.exclusive_sum(flags, state, t, total=True)
+        for j in range(items):
+            if flags[j]:
+                dst[where[j]] = x[j]
+        if t == cuda.gridDim.x - 1 and cuda.threadIdx.x == 0:
+            count[0] = total
+
+    return {"grid": grid_cumsum, "block": block_cumsum, "copy": copy, "compact": compact}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--log2n", type=int, default=28)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    import cupy as cp
+    from cuda import coop
+    from cupyx.profiler import benchmark
+
+    def ms(fn: Any) -> float:
+        return float(np.median(benchmark(fn, n_repeat=30, n_warmup=3).gpu_times)) * 1e3
+
+    n = 1 << args.log2n
+    rng = np.random.default_rng(22)
+    out: dict[str, Any] = {"n": n, "cumsum": [], "compact": []}
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    for name in ("int32", "float32"):
+        host = rng.integers(-8, 9, n).astype(name)  # exact float sums in any order
+        x = cp.asarray(host)
+        want = np.cumsum(host, dtype=host.dtype)
+        dst = cp.empty_like(x)
+        cub = ms(lambda: cp.cumsum(x))  # noqa: B023
+        tor = None
+        if torch is not None:
+            tx = torch.as_tensor(x, device="cuda")
+            tor = ms(lambda: torch.cumsum(tx, 0))  # noqa: B023
+        for threads, items, algorithm in CONFIGS:
+            tile = threads * items
+            blocks = -(-n // tile)
+            k = kernels(threads, items, algorithm, np.dtype(name))
+            t0 = time.perf_counter()
+            state = coop.grid.ScanState(blocks, name, array_module="cupy")
+            cp.cuda.Device().synchronize()
+            created = time.perf_counter() - t0
+            g, b, c = k["grid"][blocks, threads], k["block"][blocks, threads], k["copy"][blocks, threads]
+            g(x, dst, state, n)
+            ok = bool(np.array_equal(dst.get(), want))
+            row = {
+                "type": name,
+                "threads": threads,
+                "items": items,
+                "algorithm": algorithm,
+                "ok": ok,
+                "grid_ms": ms(lambda: g(x, dst, state, n)),  # noqa: B023
+                "block_ms": ms(lambda: b(x, dst, n)),  # noqa: B023
+                "copy_ms": ms(lambda: c(x, dst, n)),  # noqa: B023
+                "cub_ms": cub,
+                "torch_ms": tor,
+                "workspace_bytes": state.nbytes,
+                "workspace_create_ms": created * 1e3,
+            }
+            g(x, dst, state, n)  # still right after the timed launches
+            row["ok"] = ok and bool(np.array_equal(dst.get(), want))
+            out["cumsum"].append(row)
+            print(json.dumps(row), flush=True)
+    # compaction: keep the positive floats
+    host = rng.standard_normal(n).astype(np.float32)
+    x = cp.asarray(host)
+    want = host[host > 0]
+    threads, items = 256, 8
+    blocks = -(-n // (threads * items))
+    k = kernels(threads, items, "direct", np.dtype(np.float32))["compact"][blocks, threads]
+    state = coop.grid.ScanState(blocks, np.int32, array_module="cupy")
+    dst, count = cp.empty_like(x), cp.zeros(1, cp.int32)
+    k(x, dst, count, state, n)
+    m = int(count.get()[0])
+    ok = m == want.size and bool(np.array_equal(dst[:m].get(), want))
+    row = {"ok": ok, "coop_ms": ms(lambda: k(x, dst, count, state, n)), "cupy_ms": ms(lambda: x[x > 0])}
+    if torch is not None:
+        tx = torch.as_tensor(x, device="cuda")
+        row["torch_masked_select_ms"] = ms(lambda: torch.masked_select(tx, tx > 0))
+        row["torch_nonzero_ms"] = ms(lambda: tx[torch.nonzero(tx > 0).squeeze(1)])
+    out["compact"].append(row)
+    print(json.dumps(row), flush=True)
+
+    print(f"\none-kernel cumsum of 2^{args.log2n} items (ms, medians of 30; GB/s of 2 n items moved):\n")
+    print("| type | threads x items, load | coop.grid | GB/s | block scan only | copy | CUB DeviceScan "
+          "(cupy) | coop / CUB | torch.cumsum | right |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in out["cumsum"]:
+        gbs = 2 * n * 4 / (r["grid_ms"] * 1e-3) / 1e9
+        tor = f"{r['torch_ms']:.3f}" if r["torch_ms"] is not None else "-"
+        print(
+            f"| {r['type']} | {r['threads']}x{r['items']} {r['algorithm']} | {r['grid_ms']:.3f} | {gbs:.0f} "
+            f"| {r['block_ms']:.3f} | {r['copy_ms']:.3f} | {r['cub_ms']:.3f} | {r['cub_ms'] / r['grid_ms']:.2f}x "
+            f"| {tor} | {r['ok']} |"
+        )
+    c = out["compact"][0]
+    print(f"\ncompaction of 2^{args.log2n} float32 (keep > 0): coop one kernel {c['coop_ms']:.3f} ms, "
+          f"cupy x[x > 0] {c['cupy_ms']:.3f} ms, torch.masked_select "
+          f"{c.get('torch_masked_select_ms', float('nan')):.3f} ms, torch nonzero+index "
+          f"{c.get('torch_nonzero_ms', float('nan')):.3f} ms; right: {c['ok']}")  # fmt: skip
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1))
+    bad = [r for r in out["cumsum"] if not r["ok"]] + [r for r in out["compact"] if not r["ok"]]
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp())
+    os.environ.setdefault("CUPY_ACCELERATORS", "cub")  # cupy.cumsum through CUB's DeviceScan
+    main()
