@@ -182,7 +182,8 @@ def main() -> None:
         tor = f"{r['torch_ms']:.3f}" if r["torch_ms"] is not None else "-"
         print(
             f"| {r['type']} | {r['threads']}x{r['items']} {r['algorithm']} | {r['grid_ms']:.3f} | {gbs:.0f} "
-            f"| {r['block_ms']:.3f} | {r['copy_ms']:.3f} | {r['cub_ms']:.3f} | {r['cub_ms'] / r['grid_ms']:.2f}x "
+            f"| {r['block_ms']:.3f} | {r['copy_ms']:.3f} | {r['cub_ms']:.3f} "
+            f"| {r['cub_ms'] / r['grid_ms']:.2f}x "
             f"| {tor} | {r['ok']} |"
         )
     c = out["compact"][0]
