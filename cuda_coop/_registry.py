@@ -78,8 +78,8 @@ def register_on_import(name: str) -> None:
 def export_namespace(namespace: dict[str, Any]) -> list[str]:
     """Put the kernel-side names every coop package exports into ``namespace`` (a module's
     ``globals()``): the scopes (``block``, ``warp``, ``cluster``, ``grid``), ``ThreadData``,
-    ``TempStorage`` and the choice enums of the catalog. Returns them in ``__all__`` order; a package adds its own entry
-    points around them."""
+    ``TempStorage`` and the choice enums of the catalog. Returns them in ``__all__`` order; a package
+    adds its own entry points around them."""
     from ._catalog import CHOICES, SCOPES
     from ._kernel_api import TempStorage, ThreadData
 
