@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``coop.grid`` without a GPU: the workspace's layout and initial image (what the C++ side,
+``coop_grid_area``, reads), the three DSLs compile the grid-scan test kernels ahead of time with
+every provider inlined (0 CALL, 0 LDL/STL), and the typed errors: a workspace of another type, a
+block narrower than a warp, a tile that is not an integer, bad ScanState arguments, a grid larger
+than a ScanState at the front door."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from cuda import coop
+from cuda.coop import grid as cg
+from cuda.coop._args import SCAN_STATE, ArrayABI, Marshal, check_workspaces, describe, workspace_tiles
+from cuda.coop._catalog import CATALOG
+from cuda.coop._kinds import Arg, Form
+from cuda.coop._primitive import Launch
+
+from . import _grid_kernels as gk
+
+
+@pytest.mark.parametrize(
+    ("item_type", "single", "txn"),
+    [
+        ("int8", True, 4),
+        ("float16", True, 4),
+        ("int32", True, 8),
+        ("float64", True, 16),
+        ("complex64", True, 16),
+        (("float32", "int32"), True, 16),
+        (("int32", "int32", "int32"), False, 0),
+        ("complex128", False, 0),
+    ],
+)
+def test_layout_and_initial_image(item_type: Any, single: bool, txn: int) -> None:
+    """Header words (check word, layout, capacity, launch count 0); in both areas the 32 padding
+    entries out of bounds (0) and every tile INVALID (99): one status per CUB TxnWord (its low byte)
+    or in the status array of the split layout."""
+    d = cg.item_dtype(item_type)
+    tiles = 77
+    assert cg.single_word(d) is single
+    img = cg.image(tiles, item_type).view(np.uint8)
+    assert img.size == cg.bytes_needed(tiles, item_type) == cg.ScanState.bytes_needed(tiles, item_type)
+    assert img.size % 256 == 0
+    header = img[:16].view(np.uint32)
+    assert list(header) == [cg.MAGIC, (d.itemsize << 1) | single, tiles, 0]
+    area = cg.area_bytes(tiles, d)
+    assert area % 256 == 0 and img.size == cg.HEADER_BYTES + 2 * area
+    for k in range(2):
+        base = cg.HEADER_BYTES + k * area
+        if single:
+            statuses = img[base : base + (cg.PADDING + tiles) * txn : txn]
+            assert not img[base : base + area].reshape(-1)[np.arange(area) % txn != 0].any()
+        else:
+            statuses = img[base : base + (cg.PADDING + tiles) * 4].view(np.uint32)
+        assert (statuses[: cg.PADDING] == 0).all() and (statuses[cg.PADDING :] == cg.INVALID).all()
+
+
+def test_item_types_share_a_layout_by_size() -> None:
+    assert cg.bytes_needed(1000, "int32") == cg.bytes_needed(1000, np.float32)
+    assert cg.layout_tag(cg.item_dtype("int32")) == cg.layout_tag(cg.item_dtype("float32"))
+    assert cg.layout_tag(cg.item_dtype("int64")) != cg.layout_tag(cg.item_dtype("int32"))
+
+
+def test_scan_state_arguments_are_checked() -> None:
+    with pytest.raises(coop.CoopValueError, match="tiles=0"):
+        cg.ScanState.bytes_needed(0, "int32")
+    with pytest.raises(coop.CoopTypeError, match="tiles must be an int"):
+        cg.ScanState.bytes_needed(2.5, "int32")
+    with pytest.raises(coop.CoopTypeError, match="unsupported element type"):
+        cg.ScanState.bytes_needed(4, "int128")
+    with pytest.raises(coop.CoopTypeError, match="item_type"):
+        cg.ScanState.bytes_needed(4, object())
+    with pytest.raises(coop.CoopValueError, match="array_module"):
+        cg.ScanState(4, "int32", array_module="jax")
+    with pytest.raises(coop.CoopTypeError, match="__cuda_array_interface__"):
+        cg.ScanState.wrap(np.zeros(1024, np.uint64), 4, "int32")
+
+
+class _FakeArray:
+    """A CUDA array seen through its interface only (no GPU needed to read its key)."""
+
+    def __init__(self, words: int, ptr: int = 0x10000, typestr: str = "<u8") -> None:
+        self.__cuda_array_interface__ = {
+            "shape": (words,),
+            "typestr": typestr,
+            "data": (ptr, False),
+            "version": 3,
+        }
+
+
+class _FakeState:
+    __coop_scan_state__ = True
+
+    def __init__(self, tiles: int) -> None:
+        self.tiles = tiles
+        self.array = _FakeArray(cg.bytes_needed(tiles, "int32") // 8)
+
+
+def test_wrap_refuses_a_small_misaligned_or_mistyped_buffer() -> None:
+    with pytest.raises(coop.CoopValueError, match="need"):
+        cg.ScanState.wrap(_FakeArray(8), 4, "int32")
+    with pytest.raises(coop.CoopValueError, match="256-byte"):
+        cg.ScanState.wrap(_FakeArray(10_000, ptr=0x10008), 4, "int32")
+    with pytest.raises(coop.CoopTypeError, match="uint64"):
+        cg.ScanState.wrap(_FakeArray(10_000, typestr="<i4"), 4, "int32")
+
+
+def test_front_door_keys_a_scan_state_by_its_tiles() -> None:
+    marshal = Marshal(ArrayABI("P", (0,), lambda ptr, *_: (ptr,), 1))
+    keys, values = marshal.read_args([_FakeState(40), 3, _FakeState(12)])
+    assert keys[0][0] == (SCAN_STATE, 40) and keys[2][0] == (SCAN_STATE, 12)
+    assert workspace_tiles(keys) == 12 and workspace_tiles(keys[1:2]) == 0
+    assert "ScanState of 40 tiles" in describe(keys[0])
+    check_workspaces([_FakeState(40), 1], (40, 1, 1), "k")
+    with pytest.raises(coop.CoopLaunchConfigError, match="grid has 41 blocks.*argument 0.*40 tiles"):
+        check_workspaces([_FakeState(40), 1], (41, 1, 1), "k")
+
+
+def _arg(form: Form, dtype: str | None = None, **kw: Any) -> Arg:
+    return Arg(form, shown=f"{form.value} {dtype}", dtype=dtype, **kw)
+
+
+def test_kinds_refuse_what_is_not_a_workspace_or_a_tile() -> None:
+    row = CATALOG["grid.exclusive_sum"]
+    launch = Launch((128, 1, 1), "unknown")
+    items = _arg(Form.THREAD_DATA, "int32", items=4)
+    state = _arg(Form.ARRAY, "uint64")
+    tile = _arg(Form.SCALAR, "int32")
+    plan = row.resolve({"x": items, "state": state, "tile": tile}, launch)
+    assert plan.request.dtype == "int32"
+    with pytest.raises(coop.CoopTypeError, match="state must be a contiguous array of uint64"):
+        row.resolve({"x": items, "state": _arg(Form.ARRAY, "int32"), "tile": tile}, launch)
+    with pytest.raises(coop.CoopTypeError, match="state must be a grid scan's workspace"):
+        row.resolve({"x": items, "state": tile, "tile": tile}, launch)
+    with pytest.raises(coop.CoopTypeError, match="state must be in global memory"):
+        row.resolve({"x": items, "state": _arg(Form.ARRAY, "uint64", memory="shared"), "tile": tile}, launch)
+    with pytest.raises(coop.CoopTypeError, match="tile must be an integer"):
+        row.resolve({"x": items, "state": state, "tile": _arg(Form.SCALAR, "float32")}, launch)
+    with pytest.raises(coop.CoopValueError, match="tile=-1"):
+        row.resolve({"x": items, "state": state, "tile": Arg(Form.CONSTANT, "-1", value=-1)}, launch)
+    with pytest.raises(coop.CoopLaunchConfigError, match="x dimension is 16"):
+        row.resolve({"x": items, "state": state, "tile": tile}, Launch((16, 8, 1), "unknown"))
+    index = CATALOG["grid.tile_index"]
+    assert index.resolve({"state": state}, launch).request.dtype == "uint64"
+    with pytest.raises(coop.CoopTypeError, match="state must be a contiguous array of uint64"):
+        index.resolve({"state": _arg(Form.ARRAY, "uint64", stride=2)}, launch)
+
+
+def test_host_call_is_refused() -> None:
+    with pytest.raises(coop.CoopHostCallError, match="kernel-side function"):
+        coop.grid.tile_index(np.zeros(4, np.uint64))
+
+
+_CASES = [
+    gk.Config("exclusive_sum", "int32", (128, 1, 1), 4, 7),
+    gk.Config("inclusive_max_init", "float64", (32, 3, 1), 2, 7),
+    gk.Config("exclusive_user_init", "int16", (48, 1, 1), 3, 7),
+]
+
+
+@pytest.mark.parametrize("cfg", _CASES, ids=lambda c: c.id())
+def test_numba_kernels_inline(cfg: gk.Config) -> None:
+    import cuda.coop.numba as numba_coop
+
+    sig = f"void({cfg.dtype}[::1], {cfg.dtype}[::1], {cfg.dtype}[::1], uint64[::1], int64)"
+    report = numba_coop.compile(gk.numba_kernel(cfg), sig, block=cfg.block).inspect()
+    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+    assert not report.leftover_symbols
+
+
+@pytest.mark.parametrize("cfg", _CASES[:2], ids=lambda c: c.id())
+def test_cute_kernels_inline(cfg: gk.Config) -> None:
+    pytest.importorskip("cutlass")
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+
+    from ._cute_kernels import fake_tensor
+    from ._grid_cute import host
+
+    tensors = [fake_tensor(cfg.dtype, 1024) for _ in range(3)] + [fake_tensor("uint64", 1024)]
+    compiled = cutlass_coop.compile(host(cfg), *tensors, cutlass.Int32(5), cutlass.Int32(5))
+    report = compiled.inspect()
+    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+
+
+def test_numba_mlir_kernel_inlines() -> None:
+    pytest.importorskip("numba_cuda_mlir")
+    import cuda.coop.numba_mlir as mlir_coop
+    from numba_cuda_mlir import cuda
+
+    cfg = _CASES[0]
+    sig = f"void({cfg.dtype}[::1], {cfg.dtype}[::1], {cfg.dtype}[::1], uint64[::1], int64)"
+    report = mlir_coop.compile(gk.numba_kernel(cfg, cuda), sig, block=cfg.block).inspect()
+    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
