@@ -196,7 +196,8 @@ def test_graph_replay_numba() -> None:
     for _replay in range(5):
         x = gk.data(rng, cfg)
         src.set(x, stream=stream)
-        dst.fill(0)
+        with stream:
+            dst.fill(0)
         graph.launch(stream)
         stream.synchronize()
         gk.check(cfg, x, dst.get(), totals.get(), seed)
