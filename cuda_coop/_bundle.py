@@ -124,6 +124,32 @@ def _nvrtc_identity() -> str:
     return library_identity("nvrtc", "nvidia-cuda-nvrtc", nvrtc_version())
 
 
+#: The modules whose code decides what C++ a request's symbol stands for (an index entry maps a
+#: symbol to the unit that defines it, so a change here must miss the index: another cuda-coop).
+_RENDERING = (
+    "_render.py",
+    "_catalog.py",
+    "_kinds.py",
+    "_primitive.py",
+    "_requests.py",
+    "_dtypes.py",
+    "_operators.py",
+)
+
+
+@functools.cache
+def renderer_fingerprint() -> str:
+    """A digest of the code that renders requests (see ``_RENDERING``)."""
+    import hashlib
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    digest = hashlib.sha256()
+    for name in _RENDERING:
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()[:32]
+
+
 @functools.cache
 def _toolchain() -> dict[str, object]:
     """Include paths, the exact NVRTC, the CCCL version and a manifest of the headers: what enters
@@ -192,6 +218,7 @@ def _index_key(symbol: str | Sequence[str], options: dict[str, object]) -> str:
     tc = _toolchain()
     return _cache.cache_key(
         index=symbol,
+        renderer=renderer_fingerprint(),
         options=sorted(options.items()),
         cccl=tc["cccl"],
         nvrtc=tc["nvrtc"],

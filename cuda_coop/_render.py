@@ -663,10 +663,10 @@ struct coop_grid_area
   {
     if constexpr (single)
     {
-      typename State::TxnWord word{};
-      reinterpret_cast<typename State::TileDescriptor*>(&word)->status =
+      // the status alone (no launch reads this area before the next one; a whole TxnWord of
+      // constants can make ptxas spill around the loop to build the 16-byte store)
+      reinterpret_cast<typename State::TileDescriptor*>(state.d_tile_descriptors + padding + tile)->status =
         typename State::StatusWord(cub::SCAN_TILE_INVALID);
-      state.d_tile_descriptors[padding + tile] = word;
     }
     else
     {
@@ -737,76 +737,82 @@ public:
   template <int N>
   __device__ __forceinline__ void ExclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile)
   {
-    Run<EXCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, nullptr);
+    T unused;
+    Run<EXCLUSIVE_SUM, false, false>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, unused);
   }
   template <int N>
   __device__ __forceinline__ void ExclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, T& total)
   {
-    Run<EXCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, &total);
+    Run<EXCLUSIVE_SUM, false, true>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, total);
   }
   template <int N>
   __device__ __forceinline__ void InclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile)
   {
-    Run<INCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, nullptr);
+    T unused;
+    Run<INCLUSIVE_SUM, false, false>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, unused);
   }
   template <int N>
   __device__ __forceinline__ void InclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, T& total)
   {
-    Run<INCLUSIVE_SUM>(x, out, ::cuda::std::plus<>{}, nullptr, ws, tile, &total);
+    Run<INCLUSIVE_SUM, false, true>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, total);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void ExclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile)
   {
-    Run<EXCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, nullptr);
+    T unused;
+    Run<EXCLUSIVE_SCAN, false, false>(x, out, op, x[0], ws, tile, unused);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
   ExclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, T& total)
   {
-    Run<EXCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, &total);
+    Run<EXCLUSIVE_SCAN, false, true>(x, out, op, x[0], ws, tile, total);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
   ExclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile)
   {
-    Run<EXCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, nullptr);
+    T unused;
+    Run<EXCLUSIVE_SCAN, true, false>(x, out, op, initial_value, ws, tile, unused);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
   ExclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile, T& total)
   {
-    Run<EXCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, &total);
+    Run<EXCLUSIVE_SCAN, true, true>(x, out, op, initial_value, ws, tile, total);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void InclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile)
   {
-    Run<INCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, nullptr);
+    T unused;
+    Run<INCLUSIVE_SCAN, false, false>(x, out, op, x[0], ws, tile, unused);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
   InclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, T& total)
   {
-    Run<INCLUSIVE_SCAN>(x, out, op, nullptr, ws, tile, &total);
+    Run<INCLUSIVE_SCAN, false, true>(x, out, op, x[0], ws, tile, total);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
   InclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile)
   {
-    Run<INCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, nullptr);
+    T unused;
+    Run<INCLUSIVE_SCAN, true, false>(x, out, op, initial_value, ws, tile, unused);
   }
   template <int N, typename Op>
   __device__ __forceinline__ void
   InclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile, T& total)
   {
-    Run<INCLUSIVE_SCAN>(x, out, op, &initial_value, ws, tile, &total);
+    Run<INCLUSIVE_SCAN, true, true>(x, out, op, initial_value, ws, tile, total);
   }
 
 private:
   TempStorage& storage_;
 
-  template <Mode MODE, int N, typename Op>
+  template <Mode MODE, bool INIT, bool TOTAL, int N, typename Op>
   __device__ __forceinline__ void
-  Run(T (&x)[N], T (&out)[N], Op op, const T* init, coop_grid_words ws, int tile, T* total)
+  Run(T (&x)[N], T (&out)[N], Op op, const T& init, coop_grid_words ws, int tile, T& total)
   {
     using Storage = typename Prefix<Op>::TempStorage;
     static_assert(sizeof(Storage) == sizeof(storage_.prefix), "coop: look-back storage per op");
@@ -844,9 +850,9 @@ private:
       }
       else if constexpr (MODE == EXCLUSIVE_SCAN)
       {
-        if (init != nullptr)
+        if constexpr (INIT)
         {
-          scan.ExclusiveScan(x, out, *init, op, aggregate);
+          scan.ExclusiveScan(x, out, init, op, aggregate);
         }
         else
         {
@@ -855,16 +861,23 @@ private:
       }
       else
       {
-        if (init != nullptr)
+        if constexpr (INIT)
         {
-          scan.InclusiveScan(x, out, *init, op, aggregate);
+          scan.InclusiveScan(x, out, init, op, aggregate);
         }
         else
         {
           scan.InclusiveScan(x, out, op, aggregate);
         }
       }
-      through = init != nullptr ? op(*init, aggregate) : aggregate;
+      if constexpr (INIT)
+      {
+        through = op(init, aggregate);
+      }
+      else
+      {
+        through = aggregate;
+      }
       if (rank == 0)
       {
         state.SetInclusive(0, through);
@@ -890,7 +903,7 @@ private:
       {
         scan.InclusiveScan(x, out, op, prefix);
       }
-      if (total != nullptr)
+      if constexpr (TOTAL)
       {
         __syncthreads(); // the first warp wrote the inclusive prefix
         through = prefix.GetInclusivePrefix();
@@ -909,9 +922,9 @@ private:
         h->epoch  = epoch + 1;
       }
     }
-    if (total != nullptr)
+    if constexpr (TOTAL)
     {
-      *total = through;
+      total = through;
     }
   }
 };

@@ -69,6 +69,20 @@ def test_requests_compiled_in_other_kernels_need_no_nvrtc(cache: Path) -> None:
     assert len(mixed.objects) == 3 and mixed.keys[0] not in (first.keys[0], second.keys[0])
 
 
+def test_the_index_is_keyed_by_the_renderer(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index entry maps a request's symbol to the unit that defines it: another cuda-coop, whose
+    renderer may write other C++ for the same symbol, must not find it (nor the kernel's entry)."""
+    a, b = _req("transpose"), _req("direct", "float32")
+    _bundle.compile_bundle([a, b], (), "sm_90a")
+    before = coop.compile_stats()
+    _bundle.compile_bundle([a], (), "sm_90a")
+    assert _delta(before)[0] == 0
+    monkeypatch.setattr(_bundle, "renderer_fingerprint", lambda: "another renderer")
+    before = coop.compile_stats()
+    _bundle.compile_bundle([a], (), "sm_90a")
+    assert _delta(before)[0] == 1
+
+
 def test_a_kernel_links_at_most_max_units(cache: Path) -> None:
     reqs = [_req(alg) for alg in ("transpose", "warp_transpose", "direct", "striped")]
     units = [_bundle.compile_bundle([r], (), "sm_90a").keys[1] for r in reqs]
