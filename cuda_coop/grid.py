@@ -292,11 +292,12 @@ class ScanState:
     def __cuda_array_interface__(self) -> dict[str, Any]:
         return _interface(self._array)
 
-    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._array.__dlpack__(*args, **kwargs)
-
-    def __dlpack_device__(self) -> Any:
-        return self._array.__dlpack_device__()
+    def __getattr__(self, name: str) -> Any:
+        # DLPack where its array has it (CuPy, torch; not a Numba device array, which Numba's
+        # typing would then try to read through DLPack)
+        if name in ("__dlpack__", "__dlpack_device__") and "_array" in self.__dict__:
+            return getattr(self._array, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __repr__(self) -> str:
         return (
