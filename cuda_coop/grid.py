@@ -174,19 +174,40 @@ def _to_device(words: np.ndarray, module: str, device: int | None) -> Any:
 
 
 def _copy_in(array: Any, words: np.ndarray) -> None:
-    """Write ``words`` over the device array ``array`` (of as many uint64)."""
+    """Write ``words`` over the device array ``array`` (of as many uint64), and wait for the copy:
+    a launch on any stream may use the workspace once this returns."""
     kind = type(array).__module__.split(".")[0]
     if kind == "cupy":
+        import cupy
+
         array.set(words)
+        cupy.cuda.get_current_stream().synchronize()
     elif kind == "torch":
-        array.copy_(__import__("torch").from_numpy(words))
+        import torch
+
+        array.copy_(torch.from_numpy(words))
+        torch.cuda.current_stream(array.device).synchronize()
     elif hasattr(array, "copy_to_device"):
-        array.copy_to_device(words)
+        array.copy_to_device(words)  # synchronous on Numba's default stream
     else:
         raise CoopTypeError(
             f"coop.grid.ScanState: cannot write into {type(array).__name__}; pass a CuPy array, a torch "
             "tensor or a Numba device array"
         )
+
+
+def _synchronize(array: Any) -> None:
+    """Wait until the copy that made ``array`` is done (it was queued on the library's current
+    stream; a kernel on another stream, a non-blocking one, would not wait for it)."""
+    kind = type(array).__module__.split(".")[0]
+    if kind == "cupy":
+        import cupy
+
+        cupy.cuda.get_current_stream().synchronize()
+    elif kind == "torch":
+        import torch
+
+        torch.cuda.current_stream(array.device).synchronize()
 
 
 def _interface(array: Any) -> dict[str, Any]:
@@ -227,13 +248,15 @@ class ScanState:
     ) -> None:
         self._dtype = item_dtype(item_type)
         self._tiles = _check_tiles(tiles)
-        self._array = _to_device(image(self._tiles, self._dtype.name), _module_of(array_module), device)
+        module = _module_of(array_module)
+        self._array = _to_device(image(self._tiles, self._dtype.name), module, device)
+        _synchronize(self._array)
 
     @classmethod
     def wrap(cls, buffer: Any, tiles: int, item_type: Any) -> ScanState:
         """A workspace in the caller's device memory: ``buffer`` is a 1-D contiguous uint64 CUDA array
         (CuPy, torch or Numba) of at least ``bytes_needed(tiles, item_type)`` bytes on a 256-byte
-        boundary; it is initialised now (a copy of the initial image)."""
+        boundary; it is initialised now (a copy of the initial image, waited for)."""
         state = cls.__new__(cls)
         state._dtype, state._tiles = item_dtype(item_type), _check_tiles(tiles)
         cai = _interface(buffer)
@@ -261,8 +284,9 @@ class ScanState:
     bytes_needed = staticmethod(bytes_needed)
 
     def reset(self) -> None:
-        """Initialise it again (e.g. after a launch that failed midway left its tile states behind);
-        ordered after the work queued so far on the array library's current stream."""
+        """Initialise it again (e.g. after a launch that failed midway left its tile states behind):
+        the copy is queued on the array library's current stream, after the work queued there, and
+        waited for."""
         words = image(self._tiles, self._dtype.name)
         if self._array.shape[0] > words.shape[0]:  # a wrapped buffer larger than needed: its head
             _copy_in(self._array[: words.shape[0]], words)
