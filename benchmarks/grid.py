@@ -98,6 +98,7 @@ def kernels(threads: int, items: int, algorithm: str, dtype: Any) -> dict[str, A
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--log2n", type=int, default=28)
+    ap.add_argument("--configs", type=int, default=len(CONFIGS), help="the first N tile configurations")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     import cupy as cp
@@ -135,7 +136,7 @@ def main() -> None:
         if torch is not None:
             tx = torch.as_tensor(x, device="cuda")
             tor = ms(lambda: torch.cumsum(tx, 0))  # noqa: B023
-        for threads, items, algorithm in CONFIGS:
+        for threads, items, algorithm in CONFIGS[: args.configs]:
             tile = threads * items
             blocks = -(-n // tile)
             k = kernels(threads, items, algorithm, np.dtype(name))
