@@ -130,7 +130,9 @@ def _structured_kernel(fields: tuple[str, ...], tile: int, n: int) -> Any:
             tile_ = coop.grid.tile_index(state)
             base = tile_ * tile
             valid = min(m - base, tile)
-            xa, xb, xc = (coop.ThreadData(n, np.int32) for _ in range(3))
+            xa = coop.ThreadData(n, np.int32)
+            xb = coop.ThreadData(n, np.int32)
+            xc = coop.ThreadData(n, np.int32)
             coop.block.load((a, b, c), (xa, xb, xc), offset=base, valid_items=valid, oob_default=0)
             out = coop.grid.exclusive_sum((xa, xb, xc), state, tile_)
             coop.block.store((oa, ob, oc), out, offset=base, valid_items=valid)
