@@ -8,6 +8,7 @@ import numpy as np
 
 from . import block as block
 from . import cluster as cluster
+from . import grid as grid
 from . import warp as warp
 
 __version__: str

@@ -26,6 +26,7 @@ from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
 from cuda.coop import block as block
 from cuda.coop import cluster as cluster
+from cuda.coop import grid as grid
 from cuda.coop import warp as warp
 from cuda.coop import CubinReport as CubinReport
 
