@@ -2596,6 +2596,17 @@ _GRID_RULES = (
 )
 
 
+_GRID_SCAN_ALG = Param(
+    "algorithm",
+    Choice(BLOCK_SCAN_ALGORITHMS),
+    "str | BlockScanAlgorithm",
+    "the ``BlockScanAlgorithm`` (or its name) of the scan within the tile; by default ``warp_scans``, "
+    "as CUB's tuned ``DeviceScan`` (with ``raking`` ptxas spills registers around the look-back's "
+    "shuffles for some structured items).",
+    "warp_scans",
+)
+
+
 def _check_grid_block(r: Resolver) -> None:
     """CUB's TilePrefixCallbackOp runs in the block's first warp and counts its lanes by threadIdx.x."""
     assert r.block_dims is not None
@@ -2643,7 +2654,7 @@ def _grid_scan(name: str, method: str, summary: str, *, op: bool, note: str = ""
                 None,
             )
         )
-    params += [_GRID_TOTAL, _SCAN_ALG, _TEMP, _TPB]
+    params += [_GRID_TOTAL, _GRID_SCAN_ALG, _TEMP, _TPB]
     names = {p.name for p in params}
     args = ("x", "out", *(n for n in ("initial_value", "op") if n in names), "state", "tile", "total")
     cub = ("T", "BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:])

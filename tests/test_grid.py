@@ -195,3 +195,18 @@ def test_numba_mlir_kernel_inlines() -> None:
     sig = f"void({cfg.dtype}[::1], {cfg.dtype}[::1], {cfg.dtype}[::1], uint64[::1], int64)"
     report = mlir_coop.compile(gk.numba_kernel(cfg, cuda), sig, block=cfg.block).inspect()
     assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+
+
+@pytest.mark.parametrize("fields", [("int32", "int32", "int32"), ("float32", "int32")], ids="_".join)
+def test_structured_kernels_inline(fields: tuple[str, ...]) -> None:
+    """Structured items of 12 bytes (status and values apart) and 8 (one word), partial tiles: no
+    local memory (with ``algorithm="raking"`` ptxas refilled registers around the look-back's
+    shuffles here, hence the grid scans' default ``warp_scans``)."""
+    import cuda.coop.numba as numba_coop
+
+    from .test_grid_gpu import _structured_kernel
+
+    arrays = ", ".join(f"{f}[::1]" for f in fields)
+    sig = f"void({arrays}, {arrays}, uint64[::1], int64)"
+    report = numba_coop.compile(_structured_kernel(fields, 64 * 3, 3), sig, block=64).inspect()
+    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
