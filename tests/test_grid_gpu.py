@@ -22,7 +22,7 @@ _CASES = [
     gk.Config("exclusive_sum", "int32", (128, 1, 1), 4, 1),
     gk.Config("exclusive_sum", "int32", (128, 1, 1), 4, 2),
     gk.Config("exclusive_sum", "int32", (128, 1, 1), 4, 1000),
-    gk.Config("exclusive_sum", "int32", (256, 1, 1), 8, 65536, delay=2),
+    gk.Config("exclusive_sum", "int32", (128, 1, 1), 1, 65536, delay=2),  # 2^16 blocks, 2^23 items
     gk.Config("inclusive_sum", "int64", (32, 3, 1), 3, 333),
     gk.Config("inclusive_sum", "float64", (48, 1, 1), 5, 77),
     gk.Config("exclusive_sum", "float32", (64, 2, 2), 1, 4097),
