@@ -178,15 +178,11 @@ def _copy_in(array: Any, words: np.ndarray) -> None:
     a launch on any stream may use the workspace once this returns."""
     kind = type(array).__module__.split(".")[0]
     if kind == "cupy":
-        import cupy
-
         array.set(words)
-        cupy.cuda.get_current_stream().synchronize()
     elif kind == "torch":
         import torch
 
         array.copy_(torch.from_numpy(words))
-        torch.cuda.current_stream(array.device).synchronize()
     elif hasattr(array, "copy_to_device"):
         array.copy_to_device(words)  # synchronous on Numba's default stream
     else:
@@ -194,6 +190,7 @@ def _copy_in(array: Any, words: np.ndarray) -> None:
             f"coop.grid.ScanState: cannot write into {type(array).__name__}; pass a CuPy array, a torch "
             "tensor or a Numba device array"
         )
+    _synchronize(array)
 
 
 def _synchronize(array: Any) -> None:
