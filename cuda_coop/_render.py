@@ -734,86 +734,53 @@ public:
       : storage_(storage)
   {}
 
-  template <int N>
-  __device__ __forceinline__ void ExclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile)
-  {
-    T unused;
-    Run<EXCLUSIVE_SUM, false, false>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, unused);
-  }
-  template <int N>
-  __device__ __forceinline__ void ExclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, T& total)
-  {
-    Run<EXCLUSIVE_SUM, false, true>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, total);
-  }
-  template <int N>
-  __device__ __forceinline__ void InclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile)
-  {
-    T unused;
-    Run<INCLUSIVE_SUM, false, false>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, unused);
-  }
-  template <int N>
-  __device__ __forceinline__ void InclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, T& total)
-  {
-    Run<INCLUSIVE_SUM, false, true>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, total);
-  }
-  template <int N, typename Op>
-  __device__ __forceinline__ void ExclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile)
-  {
-    T unused;
-    Run<EXCLUSIVE_SCAN, false, false>(x, out, op, x[0], ws, tile, unused);
-  }
-  template <int N, typename Op>
+  // ``total``: none, or one T& that receives the aggregate through this tile
+  template <int N, typename... Total>
   __device__ __forceinline__ void
-  ExclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, T& total)
+  ExclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, Total&... total)
   {
-    Run<EXCLUSIVE_SCAN, false, true>(x, out, op, x[0], ws, tile, total);
+    Run<EXCLUSIVE_SUM, false>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, total...);
   }
-  template <int N, typename Op>
+  template <int N, typename... Total>
   __device__ __forceinline__ void
-  ExclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile)
+  InclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, Total&... total)
   {
-    T unused;
-    Run<EXCLUSIVE_SCAN, true, false>(x, out, op, initial_value, ws, tile, unused);
+    Run<INCLUSIVE_SUM, false>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, total...);
   }
-  template <int N, typename Op>
+  template <int N, typename Op, typename... Total>
   __device__ __forceinline__ void
-  ExclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile, T& total)
+  ExclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, Total&... total)
   {
-    Run<EXCLUSIVE_SCAN, true, true>(x, out, op, initial_value, ws, tile, total);
+    Run<EXCLUSIVE_SCAN, false>(x, out, op, x[0], ws, tile, total...);
   }
-  template <int N, typename Op>
-  __device__ __forceinline__ void InclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile)
-  {
-    T unused;
-    Run<INCLUSIVE_SCAN, false, false>(x, out, op, x[0], ws, tile, unused);
-  }
-  template <int N, typename Op>
+  template <int N, typename Op, typename... Total>
   __device__ __forceinline__ void
-  InclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, T& total)
+  ExclusiveScanInit(T (&x)[N], T (&out)[N], T& init, Op op, coop_grid_words ws, int tile, Total&... total)
   {
-    Run<INCLUSIVE_SCAN, false, true>(x, out, op, x[0], ws, tile, total);
+    Run<EXCLUSIVE_SCAN, true>(x, out, op, init, ws, tile, total...);
   }
-  template <int N, typename Op>
+  template <int N, typename Op, typename... Total>
   __device__ __forceinline__ void
-  InclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile)
+  InclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, Total&... total)
   {
-    T unused;
-    Run<INCLUSIVE_SCAN, true, false>(x, out, op, initial_value, ws, tile, unused);
+    Run<INCLUSIVE_SCAN, false>(x, out, op, x[0], ws, tile, total...);
   }
-  template <int N, typename Op>
+  template <int N, typename Op, typename... Total>
   __device__ __forceinline__ void
-  InclusiveScanInit(T (&x)[N], T (&out)[N], T& initial_value, Op op, coop_grid_words ws, int tile, T& total)
+  InclusiveScanInit(T (&x)[N], T (&out)[N], T& init, Op op, coop_grid_words ws, int tile, Total&... total)
   {
-    Run<INCLUSIVE_SCAN, true, true>(x, out, op, initial_value, ws, tile, total);
+    Run<INCLUSIVE_SCAN, true>(x, out, op, init, ws, tile, total...);
   }
 
 private:
   TempStorage& storage_;
 
-  template <Mode MODE, bool INIT, bool TOTAL, int N, typename Op>
+  template <Mode MODE, bool INIT, int N, typename Op, typename... Total>
   __device__ __forceinline__ void
-  Run(T (&x)[N], T (&out)[N], Op op, const T& init, coop_grid_words ws, int tile, T& total)
+  Run(T (&x)[N], T (&out)[N], Op op, const T& init, coop_grid_words ws, int tile, Total&... total)
   {
+    constexpr bool TOTAL = sizeof...(Total) == 1;
+    static_assert(sizeof...(Total) <= 1, "coop: one total at most");
     using Storage = typename Prefix<Op>::TempStorage;
     static_assert(sizeof(Storage) == sizeof(storage_.prefix), "coop: look-back storage per op");
     coop_grid_header* h       = reinterpret_cast<coop_grid_header*>(ws);
@@ -922,10 +889,7 @@ private:
         h->epoch  = epoch + 1;
       }
     }
-    if constexpr (TOTAL)
-    {
-      total = through;
-    }
+    ((total = through), ...);
   }
 };
 """
