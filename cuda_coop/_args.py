@@ -372,17 +372,22 @@ def workspace_tiles(keys: Sequence[Key]) -> int:
 def check_workspaces(args: Sequence[Any], grid: tuple[int, int, int], what: str) -> None:
     """CoopLaunchConfigError when a ``coop.grid.ScanState`` among ``args`` holds fewer tiles than the
     grid has blocks (a kernel would refuse it on the GPU, where the error says less)."""
-    blocks = grid[0] * grid[1] * grid[2]
     for i, a in enumerate(args):
-        if getattr(type(a), "__coop_scan_state__", False) and a.tiles < blocks:
-            raise CoopLaunchConfigError(too_many_blocks(what, blocks, a.tiles, f"argument {i}"))
+        if getattr(type(a), "__coop_scan_state__", False):
+            check_grid_fits(what, grid, a.tiles, f"argument {i}")
 
 
-def too_many_blocks(what: str, blocks: int, tiles: int, which: str = "a coop.grid.ScanState") -> str:
-    return (
-        f"{what}: the grid has {blocks} blocks, but {which} holds {tiles} tiles (one per block); create "
-        f"it with coop.grid.ScanState({blocks}, ...) or more, or launch fewer blocks"
-    )
+def check_grid_fits(
+    what: str, grid: tuple[int, int, int], tiles: int, which: str = "a coop.grid.ScanState"
+) -> None:
+    """CoopLaunchConfigError when ``grid`` has more blocks than a workspace of ``tiles`` tiles holds
+    (``tiles`` 0: no workspace, nothing to check)."""
+    blocks = grid[0] * grid[1] * grid[2]
+    if tiles and blocks > tiles:
+        raise CoopLaunchConfigError(
+            f"{what}: the grid has {blocks} blocks, but {which} holds {tiles} tiles (one per block); "
+            f"create it with coop.grid.ScanState({blocks}, ...) or more, or launch fewer blocks"
+        )
 
 
 def aligned(key: Key) -> bool:

@@ -2643,20 +2643,20 @@ GRID_TILE_INDEX = Primitive(
 
 
 def _grid_scan(name: str, method: str, summary: str, *, op: bool, note: str = "") -> Primitive:
-    params = [_X, _OP, _GRID_STATE, _GRID_TILE] if op else [_X, _GRID_STATE, _GRID_TILE]
+    params = [_X, _GRID_STATE, _GRID_TILE]
+    operator: tuple[str, ...] = ()  # the operator's arguments in the call, before the workspace
     if op:
-        params.append(
-            Param(
-                "initial_value",
-                Element("init"),
-                _VALUE,
-                "a value of the element type that seeds the scan (it precedes the first item of tile 0).",
-                None,
-            )
+        init = Param(
+            "initial_value",
+            Element("init"),
+            _VALUE,
+            "a value of the element type that seeds the scan (it precedes the first item of tile 0).",
+            None,
         )
+        params = [_X, _OP, _GRID_STATE, _GRID_TILE, init]
+        operator = ("initial_value", "op")
     params += [_GRID_TOTAL, _GRID_SCAN_ALG, _TEMP, _TPB]
-    names = {p.name for p in params}
-    args = ("x", "out", *(n for n in ("initial_value", "op") if n in names), "state", "tile", "total")
+    args = ("x", "out", *operator, "state", "tile", "total")
     cub = ("T", "BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:])
     return Primitive(
         scope="grid",

@@ -1120,16 +1120,24 @@ class Predicate(Kind):
 GRID_STATE_DTYPE = "uint64"
 
 
+_GRID_STATE_FIX = "pass the coop.grid.ScanState (or its .array) as a kernel argument"
+
+
+def _refuse_grid_state_memory(r: Resolver, name: str, memory: str, shown: str) -> None:
+    """A workspace known to be in shared or thread-private memory."""
+    if memory in ("shared", "local"):
+        raise CoopTypeError(f"{r.q}: {name} must be in global memory ({_GRID_STATE_FIX}), got {shown}")
+
+
 def _check_grid_state(r: Resolver, name: str, arg: Arg) -> None:
     """The workspace of a grid scan (``coop.grid.ScanState``): a writable 1-D contiguous uint64
     array in global memory."""
-    fix = "pass the coop.grid.ScanState (or its .array) as a kernel argument"
+    fix = _GRID_STATE_FIX
     if arg.form is not Form.ARRAY:
         raise CoopTypeError(f"{r.q}: {name} must be a grid scan's workspace; {fix}, got {arg.shown}")
     if arg.problem:
         raise CoopTypeError(f"{r.q}: {name} {arg.problem}; {fix}")
-    if arg.memory in ("shared", "local"):
-        raise CoopTypeError(f"{r.q}: {name} must be in global memory ({fix}), got {arg.shown}")
+    _refuse_grid_state_memory(r, name, arg.memory, arg.shown)
     if arg.dtype != GRID_STATE_DTYPE or arg.stride != 1:
         raise CoopTypeError(
             f"{r.q}: {name} must be a contiguous array of {GRID_STATE_DTYPE} (a coop.grid.ScanState), got "
@@ -1151,8 +1159,7 @@ class GridState(Kind):
         r.mark_present(name)
 
     def check_memory(self, r: Resolver, name: str, memory: str, shown: str = "") -> None:
-        if memory in ("shared", "local"):
-            raise CoopTypeError(f"{r.q}: {name} must be a coop.grid.ScanState in global memory, got {shown}")
+        _refuse_grid_state_memory(r, name, memory, shown)
 
     def slot(self, req: Request, name: str) -> Slot:
         return Slot(name, Shape.ARRAY, GRID_STATE_DTYPE)
@@ -1170,7 +1177,7 @@ class GridStatePayload(Payload):
         r.set_payload(GRID_STATE_DTYPE, 1, scalar=False)
 
     def check_memory(self, r: Resolver, name: str, memory: str, shown: str = "") -> None:
-        GridState().check_memory(r, name, memory, shown)
+        _refuse_grid_state_memory(r, name, memory, shown)
 
     def slot(self, req: Request, name: str) -> Slot:
         return Slot(name, Shape.ARRAY, GRID_STATE_DTYPE)

@@ -25,8 +25,8 @@ from ._args import (
     ScalarSpec,
     Spec,
     Unsupported,
+    check_grid_fits,
     problem_of,
-    too_many_blocks,
     workspace_tiles,
 )
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
@@ -300,8 +300,8 @@ class BoundPlan:
         """Pack ``values`` (the flat parameters) and launch on ``stream`` (a ``CUstream``)."""
         if shmem > DEFAULT_DYNAMIC_SHARED:
             self.plan.allow_shared(shmem)
-        if self.tiles and grid[0] * grid[1] * grid[2] > self.tiles:
-            raise CoopLaunchConfigError(too_many_blocks(self.what, grid[0] * grid[1] * grid[2], self.tiles))
+        if self.tiles:
+            check_grid_fits(self.what, grid, self.tiles)
         self.pack_into(self.buffer, 0, *values)
         (err,) = self.launch_fn(
             self.function,
@@ -462,9 +462,7 @@ def prepare_launch(
     clusters = cluster_of(grid3, cluster, what=what)
     names = arg_names(kernel.py_func, len(args))
     keys = check_prepare_args(kernel.py_func, args, names, what, marshal)
-    tiles = workspace_tiles(keys)
-    if tiles and grid3[0] * grid3[1] * grid3[2] > tiles:
-        raise CoopLaunchConfigError(too_many_blocks(what, grid3[0] * grid3[1] * grid3[2], tiles))
+    check_grid_fits(what, grid3, workspace_tiles(keys))
     try:
         plan = plan_of(dims, clusters, keys)
     except Unsupported as exc:
