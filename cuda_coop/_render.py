@@ -628,17 +628,26 @@ struct coop_grid_area
   {
     return (n + 255) & ~size_t(255);
   }
-  static __device__ __forceinline__ size_t bytes(unsigned int capacity)
+  // an area: the statuses (one TxnWord each, with the values where `single`), then partial and
+  // inclusive values, each on 256 bytes (coop.grid.area_bytes)
+  static __device__ __forceinline__ size_t status_bytes(unsigned int capacity)
   {
-    const size_t entries = padding + size_t(capacity);
     if constexpr (single)
     {
-      return round(entries * sizeof(typename State::TxnWord));
+      return round((padding + size_t(capacity)) * sizeof(typename State::TxnWord));
     }
     else
     {
-      return round(entries * sizeof(typename State::StatusWord)) + 2 * round(entries * sizeof(T));
+      return round((padding + size_t(capacity)) * sizeof(typename State::StatusWord));
     }
+  }
+  static __device__ __forceinline__ size_t values_bytes(unsigned int capacity)
+  {
+    return single ? 0 : round((padding + size_t(capacity)) * sizeof(T));
+  }
+  static __device__ __forceinline__ size_t bytes(unsigned int capacity)
+  {
+    return status_bytes(capacity) + 2 * values_bytes(capacity);
   }
   // The tile states of the area that launch `epoch` scans in.
   static __device__ __forceinline__ State at(coop_grid_words ws, unsigned int capacity, unsigned epoch)
@@ -651,11 +660,10 @@ struct coop_grid_area
     }
     else
     {
-      const size_t entries = padding + size_t(capacity);
-      const size_t status  = round(entries * sizeof(typename State::StatusWord));
+      const size_t status    = status_bytes(capacity);
       state.d_tile_status    = reinterpret_cast<typename State::StatusWord*>(base);
       state.d_tile_partial   = reinterpret_cast<T*>(base + status);
-      state.d_tile_inclusive = reinterpret_cast<T*>(base + status + round(entries * sizeof(T)));
+      state.d_tile_inclusive = reinterpret_cast<T*>(base + status + values_bytes(capacity));
     }
     return state;
   }
