@@ -445,7 +445,8 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
     ("grid-sum-array-items", "coop.grid.inclusive_sum(src, isrc, 0)", E,
      "x must be a coop.ThreadData created in the kernel or a typed scalar"),
     ("grid-scan-unknown-op", "coop.grid.inclusive_scan(items, 'avg', isrc, 0)", V, "unknown op='avg'"),
-    ("grid-scan-no-state", "coop.grid.exclusive_scan(items, 'max')", E, "missing a required argument: 'state'"),
+    ("grid-scan-no-state", "coop.grid.exclusive_scan(items, 'max')", E,
+     "missing a required argument: 'state'"),
     # the complex product on what is not complex (complex numbers themselves: COMPLEX_ROWS)
     ("complex-mul-on-float", "coop.block.inclusive_scan(items, 'complex_mul')", E,
      "op='complex_mul' multiplies complex numbers: x must have complex items"),
