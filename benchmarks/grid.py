@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """Grid scans (issue 22): a one-kernel cumsum and a one-kernel stream compaction written with
-``coop.grid`` (numba-cuda), against CUB's ``DeviceScan`` (``cupy.cumsum`` with
-``CUPY_ACCELERATORS=cub``, set here: CUB's single-pass scan, an inclusive sum), ``torch.cumsum``,
-``torch.masked_select`` and CuPy's boolean indexing; and what the look-back and the workspace cost:
-the same kernel with a block scan (no look-back: each tile alone) and a plain copy (load + store)
-of the same tiles, and a workspace's creation.
+``coop.grid`` (numba-cuda), against CUB's device-wide algorithms in C++ (``cub_device.cu``, built
+here with the CUDA toolkit's nvcc: ``DeviceScan::InclusiveSum``, ``DeviceSelect::Flagged`` and
+``DeviceSelect::If``), ``torch.cumsum``, ``torch.masked_select`` and CuPy's boolean indexing; and
+what the look-back and the workspace cost: the same kernel with a block scan (no look-back: each
+tile alone) and a plain copy (load + store) of the same tiles, and a workspace's creation.
 
-    python benchmarks/grid.py [--log2n 28] [--json PATH]
+    python benchmarks/grid.py [--log2n 28] [--json PATH] [--cub PATH-TO-A-BUILT-cub_device]
 
-Needs a GPU, CuPy; torch for its rows.
+Needs a GPU, CuPy, nvcc (or ``--cub``); torch for its rows.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -95,11 +97,42 @@ def kernels(threads: int, items: int, algorithm: str, dtype: Any) -> dict[str, A
     return {"grid": grid_cumsum, "block": block_cumsum, "copy": copy, "compact": compact}
 
 
+def cub_reference(log2n: int, binary: str | None) -> dict[str, dict[str, Any]]:
+    """Run ``cub_device.cu`` (built here with nvcc unless ``binary`` names a built one): its rows by
+    kind, ``{"int32": scan row, "float32": scan row, "select": select row}``; empty where there is
+    no nvcc."""
+    if binary is None:
+        import cuda.cccl
+
+        headers = Path(cuda.cccl.__file__).parent / "headers" / "include"
+        nvcc = shutil.which("nvcc")
+        try:
+            import nvidia.cu13
+
+            wheel = Path(next(iter(nvidia.cu13.__path__))) / "bin" / "nvcc"
+            nvcc = str(wheel) if wheel.exists() else nvcc
+        except ImportError:
+            pass
+        if nvcc is None:
+            print("no nvcc: the CUB C++ columns are left empty (pass --cub)", file=sys.stderr)
+            return {}
+        binary = str(Path(tempfile.mkdtemp()) / "cub_device")
+        src = Path(__file__).with_name("cub_device.cu")
+        cmd = [nvcc, "-O3", "-std=c++17", "-arch=sm_90", f"-I{headers}", str(src), "-o", binary]
+        subprocess.run(cmd, check=True)
+    done = subprocess.run([binary, str(log2n)], check=True, capture_output=True, text=True)
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    for r in rows:
+        print(json.dumps({"cub": r}), flush=True)
+    return {r["type"] if r["row"] == "scan" else "select": r for r in rows}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--log2n", type=int, default=28)
     ap.add_argument("--configs", type=int, default=len(CONFIGS), help="the first N tile configurations")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--cub", default=None, help="a built cub_device (else built here with nvcc)")
     args = ap.parse_args()
     import cupy as cp
     from cuda import coop
@@ -121,7 +154,8 @@ def main() -> None:
 
     n = 1 << args.log2n
     rng = np.random.default_rng(22)
-    out: dict[str, Any] = {"n": n, "cumsum": [], "compact": []}
+    cub_rows = cub_reference(args.log2n, args.cub)
+    out: dict[str, Any] = {"n": n, "cumsum": [], "compact": [], "cub": list(cub_rows.values())}
     try:
         import torch
     except ImportError:
@@ -131,7 +165,7 @@ def main() -> None:
         x = cp.asarray(host)
         want = np.cumsum(host, dtype=host.dtype)
         dst = cp.empty_like(x)
-        cub = ms(lambda: cp.cumsum(x))  # noqa: B023
+        cub = cub_rows[name]["inclusive_ms"] if name in cub_rows else None
         tor = None
         if torch is not None:
             tx = torch.as_tensor(x, device="cuda")
@@ -178,6 +212,9 @@ def main() -> None:
     m = int(count.get()[0])
     ok = m == want.size and bool(np.array_equal(dst[:m].get(), want))
     row = {"ok": ok, "coop_ms": ms(lambda: k(x, dst, count, state, n)), "cupy_ms": ms(lambda: x[x > 0])}
+    if "select" in cub_rows:
+        row["cub_flagged_ms"] = cub_rows["select"]["flagged_ms"]
+        row["cub_if_ms"] = cub_rows["select"]["if_ms"]
     if torch is not None:
         tx = torch.as_tensor(x, device="cuda")
         row["torch_masked_select_ms"] = ms(lambda: torch.masked_select(tx, tx > 0))
@@ -185,31 +222,35 @@ def main() -> None:
     out["compact"].append(row)
     print(json.dumps(row), flush=True)
 
+    def f(v: float | None) -> str:
+        return "-" if v is None else f"{v:.3f}"
+
     print(f"\none-kernel cumsum of 2^{args.log2n} items (ms, medians of 30; GB/s of 2 n items moved):\n")
     print("| type | threads x items, load | coop.grid | GB/s | block scan only | copy | CUB DeviceScan "
-          "(cupy) | coop / CUB | torch.cumsum | right |")  # fmt: skip
+          "(C++) | coop / CUB | torch.cumsum | right |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in out["cumsum"]:
         gbs = 2 * n * 4 / (r["grid_ms"] * 1e-3) / 1e9
-        tor = f"{r['torch_ms']:.3f}" if r["torch_ms"] is not None else "-"
+        ratio = f"{r['cub_ms'] / r['grid_ms']:.2f}x" if r["cub_ms"] else "-"
         print(
             f"| {r['type']} | {r['threads']}x{r['items']} {r['algorithm']} | {r['grid_ms']:.3f} | {gbs:.0f} "
-            f"| {r['block_ms']:.3f} | {r['copy_ms']:.3f} | {r['cub_ms']:.3f} "
-            f"| {r['cub_ms'] / r['grid_ms']:.2f}x "
-            f"| {tor} | {r['ok']} |"
+            f"| {r['block_ms']:.3f} | {r['copy_ms']:.3f} | {f(r['cub_ms'])} | {ratio} "
+            f"| {f(r['torch_ms'])} | {r['ok']} |"
         )
     c = out["compact"][0]
-    print(f"\ncompaction of 2^{args.log2n} float32 (keep > 0): coop one kernel {c['coop_ms']:.3f} ms, "
-          f"cupy x[x > 0] {c['cupy_ms']:.3f} ms, torch.masked_select "
-          f"{c.get('torch_masked_select_ms', float('nan')):.3f} ms, torch nonzero+index "
-          f"{c.get('torch_nonzero_ms', float('nan')):.3f} ms; right: {c['ok']}")  # fmt: skip
+    print(f"\ncompaction of 2^{args.log2n} float32, keep > 0 (ms):\n")
+    print("| coop one kernel | CUB DeviceSelect::Flagged | CUB DeviceSelect::If | cupy x[x > 0] "
+          "| torch.masked_select | torch nonzero + index | right |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    cells = [c.get(k) for k in ("coop_ms", "cub_flagged_ms", "cub_if_ms", "cupy_ms", "torch_masked_select_ms",
+                                 "torch_nonzero_ms")]  # fmt: skip
+    print("| " + " | ".join(f(v) for v in cells) + f" | {c['ok']} |")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
-    bad = [r for r in out["cumsum"] if not r["ok"]] + [r for r in out["compact"] if not r["ok"]]
+    bad = [r for r in out["cumsum"] + out["compact"] + out["cub"] if not r["ok"]]
     sys.exit(1 if bad else 0)
 
 
 if __name__ == "__main__":
     os.environ.setdefault("CUDA_COOP_CACHE_DIR", tempfile.mkdtemp())
-    os.environ.setdefault("CUPY_ACCELERATORS", "cub")  # cupy.cumsum through CUB's DeviceScan
     main()
