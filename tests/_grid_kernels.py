@@ -50,8 +50,16 @@ class Config:
 
 
 def data(rng: np.random.Generator, cfg: Config) -> np.ndarray:
+    """Fresh items of ``cfg``: small integers, so that float sums are exact in any order (float16 and
+    bfloat16 in {-1, 0, 1}: their prefixes stay below 2^8); bfloat16 is given as float32."""
+    if cfg.dtype in ("float16", "bfloat16"):
+        return rng.integers(-1, 2, cfg.length).astype("float32" if cfg.dtype == "bfloat16" else cfg.dtype)
     if cfg.dtype.startswith("float"):
-        return rng.integers(-8, 9, cfg.length).astype(cfg.dtype)  # exact sums in any order
+        return rng.integers(-8, 9, cfg.length).astype(cfg.dtype)
+    if cfg.dtype.startswith("complex"):
+        return (rng.integers(-8, 9, cfg.length) + 1j * rng.integers(-8, 9, cfg.length)).astype(cfg.dtype)
+    if cfg.dtype.startswith("uint"):
+        return rng.integers(0, min(1000, np.iinfo(cfg.dtype).max), cfg.length).astype(cfg.dtype)
     return rng.integers(-1000, 1000, cfg.length).astype(cfg.dtype)
 
 
@@ -91,7 +99,7 @@ def padding(cfg: Config) -> Any:
     if op is None:
         return 0
     if op == "max":
-        return int(np.iinfo(cfg.dtype).min) if cfg.dtype.startswith("int") else -np.inf
+        return -np.inf if "float" in cfg.dtype else int(np.iinfo(cfg.dtype).min)
     return 0  # the user operator keeps the larger in absolute value: 0 never wins
 
 

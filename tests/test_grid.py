@@ -158,7 +158,24 @@ _CASES = [
     gk.Config("exclusive_sum", "int32", (128, 1, 1), 4, 7),
     gk.Config("inclusive_max_init", "float64", (32, 3, 1), 2, 7),
     gk.Config("exclusive_user_init", "int16", (48, 1, 1), 3, 7),
+    gk.Config("inclusive_sum", "uint8", (128, 1, 1), 3, 7),
+    gk.Config("exclusive_user_init", "uint64", (64, 1, 1), 3, 7),
+    gk.Config("exclusive_sum", "float16", (128, 1, 1), 2, 7),
+    gk.Config("inclusive_sum", "complex64", (64, 1, 1), 2, 7),
+    gk.Config("exclusive_sum", "complex128", (32, 1, 1), 1, 7),
 ]
+_CUTE_CASES = [
+    *_CASES[:2],
+    gk.Config("inclusive_max_init", "bfloat16", (64, 1, 1), 4, 7),
+    gk.Config("exclusive_max", "uint32", (96, 1, 1), 2, 7),
+]
+
+
+#: ptxas 13.5 spills one register around the look-back's divergent section for this kernel alone (a
+#: "SpillRefill" STL before the branch into the look-back, its LDL after the BSYNC, at 32 registers:
+#: not pressure; 1 and 4 items, the exclusive sum and complex128 have none). Pinned, so that a
+#: change either way shows.
+_SPILLS = {"inclusive_sum-complex64-b64x1x1-i2-g7": 1}
 
 
 @pytest.mark.parametrize("cfg", _CASES, ids=lambda c: c.id())
@@ -167,11 +184,12 @@ def test_numba_kernels_inline(cfg: gk.Config) -> None:
 
     sig = f"void({cfg.dtype}[::1], {cfg.dtype}[::1], {cfg.dtype}[::1], uint64[::1], int64)"
     report = numba_coop.compile(gk.numba_kernel(cfg), sig, block=cfg.block).inspect()
-    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+    spills = _SPILLS.get(cfg.id(), 0)
+    assert report.calls == 0 and report.local_loads == spills and report.local_stores == spills, report.sass
     assert not report.leftover_symbols
 
 
-@pytest.mark.parametrize("cfg", _CASES[:2], ids=lambda c: c.id())
+@pytest.mark.parametrize("cfg", _CUTE_CASES, ids=lambda c: c.id())
 def test_cute_kernels_inline(cfg: gk.Config) -> None:
     pytest.importorskip("cutlass")
     import cuda.coop.cutlass as cutlass_coop
