@@ -600,20 +600,30 @@ _GRID_PREAMBLE = """
 // (TilePrefixCallbackOp) on a cub::ScanTileState in the caller's workspace (coop.grid.ScanState):
 // a header, then two tile-state areas on 256-byte boundaries. Launch e scans in area e % 2 and its
 // blocks reset area (e + 1) % 2 for the next launch (the launch before used it and has ended); the
-// last block to finish advances e. Only the workspace's creation initialises it.
+// last tile, once its look-back is done, resets the tickets and advances e. Only the workspace's
+// creation initialises it.
 using coop_grid_words = unsigned long long*; // the workspace, as the kernel passes it
 
-struct coop_grid_header
+// Every block reads the first 16 bytes once (one L2 request, not cached in L1) and takes a ticket
+// with one atomic; the ticket has a 128-byte line of its own, so that the atomics of every block of
+// the grid do not queue the header's reads behind them.
+struct alignas(16) coop_grid_header
 {
   unsigned int magic;    // coop.grid.MAGIC: an initialised workspace
   unsigned int layout;   // sizeof(T) << 1 | single word
   unsigned int capacity; // tiles per area
   unsigned int epoch;    // launches so far
-  unsigned int ticket;   // tiles handed out in this launch
-  unsigned int done;     // blocks of this launch that finished their scan
+  unsigned int unused[28];
+  unsigned int ticket; // tiles handed out in this launch (byte 128)
 
   static constexpr unsigned int MAGIC = 0x706F6F63u; // coop.grid.MAGIC
   static constexpr unsigned int BYTES = 256;         // coop.grid.HEADER_BYTES: the areas follow
+
+  // magic, layout, capacity, epoch
+  static __device__ __forceinline__ uint4 read(coop_grid_words ws)
+  {
+    return __ldcg(reinterpret_cast<const uint4*>(ws));
+  }
 };
 
 template <typename T>
@@ -700,7 +710,8 @@ public:
     coop_grid_header* h = reinterpret_cast<coop_grid_header*>(ws);
     if (cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z) == 0)
     {
-      if (h->magic != coop_grid_header::MAGIC || gridDim.x * gridDim.y * gridDim.z > h->capacity)
+      const uint4 header = coop_grid_header::read(ws);
+      if (header.x != coop_grid_header::MAGIC || gridDim.x * gridDim.y * gridDim.z > header.z)
       {
         __trap(); // not a coop.grid.ScanState, or one for fewer tiles than this grid's blocks
       }
@@ -791,24 +802,35 @@ private:
     static_assert(sizeof...(Total) <= 1, "coop: one total at most");
     using Storage = typename Prefix<Op>::TempStorage;
     static_assert(sizeof(Storage) == sizeof(storage_.prefix), "coop: look-back storage per op");
-    coop_grid_header* h       = reinterpret_cast<coop_grid_header*>(ws);
-    const int rank            = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
-    const unsigned int grid   = gridDim.x * gridDim.y * gridDim.z;
-    const unsigned int limit  = *reinterpret_cast<volatile unsigned int*>(&h->capacity);
-    const unsigned int layout = *reinterpret_cast<volatile unsigned int*>(&h->layout);
-    // stable during the launch: only the last block to finish advances it, after every block read it
-    const unsigned int epoch = *reinterpret_cast<volatile unsigned int*>(&h->epoch);
-    if (rank == 0
-        && (*reinterpret_cast<volatile unsigned int*>(&h->magic) != coop_grid_header::MAGIC
-            || layout != Area::layout || grid > limit || unsigned(tile) >= grid))
+    const int rank          = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
+    const unsigned int grid = gridDim.x * gridDim.y * gridDim.z;
+    // The first warp (ranks 0-31: BLOCK_DIM_X >= 32) does all that touches the workspace: it reads
+    // the header, resets its share of the next launch's area, and runs the look-back (CUB calls the
+    // prefix callback in the first warp). The epoch is stable while it is read: the last tile
+    // advances it only once its look-back has seen every tile's status, and each tile's first lane
+    // reads it before it publishes one.
+    unsigned int epoch = 0;
+    State state;
+    if (rank < 32)
     {
-      __trap(); // not a workspace for items of this size and this grid, or not this launch's tile
-    }
-    State state = Area::at(ws, limit, epoch);
-    State next  = Area::at(ws, limit, epoch + 1);
-    for (unsigned int i = unsigned(tile) + unsigned(rank) * grid; i < limit; i += unsigned(THREADS) * grid)
-    {
-      Area::invalidate(next, i);
+      uint4 header = {};
+      if (rank == 0)
+      {
+        header = coop_grid_header::read(ws);
+        if (header.x != coop_grid_header::MAGIC || header.y != Area::layout || grid > header.z
+            || unsigned(tile) >= grid)
+        {
+          __trap(); // not a workspace for items of this size and this grid, or not this launch's tile
+        }
+      }
+      const unsigned int limit = __shfl_sync(0xFFFFFFFFu, header.z, 0);
+      epoch                    = __shfl_sync(0xFFFFFFFFu, header.w, 0);
+      state                    = Area::at(ws, limit, epoch);
+      State next               = Area::at(ws, limit, epoch + 1);
+      for (unsigned int i = unsigned(tile) + unsigned(rank) * grid; i < limit; i += 32u * grid)
+      {
+        Area::invalidate(next, i);
+      }
     }
     T through;
     if (tile == 0)
@@ -884,18 +906,13 @@ private:
         through = prefix.GetInclusivePrefix();
       }
     }
-    __syncthreads(); // every thread of the block has read the epoch
-    if (rank == 0)
+    if (rank == 0 && unsigned(tile) == grid - 1)
     {
-      __threadfence();
-      if (atomicAdd(&h->done, 1u) == grid - 1)
-      {
-        // the launch's last block: every block has taken its ticket and read the epoch
-        __threadfence();
-        h->ticket = 0;
-        h->done   = 0;
-        h->epoch  = epoch + 1;
-      }
+      // the last tile, its look-back done: every tile before it has published its status, so every
+      // block has taken its ticket and read the epoch (no block of this launch reads them again)
+      coop_grid_header* h = reinterpret_cast<coop_grid_header*>(ws);
+      h->ticket           = 0;
+      h->epoch            = epoch + 1;
     }
     ((total = through), ...);
   }

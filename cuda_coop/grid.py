@@ -4,11 +4,12 @@ scans its tile together with the aggregate of the tiles before it, in one launch
 decoupled look-back (``cub::TilePrefixCallbackOp`` on a ``cub::ScanTileState``).
 
 The tile states live in a caller-owned workspace, :class:`ScanState`, which the kernel takes as an
-argument. Its layout: a header (the launch's tickets, its finished blocks, the launch count, the
-capacity), then two tile-state areas that alternate between launches. Launch ``e`` scans in area
-``e % 2`` and, while it runs, resets the other area for launch ``e + 1``; the last block to finish
-advances the count. So only the workspace's creation initialises it: no launch needs another kernel
-first, and CUDA graphs replay it as they are.
+argument. Its layout: a header (a check word, the item layout, the capacity, the launch count; the
+launch's tickets on a line of their own), then two tile-state areas that alternate between
+launches. Launch ``e`` scans in area ``e % 2`` and, while it runs, resets the other area for launch
+``e + 1``; the last tile, once its look-back is done, resets the tickets and advances the count.
+So only the workspace's creation initialises it: no launch needs another kernel first, and CUDA
+graphs replay it as they are.
 
 Each kernel-side function here is generated from its catalog row; on the host it raises
 ``CoopHostCallError``, inside a kernel the active backend compiles it.

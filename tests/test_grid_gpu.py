@@ -40,9 +40,14 @@ _CASES = [
     gk.Config("inclusive_max_init", "bfloat16", (64, 1, 1), 4, 90),  # CuTe only: no bfloat16 arrays in Numba
     gk.Config("inclusive_sum", "complex64", (64, 1, 1), 2, 150),  # Numba only: no complex items in CuTe
     gk.Config("exclusive_sum", "complex128", (32, 1, 1), 1, 9),
+    # the sanitizers' (a few blocks: the sanitizers run the look-back's waits at a crawl)
+    gk.Config("inclusive_sum", "int64", (32, 3, 1), 3, 9),
+    gk.Config("inclusive_sum", "float64", (48, 1, 1), 5, 6),
+    gk.Config("exclusive_sum", "float32", (64, 2, 2), 1, 11),
+    gk.Config("exclusive_user_init", "int64", (128, 1, 1), 2, 13),
 ]
 # 2 blocks; 2-D and 3-D blocks; a partial hardware warp (48 threads); a user operator with a seed
-_SANITIZER = {c.id() for c in (_CASES[1], _CASES[4], _CASES[5], _CASES[6], _CASES[11])}
+_SANITIZER = {c.id() for c in (_CASES[1], *_CASES[-4:])}
 
 
 def _seed() -> tuple[int, np.random.Generator]:
