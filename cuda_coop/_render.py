@@ -794,6 +794,43 @@ public:
 private:
   TempStorage& storage_;
 
+  // The tile's scan alone (no look-back), and its aggregate
+  template <Mode MODE, bool INIT, int N, typename Op>
+  __device__ __forceinline__ void Alone(T (&x)[N], T (&out)[N], Op op, const T& init, T& aggregate)
+  {
+    BlockScanT scan(storage_.scan);
+    if constexpr (MODE == EXCLUSIVE_SUM)
+    {
+      scan.ExclusiveSum(x, out, aggregate);
+    }
+    else if constexpr (MODE == INCLUSIVE_SUM)
+    {
+      scan.InclusiveSum(x, out, aggregate);
+    }
+    else if constexpr (MODE == EXCLUSIVE_SCAN)
+    {
+      if constexpr (INIT)
+      {
+        scan.ExclusiveScan(x, out, init, op, aggregate);
+      }
+      else
+      {
+        scan.ExclusiveScan(x, out, op, aggregate);
+      }
+    }
+    else
+    {
+      if constexpr (INIT)
+      {
+        scan.InclusiveScan(x, out, init, op, aggregate);
+      }
+      else
+      {
+        scan.InclusiveScan(x, out, op, aggregate);
+      }
+    }
+  }
+
   template <Mode MODE, bool INIT, int N, typename Op, typename... Total>
   __device__ __forceinline__ void
   Run(T (&x)[N], T (&out)[N], Op op, const T& init, coop_grid_words ws, int tile, Total&... total)
@@ -836,37 +873,7 @@ private:
     if (tile == 0)
     {
       T aggregate;
-      BlockScanT scan(storage_.scan);
-      if constexpr (MODE == EXCLUSIVE_SUM)
-      {
-        scan.ExclusiveSum(x, out, aggregate);
-      }
-      else if constexpr (MODE == INCLUSIVE_SUM)
-      {
-        scan.InclusiveSum(x, out, aggregate);
-      }
-      else if constexpr (MODE == EXCLUSIVE_SCAN)
-      {
-        if constexpr (INIT)
-        {
-          scan.ExclusiveScan(x, out, init, op, aggregate);
-        }
-        else
-        {
-          scan.ExclusiveScan(x, out, op, aggregate);
-        }
-      }
-      else
-      {
-        if constexpr (INIT)
-        {
-          scan.InclusiveScan(x, out, init, op, aggregate);
-        }
-        else
-        {
-          scan.InclusiveScan(x, out, op, aggregate);
-        }
-      }
+      Alone<MODE, INIT>(x, out, op, init, aggregate);
       if constexpr (INIT)
       {
         through = op(init, aggregate);
@@ -880,8 +887,9 @@ private:
         state.SetInclusive(0, through);
       }
     }
-    else
+    else if constexpr (THREADS % 32 == 0)
     {
+      // CUB's BlockScan calls the prefix callback in the whole first warp
       Prefix<Op> prefix(state, reinterpret_cast<Storage&>(storage_.prefix), op, tile);
       BlockScanT scan(storage_.scan);
       if constexpr (MODE == EXCLUSIVE_SUM)
@@ -903,6 +911,38 @@ private:
       if constexpr (TOTAL)
       {
         __syncthreads(); // the first warp wrote the inclusive prefix
+        through = prefix.GetInclusivePrefix();
+      }
+    }
+    else
+    {
+      // A block of a partial warp: CUB's BlockScan scans it by raking and calls the callback in its
+      // raking threads, fewer than a warp here (24 of 48 threads), while the look-back's votes and
+      // shuffles take the whole first warp (they would wait for ever). So the tile is scanned
+      // alone, the whole first warp looks back, and every thread folds the prefix in.
+      T aggregate;
+      Alone<MODE, false>(x, out, op, init, aggregate);
+      Prefix<Op> prefix(state, reinterpret_cast<Storage&>(storage_.prefix), op, tile);
+      if (rank < 32)
+      {
+        prefix(aggregate);
+      }
+      __syncthreads(); // thread 0 wrote the prefixes
+      const T before = prefix.GetExclusivePrefix();
+      _CCCL_PRAGMA_UNROLL_FULL()
+      for (int i = 0; i < N; ++i)
+      {
+        out[i] = op(before, out[i]);
+      }
+      if constexpr (MODE == EXCLUSIVE_SUM || MODE == EXCLUSIVE_SCAN)
+      {
+        if (rank == 0)
+        {
+          out[0] = before; // the block scan left it undefined (no initial value)
+        }
+      }
+      if constexpr (TOTAL)
+      {
         through = prefix.GetInclusivePrefix();
       }
     }

@@ -163,11 +163,16 @@ _CASES = [
     gk.Config("exclusive_sum", "float16", (128, 1, 1), 2, 7),
     gk.Config("inclusive_sum", "complex64", (64, 1, 1), 2, 7),
     gk.Config("exclusive_sum", "complex128", (32, 1, 1), 1, 7),
+    # blocks of a partial warp: the tile scanned alone, then the first warp's look-back
+    gk.Config("inclusive_sum", "float64", (48, 1, 1), 5, 7),
+    gk.Config("exclusive_user_init", "int32", (40, 1, 1), 2, 7),
+    gk.Config("exclusive_max", "int16", (33, 3, 1), 3, 7),
 ]
 _CUTE_CASES = [
     *_CASES[:2],
     gk.Config("inclusive_max_init", "bfloat16", (64, 1, 1), 4, 7),
     gk.Config("exclusive_max", "uint32", (96, 1, 1), 2, 7),
+    gk.Config("inclusive_sum", "float64", (48, 1, 1), 5, 7),
 ]
 
 
@@ -179,6 +184,12 @@ def test_numba_kernels_inline(cfg: gk.Config) -> None:
     report = numba_coop.compile(gk.numba_kernel(cfg), sig, block=cfg.block).inspect()
     assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
     assert not report.leftover_symbols
+
+
+#: ptxas 13.5 gives this 2-warp kernel 32 registers and keeps one value in local memory across the
+#: look-back (a "SpillRefill": 2 STL on its two paths in, 1 LDL after); the same kernel at 64
+#: threads takes 39 registers and none, at 2 items or float32 none. Pinned, so that a change shows.
+_CUTE_SPILLS = {"inclusive_sum-float64-b48x1x1-i5-g7": (1, 2)}
 
 
 @pytest.mark.parametrize("cfg", _CUTE_CASES, ids=lambda c: c.id())
@@ -193,7 +204,8 @@ def test_cute_kernels_inline(cfg: gk.Config) -> None:
     tensors = [fake_tensor(cfg.dtype, 1024) for _ in range(3)] + [fake_tensor("uint64", 1024)]
     compiled = cutlass_coop.compile(host(cfg), *tensors, cutlass.Int32(5), cutlass.Int32(5))
     report = compiled.inspect()
-    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+    loads, stores = _CUTE_SPILLS.get(cfg.id(), (0, 0))
+    assert report.calls == 0 and report.local_loads == loads and report.local_stores == stores, report.sass
 
 
 def test_numba_mlir_kernel_inlines() -> None:

@@ -123,16 +123,14 @@ class MlirCall(KernelAdapter):
     def value_pointer(self, v: Val, dtype: str) -> Any:
         target = numba_type(dtype)
         lower = self.lower
-        storage = lower.get_storage_type(target)
-        with lower.alloca_insertion_point():
-            slot = llvm.alloca(
-                _ptr(), arith.constant(T.i64(), 1), storage, alignment=dtype_named(dtype).alignment
-            )
         value = self._load(v)
         if v.ty != target:
             value = lower.lower_cast(v.ty, target, value)
-        llvm.store(lower.as_storage(target, value), slot)  # float16: its i16 bits; bool: an i8
-        return slot
+        # a one-item memref, not an llvm.alloca: llvm.store takes no MLIR complex<...> value
+        slot, pointer = self.new_items(dtype, 1)
+        index = arith.constant(ir.IndexType.get(), 0)
+        memref.store(lower.as_storage(target, value), slot, [index])  # float16: its i16 bits; bool: an i8
+        return pointer
 
     def new_items(self, dtype: str, items: int) -> tuple[Any, Any]:
         storage = self.lower.get_storage_type(numba_type(dtype))
