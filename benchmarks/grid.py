@@ -24,7 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# this folder's copy.py would shadow the standard library's (numba imports it)
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
+import numpy as np  # noqa: E402
 
 #: (threads, items per thread, load/store algorithm) of the one-kernel cumsum tried
 CONFIGS = ((128, 16, "warp_transpose"), (256, 8, "warp_transpose"), (256, 16, "warp_transpose"),
@@ -80,17 +83,28 @@ def kernels(threads: int, items: int, algorithm: str, dtype: Any) -> dict[str, A
 
     @numba_coop.jit
     def compact(src, dst, count, state, n):  # type: ignore[no-untyped-def]
+        # CUB's DeviceSelect design: a coalesced load, the flags' grid scan, then the selected items
+        # scattered to striped order in shared memory and stored coalesced from the block's start
         t = coop.grid.tile_index(state)
         base = t * tile
         x = coop.ThreadData(items, dtype)
-        coop.block.load(src, x, offset=base, valid_items=min(n - base, tile), oob_default=0)
+        coop.block.load(
+            src, x, offset=base, algorithm=algorithm, valid_items=min(n - base, tile), oob_default=0
+        )
         flags = coop.ThreadData(items, np.int32)
         for j in range(items):
             flags[j] = 1 if x[j] > 0 else 0
         where, total = coop.grid.exclusive_sum(flags, state, t, total=True)
+        first = cuda.shared.array(1, np.int32)
+        if cuda.threadIdx.x == 0:
+            first[0] = where[0]
+        cuda.syncthreads()
+        start = first[0]
+        ranks = coop.ThreadData(items, np.int32)
         for j in range(items):
-            if flags[j]:
-                dst[where[j]] = x[j]
+            ranks[j] = where[j] - start
+        coop.block.exchange(x, "scatter_to_striped_flagged", ranks=ranks, valid_flags=flags)
+        coop.block.store(dst, x, offset=start, algorithm="striped", valid_items=total - start)
         if t == cuda.gridDim.x - 1 and cuda.threadIdx.x == 0:
             count[0] = total
 
@@ -203,9 +217,9 @@ def main() -> None:
     host = rng.standard_normal(n).astype(np.float32)
     x = cp.asarray(host)
     want = host[host > 0]
-    threads, items = 256, 8
+    threads, items = 256, 16
     blocks = -(-n // (threads * items))
-    k = kernels(threads, items, "direct", np.dtype(np.float32))["compact"][blocks, threads]
+    k = kernels(threads, items, "warp_transpose", np.dtype(np.float32))["compact"][blocks, threads]
     state = coop.grid.ScanState(blocks, np.int32, array_module="cupy")
     dst, count = cp.empty_like(x), cp.zeros(1, cp.int32)
     k(x, dst, count, state, n)
