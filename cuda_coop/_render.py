@@ -794,39 +794,40 @@ public:
 private:
   TempStorage& storage_;
 
-  // The tile's scan alone (no look-back), and its aggregate
-  template <Mode MODE, bool INIT, int N, typename Op>
-  __device__ __forceinline__ void Alone(T (&x)[N], T (&out)[N], Op op, const T& init, T& aggregate)
+  // The tile's block scan; ``last`` is the block's aggregate (a T: the tile alone) or the look-back's
+  // prefix callback (CUB's BlockScan overloads on it; no initial value with a callback)
+  template <Mode MODE, bool INIT, int N, typename Op, typename Last>
+  __device__ __forceinline__ void Scan(T (&x)[N], T (&out)[N], Op op, const T& init, Last& last)
   {
     BlockScanT scan(storage_.scan);
     if constexpr (MODE == EXCLUSIVE_SUM)
     {
-      scan.ExclusiveSum(x, out, aggregate);
+      scan.ExclusiveSum(x, out, last);
     }
     else if constexpr (MODE == INCLUSIVE_SUM)
     {
-      scan.InclusiveSum(x, out, aggregate);
+      scan.InclusiveSum(x, out, last);
     }
     else if constexpr (MODE == EXCLUSIVE_SCAN)
     {
       if constexpr (INIT)
       {
-        scan.ExclusiveScan(x, out, init, op, aggregate);
+        scan.ExclusiveScan(x, out, init, op, last);
       }
       else
       {
-        scan.ExclusiveScan(x, out, op, aggregate);
+        scan.ExclusiveScan(x, out, op, last);
       }
     }
     else
     {
       if constexpr (INIT)
       {
-        scan.InclusiveScan(x, out, init, op, aggregate);
+        scan.InclusiveScan(x, out, init, op, last);
       }
       else
       {
-        scan.InclusiveScan(x, out, op, aggregate);
+        scan.InclusiveScan(x, out, op, last);
       }
     }
   }
@@ -873,7 +874,7 @@ private:
     if (tile == 0)
     {
       T aggregate;
-      Alone<MODE, INIT>(x, out, op, init, aggregate);
+      Scan<MODE, INIT>(x, out, op, init, aggregate);
       if constexpr (INIT)
       {
         through = op(init, aggregate);
@@ -891,23 +892,7 @@ private:
     {
       // CUB's BlockScan calls the prefix callback in the whole first warp
       Prefix<Op> prefix(state, reinterpret_cast<Storage&>(storage_.prefix), op, tile);
-      BlockScanT scan(storage_.scan);
-      if constexpr (MODE == EXCLUSIVE_SUM)
-      {
-        scan.ExclusiveSum(x, out, prefix);
-      }
-      else if constexpr (MODE == INCLUSIVE_SUM)
-      {
-        scan.InclusiveSum(x, out, prefix);
-      }
-      else if constexpr (MODE == EXCLUSIVE_SCAN)
-      {
-        scan.ExclusiveScan(x, out, op, prefix);
-      }
-      else
-      {
-        scan.InclusiveScan(x, out, op, prefix);
-      }
+      Scan<MODE, false>(x, out, op, init, prefix);
       if constexpr (TOTAL)
       {
         __syncthreads(); // the first warp wrote the inclusive prefix
@@ -921,7 +906,7 @@ private:
       // shuffles take the whole first warp (they would wait for ever). So the tile is scanned
       // alone, the whole first warp looks back, and every thread folds the prefix in.
       T aggregate;
-      Alone<MODE, false>(x, out, op, init, aggregate);
+      Scan<MODE, false>(x, out, op, init, aggregate);
       Prefix<Op> prefix(state, reinterpret_cast<Storage&>(storage_.prefix), op, tile);
       if (rank < 32)
       {
