@@ -111,6 +111,24 @@ def kernels(threads: int, items: int, algorithm: str, dtype: Any) -> dict[str, A
     return {"grid": grid_cumsum, "block": block_cumsum, "copy": copy, "compact": compact}
 
 
+def median_ms(fn: Any, repeat: int = 30, warmup: int = 3) -> float:
+    """Median of ``repeat`` timed calls of ``fn`` in ms (CUDA events on the default stream, where every
+    launch here goes; the device's CuPy has no ``cupyx.profiler``), after ``warmup`` untimed ones."""
+    import cupy as cp
+
+    for _ in range(warmup):
+        fn()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(repeat):
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, end))
+    return float(np.median(times))
+
+
 def cub_reference(log2n: int, binary: str | None) -> dict[str, dict[str, Any]]:
     """Run ``cub_device.cu`` (built here with nvcc unless ``binary`` names a built one): its rows by
     kind, ``{"int32": scan row, "float32": scan row, "select": select row}``; empty where there is
@@ -151,21 +169,6 @@ def main() -> None:
     import cupy as cp
     from cuda import coop
 
-    def ms(fn: Any) -> float:
-        """Median of 30 timed calls (CUDA events on the default stream, where every launch here
-        goes), after 3 untimed ones."""
-        for _ in range(3):
-            fn()
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        times = []
-        for _ in range(30):
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, end))
-        return float(np.median(times))
-
     n = 1 << args.log2n
     rng = np.random.default_rng(22)
     cub_rows = cub_reference(args.log2n, args.cub)
@@ -183,7 +186,7 @@ def main() -> None:
         tor = None
         if torch is not None:
             tx = torch.as_tensor(x, device="cuda")
-            tor = ms(lambda: torch.cumsum(tx, 0))  # noqa: B023
+            tor = median_ms(lambda: torch.cumsum(tx, 0))  # noqa: B023
         for threads, items, algorithm in CONFIGS[: args.configs]:
             tile = threads * items
             blocks = -(-n // tile)
@@ -201,9 +204,9 @@ def main() -> None:
                 "items": items,
                 "algorithm": algorithm,
                 "ok": ok,
-                "grid_ms": ms(lambda: g(x, dst, state, n)),  # noqa: B023
-                "block_ms": ms(lambda: b(x, dst, n)),  # noqa: B023
-                "copy_ms": ms(lambda: c(x, dst, n)),  # noqa: B023
+                "grid_ms": median_ms(lambda: g(x, dst, state, n)),  # noqa: B023
+                "block_ms": median_ms(lambda: b(x, dst, n)),  # noqa: B023
+                "copy_ms": median_ms(lambda: c(x, dst, n)),  # noqa: B023
                 "cub_ms": cub,
                 "torch_ms": tor,
                 "workspace_bytes": state.nbytes,
@@ -225,14 +228,18 @@ def main() -> None:
     k(x, dst, count, state, n)
     m = int(count.get()[0])
     ok = m == want.size and bool(np.array_equal(dst[:m].get(), want))
-    row = {"ok": ok, "coop_ms": ms(lambda: k(x, dst, count, state, n)), "cupy_ms": ms(lambda: x[x > 0])}
+    row = {
+        "ok": ok,
+        "coop_ms": median_ms(lambda: k(x, dst, count, state, n)),
+        "cupy_ms": median_ms(lambda: x[x > 0]),
+    }
     if "select" in cub_rows:
         row["cub_flagged_ms"] = cub_rows["select"]["flagged_ms"]
         row["cub_if_ms"] = cub_rows["select"]["if_ms"]
     if torch is not None:
         tx = torch.as_tensor(x, device="cuda")
-        row["torch_masked_select_ms"] = ms(lambda: torch.masked_select(tx, tx > 0))
-        row["torch_nonzero_ms"] = ms(lambda: tx[torch.nonzero(tx > 0).squeeze(1)])
+        row["torch_masked_select_ms"] = median_ms(lambda: torch.masked_select(tx, tx > 0))
+        row["torch_nonzero_ms"] = median_ms(lambda: tx[torch.nonzero(tx > 0).squeeze(1)])
     out["compact"].append(row)
     print(json.dumps(row), flush=True)
 

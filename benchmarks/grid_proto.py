@@ -28,6 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).parent))
+from grid import median_ms  # noqa: E402  (one CUDA-event timer for both grid benchmarks)
+
 BLOCK, ITEMS = 128, 4
 TILE = BLOCK * ITEMS
 TYPES = {"int32": "int", "int64": "long long", "float64": "double", "float32": "float", "int3": "coop_int3"}
@@ -307,24 +310,6 @@ def main() -> None:
         print(f"{name:8} graph replayed 5 times: {'ok' if ok else 'WRONG'}", flush=True)
 
     # speed: 2^28 items, the one-kernel cumsum against cupy.cumsum (CUB DeviceScan) and torch.cumsum
-    def benchmark(fn, n_repeat: int, n_warmup: int):  # type: ignore[no-untyped-def]
-        """CUDA-event times (the device's CuPy has no cupyx.profiler)."""
-        for _ in range(n_warmup):
-            fn()
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        times = []
-        for _ in range(n_repeat):
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, end) * 1e-3)
-
-        class _Result:
-            gpu_times = times
-
-        return _Result()
-
     n = 1 << 28
     grid = n // TILE
     rows = []
@@ -341,8 +326,8 @@ def main() -> None:
         def ours() -> None:
             cumsum((grid,), (BLOCK,), (x, dst, through, ws, np.int64(n), np.uint32(0)))  # noqa: B023
 
-        coop_s = float(np.median(benchmark(ours, n_repeat=50, n_warmup=5).gpu_times))
-        cupy_s = float(np.median(benchmark(lambda: cp.cumsum(x), n_repeat=50, n_warmup=5).gpu_times))  # noqa: B023
+        coop_s = median_ms(ours, 50, 5) * 1e-3
+        cupy_s = median_ms(lambda: cp.cumsum(x), 50, 5) * 1e-3  # noqa: B023
         row = {"type": name, "ours_ms": coop_s * 1e3, "cupy_ms": cupy_s * 1e3, "workspace_create_s": created}
         try:
             import torch
@@ -350,8 +335,7 @@ def main() -> None:
             tx = torch.as_tensor(x, device="cuda")
             torch.cumsum(tx, 0)
             torch.cuda.synchronize()
-            t = benchmark(lambda: torch.cumsum(tx, 0), n_repeat=50, n_warmup=5).gpu_times  # noqa: B023
-            row["torch_ms"] = float(np.median(t)) * 1e3
+            row["torch_ms"] = median_ms(lambda: torch.cumsum(tx, 0), 50, 5)  # noqa: B023
         except ImportError:
             pass
         gbs = 2 * n * x.itemsize / coop_s / 1e9
