@@ -843,10 +843,10 @@ private:
     const int rank          = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
     const unsigned int grid = gridDim.x * gridDim.y * gridDim.z;
     // The first warp (ranks 0-31: BLOCK_DIM_X >= 32) does all that touches the workspace: it reads
-    // the header, resets its share of the next launch's area, and runs the look-back (CUB calls the
-    // prefix callback in the first warp). The epoch is stable while it is read: the last tile
-    // advances it only once its look-back has seen every tile's status, and each tile's first lane
-    // reads it before it publishes one.
+    // the header, resets its share of the next launch's area, and runs the look-back (in CUB's
+    // prefix callback, or on its own in a block that is not whole warps: below). The epoch is
+    // stable while it is read: the last tile advances it only once its look-back has seen every
+    // tile's status, and each tile's first lane reads it before it publishes one.
     unsigned int epoch = 0;
     State state;
     if (rank < 32)
