@@ -94,21 +94,32 @@ def header_manifest(roots: Sequence[str]) -> str:
 
 def library_identity(lib: str, wheel: str, version: Sequence[int]) -> str:
     """A CUDA library exactly: its API version, the version of the wheel that ships it (e.g.
-    13.5.37) and the library file loaded (path, size, modification time), so that a toolkit
+    13.5.37) and the library file loaded (its real path, size, modification time), so that a toolkit
     install or a swapped library changes it too."""
     try:
         wheel_version = importlib.metadata.version(wheel)
     except importlib.metadata.PackageNotFoundError:
         wheel_version = "no wheel"
+    path = library_file(lib)
+    try:
+        st = os.stat(path) if path else None
+    except OSError:
+        st = None
+    where = f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}" if path and st else "unknown"
+    return f"{lib} {'.'.join(map(str, version))} ({wheel_version}; {where})"
+
+
+def library_file(lib: str) -> str | None:
+    """The file of the CUDA library ``lib`` (``"nvrtc"``, ``"nvJitLink"``) this process uses, as
+    cuda.pathfinder (which cuda.bindings loads through) finds it, or None if it cannot tell. The
+    worker processes load this file before cuda.bindings loads its own (``_link_worker.preload``):
+    a worker must use its parent's library, whose identity keys what the worker compiles."""
     try:
         from cuda.pathfinder import load_nvidia_dynamic_lib
 
-        path = load_nvidia_dynamic_lib(lib).abs_path
-        st = os.stat(path)
-        where = f"{path}:{st.st_size}:{st.st_mtime_ns}"
+        return str(load_nvidia_dynamic_lib(lib).abs_path)
     except Exception:  # pathfinder missing or the library found elsewhere: the versions remain
-        where = "unknown"
-    return f"{lib} {'.'.join(map(str, version))} ({wheel_version}; {where})"
+        return None
 
 
 @functools.cache
@@ -431,7 +442,9 @@ def _compile_in_workers(
     units: Sequence[RenderedRequests], arch: str, options: dict[str, object], processes: int | None
 ) -> None:
     """Compile ``units`` into the cache: in this process if one, else in worker processes
-    (``python -m cuda.coop._unit_worker``), each given a share of them in a file."""
+    (``python -m cuda.coop._unit_worker``), each given a share of them in a file and this process's
+    NVRTC file to load; a worker whose NVRTC is not this process's (its units' keys would name
+    another NVRTC, and no kernel here would find them) counts as failed."""
     if not units:
         return
     n = min(len(units), processes or os.cpu_count() or 1)
@@ -446,6 +459,7 @@ def _compile_in_workers(
     import tempfile
 
     jobs = [{"source": u.source, "probes": u.probes, "defines": list(u.defines)} for u in units]
+    nvrtc_file, ours = library_file("nvrtc") or "", _toolchain()["nvrtc"]
     failed = []
     with tempfile.TemporaryDirectory(prefix="coop-units-") as tmp:
         workers: list[subprocess.Popen[str]] = []
@@ -454,7 +468,7 @@ def _compile_in_workers(
                 share = os.path.join(tmp, f"{k}.json")
                 with open(share, "w") as f:
                     json.dump(jobs[k::n], f)
-                command = [sys.executable, "-m", "cuda.coop._unit_worker", arch, share]
+                command = [sys.executable, "-m", "cuda.coop._unit_worker", arch, share, nvrtc_file]
                 workers.append(
                     subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 )
@@ -465,7 +479,10 @@ def _compile_in_workers(
                         err.strip().splitlines()[-1] if err.strip() else f"exit status {proc.returncode}"
                     )
                 else:
-                    _bump(**json.loads(out))
+                    answer = json.loads(out)
+                    _bump(**answer["counters"])
+                    if answer["nvrtc"] != ours:
+                        failed.append(f"it used {answer['nvrtc']}; this process uses {ours}")
         finally:  # an error (or an interrupt) here: no worker is left running, no pipe open
             for proc in workers:
                 if proc.returncode is None:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from . import _cache, _link_worker
-from ._bundle import library_identity
+from ._bundle import library_file, library_identity
 from ._errors import CoopCompileError
 from ._stats import _bump
 
@@ -210,7 +210,7 @@ class _Worker:
 
     def _spawn(self) -> None:
         self._proc = subprocess.Popen(
-            [sys.executable, _link_worker.__file__],
+            [sys.executable, _link_worker.__file__, library_file("nvJitLink") or ""],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """The link worker: a child process that runs nvJitLink for cuda.coop (see ``_link``).
 
-Run as a script (``python _link_worker.py``), so it imports nothing of the parent's program: only
-the standard library and ``cuda.bindings``. It reads requests from stdin and answers on stdout,
-each a frame (8-byte little-endian length, then a pickle), and exits at the end of its input.
+Run as a script (``python _link_worker.py NVJITLINK``), so it imports nothing of the parent's
+program: only the standard library and ``cuda.bindings``. It loads the nvJitLink library file
+NVJITLINK (its parent's; empty: the one cuda.bindings finds), reads requests from stdin and answers
+on stdout, each a frame (8-byte little-endian length, then a pickle), and exits at the end of its
+input.
 
 * first answer: ``("ready", nvjitlink version, library path)``;
 * request ``(inputs, options, output)`` with ``inputs`` as ``(InputType name, bytes, name)``;
@@ -61,6 +63,17 @@ def link(inputs: list[tuple[str, bytes, str]], options: list[str], output: str) 
         nvjitlink.destroy(handle)
 
 
+def preload(path: str) -> None:
+    """Load the library file ``path`` (if given) before cuda.bindings loads its library: cuda.bindings
+    loads through cuda.pathfinder, which takes a library already loaded, so this process then uses
+    its parent's NVRTC or nvJitLink, not one that its own search would find (another toolkit on the
+    loader's path, another wheel)."""
+    if path:
+        import ctypes
+
+        ctypes.CDLL(path)
+
+
 def library() -> tuple[tuple[int, ...], str]:
     """The nvJitLink version and library file this process uses."""
     from cuda.bindings import nvjitlink
@@ -76,6 +89,7 @@ def library() -> tuple[tuple[int, ...], str]:
 
 
 def main() -> None:
+    preload(sys.argv[1] if len(sys.argv) > 1 else "")
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing but frames on the pipe
     write_frame(stdout, ("ready", *library()))

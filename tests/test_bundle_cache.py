@@ -268,3 +268,63 @@ def test_a_failed_worker_leaves_each_kernel_to_compile_its_own(
     before = coop.compile_stats()
     assert _bundle.compile_bundle([_req("transpose")], (), "sm_90a").objects
     assert _delta(before)[0] == 1
+
+
+_PARENT_WITH_ITS_OWN_NVRTC = """
+import ctypes, sys
+ctypes.CDLL(sys.argv[1])  # this process's NVRTC: a file no search of a worker would find
+from cuda import coop
+from cuda.coop import _bundle
+from cuda.coop._requests import Request
+
+def req(algorithm, dtype):
+    return Request("block.load", dtype, (128, 1, 1), 4, (("algorithm", algorithm),))
+
+_bundle.KERNELS_PER_UNIT = 1
+kernels = [[req("transpose", "int32")], [req("striped", "int64")]]
+assert sys.argv[1] in _bundle._toolchain()["nvrtc"]
+print(_bundle.prefetch(kernels, "sm_90a", processes=2))
+before = coop.compile_stats().nvrtc_compiles
+for k in kernels:
+    _bundle.compile_bundle(k, (), "sm_90a")
+print(coop.compile_stats().nvrtc_compiles - before)
+"""
+
+
+def test_unit_workers_use_this_process_nvrtc(cache: Path, tmp_path: Path) -> None:
+    """A process whose NVRTC is not the one a fresh process would find (another toolkit first on
+    the loader's path, a library another package loaded) gives its file to the unit workers, which
+    load it: their units' keys name this process's NVRTC, and its kernels link them (the H200 host's
+    numba-cuda-mlir compile_many compiled every kernel's unit again, 24 NVRTC calls for 4 units)."""
+    from cuda.pathfinder import load_nvidia_dynamic_lib
+
+    found = Path(load_nvidia_dynamic_lib("nvrtc").abs_path)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    for lib in found.parent.glob("libnvrtc*"):  # the library and its builtins, at another path
+        try:
+            os.link(lib, other / lib.name)
+        except OSError:
+            import shutil
+
+            shutil.copy2(lib, other / lib.name)
+    out = subprocess.run(
+        [sys.executable, "-c", _PARENT_WITH_ITS_OWN_NVRTC, str(other / found.name)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.split() == ["2", "0"], out.stderr  # two units by the workers, none again
+
+
+def test_a_unit_worker_with_another_nvrtc_counts_as_failed(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_bundle, "KERNELS_PER_UNIT", 1)
+    tc = dict(_bundle._toolchain())
+    monkeypatch.setattr(_bundle, "_toolchain", lambda: {**tc, "nvrtc": "nvrtc 13.5 (another)"})
+    with pytest.warns(RuntimeWarning, match=r"failed \(it used nvrtc 13\.5 \(13.*this process uses nvrtc 13"):
+        _bundle.prefetch([[_req("transpose")], [_req("striped")]], "sm_90a", processes=2)
+    before = coop.compile_stats()
+    assert _bundle.compile_bundle([_req("transpose")], (), "sm_90a").objects
+    assert _delta(before)[0] == 1  # the worker's unit is keyed by its NVRTC: this process compiles its own

@@ -228,6 +228,32 @@ def test_a_worker_with_another_nvjitlink_is_not_used(
     assert worker._proc is None and worker._broken
 
 
+def test_a_worker_loads_this_process_nvjitlink(
+    inputs: list[_link.Input],
+    cache: Path,
+    worker: _link._Worker,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """A process whose nvJitLink is another file than a fresh process would find gives the worker
+    its file, which the worker loads before cuda.bindings looks for one: the worker is used."""
+    import shutil
+    import warnings
+
+    version, path = _link._link_worker.library()
+    other = tmp_path / Path(path).name
+    try:
+        os.link(path, other)
+    except OSError:
+        shutil.copy2(path, other)
+    monkeypatch.setattr(_link, "library_file", lambda lib: str(other))
+    monkeypatch.setattr(_link._link_worker, "library", lambda: (version, str(other)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _is_cubin(_link.link_exact(inputs, OPTIONS, "cubin"))
+    assert worker._proc is not None and not worker._broken and worker._links == 1
+
+
 def test_a_worker_that_dies_is_given_up_and_the_link_still_happens(
     inputs: list[_link.Input], cache: Path, worker: _link._Worker
 ) -> None:
