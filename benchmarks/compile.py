@@ -424,6 +424,25 @@ def _processes(dsl: str, n: int) -> tuple[float, int]:
     return seconds, sum(int(o.strip().splitlines()[-1]) for o in outs)
 
 
+def profile_warm(name: str, backend: Any, n: int = 20) -> None:
+    """Print the functions where ``n`` warm compiles of the reference kernel spend their time (the
+    warm row beyond the DSL: cache reads, the link-cache hit, the DSL's own work), on stderr."""
+    import cProfile
+    import io
+    import pstats
+
+    backend.coop("scan")()  # in the cache
+    runs = [backend.coop("scan") for _ in range(n)]
+    profile = cProfile.Profile()
+    profile.enable()
+    for run in runs:
+        run()
+    profile.disable()
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(25)
+    print(f"== {name}: {n} warm compiles, by own time\n{out.getvalue()}", file=sys.stderr, flush=True)
+
+
 def _s(r: dict[str, Any], key: str) -> str:
     return f"{r[key]:.3f}" if key in r else "-"
 
@@ -442,6 +461,9 @@ def main() -> None:
     ap.add_argument("--backends", default="numba,numba_mlir,cutlass")
     ap.add_argument("--only", default=",".join(ROWS))
     ap.add_argument("--json", default=None)
+    ap.add_argument(
+        "--profile-warm", action="store_true", help="then print where 20 warm compiles of each backend go"
+    )
     args = ap.parse_args()
     only = set(args.only.split(","))
     results: dict[str, Any] = {}
@@ -453,6 +475,8 @@ def main() -> None:
         backend = Cute() if name == "cutlass" else Numba(name)
         results[name] = measure(backend, args.reps, only)
         print(f"{name}: done", file=sys.stderr, flush=True)
+        if args.profile_warm:
+            profile_warm(name, backend)
     cpus = os.cpu_count()
     from cuda.coop._bundle import _pch_wanted
 

@@ -31,7 +31,33 @@ import numpy as np  # noqa: E402
 
 #: (threads, items per thread, load/store algorithm) of the one-kernel cumsum tried
 CONFIGS = ((128, 16, "warp_transpose"), (256, 8, "warp_transpose"), (256, 16, "warp_transpose"),
-           (512, 8, "warp_transpose"), (256, 8, "direct"))  # fmt: skip
+           (128, 24, "warp_transpose"), (512, 8, "warp_transpose"), (256, 8, "direct"))  # fmt: skip
+
+#: Benchmark-only changes of the grid scan's C++ (``--variant``), each (text, replacement) in
+#: ``cuda.coop._render._GRID_PREAMBLE``: what a design choice costs, measured in one process with a
+#: cache directory of its own (the index is keyed by the renderer's files, not by this patch).
+VARIANTS = {
+    # CUB's look-back backoff as its sm_90 DeviceScan tuning of 4-byte sums (int: 648, 1245;
+    # float: 688, 1140) instead of TilePrefixCallbackOp's default (350, 450)
+    "delay": (
+        "cub::TilePrefixCallbackOp<T, Op, State>;",
+        "cub::TilePrefixCallbackOp<T, Op, State, cub::detail::fixed_delay_constructor_t<{0}, {1}>>;",
+    ),
+    # the tile is blockIdx.x, as in CUB's DeviceScan, not a ticket: the ticket's share (right only
+    # while the hardware starts blocks in order, which CUB relies on and coop.grid does not)
+    "blockidx": ("storage_.tile = int(atomicAdd(&h->ticket, 1u));", "storage_.tile = int(blockIdx.x);"),
+}
+
+
+def apply_variant(variant: str) -> None:
+    """Patch the grid scan's C++ of this process by ``variant`` (``delay=L2B,L2W`` or ``blockidx``)."""
+    from cuda.coop import _render
+
+    name, _, args = variant.partition("=")
+    old, new = VARIANTS[name]
+    if old not in _render._GRID_PREAMBLE:
+        raise SystemExit(f"--variant {variant}: the grid scan's C++ no longer has {old!r}")
+    _render._GRID_PREAMBLE = _render._GRID_PREAMBLE.replace(old, new.format(*args.split(",")))
 
 
 def kernels(threads: int, items: int, algorithm: str, dtype: Any) -> dict[str, Any]:
@@ -159,20 +185,65 @@ def cub_reference(log2n: int, binary: str | None) -> dict[str, dict[str, Any]]:
     return {r["type"] if r["row"] == "scan" else "select": r for r in rows}
 
 
+def compaction(n: int, rng: Any, cub_rows: dict[str, dict[str, Any]], torch: Any) -> dict[str, Any]:
+    """The one-kernel compaction (keep the positive floats) against CUB, CuPy and torch."""
+    import cupy as cp
+    from cuda import coop
+
+    host = rng.standard_normal(n).astype(np.float32)
+    x = cp.asarray(host)
+    want = host[host > 0]
+    threads, items = 256, 16
+    blocks = -(-n // (threads * items))
+    k = kernels(threads, items, "warp_transpose", np.dtype(np.float32))["compact"][blocks, threads]
+    state = coop.grid.ScanState(blocks, np.int32, array_module="cupy")
+    dst, count = cp.empty_like(x), cp.zeros(1, cp.int32)
+    k(x, dst, count, state, n)
+    m = int(count.get()[0])
+    ok = m == want.size and bool(np.array_equal(dst[:m].get(), want))
+    row = {
+        "ok": ok,
+        "coop_ms": median_ms(lambda: k(x, dst, count, state, n)),
+        "cupy_ms": median_ms(lambda: x[x > 0]),
+    }
+    if "select" in cub_rows:
+        row["cub_flagged_ms"] = cub_rows["select"]["flagged_ms"]
+        row["cub_if_ms"] = cub_rows["select"]["if_ms"]
+    if torch is not None:
+        tx = torch.as_tensor(x, device="cuda")
+        row["torch_masked_select_ms"] = median_ms(lambda: torch.masked_select(tx, tx > 0))
+        row["torch_nonzero_ms"] = median_ms(lambda: tx[torch.nonzero(tx > 0).squeeze(1)])
+    return row
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--log2n", type=int, default=28)
     ap.add_argument("--configs", type=int, default=len(CONFIGS), help="the first N tile configurations")
+    ap.add_argument("--tiles", default=None, help="only these configurations, e.g. 256x16,128x24")
     ap.add_argument("--json", default=None)
     ap.add_argument("--cub", default=None, help="a built cub_device (else built here with nvcc)")
+    ap.add_argument("--variant", default=None, help="delay=L2B,L2W or blockidx (see VARIANTS)")
+    ap.add_argument("--no-compact", action="store_true", help="the cumsum rows only")
     args = ap.parse_args()
+    if args.variant:
+        apply_variant(args.variant)
     import cupy as cp
     from cuda import coop
 
     n = 1 << args.log2n
+    configs = CONFIGS[: args.configs]
+    if args.tiles:
+        configs = tuple(c for c in CONFIGS if f"{c[0]}x{c[1]}" in args.tiles.split(",") and c[2] != "direct")
     rng = np.random.default_rng(22)
     cub_rows = cub_reference(args.log2n, args.cub)
-    out: dict[str, Any] = {"n": n, "cumsum": [], "compact": [], "cub": list(cub_rows.values())}
+    out: dict[str, Any] = {
+        "n": n,
+        "variant": args.variant,
+        "cumsum": [],
+        "compact": [],
+        "cub": list(cub_rows.values()),
+    }
     try:
         import torch
     except ImportError:
@@ -187,7 +258,7 @@ def main() -> None:
         if torch is not None:
             tx = torch.as_tensor(x, device="cuda")
             tor = median_ms(lambda: torch.cumsum(tx, 0))  # noqa: B023
-        for threads, items, algorithm in CONFIGS[: args.configs]:
+        for threads, items, algorithm in configs:
             tile = threads * items
             blocks = -(-n // tile)
             k = kernels(threads, items, algorithm, np.dtype(name))
@@ -216,32 +287,10 @@ def main() -> None:
             row["ok"] = ok and bool(np.array_equal(dst.get(), want))
             out["cumsum"].append(row)
             print(json.dumps(row), flush=True)
-    # compaction: keep the positive floats
-    host = rng.standard_normal(n).astype(np.float32)
-    x = cp.asarray(host)
-    want = host[host > 0]
-    threads, items = 256, 16
-    blocks = -(-n // (threads * items))
-    k = kernels(threads, items, "warp_transpose", np.dtype(np.float32))["compact"][blocks, threads]
-    state = coop.grid.ScanState(blocks, np.int32, array_module="cupy")
-    dst, count = cp.empty_like(x), cp.zeros(1, cp.int32)
-    k(x, dst, count, state, n)
-    m = int(count.get()[0])
-    ok = m == want.size and bool(np.array_equal(dst[:m].get(), want))
-    row = {
-        "ok": ok,
-        "coop_ms": median_ms(lambda: k(x, dst, count, state, n)),
-        "cupy_ms": median_ms(lambda: x[x > 0]),
-    }
-    if "select" in cub_rows:
-        row["cub_flagged_ms"] = cub_rows["select"]["flagged_ms"]
-        row["cub_if_ms"] = cub_rows["select"]["if_ms"]
-    if torch is not None:
-        tx = torch.as_tensor(x, device="cuda")
-        row["torch_masked_select_ms"] = median_ms(lambda: torch.masked_select(tx, tx > 0))
-        row["torch_nonzero_ms"] = median_ms(lambda: tx[torch.nonzero(tx > 0).squeeze(1)])
-    out["compact"].append(row)
-    print(json.dumps(row), flush=True)
+    if not args.no_compact:
+        row = compaction(n, rng, cub_rows, torch)
+        out["compact"].append(row)
+        print(json.dumps(row), flush=True)
 
     def f(v: float | None) -> str:
         return "-" if v is None else f"{v:.3f}"
@@ -258,14 +307,14 @@ def main() -> None:
             f"| {r['block_ms']:.3f} | {r['copy_ms']:.3f} | {f(r['cub_ms'])} | {ratio} "
             f"| {f(r['torch_ms'])} | {r['ok']} |"
         )
-    c = out["compact"][0]
-    print(f"\ncompaction of 2^{args.log2n} float32, keep > 0 (ms):\n")
-    print("| coop one kernel | CUB DeviceSelect::Flagged | CUB DeviceSelect::If | cupy x[x > 0] "
-          "| torch.masked_select | torch nonzero + index | right |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
-    cells = [c.get(k) for k in ("coop_ms", "cub_flagged_ms", "cub_if_ms", "cupy_ms", "torch_masked_select_ms",
-                                 "torch_nonzero_ms")]  # fmt: skip
-    print("| " + " | ".join(f(v) for v in cells) + f" | {c['ok']} |")
+    for c in out["compact"]:
+        print(f"\ncompaction of 2^{args.log2n} float32, keep > 0 (ms):\n")
+        print("| coop one kernel | CUB DeviceSelect::Flagged | CUB DeviceSelect::If | cupy x[x > 0] "
+              "| torch.masked_select | torch nonzero + index | right |")  # fmt: skip
+        print("|---|---|---|---|---|---|---|")
+        cells = [c.get(k) for k in ("coop_ms", "cub_flagged_ms", "cub_if_ms", "cupy_ms",
+                                     "torch_masked_select_ms", "torch_nonzero_ms")]  # fmt: skip
+        print("| " + " | ".join(f(v) for v in cells) + f" | {c['ok']} |")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
     bad = [r for r in out["cumsum"] + out["compact"] + out["cub"] if not r["ok"]]
