@@ -10,6 +10,7 @@ it).
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import cuda.coop
@@ -25,7 +26,9 @@ copyright = "cuda-coop contributors"
 release = cuda.coop.__version__
 version = release
 
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.viewcode"]
+# the diagrams and explorers of how items move (docs/_ext/coop_explorers.py)
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.viewcode", "coop_explorers"]
 
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
@@ -34,7 +37,8 @@ autodoc_member_order = "bysource"
 autodoc_mock_imports = [] if importlib.util.find_spec("numba_cuda_mlir") else ["numba_cuda_mlir"]
 autodoc_typehints = "signature"
 
-exclude_patterns = ["_build", "_generated"]
+exclude_patterns = ["_build", "_generated", "_ext"]
+html_static_path = ["_static"]
 html_theme = "alabaster"
 html_theme_options = {"description": "CUB block primitives inside Python GPU kernels"}
 
