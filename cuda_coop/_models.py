@@ -342,13 +342,14 @@ def exchange_ranks(threads: int, items: int, mode: str) -> tuple[np.ndarray, np.
 
 
 def exchange_result(
-    threads: int, items: int, mode: str, x: np.ndarray | None = None
+    threads: int, items: int, mode: str, x: np.ndarray | None = None, lanes: int = LANES
 ) -> dict[str, np.ndarray]:
-    """The exchange of ``x[t, j]`` (default: the items' tile positions in the input arrangement);
-    ``defined[t, j]``: False where the output is unspecified (a slot no item was scattered to)."""
+    """The exchange of ``x[t, j]`` (default: the items' tile positions in the input arrangement) in
+    warps of ``lanes``; ``defined[t, j]``: False where the output is unspecified (a slot no item was
+    scattered to)."""
     if mode in _EXCHANGE_FROM_TO:
         src, dst = _EXCHANGE_FROM_TO[mode]
-        pin, pout = positions(src, threads, items), positions(dst, threads, items)
+        pin, pout = positions(src, threads, items, lanes), positions(dst, threads, items, lanes)
         x = pin if x is None else x
         tile = np.empty(threads * items, dtype=x.dtype)
         tile[pin.reshape(-1)] = x.reshape(-1)

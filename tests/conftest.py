@@ -7,7 +7,10 @@ from __future__ import annotations
 import faulthandler
 import functools
 import os
+import subprocess
+import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -31,6 +34,24 @@ def gpu_available() -> bool:
 if not gpu_available():
     # The CuTe DSL compiles without a GPU once it is told the target.
     os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
+
+
+@pytest.fixture(scope="session")
+def html_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The docs built once per session (warnings are errors) into a temporary folder; the browser
+    test leaves its screenshots in it (``_screenshots``)."""
+    pytest.importorskip("sphinx", reason="the docs need sphinx (pip install '.[docs]')")
+    out = tmp_path_factory.mktemp("docs-html")
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    build = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(docs), str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert build.returncode == 0, f"sphinx failed ({build.returncode}):\n{build.stdout}\n{build.stderr}"
+    return out
 
 
 @pytest.fixture
