@@ -14,12 +14,17 @@ Directives (HTML builds):
     (the default choice otherwise), ``:frames: all`` draws every frame (default: the first and the
     last).
 
+``.. coop-plot:: NAME``
+    A benchmark plot of ``benchmarks/plots.py`` (matplotlib, from the JSON results committed in
+    ``benchmarks/logs``), inline SVG.
+
 ``python docs/_ext/coop_explorers.py OUT.svg NAME [key=value ...]`` writes one diagram (the README's).
 """
 
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -58,7 +63,9 @@ def frames_json(frames: list[_models.Frame]) -> dict[str, Any]:
                 "panels": [
                     {
                         "title": p.title,
-                        "rows": [[r.label, [[c.text, c.key, _MARKS[c.mark]] for c in r.cells]] for r in p.rows],
+                        "rows": [
+                            [r.label, [[c.text, c.key, _MARKS[c.mark]] for c in r.cells]] for r in p.rows
+                        ],
                     }
                     for p in f.panels
                 ],
@@ -110,9 +117,8 @@ def frame_svg(frame: _models.Frame, nkeys: int, x0: int, y0: int, out: list[str]
                     f'fill="{colour(cell.key, nkeys)}"/>'
                 )
                 if cell.text:
-                    out.append(
-                        f'<text x="{cx + CELL_W / 2:g}" y="{ry + 16}" class="v">{html.escape(cell.text)}</text>'
-                    )
+                    text = html.escape(cell.text)
+                    out.append(f'<text x="{cx + CELL_W / 2:g}" y="{ry + 16}" class="v">{text}</text>')
         y += h + 6
         width = max(width, w)
     return width, y - y0
@@ -189,7 +195,7 @@ class ExplorerDirective(Directive):
             f'<div class="coop-static">{diagram(name)}</div>'
             f'<script type="application/json" class="coop-data">{data}</script>'
             f"<figcaption><b>{html.escape(explorer.title)}</b>: {html.escape(explorer.summary)} "
-            "<span class=\"coop-hint\">(With JavaScript: pick the controls and step through the "
+            '<span class="coop-hint">(With JavaScript: pick the controls and step through the '
             "frames.)</span></figcaption></figure>"
         )
         return [nodes.raw("", body, format="html")]
@@ -204,15 +210,51 @@ class DiagramDirective(Directive):
         if name not in _models.BY_NAME:
             raise self.error(f"coop-diagram: no explorer {name!r}")
         try:
-            picture = diagram(name, _parse_choice(self.options.get("choice", "")), self.options.get("frames", "ends"))
+            picture = diagram(
+                name, _parse_choice(self.options.get("choice", "")), self.options.get("frames", "ends")
+            )
         except ValueError as exc:
             raise self.error(str(exc)) from exc
         return [nodes.raw("", f'<div class="coop-diagram">{picture}</div>', format="html")]
 
 
+def _plots() -> Any:
+    """``benchmarks/plots.py``, imported from the checkout (it is not part of the package)."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "plots.py"
+    spec = importlib.util.spec_from_file_location("coop_benchmark_plots", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+class PlotDirective(Directive):
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        plots = _plots()
+        name = self.arguments[0]
+        if name not in plots.BY_NAME:
+            raise self.error(f"coop-plot: no plot {name!r} (known: {', '.join(plots.BY_NAME)})")
+        picture = plots.render(plots.BY_NAME[name])
+        picture = picture[picture.index("<svg") :]  # inline: no XML prologue
+        source = f"benchmarks/logs/{plots.BY_NAME[name].file}"
+        return [
+            nodes.raw(
+                "",
+                f'<figure class="coop-plot" id="plot-{name}">{picture}<figcaption>From '
+                f"<code>{html.escape(source)}</code>; ratios over the coop bars are to CUB C++."
+                "</figcaption></figure>",
+                format="html",
+            )
+        ]
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.add_directive("coop-explorer", ExplorerDirective)
     app.add_directive("coop-diagram", DiagramDirective)
+    app.add_directive("coop-plot", PlotDirective)
     app.add_js_file("coop_explorer.js")
     app.add_css_file("coop_explorer.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
