@@ -1087,6 +1087,264 @@ def top_k_frames(threads: int, items: int, k: int, largest: bool) -> list[Frame]
     ]
 
 
+# --- structured items: argmax; clusters; grid scans -------------------------------------------------
+
+
+def argmax_result(x: np.ndarray) -> dict[str, np.ndarray]:
+    """``(value, index)`` of the largest item in blocked order, ties to the smallest index (as
+    ``np.argmax``)."""
+    flat = x.reshape(-1)
+    i = int(np.argmax(flat))
+    return {"value": np.array(flat[i]), "index": np.array(i)}
+
+
+def _better(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    """The larger of two ``(value, index)`` pairs, ties to the smaller index."""
+    return a if (a[0], -a[1]) >= (b[0], -b[1]) else b
+
+
+def argmax_frames(threads: int, items: int, broadcast: bool) -> list[Frame]:
+    x = _data(threads * items, 37, high=6).reshape(threads, items)
+    index = np.arange(threads * items).reshape(threads, items)
+    pairs = np.array(
+        [[f"{v}@{i}" for v, i in zip(xr, ir, strict=True)] for xr, ir in zip(x, index, strict=True)]
+    )
+
+    def column(title: str, best: Sequence[tuple[int, int] | None], marks: Sequence[str]) -> Panel:
+        text = np.array([[f"{b[0]}@{b[1]}" if b else None] for b in best], dtype=object)
+        keys = np.array([[b[1] if b else -1] for b in best])
+        return threads_panel(title, text, keys, np.array(marks)[:, None])
+
+    frames = [
+        Frame(
+            f"coop.block.argmax(items): {threads} threads, {items} items each; an item is value@index, its "
+            "index its blocked position (or indices=).",
+            (threads_panel("items", pairs, index),),
+        )
+    ]
+    best: list[tuple[int, int] | None] = []
+    for t in range(threads):
+        b = (int(x[t, 0]), int(index[t, 0]))
+        for j in range(1, items):
+            b = _better(b, (int(x[t, j]), int(index[t, j])))
+        best.append(b)
+    frames.append(
+        Frame(
+            "Each thread keeps its best pair: the larger value, ties to the smaller index.",
+            (threads_panel("items", pairs, index), column("per thread", best, ["new"] * threads)),
+        )
+    )
+    offset = 1
+    while offset < LANES:
+        best = [
+            _better(b, best[t + offset])
+            if b is not None and t % LANES + offset < LANES and best[t + offset]
+            else b
+            for t, b in enumerate(best)
+        ]
+        live = [t % (2 * offset) == 0 for t in range(threads)]
+        frames.append(
+            Frame(
+                f"Within each warp (drawn with {LANES} lanes), lane l keeps the better of its pair and lane "
+                f"l+{offset}'s: coop's total order, so the answer does not depend on the tree.",
+                (
+                    column(
+                        "per thread",
+                        [b if ok else None for b, ok in zip(best, live, strict=True)],
+                        ["new" if ok else "off" for ok in live],
+                    ),
+                ),
+            )
+        )
+        offset *= 2
+    result = argmax_result(x)
+    top = (int(result["value"]), int(result["index"]))
+    if threads > LANES:
+        frames.append(
+            Frame(
+                "The first warp compares the warps' best pairs: thread 0 holds the block's.",
+                (column("per thread", [top] + [None] * (threads - 1), ["new"] + ["off"] * (threads - 1)),),
+            )
+        )
+    if broadcast:
+        frames.append(
+            Frame(
+                "broadcast=True: every thread returns (value, index).",
+                (column("result", [top] * threads, ["new"] * threads),),
+            )
+        )
+    else:
+        frames.append(
+            Frame(
+                "(value, index) is defined in thread 0 only (broadcast=True: in every thread).",
+                (column("result", [top] + [None] * (threads - 1), [""] + ["undef"] * (threads - 1)),),
+            )
+        )
+    return frames
+
+
+def cluster_result(x: np.ndarray) -> dict[str, np.ndarray]:
+    """``x[block, thread, item]``: the cluster's total, in every thread of every block."""
+    return {"out": np.full(x.shape[:2], x.sum())}
+
+
+def cluster_frames(blocks: int, items: int) -> list[Frame]:
+    threads = 4
+    x = _data(blocks * threads * items, 41).reshape(blocks, threads, items)
+    keys = np.arange(x.size).reshape(x.shape)
+
+    def block_rows(values: np.ndarray, k: np.ndarray | None, marks: np.ndarray | None, title: str) -> Panel:
+        rows = []
+        for b in range(blocks):
+            for t in range(values.shape[1]):
+                kk = k[b, t] if k is not None else None
+                mm = marks[b, t] if marks is not None else None
+                rows.append(Row(f"b{b} t{t}", _cells(list(values[b, t]), kk, mm)))
+        return Panel(title, tuple(rows))
+
+    aggregates = x.sum(axis=(1, 2))
+    slots = np.tile(aggregates, (blocks, 1))
+    total = int(x.sum())
+    return [
+        Frame(
+            f"coop.cluster.sum(items): a row split over a cluster of {blocks} blocks of {threads} threads, "
+            f"{items} items each.",
+            (block_rows(x, keys, None, "items (block b, thread t)"),),
+        ),
+        Frame(
+            "Each block reduces its own items (CUB's BlockReduce): its aggregate in its thread 0.",
+            (
+                threads_panel(
+                    "block aggregates", aggregates[:, None], None, np.full((blocks, 1), "new"), label="b"
+                ),
+            ),
+        ),
+        Frame(
+            "Warp 0 of each block writes its aggregate into slot b (its rank) of every block's shared memory "
+            "(st.async, completing that block's mbarrier): no block reads another's memory.",
+            (
+                threads_panel(
+                    "each block's slots",
+                    slots,
+                    np.full(slots.shape, -1),
+                    np.full(slots.shape, "new"),
+                    label="b",
+                ),
+            ),
+        ),
+        Frame(
+            "Every thread waits on its own block's mbarrier and folds the slots in rank order: the cluster's "
+            f"total, {total}, in every thread.",
+            (
+                block_rows(
+                    np.full((blocks, threads, 1), total), None, np.full((blocks, threads, 1), "new"), "result"
+                ),
+            ),
+        ),
+    ]
+
+
+_STATUS = {"X": "invalid", "A": "aggregate", "P": "inclusive prefix"}
+
+
+def grid_scan_result(x: np.ndarray, kind: str = "exclusive_sum") -> dict[str, np.ndarray]:
+    """``x[tile, thread, item]`` scanned over the whole grid in tile order."""
+    flat = x.reshape(-1)
+    inc = np.cumsum(flat)
+    return {"out": (inc if kind == "inclusive_sum" else inc - flat).reshape(x.shape)}
+
+
+def look_back(tile: int, status: Sequence[str], values: Sequence[int]) -> tuple[int, int]:
+    """Decoupled look-back from ``tile``: (the sum of the predecessors' values up to and including
+    the first inclusive prefix met, how many predecessors it read); a predecessor still invalid
+    would be waited for (the model is called once every predecessor has published)."""
+    prefix, read = 0, 0
+    for p in range(tile - 1, -1, -1):
+        assert status[p] != "X", "the look-back waits: call it once the predecessors have published"
+        prefix += values[p]
+        read += 1
+        if status[p] == "P":
+            break
+    return prefix, read
+
+
+def grid_scan_frames(tiles: int, kind: str) -> list[Frame]:
+    threads, items = 4, 2
+    x = _data(tiles * threads * items, 43).reshape(tiles, threads, items)
+    order = np.random.default_rng(tiles).permutation(tiles)  # the order blocks reach tile_index
+    aggregates = [int(a) for a in x.sum(axis=(1, 2))]
+
+    def statuses(status: Sequence[str], values: Sequence[int | None], marks: Sequence[str]) -> Panel:
+        text = [f"{s}:{v}" if v is not None else s for s, v in zip(status, values, strict=True)]
+        return memory_panel(
+            "tile statuses in the workspace (X invalid, A aggregate, P inclusive)", text, [-1] * tiles, marks
+        )
+
+    def tiles_panel(values: np.ndarray, title: str, marks: str = "") -> Panel:
+        rows = [
+            Row(
+                f"tile {k}",
+                _cells(
+                    list(values[k].reshape(-1)),
+                    list(np.arange(threads * items) + k * threads * items),
+                    [marks] * (threads * items),
+                ),
+            )
+            for k in range(tiles)
+        ]
+        return Panel(title, tuple(rows))
+
+    frames = [
+        Frame(
+            f"coop.grid.{kind}: {tiles} blocks of {threads} threads x {items} items. Each block first "
+            "takes a ticket (coop.grid.tile_index): its tile, in the order blocks arrive, whatever "
+            "their blockIdx.",
+            (
+                memory_panel("blockIdx -> tile", [f"b{b}->{k}" for k, b in enumerate(order)], [-1] * tiles),
+                tiles_panel(x, "items of each tile (blocked)"),
+            ),
+        ),
+    ]
+    status = ["P"] + ["A"] * (tiles - 1)
+    frames.append(
+        Frame(
+            "Each tile reduces its items and publishes its aggregate (A); tile 0 publishes its "
+            "inclusive prefix (P) at once.",
+            (statuses(status, aggregates, ["new"] * tiles),),
+        )
+    )
+    prefixes = [0] + [look_back(k, status, aggregates)[0] for k in range(1, tiles)]
+    reads = [0] + [look_back(k, status, aggregates)[1] for k in range(1, tiles)]
+    frames.append(
+        Frame(
+            "Decoupled look-back: the first warp of each tile reads its predecessors' statuses backwards, "
+            f"adding aggregates until it meets an inclusive prefix (tiles 1 to {tiles - 1} read "
+            + ", ".join(f"{r}" for r in reads[1:])
+            + " statuses): its exclusive prefix.",
+            (
+                memory_panel("exclusive prefix of each tile", prefixes, [-1] * tiles, ["new"] * tiles),
+                statuses(status, aggregates, [""] * tiles),
+            ),
+        )
+    )
+    inclusive = [p + a for p, a in zip(prefixes, aggregates, strict=True)]
+    frames.append(
+        Frame(
+            "Each tile publishes its inclusive prefix (P): later tiles stop there.",
+            (statuses(["P"] * tiles, inclusive, ["new"] * tiles),),
+        )
+    )
+    out = grid_scan_result(x, kind)["out"]
+    frames.append(
+        Frame(
+            f"Each thread scans its items from its tile's prefix: the {kind.replace('_', ' ')} of the "
+            "whole array, in one pass.",
+            (tiles_panel(out, "result", "new"),),
+        )
+    )
+    return frames
+
+
 # --- the explorers ------------------------------------------------------------------------------------
 
 
@@ -1270,6 +1528,33 @@ EXPLORERS: tuple[Explorer, ...] = (
         ),
         top_k_frames,
         "The k largest (or smallest) keys gathered into the tile's first slots.",
+    ),
+    Explorer(
+        "argmax",
+        "coop.block.argmax",
+        "structured",
+        (_threads_param(), _items_param((2, 3), 2), Param("broadcast", "broadcast", (False, True), False)),
+        argmax_frames,
+        "A structured item, (value, index), reduced: ties go to the smaller index.",
+    ),
+    Explorer(
+        "cluster_sum",
+        "coop.cluster.sum",
+        "clusters",
+        (Param("blocks", "blocks in the cluster", (2, 4), 4), _items_param((1, 2, 3), 2)),
+        cluster_frames,
+        "A row over the blocks of a cluster: each block's aggregate pushed into every block's slots.",
+    ),
+    Explorer(
+        "grid_scan",
+        "coop.grid.exclusive_sum",
+        "grid_scans",
+        (
+            Param("tiles", "tiles", (3, 5, 6), 5),
+            Param("kind", "scan", ("exclusive_sum", "inclusive_sum"), "exclusive_sum"),
+        ),
+        grid_scan_frames,
+        "A scan over the whole grid in one pass: tickets, published aggregates, the decoupled look-back.",
     ),
 )
 

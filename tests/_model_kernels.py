@@ -208,6 +208,33 @@ def cases() -> list[ModelCase]:
                 check_reduce,
             )
         )
+    for broadcast in (False, True):
+        lines = [
+            *_HEAD,
+            f"    v, i = coop.block.argmax(x, broadcast={broadcast})",
+            "    dst[2 * t] = v",
+            "    dst[2 * t + 1] = i",
+        ]
+
+        def check_argmax(io: dict[str, np.ndarray], broadcast: bool = broadcast) -> list[str]:
+            r = _models.argmax_result(io["src"].reshape(grid))
+            got = io["dst"].reshape(T, 2)[: T if broadcast else 1]
+            want = np.array([[r["value"], r["index"]]] * len(got), np.int32)
+            return _same("argmax", got, want)
+
+        out.append(
+            ModelCase(
+                f"argmax-broadcast{broadcast}",
+                _src(lines),
+                _sig("int32", "int32"),
+                T,
+                lambda rng: {
+                    "src": rng.integers(0, 9, TILE).astype(np.int32),
+                    "dst": np.zeros(2 * T, np.int32),
+                },
+                check_argmax,
+            )
+        )
     for direction in ("left", "right"):
         lines = [*_HEAD, f"    d = coop.block.adjacent_difference(x, direction={direction!r})", *_OUT]
         out.append(

@@ -255,3 +255,36 @@ def test_the_last_frame_shows_the_models_result(name: str) -> None:
             x = _models._data(t * n, 29, high=20).reshape(t, n)
             want = _models.merge_sort_result(x)["out"]
         assert shown == [[_models._text(v) for v in row] for row in want], choice
+
+
+@pytest.mark.parametrize(("threads", "items"), SHAPES)
+def test_argmax_cluster_and_grid_models(threads: int, items: int) -> None:
+    rng = _rng()
+    x = rng.integers(0, 5, (threads, items))  # ties
+    r = _models.argmax_result(x)
+    flat = x.reshape(-1)
+    first = min(i for i in range(flat.size) if flat[i] == flat.max())
+    assert int(r["value"]) == flat.max() and int(r["index"]) == first
+    blocks = rng.integers(-9, 9, (3, threads, items))
+    assert (_models.cluster_result(blocks)["out"] == blocks.sum()).all()
+    for kind in ("exclusive_sum", "inclusive_sum"):
+        got = _models.grid_scan_result(blocks, kind)["out"].reshape(-1)
+        inc = np.cumsum(blocks.reshape(-1))
+        assert (got == (inc if kind == "inclusive_sum" else inc - blocks.reshape(-1))).all()
+
+
+def test_the_look_back_finds_each_tiles_prefix() -> None:
+    """Whatever mix of published aggregates (A) and inclusive prefixes (P) a tile's predecessors
+    show, the look-back's sum is the total of the tiles before it."""
+    rng = _rng()
+    for _ in range(200):
+        tiles = int(rng.integers(2, 12))
+        aggregates = rng.integers(-50, 50, tiles)
+        status = ["P"] + [str(s) for s in rng.choice(["A", "P"], tiles - 1)]
+        values = [
+            int(aggregates[: k + 1].sum()) if s == "P" else int(aggregates[k]) for k, s in enumerate(status)
+        ]
+        for tile in range(1, tiles):
+            prefix, read = _models.look_back(tile, status, values)
+            assert prefix == aggregates[:tile].sum()
+            assert status[tile - read] == "P" and "P" not in status[tile - read + 1 : tile]
