@@ -205,19 +205,10 @@ def positions(arrangement: str, threads: int, items: int, lanes: int = LANES) ->
     raise ValueError(arrangement)
 
 
-def _gather(tile: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    return tile[pos]
-
-
-def _load_valid(threads: int, items: int, algorithm: str) -> bool:
-    option = _choice("BlockLoadAlgorithm", algorithm)
-    return not option.whole_warps or threads % LANES == 0
-
-
-def load_result(threads: int, items: int, algorithm: str, scope: str = "block") -> dict[str, np.ndarray]:
-    """What each thread holds after the load: the tile positions ``[t, j]``."""
-    enum = "BlockLoadAlgorithm" if scope == "block" else "WarpLoadAlgorithm"
-    return {"positions": positions(_choice(enum, algorithm).arrangement, threads, items)}
+def load_result(threads: int, items: int, algorithm: str) -> dict[str, np.ndarray]:
+    """What each thread holds after the load: the tile positions ``[t, j]`` (the catalog's
+    arrangement of the algorithm)."""
+    return {"positions": positions(_choice("BlockLoadAlgorithm", algorithm).arrangement, threads, items)}
 
 
 def load_frames(threads: int, items: int, algorithm: str) -> list[Frame]:
@@ -387,7 +378,6 @@ def exchange_frames(threads: int, items: int, mode: str) -> list[Frame]:
         ]
     ranks, flags = exchange_ranks(threads, items, mode)
     keys = np.arange(n).reshape(threads, items)  # colour: where the item started
-    shown = np.where(ranks >= 0, ranks, -1)
     marks = np.where((ranks < 0) | (flags == 0), "off", "")
     before = threads_panel(
         "registers: each item labelled with its rank", np.where(ranks >= 0, ranks, -1), keys, marks
@@ -420,7 +410,6 @@ def exchange_frames(threads: int, items: int, mode: str) -> list[Frame]:
         "scatter_to_striped_guarded": "every item whose rank is >= 0",
         "scatter_to_striped_flagged": "every item whose flag is set",
     }[mode]
-    _ = shown
     return [
         Frame("Each item is labelled with its rank (its colour: where it started).", panels),
         Frame(f"Each thread writes {what} to shared memory at its rank.", (before, smem)),
@@ -488,72 +477,100 @@ def reduce_result(threads: int, items: int, broadcast: bool, x: np.ndarray) -> d
     return {"out": np.full(threads, total), "defined": defined}
 
 
-def reduce_frames(threads: int, items: int, broadcast: bool) -> list[Frame]:
-    x = _data(threads * items, 7).reshape(threads, items)
-    keys = np.arange(threads * items).reshape(threads, items)
+def _column(title: str, cells: Sequence[tuple[str, int] | None], marks: Sequence[str]) -> Panel:
+    """One value per thread: ``(text, colour key)`` or None (nothing shown)."""
+    text = np.array([[c[0] if c else None] for c in cells], dtype=object)
+    keys = np.array([[c[1] if c else -1] for c in cells])
+    return threads_panel(title, text, keys, np.array(marks)[:, None])
 
-    def column(title: str, values: Sequence[Any], marks: Sequence[str]) -> Panel:
-        return threads_panel(title, np.array(values, dtype=object)[:, None], None, np.array(marks)[:, None])
 
-    frames = [
-        Frame(
-            f"coop.block.sum: {threads} threads, {items} items each (algorithm='warp_reductions').",
-            (threads_panel("items", x, keys),),
-        )
-    ]
-    vals = [int(v) for v in x.sum(axis=1)]
-    frames.append(
-        Frame(
-            "Each thread reduces its own items.",
-            (threads_panel("items", x, keys), column("per thread", vals, ["new"] * threads)),
-        )
-    )
+def _tree_frames(
+    values: list[Any],
+    combine: Callable[[Any, Any], Any],
+    cell: Callable[[Any], tuple[str, int]],
+    step: str,
+    across: str,
+    broadcast: bool,
+    result: str,
+) -> list[Frame]:
+    """The frames of a block reduction after each thread's own: CUB's shuffle-down tree within each
+    warp (offsets 1, 2, 4, ...), the warps' results combined by the first warp, then thread 0's
+    result, or every thread's with ``broadcast``. ``step``: the caption of a tree step (``{offset}``
+    in it); ``across``: of the step across warps; ``result``: what the call returns."""
+    threads = len(values)
+    frames = []
     offset = 1
-    while offset < LANES:  # CUB's shuffle-down tree: offsets 1, 2, 4, ...
-        vals = [v + vals[t + offset] if t % LANES + offset < LANES else v for t, v in enumerate(vals)]
+    while offset < LANES:
+        values = [
+            combine(v, values[t + offset]) if t % LANES + offset < LANES else v for t, v in enumerate(values)
+        ]
         live = [t % (2 * offset) == 0 for t in range(threads)]
         frames.append(
             Frame(
-                f"Within each warp (drawn with {LANES} lanes), lane l adds lane l+{offset}'s value "
-                "(a shuffle "
-                f"down by {offset}); lanes that are multiples of {2 * offset} carry on.",
+                f"Within each warp (drawn with {LANES} lanes), "
+                + step.format(offset=offset, next=2 * offset),
                 (
-                    column(
+                    _column(
                         "per thread",
-                        [v if ok else None for v, ok in zip(vals, live, strict=True)],
+                        [cell(v) if ok else None for v, ok in zip(values, live, strict=True)],
                         ["new" if ok else "off" for ok in live],
                     ),
                 ),
             )
         )
         offset *= 2
-    total = int(x.sum())
-    warps = -(-threads // LANES)
-    if warps > 1:
+    top = values[0]
+    for w in range(LANES, threads, LANES):
+        top = combine(top, values[w])
+    rest = threads - 1
+    if threads > LANES:
         frames.append(
-            Frame(
-                "Each warp's first lane writes its warp's total to shared memory; the first warp adds "
-                f"the {warps} "
-                "totals: thread 0 holds the block's sum.",
-                (column("per thread", [total] + [None] * (threads - 1), ["new"] + ["off"] * (threads - 1)),),
-            )
+            Frame(across, (_column("per thread", [cell(top)] + [None] * rest, ["new"] + ["off"] * rest),))
         )
     if broadcast:
-        frames.append(
-            Frame(
-                "broadcast=True: thread 0 shares the sum through shared memory, and every thread returns it.",
-                (column("result", [total] * threads, ["new"] * threads),),
-            )
+        caption = (
+            f"broadcast=True: thread 0 shares {result} through shared memory, and every thread returns it."
         )
+        frames.append(Frame(caption, (_column("result", [cell(top)] * threads, ["new"] * threads),)))
     else:
+        caption = f"{result[0].upper()}{result[1:]} is defined in thread 0 only, as in CUB "
+        caption += "(broadcast=True: in every thread)."
         frames.append(
-            Frame(
-                "The result is defined in thread 0 only, as in CUB (broadcast=True gives it to every "
-                "thread).",
-                (column("result", [total] + [None] * (threads - 1), [""] + ["undef"] * (threads - 1)),),
-            )
+            Frame(caption, (_column("result", [cell(top)] + [None] * rest, [""] + ["undef"] * rest),))
         )
     return frames
+
+
+def reduce_frames(threads: int, items: int, broadcast: bool) -> list[Frame]:
+    x = _data(threads * items, 7).reshape(threads, items)
+    keys = np.arange(threads * items).reshape(threads, items)
+    sums = [int(v) for v in x.sum(axis=1)]
+    return [
+        Frame(
+            f"coop.block.sum: {threads} threads, {items} items each (algorithm='warp_reductions').",
+            (threads_panel("items", x, keys),),
+        ),
+        Frame(
+            "Each thread reduces its own items.",
+            (
+                threads_panel("items", x, keys),
+                _column("per thread", [(str(v), -1) for v in sums], ["new"] * threads),
+            ),
+        ),
+        *_tree_frames(
+            sums,
+            lambda a, b: a + b,
+            lambda v: (str(v), -1),
+            "lane l adds lane l+{offset}'s value (a shuffle down by {offset}); lanes that are multiples "
+            "of {next} "
+            "carry on.",
+            "Each warp's first lane writes its total to shared memory; the first warp adds them: thread 0 "
+            "holds "
+            "the block's sum.",
+            broadcast,
+            "the sum",
+        ),
+    ]
 
 
 def batched_result(batches: int, lanes: int, arrangement: str, x: np.ndarray) -> dict[str, np.ndarray]:
@@ -1109,78 +1126,41 @@ def argmax_frames(threads: int, items: int, broadcast: bool) -> list[Frame]:
     pairs = np.array(
         [[f"{v}@{i}" for v, i in zip(xr, ir, strict=True)] for xr, ir in zip(x, index, strict=True)]
     )
-
-    def column(title: str, best: Sequence[tuple[int, int] | None], marks: Sequence[str]) -> Panel:
-        text = np.array([[f"{b[0]}@{b[1]}" if b else None] for b in best], dtype=object)
-        keys = np.array([[b[1] if b else -1] for b in best])
-        return threads_panel(title, text, keys, np.array(marks)[:, None])
-
-    frames = [
-        Frame(
-            f"coop.block.argmax(items): {threads} threads, {items} items each; an item is value@index, its "
-            "index its blocked position (or indices=).",
-            (threads_panel("items", pairs, index),),
-        )
-    ]
-    best: list[tuple[int, int] | None] = []
+    best = []
     for t in range(threads):
         b = (int(x[t, 0]), int(index[t, 0]))
         for j in range(1, items):
             b = _better(b, (int(x[t, j]), int(index[t, j])))
         best.append(b)
-    frames.append(
+
+    def cell(pair: tuple[int, int]) -> tuple[str, int]:
+        return f"{pair[0]}@{pair[1]}", pair[1]
+
+    return [
+        Frame(
+            f"coop.block.argmax(items): {threads} threads, {items} items each; an item is value@index, its "
+            "index its blocked position (or indices=).",
+            (threads_panel("items", pairs, index),),
+        ),
         Frame(
             "Each thread keeps its best pair: the larger value, ties to the smaller index.",
-            (threads_panel("items", pairs, index), column("per thread", best, ["new"] * threads)),
-        )
-    )
-    offset = 1
-    while offset < LANES:
-        best = [
-            _better(b, best[t + offset])
-            if b is not None and t % LANES + offset < LANES and best[t + offset]
-            else b
-            for t, b in enumerate(best)
-        ]
-        live = [t % (2 * offset) == 0 for t in range(threads)]
-        frames.append(
-            Frame(
-                f"Within each warp (drawn with {LANES} lanes), lane l keeps the better of its pair and lane "
-                f"l+{offset}'s: coop's total order, so the answer does not depend on the tree.",
-                (
-                    column(
-                        "per thread",
-                        [b if ok else None for b, ok in zip(best, live, strict=True)],
-                        ["new" if ok else "off" for ok in live],
-                    ),
-                ),
-            )
-        )
-        offset *= 2
-    result = argmax_result(x)
-    top = (int(result["value"]), int(result["index"]))
-    if threads > LANES:
-        frames.append(
-            Frame(
-                "The first warp compares the warps' best pairs: thread 0 holds the block's.",
-                (column("per thread", [top] + [None] * (threads - 1), ["new"] + ["off"] * (threads - 1)),),
-            )
-        )
-    if broadcast:
-        frames.append(
-            Frame(
-                "broadcast=True: every thread returns (value, index).",
-                (column("result", [top] * threads, ["new"] * threads),),
-            )
-        )
-    else:
-        frames.append(
-            Frame(
-                "(value, index) is defined in thread 0 only (broadcast=True: in every thread).",
-                (column("result", [top] + [None] * (threads - 1), [""] + ["undef"] * (threads - 1)),),
-            )
-        )
-    return frames
+            (
+                threads_panel("items", pairs, index),
+                _column("per thread", [cell(b) for b in best], ["new"] * threads),
+            ),
+        ),
+        *_tree_frames(
+            best,
+            _better,
+            cell,
+            "lane l keeps the better of its pair and lane l+{offset}'s (coop's total order: the answer does "
+            "not "
+            "depend on the tree).",
+            "The first warp compares the warps' best pairs: thread 0 holds the block's.",
+            broadcast,
+            "(value, index)",
+        ),
+    ]
 
 
 def cluster_result(x: np.ndarray) -> dict[str, np.ndarray]:

@@ -17,6 +17,7 @@ from cuda.coop._catalog import CHOICES
 
 T, N = 64, 4  # two real warps of four items: the model is drawn with warps of 4 lanes, run with 32
 TILE = T * N
+GRID = (T, N)
 
 _HEAD = [
     "def kernel({args}):",
@@ -61,9 +62,32 @@ def _sig(*arrays: str) -> str:
     return f"void({', '.join(f'{a}[::1]' for a in arrays)})"
 
 
+def _tile(low: int, high: int) -> Callable[[np.random.Generator], np.ndarray]:
+    return lambda rng: rng.integers(low, high, TILE).astype(np.int32)
+
+
+def _case(
+    name: str,
+    lines: list[str],
+    src: Callable[[np.random.Generator], np.ndarray],
+    want: Callable[[np.ndarray], np.ndarray],
+    out: str = "x",
+) -> ModelCase:
+    """A kernel of the tile ``src`` into ``dst`` (both int32, blocked: thread t's item j at
+    ``t*N + j``), whose ``dst`` must be ``want(x)`` (``x``: the input as T x N)."""
+    return ModelCase(
+        name,
+        _src(lines, out=out),
+        _sig("int32", "int32"),
+        T,
+        lambda rng: {"src": src(rng), "dst": np.zeros(TILE, np.int32)},
+        lambda io: _same(name, io["dst"].reshape(GRID), want(io["src"].reshape(GRID))),
+    )
+
+
 def cases() -> list[ModelCase]:
     out: list[ModelCase] = []
-    grid = (T, N)
+    grid = GRID
     for alg in _options("BlockLoadAlgorithm"):
         lines = [
             "def kernel(src, dst):",
@@ -72,18 +96,8 @@ def cases() -> list[ModelCase]:
             f"    coop.block.load(src, x, algorithm={alg!r})",
             *_OUT,
         ]
-        out.append(
-            ModelCase(
-                f"load-{alg}",
-                _src(lines),
-                _sig("int32", "int32"),
-                T,
-                lambda rng: {"src": _ints(rng, TILE), "dst": np.zeros(TILE, np.int32)},
-                lambda io, alg=alg: _same(
-                    alg, io["dst"].reshape(grid), io["src"][_models.load_result(*grid, alg)["positions"]]
-                ),
-            )
-        )
+        want = _models.load_result(*GRID, alg)["positions"]
+        out.append(_case(f"load-{alg}", lines, _tile(-1000, 1000), lambda x, want=want: x.reshape(-1)[want]))
     for alg in _options("BlockStoreAlgorithm"):
         lines = [*_HEAD, f"    coop.block.store(dst, x, algorithm={alg!r})"]
 
@@ -153,17 +167,14 @@ def cases() -> list[ModelCase]:
             call = [f"    u = coop.block.shuffle(x, mode={mode!r})"]
             res = "u"
         out.append(
-            ModelCase(
+            _case(
                 f"shuffle-{mode}{distance}",
-                _src([*_HEAD, *call, *_OUT], out=res),
-                _sig("int32", "int32"),
-                T,
-                lambda rng: {"src": _ints(rng, TILE), "dst": np.zeros(TILE, np.int32)},
-                lambda io, mode=mode, distance=distance: _same(
-                    mode,
-                    io["dst"].reshape(grid),
-                    _models.shuffle_result(*grid, mode, distance, io["src"].reshape(grid))["out"],
-                ),
+                [*_HEAD, *call, *_OUT],
+                _tile(-1000, 1000),
+                lambda x, mode=mode, distance=distance: _models.shuffle_result(*GRID, mode, distance, x)[
+                    "out"
+                ],
+                out=res,
             )
         )
     for kind in ("exclusive_sum", "inclusive_sum"):
@@ -237,20 +248,8 @@ def cases() -> list[ModelCase]:
         )
     for direction in ("left", "right"):
         lines = [*_HEAD, f"    d = coop.block.adjacent_difference(x, direction={direction!r})", *_OUT]
-        out.append(
-            ModelCase(
-                f"adjacent_difference-{direction}",
-                _src(lines, out="d"),
-                _sig("int32", "int32"),
-                T,
-                lambda rng: {"src": _ints(rng, TILE, 100), "dst": np.zeros(TILE, np.int32)},
-                lambda io, direction=direction: _same(
-                    direction,
-                    io["dst"].reshape(grid),
-                    _models.adjacent_result(io["src"].reshape(grid), direction)["out"],
-                ),
-            )
-        )
+        want = lambda x, direction=direction: _models.adjacent_result(x, direction)["out"]  # noqa: E731
+        out.append(_case(f"adjacent_difference-{direction}", lines, _tile(-100, 100), want, out="d"))
     for flags in ("heads", "tails", "heads_and_tails"):
         if flags == "heads_and_tails":
             call = [
@@ -260,23 +259,8 @@ def cases() -> list[ModelCase]:
             ]
         else:
             call = [f"    hf = coop.block.discontinuity(x, flags={flags!r})"]
-        out.append(
-            ModelCase(
-                f"discontinuity-{flags}",
-                _src([*_HEAD, *call, *_OUT], out="hf"),
-                _sig("int32", "int32"),
-                T,
-                lambda rng: {
-                    "src": rng.integers(0, 3, TILE).astype(np.int32),
-                    "dst": np.zeros(TILE, np.int32),
-                },
-                lambda io, flags=flags: _same(
-                    flags,
-                    io["dst"].reshape(grid),
-                    _models.discontinuity_result(io["src"].reshape(grid), flags)["out"],
-                ),
-            )
-        )
+        want = lambda x, flags=flags: _models.discontinuity_result(x, flags)["out"]  # noqa: E731
+        out.append(_case(f"discontinuity-{flags}", [*_HEAD, *call, *_OUT], _tile(0, 3), want, out="hf"))
     bins = 8
     for alg in _options("BlockHistogramAlgorithm"):
         lines = [*_HEAD, f"    coop.block.histogram(x, dst, bins={bins}, algorithm={alg!r})"]
@@ -297,35 +281,10 @@ def cases() -> list[ModelCase]:
         )
     for output in _options("BlockRadixSortOutput"):
         lines = [*_HEAD, f"    coop.block.radix_sort(x, end_bit=4, radix_bits=2, output={output!r})", *_OUT]
-        out.append(
-            ModelCase(
-                f"radix_sort-{output}",
-                _src(lines),
-                _sig("int32", "int32"),
-                T,
-                lambda rng: {
-                    "src": rng.integers(0, 16, TILE).astype(np.int32),
-                    "dst": np.zeros(TILE, np.int32),
-                },
-                lambda io, output=output: _same(
-                    output,
-                    io["dst"].reshape(grid),
-                    _models.radix_sort_result(io["src"].reshape(grid), output, *grid)["out"],
-                ),
-            )
-        )
-    out.append(
-        ModelCase(
-            "merge_sort",
-            _src([*_HEAD, "    coop.block.merge_sort(x, 'less')", *_OUT]),
-            _sig("int32", "int32"),
-            T,
-            lambda rng: {"src": _ints(rng, TILE, 50), "dst": np.zeros(TILE, np.int32)},
-            lambda io: _same(
-                "sorted", io["dst"].reshape(grid), _models.merge_sort_result(io["src"].reshape(grid))["out"]
-            ),
-        )
-    )
+        want = lambda x, output=output: _models.radix_sort_result(x, output, *GRID)["out"]  # noqa: E731
+        out.append(_case(f"radix_sort-{output}", lines, _tile(0, 16), want))
+    lines = [*_HEAD, "    coop.block.merge_sort(x, 'less')", *_OUT]
+    out.append(_case("merge_sort", lines, _tile(-50, 50), lambda x: _models.merge_sort_result(x)["out"]))
     for k, largest in ((1, True), (5, True), (17, False)):
         lines = [*_HEAD, f"    coop.block.top_k(x, {k}, largest={largest})", *_OUT]
         out.append(

@@ -288,3 +288,33 @@ def test_the_look_back_finds_each_tiles_prefix() -> None:
             prefix, read = _models.look_back(tile, status, values)
             assert prefix == aggregates[:tile].sum()
             assert status[tile - read] == "P" and "P" not in status[tile - read + 1 : tile]
+
+
+@pytest.mark.parametrize("name", ["reduce", "argmax", "scan", "grid_scan"])
+def test_the_reductions_and_scans_end_on_the_models_result(name: str) -> None:
+    explorer = _models.BY_NAME[name]
+    for choice in explorer.choices():
+        shown = _last_panel(explorer.frames(**choice))
+        if name == "reduce":
+            t, n = choice["threads"], choice["items"]
+            x = _models._data(t * n, 7).reshape(t, n)
+            want = _models.reduce_result(t, n, choice["broadcast"], x)
+            assert [row[0] for row in shown] == [
+                str(v) if d else "" for v, d in zip(want["out"], want["defined"])
+            ]
+        elif name == "argmax":
+            t, n = choice["threads"], choice["items"]
+            r = _models.argmax_result(_models._data(t * n, 37, high=6).reshape(t, n))
+            assert shown[0] == [f"{r['value']}@{r['index']}"]
+            assert all(row == ([shown[0][0]] if choice["broadcast"] else [""]) for row in shown[1:])
+        elif name == "scan":
+            t, n, tiles = choice["threads"], choice["items"], choice["tiles"]
+            before = sum(int(_models._data(t * n, 3 + k).sum()) for k in range(tiles - 1))
+            x = _models._data(t * n, 3 + tiles - 1).reshape(t, n)
+            want = _models.scan_result(x, choice["kind"], before)["out"]
+            assert shown == [[str(v) for v in row] for row in want]
+        else:
+            tiles = choice["tiles"]
+            x = _models._data(tiles * 8, 43).reshape(tiles, 4, 2)
+            want = _models.grid_scan_result(x, choice["kind"])["out"].reshape(tiles, -1)
+            assert shown == [[str(v) for v in row] for row in want]
