@@ -70,6 +70,11 @@ def _cells(
     return tuple(Cell(_text(v), int(k), m) for v, k, m in zip(values, keys, marks, strict=True))
 
 
+def option_text(v: Any) -> str:
+    """A control's option as the explorer's page writes it (``True``, ``warp_transpose``, ``8``)."""
+    return str(v)
+
+
 def _text(v: Any) -> str:
     if v is None:
         return ""
@@ -159,7 +164,7 @@ class Explorer:
 
     @staticmethod
     def case_key(choice: dict[str, Any]) -> str:
-        return "|".join(_text(v) for v in choice.values())
+        return "|".join(option_text(v) for v in choice.values())
 
 
 def _threads_param(options: tuple[int, ...] = (4, 8), default: int = 8) -> Param:

@@ -82,8 +82,8 @@ def _choose(figure: Any, choice: dict[str, Any]) -> None:
 
     for name, value in choice.items():
         select = Select(figure.find_element("css selector", f'select[data-param="{name}"]'))
-        if select.first_selected_option.get_attribute("value") != _models._text(value):
-            select.select_by_value(_models._text(value))
+        if select.first_selected_option.get_attribute("value") != _models.option_text(value):
+            select.select_by_value(_models.option_text(value))
 
 
 def _choices_to_check(explorer: _models.Explorer) -> list[dict[str, Any]]:

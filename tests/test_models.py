@@ -300,7 +300,7 @@ def test_the_reductions_and_scans_end_on_the_models_result(name: str) -> None:
             x = _models._data(t * n, 7).reshape(t, n)
             want = _models.reduce_result(t, n, choice["broadcast"], x)
             assert [row[0] for row in shown] == [
-                str(v) if d else "" for v, d in zip(want["out"], want["defined"])
+                str(v) if d else "" for v, d in zip(want["out"], want["defined"], strict=True)
             ]
         elif name == "argmax":
             t, n = choice["threads"], choice["items"]

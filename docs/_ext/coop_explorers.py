@@ -34,7 +34,10 @@ from cuda.coop import _models
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
 
-CELL_W, CELL_H, GAP, LABEL_W, TITLE_H, CAPTION_H = 34, 24, 2, 40, 18, 20
+CELL_W, CELL_H, GAP, LABEL_W, TITLE_H = 34, 24, 2, 40, 18
+#: The widest a frame's line of panels gets before the next panel goes below (px), and the caption's
+#: characters a line.
+MAX_W, CAPTION_CHARS = 720, 100
 _MARKS = {"": 0, "new": 1, "undef": 2, "off": 3}
 
 
@@ -81,7 +84,7 @@ def explorer_json(explorer: _models.Explorer) -> dict[str, Any]:
         "name": explorer.name,
         "title": explorer.title,
         "params": [
-            {"name": p.name, "label": p.label, "options": [_models._text(o) for o in p.options]}
+            {"name": p.name, "label": p.label, "options": [_models.option_text(o) for o in p.options]}
             for p in explorer.params
         ],
         "default": explorer.case_key(explorer.default()),
@@ -97,20 +100,35 @@ def _panel_size(panel: _models.Panel) -> tuple[int, int]:
     return LABEL_W + width * (CELL_W + GAP), TITLE_H + len(panel.rows) * (CELL_H + GAP)
 
 
+def _wrap(text: str, width: int = CAPTION_CHARS) -> list[str]:
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    return [*lines, line] if line else lines
+
+
 def frame_svg(frame: _models.Frame, nkeys: int, x0: int, y0: int, out: list[str]) -> tuple[int, int]:
-    """Append the SVG elements of ``frame`` at ``(x0, y0)``, its panels one under the other; return
-    its width and height."""
-    out.append(f'<text x="{x0}" y="{y0 + 14}" class="caption">{html.escape(frame.caption)}</text>')
-    y = y0 + CAPTION_H
-    width = 7 * len(frame.caption)
+    """Append the SVG elements of ``frame`` at ``(x0, y0)``: its caption (wrapped), then its panels
+    side by side while they fit :data:`MAX_W`, the rest below; return its width and height."""
+    caption = _wrap(frame.caption)
+    for i, line in enumerate(caption):
+        out.append(f'<text x="{x0}" y="{y0 + 14 + i * 16}" class="caption">{html.escape(line)}</text>')
+    top = y0 + 16 * len(caption) + 4
+    x, y, line_h, width = x0, top, 0, max((7 * len(line) for line in caption), default=0)
     for panel in frame.panels:
         w, h = _panel_size(panel)
-        out.append(f'<text x="{x0}" y="{y + 12}" class="title">{html.escape(panel.title)}</text>')
+        if x > x0 and x + w > x0 + MAX_W:  # a new line of panels
+            x, y, line_h = x0, y + line_h + 6, 0
+        out.append(f'<text x="{x}" y="{y + 12}" class="title">{html.escape(panel.title)}</text>')
         for i, row in enumerate(panel.rows):
             ry = y + TITLE_H + i * (CELL_H + GAP)
-            out.append(f'<text x="{x0}" y="{ry + 16}" class="label">{html.escape(row.label)}</text>')
+            out.append(f'<text x="{x}" y="{ry + 16}" class="label">{html.escape(row.label)}</text>')
             for j, cell in enumerate(row.cells):
-                cx = x0 + LABEL_W + j * (CELL_W + GAP)
+                cx = x + LABEL_W + j * (CELL_W + GAP)
                 cls = f"cell {cell.mark}".strip()
                 out.append(
                     f'<rect x="{cx}" y="{ry}" width="{CELL_W}" height="{CELL_H}" class="{cls}" '
@@ -119,9 +137,10 @@ def frame_svg(frame: _models.Frame, nkeys: int, x0: int, y0: int, out: list[str]
                 if cell.text:
                     text = html.escape(cell.text)
                     out.append(f'<text x="{cx + CELL_W / 2:g}" y="{ry + 16}" class="v">{text}</text>')
-        y += h + 6
-        width = max(width, w)
-    return width, y - y0
+        x += w + 28
+        line_h = max(line_h, h)
+        width = max(width, x - 28 - x0)
+    return width, y + line_h - y0
 
 
 _STYLE = (
@@ -153,7 +172,7 @@ def choice_of(explorer: _models.Explorer, given: dict[str, str]) -> dict[str, An
     choice = explorer.default()
     for p in explorer.params:
         if p.name in given:
-            matches = [o for o in p.options if _models._text(o) == given[p.name]]
+            matches = [o for o in p.options if _models.option_text(o) == given[p.name]]
             if not matches:
                 raise ValueError(f"{explorer.name}: {p.name}={given[p.name]} is not one of {p.options}")
             choice[p.name] = matches[0]
@@ -170,7 +189,7 @@ def diagram(name: str, given: dict[str, str] | None = None, which: str = "ends")
     frames = explorer.frames(**choice)
     if which != "all" and len(frames) > 2:
         frames = [frames[0], frames[-1]]
-    what = ", ".join(f"{k}={_models._text(v)}" for k, v in choice.items())
+    what = ", ".join(f"{k}={_models.option_text(v)}" for k, v in choice.items())
     return svg(frames, f"{explorer.title} ({what})")
 
 
