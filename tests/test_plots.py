@@ -58,6 +58,8 @@ def test_a_plot_renders(plots: ModuleType) -> None:
 
 def test_the_readme_diagram_is_the_models() -> None:
     explorers = _load("coop_explorers_ext", ROOT / "docs" / "_ext" / "coop_explorers.py")
-    want = explorers.diagram("load", {"threads": "8", "items": "4", "algorithm": "warp_transpose"}) + "\n"
+    want = (
+        explorers.diagram("load", {"threads": "8", "items": "4", "algorithm": "warp_transpose"}, "all") + "\n"
+    )
     assert (ROOT / "docs" / "_static" / "load_warp_transpose.svg").read_text() == want
     assert "docs/_static/load_warp_transpose.svg" in (ROOT / "README.md").read_text()

@@ -18,7 +18,8 @@ Directives (HTML builds):
     A benchmark plot of ``benchmarks/plots.py`` (matplotlib, from the JSON results committed in
     ``benchmarks/logs``), inline SVG.
 
-``python docs/_ext/coop_explorers.py OUT.svg NAME [key=value ...]`` writes one diagram (the README's).
+``python docs/_ext/coop_explorers.py OUT.svg NAME [key=value ...] [frames=all]`` writes one diagram
+(the README's).
 """
 
 from __future__ import annotations
@@ -281,4 +282,6 @@ def setup(app: Any) -> dict[str, Any]:
 
 if __name__ == "__main__":
     out, name, *rest = sys.argv[1:]
-    Path(out).write_text(diagram(name, _parse_choice(" ".join(rest))) + "\n")
+    given = _parse_choice(" ".join(rest))
+    which = given.pop("frames", "ends")
+    Path(out).write_text(diagram(name, given, which) + "\n")
