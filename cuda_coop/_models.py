@@ -210,27 +210,32 @@ def positions(arrangement: str, threads: int, items: int, lanes: int = LANES) ->
     raise ValueError(arrangement)
 
 
-def load_result(threads: int, items: int, algorithm: str) -> dict[str, np.ndarray]:
-    """What each thread holds after the load: the tile positions ``[t, j]`` (the catalog's
+def load_result(
+    threads: int, items: int, algorithm: str, enum: str = "BlockLoadAlgorithm"
+) -> dict[str, np.ndarray]:
+    """What each thread (lane) holds after the load: the tile positions ``[t, j]`` (the catalog's
     arrangement of the algorithm)."""
-    return {"positions": positions(_choice("BlockLoadAlgorithm", algorithm).arrangement, threads, items)}
+    return {"positions": positions(_choice(enum, algorithm).arrangement, threads, items)}
 
 
-def load_frames(threads: int, items: int, algorithm: str) -> list[Frame]:
-    option = _choice("BlockLoadAlgorithm", algorithm)
+def load_frames(threads: int, items: int, algorithm: str, enum: str = "BlockLoadAlgorithm") -> list[Frame]:
+    """The steps of a block load (or, with ``enum="WarpLoadAlgorithm"``, of a logical warp's: its
+    lanes are the threads)."""
+    option = _choice(enum, algorithm)
+    label, who = ("t", "threads") if enum.startswith("Block") else ("lane ", "lanes")
     n = threads * items
     tile = np.arange(n)
     final = positions(option.arrangement, threads, items)
     memory = memory_panel("global memory (the tile)", list(tile), list(tile))
-    empty = threads_panel("registers", np.full((threads, items), None), np.full((threads, items), -1))
+    empty = threads_panel(
+        "registers", np.full((threads, items), None), np.full((threads, items), -1), label=label
+    )
     frames = [
-        Frame(
-            f"A tile of {n} items in global memory; {threads} threads, {items} items each.", (memory, empty)
-        )
+        Frame(f"A tile of {n} items in global memory; {threads} {who}, {items} items each.", (memory, empty))
     ]
 
     def regs(pos: np.ndarray, title: str = "registers") -> Panel:
-        return threads_panel(title, pos, pos, np.full(pos.shape, "new"))
+        return threads_panel(title, pos, pos, np.full(pos.shape, "new"), label=label)
 
     if option.stages_tile or option.value == "warp_transpose_timesliced":
         first = positions("warp_striped" if option.whole_warps else "striped", threads, items)
@@ -1403,6 +1408,18 @@ EXPLORERS: tuple[Explorer, ...] = (
         (_threads_param(), _items_param((1, 2, 4), 2), Param("broadcast", "broadcast", (False, True), False)),
         reduce_frames,
         "A block reduction: each thread's items, then a tree within each warp, then across warps.",
+    ),
+    Explorer(
+        "warp_load",
+        "coop.warp.load",
+        "warp",
+        (
+            Param("width", "threads_in_warp", (4, 8), 8),
+            _items_param((1, 2, 3, 4), 3),
+            _choices("WarpLoadAlgorithm", "transpose", "algorithm"),
+        ),
+        lambda width, items, algorithm: load_frames(width, items, algorithm, "WarpLoadAlgorithm"),
+        "A logical warp's load: where each item of the warp's tile lands in its lanes.",
     ),
     Explorer(
         "batched_reduce",

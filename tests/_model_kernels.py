@@ -98,6 +98,19 @@ def cases() -> list[ModelCase]:
         ]
         want = _models.load_result(*GRID, alg)["positions"]
         out.append(_case(f"load-{alg}", lines, _tile(-1000, 1000), lambda x, want=want: x.reshape(-1)[want]))
+    for alg in _options("WarpLoadAlgorithm"):  # logical warps of 16 lanes: each loads its own tile
+        lines = [
+            "def kernel(src, dst):",
+            "    t = cuda.threadIdx.x",
+            f"    x = coop.ThreadData({N}, np.int32)",
+            f"    coop.warp.load(src, x, offset=(t // 16) * {16 * N}, algorithm={alg!r}, threads_in_warp=16)",
+            *_OUT,
+        ]
+        within = _models.load_result(16, N, alg, "WarpLoadAlgorithm")["positions"]
+        want = np.concatenate([within + w * 16 * N for w in range(T // 16)])
+        out.append(
+            _case(f"warp_load-{alg}", lines, _tile(-1000, 1000), lambda x, want=want: x.reshape(-1)[want])
+        )
     for alg in _options("BlockStoreAlgorithm"):
         lines = [*_HEAD, f"    coop.block.store(dst, x, algorithm={alg!r})"]
 
