@@ -84,6 +84,7 @@
     steps.appendChild(counter);
     const message = el("div", "coop-message");
     const caption = el("div", "coop-caption");
+    caption.setAttribute("aria-live", "polite"); // a screen reader reads each step's caption
     const stage = el("div", "coop-stage");
     ui.append(controls, steps, message, caption, stage);
     figure.querySelector(".coop-static").after(ui);
