@@ -272,16 +272,20 @@ def load_frames(threads: int, items: int, algorithm: str, enum: str = "BlockLoad
     return frames
 
 
-def store_result(threads: int, items: int, algorithm: str) -> dict[str, np.ndarray]:
-    """Where each thread's item ``[t, j]`` lands in the tile."""
-    return {"positions": positions(_choice("BlockStoreAlgorithm", algorithm).arrangement, threads, items)}
+def store_result(
+    threads: int, items: int, algorithm: str, enum: str = "BlockStoreAlgorithm"
+) -> dict[str, np.ndarray]:
+    """Where each thread's (lane's) item ``[t, j]`` lands in the tile."""
+    return {"positions": positions(_choice(enum, algorithm).arrangement, threads, items)}
 
 
-def store_frames(threads: int, items: int, algorithm: str) -> list[Frame]:
-    option = _choice("BlockStoreAlgorithm", algorithm)
+def store_frames(threads: int, items: int, algorithm: str, enum: str = "BlockStoreAlgorithm") -> list[Frame]:
+    """The steps of a block store (or, with ``enum="WarpStoreAlgorithm"``, of a logical warp's)."""
+    option = _choice(enum, algorithm)
+    label = "t" if enum.startswith("Block") else "lane "
     n = threads * items
     dest = positions(option.arrangement, threads, items)
-    regs = threads_panel("registers (each item labelled with its tile position)", dest, dest)
+    regs = threads_panel("registers (each item labelled with its tile position)", dest, dest, label=label)
     blank = memory_panel("global memory", [None] * n, [-1] * n)
     frames = [
         Frame(
@@ -299,7 +303,7 @@ def store_frames(threads: int, items: int, algorithm: str) -> list[Frame]:
         )
         how = "warp-striped" if option.whole_warps else "striped"
         staged = positions("warp_striped" if option.whole_warps else "striped", threads, items)
-        regs2 = threads_panel(f"registers ({how})", staged, staged, np.full(staged.shape, "new"))
+        regs2 = threads_panel(f"registers ({how})", staged, staged, np.full(staged.shape, "new"), label=label)
         frames.append(Frame(f"Each thread now holds {how} items...", (regs2, smem)))
         out = memory_panel("global memory", list(tile), list(tile), ["new"] * n)
         frames.append(Frame("...and consecutive threads write consecutive items.", (regs2, out)))
@@ -1420,6 +1424,30 @@ EXPLORERS: tuple[Explorer, ...] = (
         ),
         lambda width, items, algorithm: load_frames(width, items, algorithm, "WarpLoadAlgorithm"),
         "A logical warp's load: where each item of the warp's tile lands in its lanes.",
+    ),
+    Explorer(
+        "warp_store",
+        "coop.warp.store",
+        "warp",
+        (
+            Param("width", "threads_in_warp", (4, 8), 8),
+            _items_param((1, 2, 3, 4), 3),
+            _choices("WarpStoreAlgorithm", "transpose", "algorithm"),
+        ),
+        lambda width, items, algorithm: store_frames(width, items, algorithm, "WarpStoreAlgorithm"),
+        "A logical warp's store: where each lane's items land in the warp's tile.",
+    ),
+    Explorer(
+        "warp_exchange",
+        "coop.warp.exchange",
+        "warp",
+        (
+            Param("width", "threads_in_warp", (4, 8), 8),
+            _items_param((2, 3, 4), 4),
+            _choices("WarpExchangeMode", "blocked_to_striped", "mode"),
+        ),
+        lambda width, items, mode: exchange_frames(width, items, mode),
+        "A logical warp's items rearranged among its lanes (t: a lane of the logical warp).",
     ),
     Explorer(
         "batched_reduce",

@@ -111,6 +111,61 @@ def cases() -> list[ModelCase]:
         out.append(
             _case(f"warp_load-{alg}", lines, _tile(-1000, 1000), lambda x, want=want: x.reshape(-1)[want])
         )
+    for alg in _options("WarpStoreAlgorithm"):  # logical warps of 16 lanes, each its own tile
+        lines = [
+            *_HEAD,
+            f"    coop.warp.store(dst, x, offset=(t // 16) * {16 * N}, algorithm={alg!r},",
+            "                    threads_in_warp=16)",
+        ]
+        within = _models.store_result(16, N, alg, "WarpStoreAlgorithm")["positions"]
+        where = np.concatenate([within + w * 16 * N for w in range(T // 16)])
+
+        def stored(x: np.ndarray, where: np.ndarray = where) -> np.ndarray:
+            out = np.zeros(TILE, np.int32)
+            out[where] = x.reshape(T, N)
+            return out.reshape(GRID)
+
+        out.append(_case(f"warp_store-{alg}", lines, _tile(-1000, 1000), stored))
+    for mode in _options("WarpExchangeMode"):  # logical warps of 8 lanes
+        extra = ", ranks=r" if mode.startswith("scatter") else ""
+        ranks_local = np.concatenate([_models.exchange_ranks(8, N, mode)[0] for _ in range(T // 8)])
+        lines = [
+            "def kernel(src, dst):",
+            "    t = cuda.threadIdx.x",
+            f"    x = coop.ThreadData({N}, np.int32)",
+            f"    r = coop.ThreadData({N}, np.int32)",
+            f"    for j in range({N}):",
+            f"        x[j] = src[t * {N} + j]",
+            f"        r[j] = RANKS[t * {N} + j]",
+            f"    coop.warp.exchange(x, {mode!r}{extra}, threads_in_warp=8)",
+            *_OUT,
+        ]
+        source = _src(lines).replace("RANKS[", "src[" + str(TILE) + " + ")
+
+        def check_warp_exchange(io: dict[str, np.ndarray], mode: str = mode) -> list[str]:
+            errors = []
+            x = io["src"][:TILE].reshape(GRID)
+            for w in range(T // 8):
+                r = _models.exchange_result(8, N, mode, x[w * 8 : (w + 1) * 8], lanes=8)
+                got = io["dst"].reshape(GRID)[w * 8 : (w + 1) * 8]
+                errors += _same(f"{mode}, logical warp {w}", got, r["out"], r["defined"])
+            return errors
+
+        out.append(
+            ModelCase(
+                f"warp_exchange-{mode}",
+                source,
+                _sig("int32", "int32"),
+                T,
+                lambda rng, ranks_local=ranks_local: {
+                    "src": np.concatenate(
+                        [_tile(-1000, 1000)(rng), ranks_local.reshape(-1).astype(np.int32)]
+                    ),
+                    "dst": np.zeros(TILE, np.int32),
+                },
+                check_warp_exchange,
+            )
+        )
     for alg in _options("BlockStoreAlgorithm"):
         lines = [*_HEAD, f"    coop.block.store(dst, x, algorithm={alg!r})"]
 

@@ -39,14 +39,16 @@ def test_arrangements_match_the_references(threads: int, items: int) -> None:
         assert (got == cc._positions("warp_striped", threads, items)).all()
 
 
-@pytest.mark.parametrize("enum", ["BlockLoadAlgorithm", "BlockStoreAlgorithm", "WarpLoadAlgorithm"])
+@pytest.mark.parametrize(
+    "enum", ["BlockLoadAlgorithm", "BlockStoreAlgorithm", "WarpLoadAlgorithm", "WarpStoreAlgorithm"]
+)
 def test_every_load_and_store_algorithm_has_its_arrangement(enum: str) -> None:
     """Each option of the catalog, with the arrangement the catalog gives it: what the explorers
     draw as the result of a load or a store."""
     for option in next(c for c in CHOICES if c.enum_name == enum).options:
         want = tile_positions(8, 4, option.arrangement)
-        if enum == "BlockStoreAlgorithm":
-            got = _models.store_result(8, 4, option.value)
+        if "Store" in enum:
+            got = _models.store_result(8, 4, option.value, enum)
         else:
             got = _models.load_result(8, 4, option.value, enum)
         assert (got["positions"] == want).all(), option.value
@@ -225,6 +227,8 @@ def test_explorers_offer_every_catalog_option() -> None:
         "BlockRadixSortOutput": ("radix_sort", "output"),
         "WarpBatchedArrangement": ("batched_reduce", "arrangement"),
         "WarpLoadAlgorithm": ("warp_load", "algorithm"),
+        "WarpStoreAlgorithm": ("warp_store", "algorithm"),
+        "WarpExchangeMode": ("warp_exchange", "mode"),
     }
     for enum, (name, param) in offered.items():
         options = {o.value for o in next(c for c in CHOICES if c.enum_name == enum).options}
