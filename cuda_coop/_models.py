@@ -218,11 +218,13 @@ def load_result(
     return {"positions": positions(_choice(enum, algorithm).arrangement, threads, items)}
 
 
-def load_frames(threads: int, items: int, algorithm: str, enum: str = "BlockLoadAlgorithm") -> list[Frame]:
-    """The steps of a block load (or, with ``enum="WarpLoadAlgorithm"``, of a logical warp's: its
-    lanes are the threads)."""
+def load_frames(
+    threads: int, items: int, algorithm: str, enum: str = "BlockLoadAlgorithm", lane: bool = False
+) -> list[Frame]:
+    """The steps of a block load (or, with ``enum="WarpLoadAlgorithm"`` and ``lane``, of a logical
+    warp's, whose lanes are the threads)."""
     option = _choice(enum, algorithm)
-    label, who = ("t", "threads") if enum.startswith("Block") else ("lane ", "lanes")
+    label, who = ("lane ", "lanes") if lane else ("t", "threads")
     n = threads * items
     tile = np.arange(n)
     final = positions(option.arrangement, threads, items)
@@ -279,10 +281,13 @@ def store_result(
     return {"positions": positions(_choice(enum, algorithm).arrangement, threads, items)}
 
 
-def store_frames(threads: int, items: int, algorithm: str, enum: str = "BlockStoreAlgorithm") -> list[Frame]:
-    """The steps of a block store (or, with ``enum="WarpStoreAlgorithm"``, of a logical warp's)."""
+def store_frames(
+    threads: int, items: int, algorithm: str, enum: str = "BlockStoreAlgorithm", lane: bool = False
+) -> list[Frame]:
+    """The steps of a block store (or, with ``enum="WarpStoreAlgorithm"`` and ``lane``, of a logical
+    warp's)."""
     option = _choice(enum, algorithm)
-    label = "t" if enum.startswith("Block") else "lane "
+    label = "lane " if lane else "t"
     n = threads * items
     dest = positions(option.arrangement, threads, items)
     regs = threads_panel("registers (each item labelled with its tile position)", dest, dest, label=label)
@@ -1422,7 +1427,7 @@ EXPLORERS: tuple[Explorer, ...] = (
             _items_param((1, 2, 3, 4), 3),
             _choices("WarpLoadAlgorithm", "transpose", "algorithm"),
         ),
-        lambda width, items, algorithm: load_frames(width, items, algorithm, "WarpLoadAlgorithm"),
+        lambda width, items, algorithm: load_frames(width, items, algorithm, "WarpLoadAlgorithm", lane=True),
         "A logical warp's load: where each item of the warp's tile lands in its lanes.",
     ),
     Explorer(
@@ -1434,7 +1439,9 @@ EXPLORERS: tuple[Explorer, ...] = (
             _items_param((1, 2, 3, 4), 3),
             _choices("WarpStoreAlgorithm", "transpose", "algorithm"),
         ),
-        lambda width, items, algorithm: store_frames(width, items, algorithm, "WarpStoreAlgorithm"),
+        lambda width, items, algorithm: store_frames(
+            width, items, algorithm, "WarpStoreAlgorithm", lane=True
+        ),
         "A logical warp's store: where each lane's items land in the warp's tile.",
     ),
     Explorer(
