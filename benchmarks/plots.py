@@ -122,6 +122,40 @@ PLOTS = (
         "Block radix sort, 32768 tiles of 2048 keys",
     ),
     Plot(
+        "sort_histogram",
+        "sort_2026-12-04_run16.json",
+        ("histogram",),
+        "{config}",
+        {
+            "numba (loop)": "numba",
+            "cute (loop)": "cute",
+            "numba-mlir (loop)": "numba_mlir",
+            "CUB C++ (loop)": "cub",
+            "torch.bincount": "torch",
+        },
+        "Block histogram, 256 bins of 2^28 uint8 samples (GB/s of samples)",
+    ),
+    Plot(
+        "sort_rows",
+        "sort_2026-12-04_run16.json",
+        ("row_sort",),
+        "{config}",
+        {"numba keys + index": "numba", "cute keys + index": "cute", "torch.sort": "torch"},
+        "Row-wise sort with indices, 65536 rows of 2048 float32 (a block per row)",
+        unit="ms",
+        higher_is_better=False,
+    ),
+    Plot(
+        "sort_top_k",
+        "sort_2026-12-04_run16.json",
+        ("row_top_k",),
+        "{config}",
+        {"numba top_k": "numba", "cute top_k": "cute", "torch.topk": "torch"},
+        "Row-wise top-16 with indices, 65536 rows of 2048 float32",
+        unit="ms",
+        higher_is_better=False,
+    ),
+    Plot(
         "rows_rmsnorm_262144",
         "rows_2026-12-04_run17_rmsnorm_262144.json",
         ("rows",),
@@ -150,8 +184,8 @@ PLOTS = (
 )
 
 BY_NAME = {p.name: p for p in PLOTS}
-#: The series that are coop's: each bar is labelled with its ratio to CUB C++ (over CUB's time where
-#: lower is better), 1.00x meaning as fast.
+#: The series that are coop's: each bar is labelled with its ratio to CUB C++, or to torch where a
+#: plot has no CUB series (over their time where lower is better): 1.00x is as fast.
 COOP = ("numba", "cute", "numba_mlir")
 
 
@@ -165,7 +199,8 @@ def render(plot: Plot) -> str:
     device, rows = plot.data()
     labels = [_label(r, plot.label) for r in rows]
     keys = [k for k in plot.series if any(k in r for r in rows)]
-    cub = next((k for k in keys if plot.series[k] == "cub"), None)
+    ref = next((k for k in keys if plot.series[k] == "cub"), None)
+    ref = ref or next((k for k in keys if plot.series[k] == "torch"), None)
     with matplotlib.rc_context({"svg.hashsalt": "cuda-coop", "svg.fonttype": "none", "font.size": 9}):
         fig, ax = plt.subplots(figsize=(7.5, 3.2))
         width = 0.8 / max(len(keys), 1)
@@ -174,10 +209,10 @@ def render(plot: Plot) -> str:
             xs = [g + (i - (len(keys) - 1) / 2) * width for g in range(len(rows))]
             values = [float(r[key]) if r.get(key) is not None else 0.0 for r in rows]
             ax.bar(xs, values, width, label=name, color=colour, edgecolor="#444444", linewidth=0.4)
-            if plot.series[key] in COOP and cub is not None:  # the ratio to CUB C++ over each coop bar
+            if plot.series[key] in COOP and ref is not None:  # the ratio to CUB C++ (or torch) over each bar
                 for x, row, v in zip(xs, rows, values, strict=True):
-                    if v and row.get(cub):
-                        ratio = v / float(row[cub]) if plot.higher_is_better else float(row[cub]) / v
+                    if v and row.get(ref):
+                        ratio = v / float(row[ref]) if plot.higher_is_better else float(row[ref]) / v
                         ax.text(x, v, f"{ratio:.2f}x", ha="center", va="bottom", rotation=90, fontsize=7)
         ax.set_xticks(range(len(rows)), labels)
         better = "higher is better" if plot.higher_is_better else "lower is better"

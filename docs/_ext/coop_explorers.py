@@ -264,7 +264,8 @@ class PlotDirective(Directive):
             nodes.raw(
                 "",
                 f'<figure class="coop-plot" id="plot-{name}">{picture}<figcaption>From '
-                f"<code>{html.escape(source)}</code>; ratios over the coop bars are to CUB C++."
+                f"<code>{html.escape(source)}</code>; the ratio over each coop bar is to CUB C++ (to torch "
+                "where the plot has no CUB bar)."
                 "</figcaption></figure>",
                 format="html",
             )
