@@ -33,31 +33,88 @@ import numpy as np  # noqa: E402
 CONFIGS = ((128, 16, "warp_transpose"), (256, 8, "warp_transpose"), (256, 16, "warp_transpose"),
            (128, 24, "warp_transpose"), (512, 8, "warp_transpose"), (256, 8, "direct"))  # fmt: skip
 
-#: Benchmark-only changes of the grid scan's C++ (``--variant``), each (text, replacement) in
-#: ``cuda.coop._render._GRID_PREAMBLE``: what a design choice costs, measured in one process with a
+#: Benchmark-only changes of the grid scan's C++ (``--variant``), each a tuple of (text, replacement)
+#: in ``cuda.coop._render._GRID_PREAMBLE``: what a design choice costs, measured in one process with a
 #: cache directory of its own (the index is keyed by the renderer's files, not by this patch).
 VARIANTS = {
     # CUB's look-back backoff as its sm_90 DeviceScan tuning of 4-byte sums (int: 648, 1245;
     # float: 688, 1140) instead of TilePrefixCallbackOp's default (350, 450)
     "delay": (
-        "cub::TilePrefixCallbackOp<T, Op, State>;",
-        "cub::TilePrefixCallbackOp<T, Op, State, cub::detail::fixed_delay_constructor_t<{0}, {1}>>;",
+        (
+            "cub::TilePrefixCallbackOp<T, Op, State>;",
+            "cub::TilePrefixCallbackOp<T, Op, State, cub::detail::fixed_delay_constructor_t<{0}, {1}>>;",
+        ),
     ),
     # the tile is blockIdx.x, as in CUB's DeviceScan, not a ticket: the ticket's share (right only
     # while the hardware starts blocks in order, which CUB relies on and coop.grid does not)
-    "blockidx": ("storage_.tile = int(atomicAdd(&h->ticket, 1u));", "storage_.tile = int(blockIdx.x);"),
+    "blockidx": (("storage_.tile = int(atomicAdd(&h->ticket, 1u));", "storage_.tile = int(blockIdx.x);"),),
+    # the first warp's header read off the tile's critical path: every lane of it loads the header
+    # (one request), with no shuffle that waits for it, so the warp scans its items while the load
+    # is in flight; the check and the next area's reset move after the scan (unsafe as a design: a
+    # workspace of another item size is written before the check; it measures what the wait costs)
+    "lateheader": (
+        (
+            """      uint4 header = {};
+      if (rank == 0)
+      {
+        header = coop_grid_header::read(ws);
+        if (header.x != coop_grid_header::MAGIC || header.y != Area::layout || grid > header.z
+            || unsigned(tile) >= grid)
+        {
+          __trap(); // not a workspace for items of this size and this grid, or not this launch's tile
+        }
+      }
+      const unsigned int limit = __shfl_sync(0xFFFFFFFFu, header.z, 0);
+      epoch                    = __shfl_sync(0xFFFFFFFFu, header.w, 0);
+      state                    = Area::at(ws, limit, epoch);
+      State next               = Area::at(ws, limit, epoch + 1);
+      for (unsigned int i = unsigned(tile) + unsigned(rank) * grid; i < limit; i += 32u * grid)
+      {
+        Area::invalidate(next, i);
+      }
+    }""",
+            """      header = coop_grid_header::read(ws);
+      epoch  = header.w;
+      state  = Area::at(ws, header.z, epoch);
+    }""",
+        ),
+        (
+            "    unsigned int epoch = 0;\n    State state;\n",
+            "    unsigned int epoch = 0;\n    State state;\n    uint4 header = {};\n",
+        ),
+        (
+            "    if (rank == 0 && unsigned(tile) == grid - 1)\n",
+            """    if (rank < 32)
+    {
+      if (header.x != coop_grid_header::MAGIC || header.y != Area::layout || grid > header.z
+          || unsigned(tile) >= grid)
+      {
+        __trap();
+      }
+      State next = Area::at(ws, header.z, epoch + 1);
+      for (unsigned int i = unsigned(tile) + unsigned(rank) * grid; i < header.z; i += 32u * grid)
+      {
+        Area::invalidate(next, i);
+      }
+    }
+    if (rank == 0 && unsigned(tile) == grid - 1)\n""",
+        ),
+    ),
 }
 
 
 def apply_variant(variant: str) -> None:
-    """Patch the grid scan's C++ of this process by ``variant`` (``delay=L2B,L2W`` or ``blockidx``)."""
+    """Patch the grid scan's C++ of this process by ``variant`` (``delay=L2B,L2W``, ``blockidx``,
+    ``lateheader``; several joined by ``+``)."""
     from cuda.coop import _render
 
-    name, _, args = variant.partition("=")
-    old, new = VARIANTS[name]
-    if old not in _render._GRID_PREAMBLE:
-        raise SystemExit(f"--variant {variant}: the grid scan's C++ no longer has {old!r}")
-    _render._GRID_PREAMBLE = _render._GRID_PREAMBLE.replace(old, new.format(*args.split(",")))
+    for one in variant.split("+"):
+        name, _, args = one.partition("=")
+        for old, new in VARIANTS[name]:
+            if old not in _render._GRID_PREAMBLE:
+                raise SystemExit(f"--variant {one}: the grid scan's C++ no longer has {old!r}")
+            text = new.format(*args.split(",")) if args else new
+            _render._GRID_PREAMBLE = _render._GRID_PREAMBLE.replace(old, text, 1)
 
 
 def kernels(threads: int, items: int, algorithm: str, dtype: Any) -> dict[str, Any]:
@@ -223,7 +280,9 @@ def main() -> None:
     ap.add_argument("--tiles", default=None, help="only these configurations, e.g. 256x16,128x24")
     ap.add_argument("--json", default=None)
     ap.add_argument("--cub", default=None, help="a built cub_device (else built here with nvcc)")
-    ap.add_argument("--variant", default=None, help="delay=L2B,L2W or blockidx (see VARIANTS)")
+    ap.add_argument(
+        "--variant", default=None, help="delay=L2B,L2W, blockidx, lateheader, joined by + (VARIANTS)"
+    )
     ap.add_argument("--no-compact", action="store_true", help="the cumsum rows only")
     args = ap.parse_args()
     if args.variant:
