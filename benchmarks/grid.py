@@ -34,7 +34,8 @@ CONFIGS = ((128, 16, "warp_transpose"), (256, 8, "warp_transpose"), (256, 16, "w
            (128, 24, "warp_transpose"), (512, 8, "warp_transpose"), (256, 8, "direct"))  # fmt: skip
 
 #: Benchmark-only changes of the grid scan's C++ (``--variant``), each a tuple of (text, replacement)
-#: in ``cuda.coop._render._GRID_PREAMBLE``: what a design choice costs, measured in one process with a
+#: in ``cuda.coop._render._GRID_PREAMBLE``, a text given as itself or as (its first line, its last
+#: lines): what a design choice costs, measured in one process with a
 #: cache directory of its own (the index is keyed by the renderer's files, not by this patch).
 VARIANTS = {
     # CUB's look-back backoff as its sm_90 DeviceScan tuning of 4-byte sums (int: 648, 1245;
@@ -54,25 +55,8 @@ VARIANTS = {
     # workspace of another item size is written before the check; it measures what the wait costs)
     "lateheader": (
         (
-            """      uint4 header = {};
-      if (rank == 0)
-      {
-        header = coop_grid_header::read(ws);
-        if (header.x != coop_grid_header::MAGIC || header.y != Area::layout || grid > header.z
-            || unsigned(tile) >= grid)
-        {
-          __trap(); // not a workspace for items of this size and this grid, or not this launch's tile
-        }
-      }
-      const unsigned int limit = __shfl_sync(0xFFFFFFFFu, header.z, 0);
-      epoch                    = __shfl_sync(0xFFFFFFFFu, header.w, 0);
-      state                    = Area::at(ws, limit, epoch);
-      State next               = Area::at(ws, limit, epoch + 1);
-      for (unsigned int i = unsigned(tile) + unsigned(rank) * grid; i < limit; i += 32u * grid)
-      {
-        Area::invalidate(next, i);
-      }
-    }""",
+            # the first warp's header read and reset, through the end of its `if (rank < 32)`
+            ("      uint4 header = {};\n", "        Area::invalidate(next, i);\n      }\n    }"),
             """      header = coop_grid_header::read(ws);
       epoch  = header.w;
       state  = Area::at(ws, header.z, epoch);
@@ -111,10 +95,15 @@ def apply_variant(variant: str) -> None:
     for one in variant.split("+"):
         name, _, args = one.partition("=")
         for old, new in VARIANTS[name]:
-            if old not in _render._GRID_PREAMBLE:
+            source = _render._GRID_PREAMBLE
+            first, last = old if isinstance(old, tuple) else (old, "")
+            start = source.find(first)
+            end = source.find(last, start + len(first)) if start >= 0 else -1
+            if start < 0 or end < 0:
                 raise SystemExit(f"--variant {one}: the grid scan's C++ no longer has {old!r}")
             text = new.format(*args.split(",")) if args else new
-            _render._GRID_PREAMBLE = _render._GRID_PREAMBLE.replace(old, text, 1)
+            stop = end + len(last) if last else start + len(first)
+            _render._GRID_PREAMBLE = source[:start] + text + source[stop:]
 
 
 def kernels(threads: int, items: int, algorithm: str, dtype: Any) -> dict[str, Any]:
