@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from . import _cache
 from ._errors import CoopCompileError, CoopLaunchConfigError, CoopTypeError, CoopValueError
+from ._link_worker import library_file
 from ._render import PCH_PREFIX, RenderedRequests, TempStorageSlot, render_glue, render_requests
 from ._requests import Request
 from ._stats import _bump
@@ -107,19 +108,6 @@ def library_identity(lib: str, wheel: str, version: Sequence[int]) -> str:
         st = None
     where = f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}" if path and st else "unknown"
     return f"{lib} {'.'.join(map(str, version))} ({wheel_version}; {where})"
-
-
-def library_file(lib: str) -> str | None:
-    """The file of the CUDA library ``lib`` (``"nvrtc"``, ``"nvJitLink"``) this process uses, as
-    cuda.pathfinder (which cuda.bindings loads through) finds it, or None if it cannot tell. The
-    worker processes load this file before cuda.bindings loads its own (``_link_worker.preload``):
-    a worker must use its parent's library, whose identity keys what the worker compiles."""
-    try:
-        from cuda.pathfinder import load_nvidia_dynamic_lib
-
-        return str(load_nvidia_dynamic_lib(lib).abs_path)
-    except Exception:  # pathfinder missing or the library found elsewhere: the versions remain
-        return None
 
 
 @functools.cache

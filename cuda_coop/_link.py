@@ -31,8 +31,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from . import _cache, _link_worker
-from ._bundle import library_file, library_identity
+from ._bundle import library_identity
 from ._errors import CoopCompileError
+from ._link_worker import library_file
 from ._stats import _bump
 
 #: nvJitLink input kinds by the names cuda.core (``ObjectCode.code_type``) and Numba use.

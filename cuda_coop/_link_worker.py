@@ -74,18 +74,25 @@ def preload(path: str) -> None:
         ctypes.CDLL(path)
 
 
-def library() -> tuple[tuple[int, ...], str]:
-    """The nvJitLink version and library file this process uses."""
-    from cuda.bindings import nvjitlink
-
-    version = tuple(nvjitlink.version())
+def library_file(lib: str) -> str | None:
+    """The file of the CUDA library ``lib`` (``"nvrtc"``, ``"nvJitLink"``) this process uses, as
+    cuda.pathfinder (which cuda.bindings loads through) finds it, or None if it cannot tell. Worker
+    processes are given their parent's and :func:`preload` it: a worker must use its parent's
+    library, whose identity keys what the worker compiles or links."""
     try:
         from cuda.pathfinder import load_nvidia_dynamic_lib
 
-        path = str(load_nvidia_dynamic_lib("nvJitLink").abs_path)
-    except Exception:  # the parent compares; a mismatch means it links by itself
-        path = "unknown"
-    return version, path
+        return str(load_nvidia_dynamic_lib(lib).abs_path)
+    except Exception:  # pathfinder missing or the library found elsewhere: the versions remain
+        return None
+
+
+def library() -> tuple[tuple[int, ...], str]:
+    """The nvJitLink version and library file this process uses (the parent compares them with its
+    own; a mismatch means it links by itself)."""
+    from cuda.bindings import nvjitlink
+
+    return tuple(nvjitlink.version()), library_file("nvJitLink") or "unknown"
 
 
 def main() -> None:

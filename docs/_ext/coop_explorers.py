@@ -24,6 +24,7 @@ Directives (HTML builds):
 
 from __future__ import annotations
 
+import functools
 import html
 import importlib.util
 import json
@@ -238,8 +239,9 @@ class DiagramDirective(Directive):
         return [nodes.raw("", f'<div class="coop-diagram">{picture}</div>', format="html")]
 
 
+@functools.cache
 def _plots() -> Any:
-    """``benchmarks/plots.py``, imported from the checkout (it is not part of the package)."""
+    """``benchmarks/plots.py``, imported from the checkout (it is not part of the package), once."""
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "plots.py"
     spec = importlib.util.spec_from_file_location("coop_benchmark_plots", path)
     assert spec is not None and spec.loader is not None
