@@ -49,39 +49,16 @@ VARIANTS = {
     # the tile is blockIdx.x, as in CUB's DeviceScan, not a ticket: the ticket's share (right only
     # while the hardware starts blocks in order, which CUB relies on and coop.grid does not)
     "blockidx": (("storage_.tile = int(atomicAdd(&h->ticket, 1u));", "storage_.tile = int(blockIdx.x);"),),
-    # the first warp's header read off the tile's critical path: every lane of it loads the header
-    # (one request), with no shuffle that waits for it, so the warp scans its items while the load
-    # is in flight; the check and the next area's reset move after the scan (unsafe as a design: a
-    # workspace of another item size is written before the check; it measures what the wait costs)
-    "lateheader": (
+    # the first warp waits for its header read before its scan (as until the twelfth session: a
+    # shuffle of the header's words before the scan): what the look-back's header read costs on a
+    # tile's critical path when its latency is not hidden
+    "earlyheader": (
         (
-            # the first warp's header read and reset, through the end of its `if (rank < 32)`
-            ("      uint4 header = {};\n", "        Area::invalidate(next, i);\n      }\n    }"),
-            """      header = coop_grid_header::read(ws);
-      epoch  = header.w;
-      state  = Area::at(ws, header.z, epoch);
-    }""",
-        ),
-        (
-            "    unsigned int epoch = 0;\n    State state;\n",
-            "    unsigned int epoch = 0;\n    State state;\n    uint4 header = {};\n",
-        ),
-        (
-            "    if (rank == 0 && unsigned(tile) == grid - 1)\n",
-            """    if (rank < 32)
-    {
-      if (header.x != coop_grid_header::MAGIC || header.y != Area::layout || grid > header.z
-          || unsigned(tile) >= grid)
-      {
-        __trap();
-      }
-      State next = Area::at(ws, header.z, epoch + 1);
-      for (unsigned int i = unsigned(tile) + unsigned(rank) * grid; i < header.z; i += 32u * grid)
-      {
-        Area::invalidate(next, i);
-      }
+            "      header = coop_grid_header::read(ws);\n    }\n",
+            """      header   = coop_grid_header::read(ws);
+      header.w = __shfl_sync(0xFFFFFFFFu, header.w, 0);
     }
-    if (rank == 0 && unsigned(tile) == grid - 1)\n""",
+""",
         ),
     ),
 }
@@ -89,7 +66,7 @@ VARIANTS = {
 
 def apply_variant(variant: str) -> None:
     """Patch the grid scan's C++ of this process by ``variant`` (``delay=L2B,L2W``, ``blockidx``,
-    ``lateheader``; several joined by ``+``)."""
+    ``earlyheader``; several joined by ``+``)."""
     from cuda.coop import _render
 
     for one in variant.split("+"):
@@ -270,7 +247,7 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     ap.add_argument("--cub", default=None, help="a built cub_device (else built here with nvcc)")
     ap.add_argument(
-        "--variant", default=None, help="delay=L2B,L2W, blockidx, lateheader, joined by + (VARIANTS)"
+        "--variant", default=None, help="delay=L2B,L2W, blockidx, earlyheader, joined by + (VARIANTS)"
     )
     ap.add_argument("--no-compact", action="store_true", help="the cumsum rows only")
     args = ap.parse_args()

@@ -794,6 +794,54 @@ public:
 private:
   TempStorage& storage_;
 
+  // CUB's look-back on the tile states that the header names, as BlockScan's prefix callback. The
+  // first warp opens the workspace (checks the header, resets its share of the next launch's area)
+  // at its first use of it, before any write: a workspace for another item size or fewer tiles is
+  // refused before it is written.
+  template <typename Op>
+  struct Lookback
+  {
+    uint4 header;
+    coop_grid_words ws;
+    int tile;
+    unsigned int grid;
+    int rank;
+    typename Prefix<Op>::TempStorage& storage;
+    Op op;
+    State state; // set by Open
+
+    // the whole first warp
+    __device__ __forceinline__ void Open()
+    {
+      if (header.x != coop_grid_header::MAGIC || header.y != Area::layout || grid > header.z
+          || unsigned(tile) >= grid)
+      {
+        __trap(); // not a workspace for items of this size and this grid, or not this launch's tile
+      }
+      state      = Area::at(ws, header.z, header.w);
+      State next = Area::at(ws, header.z, header.w + 1);
+      for (unsigned int i = unsigned(tile) + unsigned(rank) * grid; i < header.z; i += 32u * grid)
+      {
+        Area::invalidate(next, i);
+      }
+    }
+    // the whole first warp: the tile's exclusive prefix
+    __device__ __forceinline__ T operator()(T aggregate)
+    {
+      Open();
+      return Prefix<Op>(state, storage, op, tile)(aggregate);
+    }
+    // after a barrier that follows the look-back
+    __device__ __forceinline__ T ExclusivePrefix()
+    {
+      return Prefix<Op>(state, storage, op, tile).GetExclusivePrefix();
+    }
+    __device__ __forceinline__ T InclusivePrefix()
+    {
+      return Prefix<Op>(state, storage, op, tile).GetInclusivePrefix();
+    }
+  };
+
   // The tile's block scan; ``last`` is the block's aggregate (a T: the tile alone) or the look-back's
   // prefix callback (CUB's BlockScan overloads on it; no initial value with a callback)
   template <Mode MODE, bool INIT, int N, typename Op, typename Last>
@@ -842,34 +890,18 @@ private:
     static_assert(sizeof(Storage) == sizeof(storage_.prefix), "coop: look-back storage per op");
     const int rank          = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
     const unsigned int grid = gridDim.x * gridDim.y * gridDim.z;
-    // The first warp (ranks 0-31: BLOCK_DIM_X >= 32) does all that touches the workspace: it reads
-    // the header, resets its share of the next launch's area, and runs the look-back (in CUB's
-    // prefix callback, or on its own in a block that is not whole warps: below). The epoch is
-    // stable while it is read: the last tile advances it only once its look-back has seen every
-    // tile's status, and each tile's first lane reads it before it publishes one.
-    unsigned int epoch = 0;
-    State state;
+    // The first warp (ranks 0-31: BLOCK_DIM_X >= 32) does all that touches the workspace. Each of
+    // its lanes loads the header here (one request for the warp) and nothing waits for it before
+    // the tile's first use of the workspace (Lookback::Open, after the block scan's warp scans):
+    // the L2 round trip overlaps the scan instead of holding up the warp. The epoch is stable
+    // while it is read: the last tile advances it only once its look-back has seen every tile's
+    // status, and this tile publishes its status only after its load has returned.
+    uint4 header = {};
     if (rank < 32)
     {
-      uint4 header = {};
-      if (rank == 0)
-      {
-        header = coop_grid_header::read(ws);
-        if (header.x != coop_grid_header::MAGIC || header.y != Area::layout || grid > header.z
-            || unsigned(tile) >= grid)
-        {
-          __trap(); // not a workspace for items of this size and this grid, or not this launch's tile
-        }
-      }
-      const unsigned int limit = __shfl_sync(0xFFFFFFFFu, header.z, 0);
-      epoch                    = __shfl_sync(0xFFFFFFFFu, header.w, 0);
-      state                    = Area::at(ws, limit, epoch);
-      State next               = Area::at(ws, limit, epoch + 1);
-      for (unsigned int i = unsigned(tile) + unsigned(rank) * grid; i < limit; i += 32u * grid)
-      {
-        Area::invalidate(next, i);
-      }
+      header = coop_grid_header::read(ws);
     }
+    Lookback<Op> lookback{header, ws, tile, grid, rank, reinterpret_cast<Storage&>(storage_.prefix), op, State()};
     T through;
     if (tile == 0)
     {
@@ -883,20 +915,23 @@ private:
       {
         through = aggregate;
       }
-      if (rank == 0)
+      if (rank < 32)
       {
-        state.SetInclusive(0, through);
+        lookback.Open();
+        if (rank == 0)
+        {
+          lookback.state.SetInclusive(0, through);
+        }
       }
     }
     else if constexpr (THREADS % 32 == 0)
     {
       // CUB's BlockScan calls the prefix callback in the whole first warp
-      Prefix<Op> prefix(state, reinterpret_cast<Storage&>(storage_.prefix), op, tile);
-      Scan<MODE, false>(x, out, op, init, prefix);
+      Scan<MODE, false>(x, out, op, init, lookback);
       if constexpr (TOTAL)
       {
         __syncthreads(); // the first warp wrote the inclusive prefix
-        through = prefix.GetInclusivePrefix();
+        through = lookback.InclusivePrefix();
       }
     }
     else
@@ -907,13 +942,12 @@ private:
       // alone, the whole first warp looks back, and every thread folds the prefix in.
       T aggregate;
       Scan<MODE, false>(x, out, op, init, aggregate);
-      Prefix<Op> prefix(state, reinterpret_cast<Storage&>(storage_.prefix), op, tile);
       if (rank < 32)
       {
-        prefix(aggregate);
+        lookback(aggregate);
       }
       __syncthreads(); // thread 0 wrote the prefixes
-      const T before = prefix.GetExclusivePrefix();
+      const T before = lookback.ExclusivePrefix();
       _CCCL_PRAGMA_UNROLL_FULL()
       for (int i = 0; i < N; ++i)
       {
@@ -928,7 +962,7 @@ private:
       }
       if constexpr (TOTAL)
       {
-        through = prefix.GetInclusivePrefix();
+        through = lookback.InclusivePrefix();
       }
     }
     if (rank == 0 && unsigned(tile) == grid - 1)
@@ -937,7 +971,7 @@ private:
       // block has taken its ticket and read the epoch (no block of this launch reads them again)
       coop_grid_header* h = reinterpret_cast<coop_grid_header*>(ws);
       h->ticket           = 0;
-      h->epoch            = epoch + 1;
+      h->epoch            = header.w + 1;
     }
     ((total = through), ...);
   }

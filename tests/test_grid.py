@@ -186,12 +186,6 @@ def test_numba_kernels_inline(cfg: gk.Config) -> None:
     assert not report.leftover_symbols
 
 
-#: ptxas 13.5 gives this 2-warp kernel 32 registers and keeps one value in local memory across the
-#: look-back (a "SpillRefill": 2 STL on its two paths in, 1 LDL after); the same kernel at 64
-#: threads takes 39 registers and none, at 2 items or float32 none. Pinned, so that a change shows.
-_CUTE_SPILLS = {"inclusive_sum-float64-b48x1x1-i5-g7": (1, 2)}
-
-
 @pytest.mark.parametrize("cfg", _CUTE_CASES, ids=lambda c: c.id())
 def test_cute_kernels_inline(cfg: gk.Config) -> None:
     pytest.importorskip("cutlass")
@@ -204,8 +198,7 @@ def test_cute_kernels_inline(cfg: gk.Config) -> None:
     tensors = [fake_tensor(cfg.dtype, 1024) for _ in range(3)] + [fake_tensor("uint64", 1024)]
     compiled = cutlass_coop.compile(host(cfg), *tensors, cutlass.Int32(5), cutlass.Int32(5))
     report = compiled.inspect()
-    loads, stores = _CUTE_SPILLS.get(cfg.id(), (0, 0))
-    assert report.calls == 0 and report.local_loads == loads and report.local_stores == stores, report.sass
+    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
 
 
 def test_numba_mlir_kernel_inlines() -> None:
