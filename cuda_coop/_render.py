@@ -901,7 +901,8 @@ private:
     {
       header = coop_grid_header::read(ws);
     }
-    Lookback<Op> lookback{header, ws, tile, grid, rank, reinterpret_cast<Storage&>(storage_.prefix), op, State()};
+    Storage& lookback_storage = reinterpret_cast<Storage&>(storage_.prefix);
+    Lookback<Op> lookback{header, ws, tile, grid, rank, lookback_storage, op, State()};
     T through;
     if (tile == 0)
     {
