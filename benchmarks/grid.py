@@ -38,12 +38,13 @@ CONFIGS = ((128, 16, "warp_transpose"), (256, 8, "warp_transpose"), (256, 16, "w
 #: lines): what a design choice costs, measured in one process with a
 #: cache directory of its own (the index is keyed by the renderer's files, not by this patch).
 VARIANTS = {
-    # CUB's look-back backoff as its sm_90 DeviceScan tuning of 4-byte sums (int: 648, 1245;
-    # float: 688, 1140) instead of TilePrefixCallbackOp's default (350, 450)
+    # one look-back backoff for every scan (``delay=L2B,L2W``: TilePrefixCallbackOp's default is
+    # 350,450; the grid scans take CUB's sm_90 DeviceScan tuning for sums, e.g. int 648,1245 and
+    # float 688,1140: coop_grid_delay)
     "delay": (
         (
-            "cub::TilePrefixCallbackOp<T, Op, State>;",
-            "cub::TilePrefixCallbackOp<T, Op, State, cub::detail::fixed_delay_constructor_t<{0}, {1}>>;",
+            "typename coop_grid_delay<T, ::cuda::std::is_same_v<Op, ::cuda::std::plus<>>>::type;",
+            "cub::detail::fixed_delay_constructor_t<{0}, {1}>;",
         ),
     ),
     # the tile is blockIdx.x, as in CUB's DeviceScan, not a ticket: the ticket's share (right only

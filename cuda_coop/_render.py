@@ -725,6 +725,30 @@ private:
   TempStorage& storage_;
 };
 
+// The look-back's backoff while predecessors are not ready: CUB's DeviceScan tuning for sm_90 and
+// later (cub/device/dispatch/tuning/tuning_scan.cuh: sums of primitive items, by size, float and
+// double apart), else TilePrefixCallbackOp's default (350, 450). Before it, sums of 4-byte items ran
+// at 0.91-0.95x CUB's DeviceScan on an H100; with it 0.99-1.03x (benchmarks/RESULTS.md).
+template <typename T, bool SUM>
+struct coop_grid_delay
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  static constexpr bool tuned = SUM && ::cuda::std::is_arithmetic_v<T> && !::cuda::std::is_same_v<T, bool>
+                             && sizeof(T) <= 8;
+  static constexpr bool fp    = ::cuda::std::is_floating_point_v<T>;
+  static constexpr unsigned int size = sizeof(T);
+  static constexpr unsigned int delay =
+    size == 1 ? 168 : size == 2 ? 376 : size == 4 ? (fp ? 688 : 648) : (fp ? 576 : 632);
+  static constexpr unsigned int l2_write =
+    size == 1 ? 1140 : size == 2 ? 1125 : size == 4 ? (fp ? 1140 : 1245) : (fp ? 1215 : 1290);
+  using type = ::cuda::std::conditional_t<tuned,
+                                          cub::detail::fixed_delay_constructor_t<delay, l2_write>,
+                                          cub::detail::default_delay_constructor_t<T>>;
+#else
+  using type = cub::detail::default_delay_constructor_t<T>;
+#endif
+};
+
 template <typename T, int BLOCK_DIM_X, cub::BlockScanAlgorithm ALGORITHM, int BLOCK_DIM_Y, int BLOCK_DIM_Z>
 class coop_grid_scan
 {
@@ -732,7 +756,9 @@ class coop_grid_scan
   using Area       = coop_grid_area<T>;
   using State      = typename Area::State;
   template <typename Op>
-  using Prefix                 = cub::TilePrefixCallbackOp<T, Op, State>;
+  using Delay = typename coop_grid_delay<T, ::cuda::std::is_same_v<Op, ::cuda::std::plus<>>>::type;
+  template <typename Op>
+  using Prefix = cub::TilePrefixCallbackOp<T, Op, State, Delay<Op>>;
   static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
   enum Mode
   {
