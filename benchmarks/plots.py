@@ -172,14 +172,14 @@ PLOTS = (
     ),
     Plot(
         "grid_cumsum",
-        "grid_2026-12-05_h200_run2.json",
+        "grid_2026-12-05_h100_tuned_delay.json",
         ("cumsum",),
         "{type} {threads}x{items}",
         {"grid_ms": "numba", "cub_ms": "cub", "torch_ms": "torch"},
         "One-kernel cumsum of 2^28 items (coop.grid vs CUB DeviceScan, torch.cumsum)",
         unit="ms",
         higher_is_better=False,
-        device="NVIDIA H200",
+        device="NVIDIA H100",
     ),
 )
 
