@@ -7,6 +7,7 @@ than a ScanState at the front door."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -184,6 +185,35 @@ def test_numba_kernels_inline(cfg: gk.Config) -> None:
     report = numba_coop.compile(gk.numba_kernel(cfg), sig, block=cfg.block).inspect()
     assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
     assert not report.leftover_symbols
+
+
+#: The look-back's backoff (its NANOSLEEP operands, ns): sums take CUB's sm_90 DeviceScan tuning
+#: (cub/device/dispatch/tuning/tuning_scan.cuh, by item size, float and double apart); other scans
+#: keep TilePrefixCallbackOp's default. The test kernels' own sleeps are 1000 ns.
+_BACKOFF = [
+    ("exclusive_sum", "int32", {648, 1245}),
+    ("inclusive_sum", "float32", {688, 1140}),
+    ("inclusive_sum", "float64", {576, 1215}),
+    ("exclusive_sum", "uint64", {632, 1290}),
+    ("inclusive_sum", "int16", {376, 1125}),
+    ("exclusive_sum", "uint8", {168, 1140}),
+    ("inclusive_sum", "complex64", {350, 450}),
+    ("exclusive_max", "int32", {350, 450}),
+    ("exclusive_user_init", "float32", {350, 450}),
+]
+
+
+@pytest.mark.parametrize(
+    ("scan", "dtype", "sleeps"), _BACKOFF, ids=lambda v: str(v) if isinstance(v, str) else ""
+)
+def test_look_back_backs_off_as_cub_device_scan(scan: str, dtype: str, sleeps: set[int]) -> None:
+    import cuda.coop.numba as numba_coop
+
+    cfg = gk.Config(scan, dtype, (128, 1, 1), 2, 7)
+    sig = f"void({dtype}[::1], {dtype}[::1], {dtype}[::1], uint64[::1], int64)"
+    sass = numba_coop.compile(gk.numba_kernel(cfg), sig, block=cfg.block, arch="sm_90a").inspect().sass
+    found = {int(v, 16) for v in re.findall(r"NANOSLEEP 0x([0-9a-f]+)", sass)} - {1000}
+    assert found == sleeps
 
 
 @pytest.mark.parametrize("cfg", _CUTE_CASES, ids=lambda c: c.id())
