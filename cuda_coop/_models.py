@@ -171,6 +171,10 @@ def _threads_param(options: tuple[int, ...] = (4, 8), default: int = 8) -> Param
     return Param("threads", "threads", options, default)
 
 
+def _width_param(options: tuple[int, ...] = (4, 8), default: int = 8) -> Param:
+    return Param("width", "threads_in_warp", options, default)
+
+
 def _items_param(options: tuple[int, ...] = (1, 2, 3, 4), default: int = 4) -> Param:
     return Param("items", "items per thread", options, default)
 
@@ -218,13 +222,11 @@ def load_result(
     return {"positions": positions(_choice(enum, algorithm).arrangement, threads, items)}
 
 
-def load_frames(
-    threads: int, items: int, algorithm: str, enum: str = "BlockLoadAlgorithm", lane: bool = False
-) -> list[Frame]:
-    """The steps of a block load (or, with ``enum="WarpLoadAlgorithm"`` and ``lane``, of a logical
-    warp's, whose lanes are the threads)."""
+def load_frames(threads: int, items: int, algorithm: str, enum: str = "BlockLoadAlgorithm") -> list[Frame]:
+    """The steps of a block load (or, with ``enum="WarpLoadAlgorithm"``, of a logical warp's, whose
+    lanes are the threads)."""
     option = _choice(enum, algorithm)
-    label, who = ("lane ", "lanes") if lane else ("t", "threads")
+    label, who = ("lane ", "lanes") if enum.startswith("Warp") else ("t", "threads")
     n = threads * items
     tile = np.arange(n)
     final = positions(option.arrangement, threads, items)
@@ -281,13 +283,10 @@ def store_result(
     return {"positions": positions(_choice(enum, algorithm).arrangement, threads, items)}
 
 
-def store_frames(
-    threads: int, items: int, algorithm: str, enum: str = "BlockStoreAlgorithm", lane: bool = False
-) -> list[Frame]:
-    """The steps of a block store (or, with ``enum="WarpStoreAlgorithm"`` and ``lane``, of a logical
-    warp's)."""
+def store_frames(threads: int, items: int, algorithm: str, enum: str = "BlockStoreAlgorithm") -> list[Frame]:
+    """The steps of a block store (or, with ``enum="WarpStoreAlgorithm"``, of a logical warp's)."""
     option = _choice(enum, algorithm)
-    label = "lane " if lane else "t"
+    label = "lane " if enum.startswith("Warp") else "t"
     n = threads * items
     dest = positions(option.arrangement, threads, items)
     regs = threads_panel("registers (each item labelled with its tile position)", dest, dest, label=label)
@@ -1423,11 +1422,11 @@ EXPLORERS: tuple[Explorer, ...] = (
         "coop.warp.load",
         "warp",
         (
-            Param("width", "threads_in_warp", (4, 8), 8),
+            _width_param(),
             _items_param((1, 2, 3, 4), 3),
             _choices("WarpLoadAlgorithm", "transpose", "algorithm"),
         ),
-        lambda width, items, algorithm: load_frames(width, items, algorithm, "WarpLoadAlgorithm", lane=True),
+        lambda width, items, algorithm: load_frames(width, items, algorithm, "WarpLoadAlgorithm"),
         "A logical warp's load: where each item of the warp's tile lands in its lanes.",
     ),
     Explorer(
@@ -1435,13 +1434,11 @@ EXPLORERS: tuple[Explorer, ...] = (
         "coop.warp.store",
         "warp",
         (
-            Param("width", "threads_in_warp", (4, 8), 8),
+            _width_param(),
             _items_param((1, 2, 3, 4), 3),
             _choices("WarpStoreAlgorithm", "transpose", "algorithm"),
         ),
-        lambda width, items, algorithm: store_frames(
-            width, items, algorithm, "WarpStoreAlgorithm", lane=True
-        ),
+        lambda width, items, algorithm: store_frames(width, items, algorithm, "WarpStoreAlgorithm"),
         "A logical warp's store: where each lane's items land in the warp's tile.",
     ),
     Explorer(
@@ -1449,7 +1446,7 @@ EXPLORERS: tuple[Explorer, ...] = (
         "coop.warp.exchange",
         "warp",
         (
-            Param("width", "threads_in_warp", (4, 8), 8),
+            _width_param(),
             _items_param((2, 3, 4), 4),
             _choices("WarpExchangeMode", "blocked_to_striped", "mode"),
         ),
@@ -1485,7 +1482,7 @@ EXPLORERS: tuple[Explorer, ...] = (
         "coop.warp.inclusive_sum on logical warps",
         "warp",
         (
-            Param("width", "threads_in_warp", (4, 8, 16), 8),
+            _width_param((4, 8, 16)),
             Param("kind", "scan", ("inclusive_sum", "exclusive_sum"), "inclusive_sum"),
         ),
         lambda width, kind: warp_scan_frames(16, width, kind),

@@ -727,8 +727,8 @@ private:
 
 // The look-back's backoff while predecessors are not ready: CUB's DeviceScan tuning for sm_90 and
 // later (cub/device/dispatch/tuning/tuning_scan.cuh: sums of primitive items, by size, float and
-// double apart), else TilePrefixCallbackOp's default (350, 450). Before it, sums of 4-byte items ran
-// at 0.91-0.95x CUB's DeviceScan on an H100; with it 0.99-1.03x (benchmarks/RESULTS.md).
+// double apart), else TilePrefixCallbackOp's default (350, 450). What it gives the one-kernel
+// cumsum: benchmarks/RESULTS.md ("Grid scans at CUB's speed").
 template <typename T, bool SUM>
 struct coop_grid_delay
 {

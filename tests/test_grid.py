@@ -203,9 +203,7 @@ _BACKOFF = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("scan", "dtype", "sleeps"), _BACKOFF, ids=lambda v: str(v) if isinstance(v, str) else ""
-)
+@pytest.mark.parametrize(("scan", "dtype", "sleeps"), _BACKOFF, ids=[f"{a}-{b}" for a, b, _ in _BACKOFF])
 def test_look_back_backs_off_as_cub_device_scan(scan: str, dtype: str, sleeps: set[int]) -> None:
     import cuda.coop.numba as numba_coop
 
