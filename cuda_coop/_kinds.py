@@ -632,7 +632,17 @@ class Element(Kind):
         elif arg.form is Form.CONSTANT:
             dtype_named(r.dtype).check_representable(arg.value, primitive=r.q, argument=name)
         elif arg.form is not Form.SCALAR or arg.dtype is None:
-            raise CoopTypeError(f"{r.q}: {name} must be a number of type {r.dtype}, got {arg.shown}")
+            raise CoopTypeError(f"{r.q}: {name} must be {self._wanted(r)}, got {arg.shown}")
+        elif fields_of(r.dtype) and len(fields_of(arg.dtype)) != len(fields_of(r.dtype)):
+            raise CoopTypeError(f"{r.q}: {name} must be {self._wanted(r)}, got {arg.shown}")
+        elif any(
+            is_complex(f) and not is_complex(t)
+            for f, t in zip(fields_of(arg.dtype), fields_of(r.dtype), strict=True)
+        ):
+            raise CoopTypeError(
+                f"{r.q}: {name} has a complex value ({arg.shown}) for a real field of {r.dtype}; pass "
+                "a real value per field"
+            )
         elif is_complex(arg.dtype) and not is_complex(r.dtype):
             raise CoopTypeError(
                 f"{r.q}: {name} is a complex value ({arg.shown}) but {r.payload_name} has {r.dtype} "
@@ -640,6 +650,14 @@ class Element(Kind):
             )
         r.mark_present(name, self.tag)
         _note_records(r, name, arg)
+
+    def _wanted(self, r: Resolver) -> str:
+        """What a value must be, in words: a number, or for a structured payload one per field."""
+        fields = fields_of(r.dtype)
+        if not fields:
+            return f"a number of type {r.dtype}"
+        each = f"a tuple of {len(fields)} numbers ({', '.join(fields)}), converted field by field"
+        return each + (", or one number for every field" if self.one_for_all else "")
 
     def check_constant(self, r: Resolver, name: str, value: object) -> None:
         if r.dtype and (isinstance(value, (float, complex)) or _wider_than_64_bits(value)):

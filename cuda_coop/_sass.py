@@ -20,10 +20,12 @@ _EIATTR_MAX_THREADS = 0x05  # .maxntid (CUDA C++ __launch_bounds__)
 _EIATTR_REQNTID = 0x10  # .reqntid
 _TKINFO_ARCH = re.compile(rb"-arch[ =]sm_(\d+)([af]?)\b")
 _PROVIDER = re.compile(r"coop_(block|warp|temp_storage|probe|op)_\w*")
-# ptxas's own subroutines: the slow paths of IEEE-rounded division and square root
 # an instruction: its address comment, an optional predicate, the opcode with its modifiers
 _OPCODE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
-_INTERNAL_CALL = re.compile(r"\$__internal_\w*\$__cuda_\w*slowpath")
+# ptxas's own subroutines of IEEE-rounded division, reciprocal and square root: the float32 slow
+# paths (``$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath``) and the float64 routines
+# (``$__internal_0_$__cuda_sm20_div_rn_f64_full``), all named ``$__internal_N_$__cuda_smNN_...``
+_INTERNAL_CALL = re.compile(r"\$__internal_\d+_\$__cuda_sm\w+")
 
 
 @dataclass(frozen=True)
@@ -44,9 +46,9 @@ class CubinReport:
             ``("maxntid", (x, y, z))`` (an upper bound, as CUDA C++ ``__launch_bounds__``) or
             ``("reqntid", (x, y, z))`` (the exact size); kernels that declare none are absent.
         calls: CALL instructions in the SASS, but for ``internal_calls``.
-        internal_calls: CALLs of ptxas's own subroutines (``$__internal_..._slowpath``: the rare
-            branch of IEEE-rounded division and square root, which ptxas emits as a subroutine in
-            every kernel that divides, coop or not).
+        internal_calls: CALLs of ptxas's own subroutines (``$__internal_N_$__cuda_sm...``: IEEE-rounded
+            division, reciprocal and square root, the float32 slow paths and the float64 routines,
+            which ptxas emits as subroutines in every kernel that divides, coop or not).
         local_loads: LDL (local-memory load) instructions in the SASS.
         local_stores: STL (local-memory store) instructions in the SASS.
         leftover_symbols: provider symbols still present (ELF symbols or SASS text).

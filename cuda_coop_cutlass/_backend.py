@@ -405,6 +405,24 @@ class CuteCall(KernelAdapter):
         return results[0] if len(results) == 1 else tuple(results)
 
 
+def _numeric(qualname: str, name: str, value: Any) -> Any:
+    """A raw MLIR scalar (what ``cutlass.select_`` returns) as the CuTe Numeric of its type; a tuple's
+    members alike. A raw integer is refused: its type (``i32``) does not say signed or unsigned."""
+    if isinstance(value, tuple):
+        return tuple(_numeric(qualname, name, v) for v in value)
+    raw = _cute_hooks.raw_scalar(value)
+    if raw is None:
+        return value
+    kind, text = raw
+    if kind is None:
+        raise CoopTypeError(
+            f"{qualname}: {name} is a raw MLIR value of type {text} (as cutlass.select_ returns), whose "
+            f"signedness its type does not say; wrap it in the type you mean, e.g. cutlass.Int{text[1:]}"
+            f"(...) or cutlass.Uint{text[1:]}(...)"
+        )
+    return kind(value)
+
+
 def call(
     prim: Primitive,
     session: TraceSession,
@@ -415,7 +433,7 @@ def call(
 ) -> Any:
     """Resolve one call, record its request and emit the call to its wrapper; returns what the
     primitive returns (a ThreadData, a scalar, a tuple, or None)."""
-    bound = prim.bind(args, kwargs)
+    bound = {name: _numeric(prim.qualname, name, v) for name, v in prim.bind(args, kwargs).items()}
     _refuse_complex(prim.qualname, bound)
     unknown = (
         f"CuTe kernel {kernel!r} is launched with dynamic block dimensions; launch it with constant "

@@ -649,3 +649,21 @@ def numeric_type(annotation: Any) -> Any:
 def owning_c_pointer(numeric: Any) -> Any:
     """A ``c_void_p`` to a CuTe numeric value's C storage; the storage lives as long as it does."""
     return numeric.__c_pointers__()[0]
+
+
+def raw_scalar(value: Any) -> tuple[Any, str] | None:
+    """``(the Numeric class, the MLIR type's text)`` of a raw MLIR scalar value, as ``cutlass.select_``
+    and other ``arith`` builders return it (an ``ir.Value``, not a CuTe ``Numeric``), with the class
+    None where the type does not say it (a signless integer: signed or unsigned is the caller's);
+    None for anything else."""
+    from cutlass import Boolean, Numeric
+    from cutlass._mlir import ir
+
+    if isinstance(value, Numeric) or not isinstance(value, ir.Value):
+        return None
+    ty = value.type
+    if ir.FloatType.isinstance(ty):
+        return Numeric.from_mlir_type(ty), str(ty)
+    if ir.IntegerType.isinstance(ty):
+        return (Boolean if ir.IntegerType(ty).width == 1 else None), str(ty)
+    return None

@@ -10,7 +10,11 @@ broadcast) over rows with ties and NaNs, against ``np.argmax`` / ``np.argmin``. 
 merge sort of (int8, float32) keys by a lexicographic comparator on tuples, with (int32, float64)
 values; a radix sort and a top-k with tuple values; a warp merge sort of tuple keys. ``neighbours``:
 adjacent differences and discontinuity flags by user functions on tuples, block shuffles of
-tuples of ThreadData. One block of 128 threads x 4 items per row.
+tuples of ThreadData. ``loop``: the argmax of a row written as the docs advise for many items (each
+thread keeps its first largest with the NaN rule spelled ``x != x``, then ``coop.block.argmax`` of
+that pair, and a ``reduce`` of the pairs by a user operator with ``raking_commutative_only``), on
+the rows with NaNs. One block of 128 threads x 4 items per row. The Numba kernels run under
+numba-cuda and numba-cuda-mlir (``numba_mlir``).
 """
 
 import sys
@@ -36,6 +40,7 @@ KERNELS = {
         ("m_k0", "m_k1", "m_pos", "m_w", "r_pos", "r_w", "t_key", "t_pos", "t_w", "ws_k0", "ws_k1", "ws_pos"),
     ),
     "neighbours": (("k0", "k1"), ("d0", "d1", "flags", "up0", "up1", "down0", "down1")),
+    "loop": (("v",), ("lmax_v", "lmax_i", "rmax_i")),
 }
 CHECKS = [name for _ins, outs in KERNELS.values() for name in outs]
 
@@ -70,6 +75,7 @@ def outputs() -> dict[str, tuple[int, type, float]]:
         "ws_k0": (n, i8, 99), "ws_k1": (n, f32, np.nan), "ws_pos": (n, i32, -1),
         "d0": (n, f32, np.nan), "d1": (n, i8, 99), "flags": (n, i32, -1), "up0": (n, i8, 99),
         "up1": (n, f32, np.nan), "down0": (n, i8, 99), "down1": (n, f32, np.nan),
+        "lmax_v": (ROWS, f32, -7.0), "lmax_i": (ROWS, i32, -1), "rmax_i": (ROWS, i32, -1),
     }  # fmt: skip
 
 
@@ -115,6 +121,8 @@ def expected(d: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         "ws_pos": pos[t0, wsort].reshape(-1),
         "d0": d0.reshape(-1), "d1": d1.reshape(-1), "flags": heads.reshape(-1),
         "up0": up0.reshape(-1), "up1": up1.reshape(-1), "down0": down0.reshape(-1), "down1": down1.reshape(-1),  # noqa: E501
+        "lmax_v": v[t0[:, 0], np.argmax(v, axis=1)], "lmax_i": np.argmax(v, axis=1).astype(np.int32),
+        "rmax_i": np.argmax(v, axis=1).astype(np.int32),
     }  # fmt: skip
 
 
@@ -142,9 +150,23 @@ def check_all(got: dict[str, np.ndarray], d: dict[str, np.ndarray]) -> None:
 # --- Numba ----------------------------------------------------------------------------------------
 
 
-def numba_kernels() -> dict[str, object]:
+def first_best(p, q):  # type: ignore[no-untyped-def]
+    """Of two (value, index) pairs the one np.argmax takes: a NaN over every number, then the larger,
+    ties (and two NaNs) to the smaller index. Commutative and associative."""
+    if p[0] != p[0]:
+        return q if q[0] != q[0] and q[1] < p[1] else p
+    if q[0] != q[0] or q[0] > p[0] or (q[0] == p[0] and q[1] < p[1]):
+        return q
+    return p
+
+
+def numba_kernels(backend: str = "numba") -> dict[str, object]:
     from cuda import coop
-    from numba import cuda
+
+    if backend == "numba":
+        from numba import cuda
+    else:
+        from numba_cuda_mlir import cuda
 
     def arg_kernel(v, amax_v, amax_i, amin_v, amin_i, samax_i, wamax_i, wamin_i):  # type: ignore[no-untyped-def]
         t, row = cuda.threadIdx.x, cuda.blockIdx.x
@@ -229,7 +251,20 @@ def numba_kernels() -> dict[str, object]:
             d0[j], d1[j], flags[j] = dd[0][i], dd[1][i], heads[i]
             up0[j], up1[j], down0[j], down1[j] = up[0][i], up[1][i], down[0][i], down[1][i]
 
-    return {"arg": arg_kernel, "sort": sort_kernel, "neighbours": neighbours_kernel}
+    def loop_kernel(v, lmax_v, lmax_i, rmax_i):  # type: ignore[no-untyped-def]
+        t, row = cuda.threadIdx.x, cuda.blockIdx.x
+        base = row * TILE + t * ITEMS
+        bv, bi = v[base], np.int32(t * ITEMS)
+        for i in range(1, ITEMS):
+            x = v[base + i]
+            if x > bv or (x != x and bv == bv):  # the first largest; a NaN over every number
+                bv, bi = x, np.int32(t * ITEMS + i)
+        best = coop.block.argmax(bv, indices=bi)
+        pair = coop.block.reduce((bv, bi), first_best, algorithm="raking_commutative_only")
+        if t == 0:
+            lmax_v[row], lmax_i[row], rmax_i[row] = best[0], best[1], pair[1]
+
+    return {"arg": arg_kernel, "sort": sort_kernel, "neighbours": neighbours_kernel, "loop": loop_kernel}
 
 
 def _numba_sig(name: str) -> str:
@@ -239,33 +274,43 @@ def _numba_sig(name: str) -> str:
     return "void(" + ", ".join(f"{types[k]}[::1]" for k in (*ins, *outs)) + ")"
 
 
-def numba_aot() -> None:
-    import cuda.coop.numba as numba_coop
+def _front(backend: str) -> tuple[object, object]:
+    """(the backend's coop module, its ``cuda``)."""
+    if backend == "numba":
+        import cuda.coop.numba as numba_coop
+        from numba import cuda
 
-    for name, kernel in numba_kernels().items():
-        r = numba_coop.compile(kernel, _numba_sig(name), block=THREADS).inspect()
+        return numba_coop, cuda
+    import cuda.coop.numba_mlir as mlir_coop
+    from numba_cuda_mlir import cuda as mlir_cuda
+
+    return mlir_coop, mlir_cuda
+
+
+def numba_aot(backend: str) -> None:
+    front, _cuda = _front(backend)
+    for name, kernel in numba_kernels(backend).items():
+        r = front.compile(kernel, _numba_sig(name), block=THREADS).inspect()  # type: ignore[attr-defined]
         print(name, r.calls, r.local_loads, r.local_stores, len(r.functions))
 
 
-def numba_gpu() -> None:
-    import cuda.coop.numba as numba_coop
-    from numba import cuda
-
+def numba_gpu(backend: str) -> None:
+    front, cuda = _front(backend)
     d = data(np.random.default_rng())
-    out = {k: cuda.to_device(np.full(n, poison, t)) for k, (n, t, poison) in outputs().items()}
-    for name, kernel in numba_kernels().items():
+    out = {k: cuda.to_device(np.full(n, poison, t)) for k, (n, t, poison) in outputs().items()}  # type: ignore[attr-defined]
+    for name, kernel in numba_kernels(backend).items():
         ins, outs = KERNELS[name]
-        numba_coop.jit(kernel)[ROWS, THREADS](*[cuda.to_device(d[i]) for i in ins], *[out[o] for o in outs])
-    cuda.synchronize()
+        args = [cuda.to_device(d[i]) for i in ins] + [out[o] for o in outs]  # type: ignore[attr-defined]
+        front.jit(kernel)[ROWS, THREADS](*args)  # type: ignore[attr-defined]
+    cuda.synchronize()  # type: ignore[attr-defined]
     check_all({k: v.copy_to_host() for k, v in out.items()}, d)
 
 
 if __name__ == "__main__":
-    from . import _structured_rows_cute as cute_half
+    mode, backend = sys.argv[1], sys.argv[2]
+    if backend == "cute":
+        from . import _structured_rows_cute as cute_half
 
-    {
-        ("aot", "numba"): numba_aot,
-        ("gpu", "numba"): numba_gpu,
-        ("aot", "cute"): cute_half.cute_aot,
-        ("gpu", "cute"): cute_half.cute_gpu,
-    }[sys.argv[1], sys.argv[2]]()
+        {"aot": cute_half.cute_aot, "gpu": cute_half.cute_gpu}[mode]()
+    else:
+        {"aot": numba_aot, "gpu": numba_gpu}[mode](backend)

@@ -163,7 +163,40 @@ def neighbours_host(k0: cute.Tensor, k1: cute.Tensor, d0: cute.Tensor, d1: cute.
     )
 
 
-HOSTS = {"arg": arg_host, "sort": sort_host, "neighbours": neighbours_host}
+def first_best(p, q):  # type: ignore[no-untyped-def]
+    """``tests/_structured_rows.first_best`` in CuTe's spelling: one ``select_`` per field."""
+    p_number, q_nan = p[0] == p[0], q[0] != q[0]
+    before = q[1] < p[1]
+    greater = (q[0] > p[0]) | ((q[0] == p[0]) & before)  # false where either is a NaN
+    take = (q_nan & (p_number | before)) | (p_number & greater)
+    return cutlass.select_(take, q[0], p[0]), cutlass.Int32(cutlass.select_(take, q[1], p[1]))
+
+
+@cute.kernel
+def loop_kernel(v: cute.Tensor, lmax_v: cute.Tensor, lmax_i: cute.Tensor, rmax_i: cute.Tensor):
+    t, _, _ = cute.arch.thread_idx()
+    row, _, _ = cute.arch.block_idx()
+    base = row * TILE + t * ITEMS
+    bv, bi = v[base], cutlass.Int32(t * ITEMS)
+    for i in cutlass.range_constexpr(1, ITEMS):
+        x = v[base + i]
+        take = (x > bv) | ((x != x) & (bv == bv))  # the first largest; a NaN over every number
+        bv = cutlass.select_(take, x, bv)  # a raw MLIR value: coop takes it as the Float32 it is
+        bi = cutlass.Int32(cutlass.select_(take, cutlass.Int32(t * ITEMS + i), bi))
+    best = coop.block.argmax(bv, indices=bi)
+    pair = coop.block.reduce((bv, bi), first_best, algorithm="raking_commutative_only")
+    if t == 0:
+        lmax_v[row] = best[0]
+        lmax_i[row] = best[1]
+        rmax_i[row] = pair[1]
+
+
+@cute.jit
+def loop_host(v: cute.Tensor, lmax_v: cute.Tensor, lmax_i: cute.Tensor, rmax_i: cute.Tensor):
+    loop_kernel(v, lmax_v, lmax_i, rmax_i).launch(grid=(ROWS, 1, 1), block=(THREADS, 1, 1))
+
+
+HOSTS = {"arg": arg_host, "sort": sort_host, "neighbours": neighbours_host, "loop": loop_host}
 
 
 def _fakes(name: str) -> list[object]:

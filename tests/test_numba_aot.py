@@ -303,6 +303,23 @@ def test_libdevice_math_next_to_coop_calls_links_and_inlines() -> None:
     assert "__nv_" not in report.sass
 
 
+def test_ptxas_float64_division_routine_counts_as_internal() -> None:
+    """ptxas's float64 division (``$__internal_0_$__cuda_sm20_div_rn_f64_full``) is one of its own
+    subroutines, as the float32 slow paths are: ``internal_calls``, not ``calls``."""
+
+    @numba_coop.jit
+    def mean(src, dst):  # type: ignore[no-untyped-def]
+        items = coop.ThreadData(2, np.float64)
+        coop.block.load(src, items, offset=cuda.blockIdx.x * 256)
+        total = coop.block.sum(items)
+        if cuda.threadIdx.x == 0:
+            dst[cuda.blockIdx.x] = total / src[0]
+
+    report = numba_coop.compile(mean, "void(float64[::1], float64[::1])", block=128).inspect()
+    assert "_div_rn_f64" in report.sass and report.internal_calls >= 1
+    assert report.calls == 0, report.sass
+
+
 HALF_OOB = np.float16(3)
 
 

@@ -171,26 +171,33 @@ def test_cute_keeps_tuples_in_registers() -> None:
     assert _run("-m", "tests._structured_kernels", "aot", "cute") == ["cute 0 0 0 6"]
 
 
-@pytest.mark.parametrize("backend", ["numba", "cute"])
+def _skip_without(backend: str) -> None:
+    if backend == "cute":
+        pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    if backend == "numba_mlir":
+        pytest.importorskip("numba_cuda_mlir", reason="numba-cuda-mlir is not installed")
+
+
+@pytest.mark.parametrize("backend", ["numba", "numba_mlir", "cute"])
 def test_arg_sort_and_neighbour_kernels_keep_tuples_in_registers(backend: str) -> None:
     """The kernels of tests/_structured_rows.py (block and warp argmax/argmin; merge sorts of tuple
     keys, sorts with tuple values, top-k; adjacent differences, discontinuity flags and shuffles
-    of tuples): one function each, no CALL, no local memory."""
-    if backend == "cute":
-        pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    of tuples; the argmax loop the docs advise): one function each, no CALL, no local memory."""
+    _skip_without(backend)
     assert _run("-m", "tests._structured_rows", "aot", backend) == [
-        f"{n} 0 0 0 1" for n in ("arg", "sort", "neighbours")
+        f"{n} 0 0 0 1" for n in ("arg", "sort", "neighbours", "loop")
     ]
 
 
 @pytest.mark.gpu
 @pytest.mark.sanitizer
-@pytest.mark.parametrize("backend", ["numba", "cute"])
+@pytest.mark.parametrize("backend", ["numba", "numba_mlir", "cute"])
 def test_arg_sort_and_neighbour_kernels_on_the_gpu(backend: str) -> None:
     """argmax/argmin with ties, NaNs (the first wins) and infinities, sorts by tuple keys and with
-    tuple values, top-k, adjacent differences, flags and shuffles of tuples, against NumPy."""
+    tuple values, top-k, adjacent differences, flags and shuffles of tuples, and the argmax loop
+    (``x != x`` as the NaN test, a user operator on pairs), against NumPy, on every backend."""
+    _skip_without(backend)
     if backend == "cute":
-        pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
         pytest.importorskip("torch", reason="the CuTe half moves data with torch")
     from ._structured_rows import CHECKS
 

@@ -35,6 +35,7 @@ def _install() -> None:
     lower_builtin(TempStorage, types.VarArg(types.Any))(_lowering.lower_temp_storage)
     _ncm_hooks.errors_name_the_call_site()
     _ncm_hooks.drop_unused_variables_in_coop_links()
+    _ncm_hooks.nan_aware_not_equal()
     refresh_registries()
 
 

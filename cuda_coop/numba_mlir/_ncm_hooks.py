@@ -200,6 +200,30 @@ def drop_unused_variables_in_coop_links() -> None:
     driver._Linker._get_linker_options = _get_linker_options
 
 
+def nan_aware_not_equal() -> None:
+    """Make numba-cuda-mlir lower ``a != b`` of floats as Python and numba-cuda do: true when either is
+    a NaN (``arith.cmpf une``). numba-cuda-mlir 0.6 lowers it as ``one`` (ordered), so ``x != x`` is
+    always false and folds away, and a NaN test written the usual way never fires (the docs' argmax
+    pattern then lost its NaNs). Its float binary operators come from one cached table,
+    ``lowering.math._operator_mapping()``; the entry for ``operator.ne`` gets the unordered compare.
+    Kernels compiled in this process after activation get Python's semantics, with or without coop
+    calls (their ``==``, ``<``, ``<=``, ``>``, ``>=`` were already Python's: ordered)."""
+    import dataclasses
+    import functools
+    import operator
+
+    from numba_cuda_mlir._mlir.dialects import arith
+    from numba_cuda_mlir.lowering import math
+
+    table = math._operator_mapping()
+    entry = table[operator.ne]
+    if getattr(entry.float, "cuda_coop", False):
+        return
+    une = functools.partial(arith.cmpf, arith.CmpFPredicate.UNE)
+    une.cuda_coop = True  # type: ignore[attr-defined]
+    table[operator.ne] = dataclasses.replace(entry, float=une)
+
+
 def errors_name_the_call_site() -> None:
     """A coop error raised while numba-cuda-mlir types a call names the call's line, and the
     TempStorage barrier analysis knows the call being typed: numba-cuda-mlir types with numba-cuda's
@@ -341,6 +365,7 @@ def check() -> None:
         (importlib.import_module("numba_cuda_mlir.compiler").CodeLibrary, "get_cufunc"),
         (importlib.import_module("numba_cuda_mlir._whole_function_planners"), "_planner_registry"),
         (importlib.import_module("numba_cuda_mlir.numba_cuda.cudadrv.driver"), "CudaAPIError"),
+        (importlib.import_module("numba_cuda_mlir.lowering.math"), "_operator_mapping"),
     ):
         try:
             inspect.getattr_static(owner, name)
@@ -349,6 +374,18 @@ def check() -> None:
                 f"numba-cuda-mlir changed: {getattr(owner, '__name__', owner)}.{name} is gone; this "
                 "cuda-coop needs numba-cuda-mlir 0.6.x"
             ) from None
+    import dataclasses
+    import operator
+
+    from numba_cuda_mlir.lowering import math
+
+    if "float" not in {f.name for f in dataclasses.fields(math.OpForType)} or operator.ne not in (
+        math._operator_mapping()
+    ):
+        raise CoopBackendError(
+            "numba-cuda-mlir changed: lowering.math's operator table has no float entry for "
+            "operator.ne; this cuda-coop needs numba-cuda-mlir 0.6.x"
+        )
     # instance attributes: those of a dispatcher and of a kernel handle (made without a GPU)
     from numba_cuda_mlir import cuda
     from numba_cuda_mlir._whole_function_planners import _planner_registry

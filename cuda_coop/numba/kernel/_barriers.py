@@ -36,6 +36,11 @@ def typing_call(func_ir: Any, target: str) -> Iterator[None]:
         _typing_call.reset(token)
 
 
+def typing_call_site() -> tuple[Any, str] | None:
+    """``(func_ir, target)`` of the call Numba types now, if :func:`typing_call` is in effect."""
+    return _typing_call.get()
+
+
 def temp_storage_use(param: str, params: list[str], sharing: str, auto_sync: bool) -> TempStorageUse:
     """The use of the TempStorage passed as ``param`` (of a primitive with parameters ``params``)
     by the call being typed; only options when it is not known."""

@@ -21,10 +21,13 @@ before Numba types it.
 
 from __future__ import annotations
 
+import numbers
+import operator
 import types as pytypes
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 from cuda.coop._backend_api import tuple_name
 
 from ._dsl import can_type, from_dtype, function_ir, ir, local_array, tag_python_function, types
@@ -61,8 +64,22 @@ def tag_operators(py_func: Any) -> None:
             tag_python_function(value, PythonFunctionType(value))
 
 
+#: the operators folded over constant numbers (what Python computes the same at compile time)
+_FOLDED = {
+    operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv, operator.mod,
+    operator.pow, operator.lshift, operator.rshift, operator.and_, operator.or_, operator.xor,
+    operator.neg, operator.pos, operator.invert, operator.iadd, operator.isub, operator.imul,
+    operator.ifloordiv,
+}  # fmt: skip
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (numbers.Number, np.number, np.bool_))
+
+
 def _python_value(func_ir: Any, var: Any) -> Any:
-    """The Python object a variable of the IR stands for (globals, attributes of them, constants),
+    """The Python object a variable of the IR stands for (globals, closure variables, constants,
+    attributes of them, and arithmetic of numbers among them, as ``2 * ITEMS`` or ``-np.inf``),
     or ``...`` when it is computed at run time."""
     try:
         node = func_ir.get_definition(var)
@@ -73,7 +90,38 @@ def _python_value(func_ir: Any, var: Any) -> Any:
     if isinstance(node, ir.Expr) and node.op == "getattr":
         base = _python_value(func_ir, node.value)
         return ... if base is ... else getattr(base, node.attr, ...)
+    if isinstance(node, ir.Expr) and node.op in ("binop", "inplace_binop", "unary"):
+        fn = node.fn if node.op != "inplace_binop" else node.immutable_fn
+        operands = [node.value] if node.op == "unary" else [node.lhs, node.rhs]
+        values = [_python_value(func_ir, v) for v in operands]
+        if fn not in _FOLDED or not all(_is_number(v) for v in values):
+            return ...
+        try:
+            return fn(*values)
+        except Exception:  # a division by zero, an overflow: Numba's to report at run time
+            return ...
     return ...
+
+
+def call_argument(position: int, keyword: str) -> Any:
+    """The Python value of an argument of the call being typed (``position`` or ``keyword``), folded
+    from the kernel's IR as :func:`_python_value` folds it, or ``...``: for arguments Numba types as
+    runtime values though they are constants of the source (``coop.ThreadData(2 * ITEMS)``)."""
+    from ._barriers import typing_call_site
+
+    where = typing_call_site()
+    if where is None:
+        return ...
+    func_ir, target = where
+    try:
+        call = func_ir.get_definition(target)
+    except Exception:
+        return ...
+    if not (isinstance(call, ir.Expr) and call.op == "call"):
+        return ...
+    kws = dict(call.kws)
+    var = kws.get(keyword) if keyword in kws else (call.args[position] if position < len(call.args) else None)
+    return ... if var is None else _python_value(func_ir, var)
 
 
 def _thread_data_dtype(func_ir: Any, var: Any) -> str | None:

@@ -11,6 +11,7 @@ import inspect
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 from cuda.coop._backend_api import (
     DTYPES,
     Arg,
@@ -43,6 +44,7 @@ from ._dsl import (
     signature,
     types,
 )
+from ._prescan import call_argument
 from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
 
 _UNKNOWN_DIMS = (
@@ -145,8 +147,8 @@ def _tuple_arg(ty: types.BaseTuple) -> Arg | None:
             else (f"its ThreadData have {sorted(counts)} items per thread; a tuple of items needs them equal")
         )
         return Arg(Form.THREAD_DATA, shown, dtype, shown, min(counts), problem=problem)
-    if len(ty) >= 2 and all(isinstance(t, types.Number) and not isinstance(t, types.Literal) for t in ty):
-        return Arg(Form.SCALAR, shown, tuple_name([dtype_name(t) for t in ty]), shown)
+    if len(ty) >= 2 and all(isinstance(t, types.Number) for t in ty):  # an int literal is an int64
+        return Arg(Form.SCALAR, shown, tuple_name([dtype_name(types.unliteral(t)) for t in ty]), shown)
     return None
 
 
@@ -264,12 +266,15 @@ class ThreadDataTemplate(AbstractTemplate):
             raise CoopTypeError(f"coop.ThreadData: {exc}") from None
         n_ty, d_ty = bound.arguments["items_per_thread"], bound.arguments["dtype"]
         n = _constant(n_ty)
-        if n is ...:
+        if n is ...:  # an expression of constants, which Numba types as a runtime int: fold it
+            n = call_argument(0, "items_per_thread")
+        if n is ... or not isinstance(n, (int, np.integer)) or isinstance(n, bool):
             raise CoopTypeError(
                 "coop.ThreadData: items_per_thread must be a compile-time constant int: an int literal "
-                "(4) or a module-level int (ITEMS); Numba computes an expression such as 2 * ITEMS at run "
-                f"time, so bind it to a module-level name first (ITEMS2 = 2 * ITEMS); got {n_ty}"
+                "(4), a module-level or closure int (ITEMS), or arithmetic of them (2 * ITEMS); got "
+                f"{n_ty}, computed at run time"
             )
+        n = int(n)
         n = check_items_per_thread(n, primitive="coop.ThreadData")
         if isinstance(d_ty, (types.NumberClass, types.DType)):
             dtype = d_ty.dtype

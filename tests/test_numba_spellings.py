@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Spellings the docs use that Numba types as runtime values, on both Numba-family backends, ahead of
+time: ``coop.ThreadData(2 * ITEMS)`` (arithmetic of constants, folded as Python computes it),
+``oob_default=(-np.inf, -1)`` for a tuple of items (a tuple of Python numbers, converted field by
+field), and float ``!=`` under numba-cuda-mlir (Python's: true for a NaN)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from cuda import coop
+
+ITEMS = 2
+BACKENDS = ["numba", "numba_mlir"]
+
+
+def _front(backend: str) -> tuple[Any, Any]:
+    """(the backend's coop module, its ``cuda``)."""
+    if backend == "numba":
+        pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+        import cuda.coop.numba as front
+        from numba import cuda
+    else:
+        pytest.importorskip("numba_cuda_mlir", reason="numba-cuda-mlir is not installed")
+        import cuda.coop.numba_mlir as front
+        from numba_cuda_mlir import cuda
+    return front, cuda
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_structured_load_spelling_of_the_docs(backend: str) -> None:
+    front, cuda = _front(backend)
+    half = 2
+
+    def kernel(values, indices, out_v, out_i, n):  # type: ignore[no-untyped-def]
+        v = coop.ThreadData(2 * ITEMS, np.float32)  # folded: 4
+        i = coop.ThreadData(ITEMS // half + 3, np.int32)  # a closure variable too: 4
+        base = cuda.blockIdx.x * 128 * 2 * ITEMS
+        coop.block.load(
+            (values, indices), (v, i), offset=base, algorithm="vectorize", valid_items=n - base,
+            oob_default=(-np.inf, -1),
+        )  # fmt: skip
+        coop.block.store((out_v, out_i), (v, i), offset=base)
+
+    sig = "void(float32[::1], int32[::1], float32[::1], int32[::1], int64)"
+    report = front.compile(kernel, sig, block=128).inspect()
+    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_oob_default_tuple_of_another_length_names_the_fields(backend: str) -> None:
+    front, cuda = _front(backend)
+
+    def kernel(values, indices, n):  # type: ignore[no-untyped-def]
+        v, i = coop.ThreadData(ITEMS, np.float32), coop.ThreadData(ITEMS, np.int32)
+        coop.block.load((values, indices), (v, i), valid_items=n, oob_default=(-np.inf, -1, 0))
+
+    with pytest.raises(
+        coop.CoopTypeError,
+        match=r"oob_default must be a tuple of 2 numbers \(float32, int32\), converted field by field, or "
+        r"one number for every field, got",
+    ):
+        front.compile(kernel, "void(float32[::1], int32[::1], int64)", block=128)
+
+
+def test_numba_cuda_mlir_not_equal_is_true_for_a_nan() -> None:
+    """numba-cuda-mlir 0.6 lowers float ``!=`` as an ordered compare (``x != x`` folds to false);
+    the backend's hook gives Python's unordered one: the PTX keeps a NaN test."""
+    front, cuda = _front("numba_mlir")
+    from numba_cuda_mlir.numba_cuda import types
+
+    def kernel(x, out):  # type: ignore[no-untyped-def]
+        i = cuda.threadIdx.x
+        out[i] = 1 if x[i] != x[i] else 0
+
+    ptx = front.compile(kernel, (types.float32[::1], types.int32[::1]), block=32, output="ptx").code
+    text = ptx.decode() if isinstance(ptx, bytes) else ptx
+    assert "setp.nan.f32" in text or "setp.neu.f32" in text, text
