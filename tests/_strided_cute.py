@@ -118,11 +118,21 @@ def expected(case: Case, x: np.ndarray, poison: Any) -> np.ndarray:
         want[:TILES] = tiles.sum(axis=1, dtype=x.dtype)
     elif case.follow == "reduce":
         want[:TILES] = tiles.max(axis=1)
-    elif case.follow == "inclusive_sum":
-        want[...] = np.cumsum(tiles, axis=1, dtype=x.dtype).reshape(x.shape)
+    elif case.follow == "inclusive_sum":  # the scan runs in blocked order: rank x ITEMS + item
+        order = _scan_order(case)
+        scanned = np.empty_like(tiles)
+        scanned[:, order] = np.cumsum(tiles[:, order], axis=1, dtype=x.dtype)
+        want[...] = scanned.reshape(x.shape)
     else:
         want[...] = x
     return want
+
+
+def _scan_order(case: Case) -> np.ndarray:
+    """The tile positions in the order a block scan sees them: item i of thread t is the scan's
+    element t * ITEMS + i, and sits at t * ITEMS + i (``direct``) or t + i * threads (``striped``)."""
+    t, i = np.divmod(np.arange(case.tile), ITEMS)
+    return t * ITEMS + i if case.algorithm == "direct" else t + i * case.threads
 
 
 def fake_tensors(case: Case) -> list[Any]:
