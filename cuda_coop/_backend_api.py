@@ -89,7 +89,7 @@ from ._launch import (
 )
 from ._link import Input as LinkInput
 from ._link import link, link_exact, parallel_links, side_by_side
-from ._operators import BOOL, FunctionTypes, UserFunction, python_function
+from ._operators import BOOL, FunctionTypes, UserFunction, builtin_alias, python_function
 from ._primitive import (
     PORTABLE_CLUSTER_BLOCKS,
     Launch,
@@ -140,6 +140,7 @@ __all__ = [
     "BOOL",
     "FunctionTypes",
     "UserFunction",
+    "builtin_alias",
     "python_function",
     # the call: the C-ABI slot ladder, and what a backend says of its DSL's values
     "KernelAdapter",

@@ -3,8 +3,9 @@
 
     python -m cuda.coop._docgen [OUT_DIR]     (default: docs/_generated)
 
-Writes one reStructuredText table per choice (``<EnumName>.rst``) and ``enums.rst`` (the API
-reference entries of every choice enum), so that the docs list exactly what the catalog has.
+Writes one reStructuredText table per choice (``<EnumName>.rst``), ``enums.rst`` (the API reference
+entries of every choice enum) and ``spellings.rst`` (the other spellings of the built-in operators
+and comparators), so that the docs list exactly what the catalog and the operator table have.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from ._catalog import CHOICES
 from ._choices import Choices, Option
+from ._operators import BUILTIN_COMPARATORS, SPELLINGS
 
 
 def _notes(option: Option) -> str:
@@ -53,6 +55,22 @@ def choice_table(choices: Choices) -> str:
     return "\n".join(lines) + "\n"
 
 
+def spellings_table() -> str:
+    """A list-table of the built-in operators and comparators with their other spellings."""
+    lines = [
+        ".. list-table::",
+        "   :header-rows: 1",
+        "   :widths: 20 80",
+        "",
+        "   * - built-in",
+        "     - also spelled",
+    ]
+    for name, texts in SPELLINGS.items():
+        kind = " (comparator)" if name in BUILTIN_COMPARATORS else ""
+        lines += [f'   * - ``"{name}"``{kind}', f"     - {', '.join(f'``{t}``' for t in texts)}"]
+    return "\n".join(lines) + "\n"
+
+
 def enum_reference() -> str:
     """API reference entries for every choice enum."""
     return "".join(
@@ -66,6 +84,7 @@ def write(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     files = {f"{c.enum_name}.rst": choice_table(c) for c in CHOICES}
     files["enums.rst"] = enum_reference()
+    files["spellings.rst"] = spellings_table()
     for name, text in files.items():
         path = out / name
         if not path.exists() or path.read_text() != text:

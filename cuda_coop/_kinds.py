@@ -35,6 +35,8 @@ from ._operators import (
     USER_OPERATOR_PREFIX,
     BuiltinOperator,
     UserFunction,
+    builtin_alias,
+    spellings_text,
     user_operator_symbol,
 )
 
@@ -321,6 +323,14 @@ class Payload(Kind):
             )
             if not self.thread_data and arg.form is Form.THREAD_DATA:
                 what += " (CUB takes one value per thread here; pass an item, e.g. items[0])"
+            if self.scalar and arg.form is Form.CONSTANT and (is_int(arg.value) or type(arg.value) is float):
+                # Numba types an int literal as int64 before it gets here; the CuTe DSL leaves a Python
+                # number untyped (its element type would be a guess: Int32 in CuTe's arithmetic)
+                typed = f"cutlass.{'Int32' if is_int(arg.value) else 'Float32'}({arg.value!r})"
+                raise CoopTypeError(
+                    f"{r.q}: {name}={arg.value!r} is a Python number, which has no element type in the CuTe "
+                    f"DSL; pass a typed value of the element type you want, e.g. {typed}"
+                )
             detail = f" ({arg.problem})" if arg.problem else ""
             raise CoopTypeError(f"{r.q}: {name} must be {what}, got {arg.shown}{detail}")
         r.set_payload(_supported_item(r, name, arg, self.structured, self.instead), items, scalar=scalar)
@@ -778,6 +788,16 @@ class Functor(Kind):
         if arg.form is Form.ABSENT and isinstance(default, str):
             arg = Arg(Form.CONSTANT, repr(default), value=default)
         names = ", ".join(map(repr, self.builtins))
+        spelled = {Form.CONSTANT: arg.value, Form.FUNCTION: arg.function}.get(arg.form)
+        alias = builtin_alias(spelled)
+        if alias is not None:  # another spelling of a built-in: its name, so one functor, one request
+            if alias not in self.builtins:
+                given = repr(spelled) if isinstance(spelled, str) else arg.shown
+                raise CoopValueError(
+                    f"{r.q}: {name}={given} spells the built-in {alias!r}, which is not one of "
+                    f"{name}'s built-in {self.noun}s: {spellings_text(self.builtins)}; or pass a function"
+                )
+            arg = Arg(Form.CONSTANT, repr(alias), value=alias)
         op = self.table.get(arg.value) if arg.form is Form.CONSTANT and arg.value in self.builtins else None
         if op is not None and (is_complex(r.dtype) or op.complex_only):
             _check_on_complex(r, name, op, self.builtins, self.noun)
@@ -792,7 +812,8 @@ class Functor(Kind):
         if arg.form is Form.CONSTANT and isinstance(arg.value, str):
             if op is None:
                 raise CoopValueError(
-                    f"{r.q}: unknown {name}={arg.value!r}; built-in {self.noun}s: {names}, or pass a function"
+                    f"{r.q}: unknown {name}={arg.value!r}; built-in {self.noun}s (and their other "
+                    f"spellings): {spellings_text(self.builtins)}; or pass a function"
                 )
             if op.integer_only and dtype_named(r.dtype).kind == "f":
                 raise CoopTypeError(

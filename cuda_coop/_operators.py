@@ -11,11 +11,12 @@ does.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import types
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +70,59 @@ BUILTIN_COMPARATORS: dict[str, BuiltinOperator] = {
 
 #: The built-in flag operators (``op(a, b)`` -> bool), e.g. for ``coop.block.discontinuity``.
 PREDICATES = ("not_equal", "equal", "less", "greater")
+
+#: Other spellings of the built-ins, as people coming from upstream cuda.coop, C++ (libcu++'s functor
+#: names), Python's ``operator`` module and NumPy write them. Each is an alias: it is normalised to the
+#: built-in's name before the request is built, so it gives the same functor and the same request as
+#: the name. A quoted spelling is that string; ``operator.X`` and ``np.X`` name those objects, a bare
+#: name a Python built-in function. (NumPy's ``np.minimum`` / ``np.maximum`` propagate a NaN; as
+#: aliases they are ``"min"`` / ``"max"``, under which a NaN loses to a number, as ``np.fmin``.)
+SPELLINGS: dict[str, tuple[str, ...]] = {
+    "sum": ('"+"', '"add"', '"plus"', "operator.add", "np.add"),
+    "mul": ('"*"', '"multiplies"', '"multiply"', "operator.mul", "np.multiply"),
+    "min": ('"minimum"', "min", "np.minimum", "np.fmin"),
+    "max": ('"maximum"', "max", "np.maximum", "np.fmax"),
+    "bit_and": ('"&"', '"bitwise_and"', "operator.and_", "np.bitwise_and"),
+    "bit_or": ('"|"', '"bitwise_or"', "operator.or_", "np.bitwise_or"),
+    "bit_xor": ('"^"', '"bitwise_xor"', "operator.xor", "np.bitwise_xor"),
+    "subtract": ('"-"', '"minus"', "operator.sub", "np.subtract"),
+    "less": ('"<"', "operator.lt", "np.less"),
+    "greater": ('">"', "operator.gt", "np.greater"),
+    "equal": ('"=="', '"equal_to"', "operator.eq", "np.equal"),
+    "not_equal": ('"!="', '"not_equal_to"', "operator.ne", "np.not_equal"),
+}
+
+_MODULES = {"operator": "operator", "np": "numpy", "": "builtins"}
+
+
+def _spelled(text: str) -> object:
+    """The string or object a spelling of :data:`SPELLINGS` stands for."""
+    if text.startswith('"'):
+        return text.strip('"')
+    module, _, attr = text.rpartition(".")
+    return getattr(importlib.import_module(_MODULES[module]), attr)
+
+
+@functools.cache
+def _aliases() -> dict[object, str]:
+    return {_spelled(text): name for name, texts in SPELLINGS.items() for text in texts}
+
+
+def builtin_alias(value: object) -> str | None:
+    """The built-in's name if ``value`` is another spelling of one (a string such as ``"+"``, or an
+    object such as ``operator.add`` or ``np.add``), else None."""
+    try:
+        return _aliases().get(value)
+    except TypeError:  # unhashable: no spelling
+        return None
+
+
+def spellings_text(names: Iterable[str]) -> str:
+    """The built-ins ``names`` with their other spellings, for messages: ``'sum' ("+", ...), ...``."""
+    return ", ".join(
+        f"{name!r} ({', '.join(SPELLINGS[name])})" if name in SPELLINGS else repr(name) for name in names
+    )
+
 
 USER_OPERATOR_PREFIX = "coop_op_"
 

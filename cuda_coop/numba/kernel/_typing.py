@@ -22,6 +22,7 @@ from cuda.coop._backend_api import (
     Primitive,
     Slot,
     TempStorageUse,
+    builtin_alias,
     check_items_per_thread,
     current,
     current_call_site,
@@ -161,6 +162,18 @@ def _constant(ty: types.Type) -> object:
     return ...
 
 
+def literal_as_value(ty: types.Type) -> types.Type:
+    """An integer literal (or a tuple with some) as the value Numba makes of it outside a call: an
+    int64, as ``x = 1`` types ``x``; a float constant is a float64 already. Anything else as it is."""
+    if isinstance(ty, types.IntegerLiteral) or (
+        isinstance(ty, types.BaseTuple)
+        and any(isinstance(t, types.IntegerLiteral) for t in ty)
+        and all(isinstance(t, types.Number) for t in ty)
+    ):
+        return types.unliteral(ty)
+    return ty
+
+
 def arg_of(ty: types.Type) -> Arg:
     """What a Numba type says about an argument, for the catalog's kinds."""
     shown = str(ty)
@@ -193,6 +206,9 @@ def arg_of(ty: types.Type) -> Arg:
         return Arg(Form.FUNCTION, shown, function=ty.function)
     if isinstance(ty, types.Dispatcher):
         return Arg(Form.FUNCTION, shown, function=ty.dispatcher)
+    if isinstance(ty, types.Function) and builtin_alias(ty.typing_key) is not None:
+        # operator.add, np.maximum, min...: another spelling of a built-in operator (the kind says which)
+        return Arg(Form.FUNCTION, shown, function=ty.typing_key)
     return Arg(Form.OTHER, shown)
 
 
@@ -240,6 +256,8 @@ def primitive_template(prim: Primitive, impl_key: Any) -> type[AbstractTemplate]
 
     def generic(args: tuple[types.Type, ...], kws: dict[str, types.Type]) -> tuple[Signature, Plan]:
         bound = prim.bind(args, kws)
+        if prim.payload.name in bound:  # items given as a literal (``exclusive_sum(1)``): a value
+            bound[prim.payload.name] = literal_as_value(bound[prim.payload.name])
         plan = prim.resolve({name: _arg_of(name, ty) for name, ty in bound.items()}, _launch())
         full = [bound.get(p.name, types.Omitted(p.default)) for p in prim.params]
         return signature(return_type(plan), *full).replace(pysig=pysig), plan
