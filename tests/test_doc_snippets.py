@@ -121,3 +121,17 @@ def test_every_snippet_marker_is_shown_and_paired() -> None:
         assert starts == ends and len(set(starts)) == len(starts), (path.name, starts, ends)
         for name in starts:
             assert f":start-after: doc-start: {name}\n" in shown, f"{path.name}: {name} is not in any page"
+
+
+def test_contributing_row_is_the_catalogs() -> None:
+    """docs/contributing.rst's row of coop.block.reduce, written out, is the catalog's but for its texts."""
+    from cuda.coop._catalog import REDUCE
+
+    shown = _load("contributing").REDUCE
+    for field in ("scope", "name", "cub", "call", "results", "scratch", "check", "returns_annotation"):
+        assert getattr(shown, field) == getattr(REDUCE, field), field
+
+    def signature(row: Any) -> list[tuple[Any, ...]]:
+        return [(p.name, p.kind, p.annotation, p.default, p.keyword_only, p.excludes) for p in row.params]
+
+    assert signature(shown) == signature(REDUCE)

@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """docs/numba_mlir.rst: a coop kernel for numba-cuda-mlir, one import changed."""
 
+# ruff: noqa: I001 (the page shows the changed import first)
 # doc-start: mlir-kernel
+from numba_cuda_mlir import cuda  # was: from numba import cuda
 import cuda.coop.numba_mlir as ncoop  # was: import cuda.coop.numba as numba_coop
 from cuda import coop
-from numba_cuda_mlir import cuda  # was: from numba import cuda
 
 
 @ncoop.jit
-def copy(src, dst):  # type: ignore[no-untyped-def]
+def copy(src, dst):
     items = coop.ThreadData(4, "float32")
     coop.block.load(src, items, algorithm="vectorize")
     coop.block.store(dst, items)
