@@ -720,10 +720,11 @@ def _arg_details(where: str) -> str:
     return (
         f"An item's index is its ``indices`` entry when given, else its position in the {where}'s tile "
         f"in the blocked arrangement (the {'lane' if where == 'logical warp' else 'thread'}'s rank times "
-        "the items per thread, plus the item). Ties go to the smallest index, and a NaN wins over every "
-        "number, the first NaN (smallest index) over the others, as in NumPy's ``np.argmax`` / "
-        "``np.argmin``: the operator is coop's own, a total order (CUB's ``cub::ArgMax`` depends on the "
-        "items' order when there are NaNs). The items have one scalar type; the index is an int32."
+        "the items per thread, plus the item). Values compare as numbers (``-0.0`` equals ``+0.0``) and "
+        "ties go to the smallest index; a NaN wins over every number, the first NaN (smallest index) over "
+        "the others: as NumPy's ``np.argmax`` / ``np.argmin``. The operator is coop's own, a total order "
+        "of the (value, index) pairs (CUB's ``cub::ArgMax`` depends on the items' order when there are "
+        "NaNs). The items have one scalar type; the index is an int32."
     )
 
 
@@ -2583,8 +2584,9 @@ _GRID_TOTAL = Param(
     "total",
     Flag("total"),
     "bool",
-    "also return the aggregate of tiles ``0 .. tile`` (this block's included), in every thread, as "
-    "``(out, total)``: in the last tile, the grid's total.",
+    "also return, in every thread, as ``(out, total)``, the inclusive prefix through this tile: "
+    "``initial_value`` (when given) combined with every item of tiles ``0 .. tile``; in the last tile, "
+    "the grid's total (``initial_value`` included).",
     False,
 )
 _GRID_RULES = (
@@ -2666,7 +2668,7 @@ def _grid_scan(name: str, method: str, summary: str, *, op: bool, note: str = ""
         call=Call(method, args, variants=(("initial_value", f"{method}Init"),) if op else ()),
         results=(
             Result("out", "the scanned items, shaped like ``x``.", like_payload=True),
-            Result("total", "the aggregate of tiles 0 .. tile.", when="total"),
+            Result("total", "the inclusive prefix through this tile (initial_value included).", when="total"),
         ),
         check=_check_grid_block,
         summary=summary,

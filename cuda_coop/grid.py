@@ -221,8 +221,9 @@ def _interface(array: Any) -> dict[str, Any]:
 class ScanState:
     """The workspace of the grid scans of one launch: sized for grids of up to ``tiles`` blocks and
     items of ``item_type``, initialised once when created; pass it to the kernel as an argument
-    (Numba DSLs: the object itself, or ``.array``; CuTe: ``.array``, a CuPy array or torch tensor,
-    as any other device array).
+    (Numba and numba-cuda-mlir: the object itself, or ``.array``; CuTe: trace with a CuTe tensor of
+    ``.array``, e.g. ``from_dlpack(state.array, assumed_align=16)``; the compiled function then takes
+    that tensor, ``.array``, or the object itself when CuPy or torch allocated it, through DLPack).
 
     One workspace serves every later launch of any grid up to ``tiles`` blocks, one launch at a
     time: launches that may run at the same time (other streams) need a workspace each, as CUB's

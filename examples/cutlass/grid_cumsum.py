@@ -69,6 +69,7 @@ def main() -> None:
     state = coop.grid.ScanState(blocks, np.int32, array_module="torch")
     src = torch.randint(-100, 100, (n,), dtype=torch.int32, device="cuda")
     dst, total = torch.zeros_like(src), torch.zeros(1, dtype=torch.int32, device="cuda")
+    # traced with a CuTe tensor of the workspace's array (the compiled function would also take `state`)
     args = [from_dlpack(t, assumed_align=16) for t in (src, dst, total, state.array)]
     compiled = cutlass_coop.compile(cumsum, *args, cutlass.Int32(n), cutlass.Int32(blocks))
     for _ in range(3):  # the same workspace, launch after launch
