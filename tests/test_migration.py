@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Coming from upstream cuda.coop (issue 46): the docs' migration snippets compile ahead of time
-fully inlined; upstream's operator spellings (``"+"``, ``operator.add``, ``np.maximum``, ``"<"``...)
-are aliases that give exactly the request of the built-in's name on numba-cuda, numba-cuda-mlir and
-CuTe; a literal scalar payload is typed as Numba types it. The GPU tests run the snippets against
-NumPy on fresh random data with poisoned outputs."""
+"""Coming from upstream cuda.coop (issue 46): upstream's operator spellings (``"+"``,
+``operator.add``, ``np.maximum``, ``"<"``...) are aliases that give exactly the request of the
+built-in's name on numba-cuda, numba-cuda-mlir and CuTe; a literal scalar payload is typed as Numba
+types it. The GPU tests run the snippets against NumPy on fresh random data with poisoned outputs
+(tests/test_doc_snippets.py compiles them ahead of time, as every snippet of the docs)."""
 
 import importlib.util
 import operator
@@ -25,14 +25,6 @@ from numba import cuda
 SNIPPETS = Path(__file__).resolve().parents[1] / "docs" / "snippets"
 I32, I64, F32 = numba.int32[::1], numba.int64[::1], numba.float32[::1]
 
-#: snippet file -> (kernel, its signature, the block it is compiled for)
-SNIPPET_KERNELS: dict[str, tuple[str, tuple[Any, ...], int]] = {
-    "migration_reduce.py": ("block_totals", (I32, I32, I32), 128),
-    "migration_scan.py": ("scan_tile", (I32, I32, I64), 128),
-    "migration_struct.py": ("block_argmax", (F32, F32, I32), 128),
-    "migration_prefix.py": ("row_offsets", (I32, I64), 128),
-}
-
 
 def _snippet(name: str) -> ModuleType:
     module_name = f"coop_docs_snippet_{Path(name).stem}"
@@ -51,19 +43,6 @@ def _inlined(compiled: Any) -> None:
     assert report.calls == 0, report.sass
     assert report.local_loads == 0 and report.local_stores == 0, report.sass
     assert not report.leftover_symbols, report.leftover_symbols
-
-
-def test_every_snippet_is_compiled_here_and_included_in_the_docs() -> None:
-    assert {p.name for p in SNIPPETS.glob("*.py")} == set(SNIPPET_KERNELS)
-    docs = "".join(p.read_text() for p in SNIPPETS.parent.glob("*.rst"))
-    for name in SNIPPET_KERNELS:
-        assert f".. literalinclude:: snippets/{name}" in docs, name
-
-
-@pytest.mark.parametrize("name", SNIPPET_KERNELS)
-def test_snippet_compiles_fully_inlined(name: str) -> None:
-    kernel, sig, block = SNIPPET_KERNELS[name]
-    _inlined(numba_coop.compile(getattr(_snippet(name), kernel), sig, block=block, arch="sm_90a"))
 
 
 # --- aliases: the same request as the built-in's name -------------------------------------------------

@@ -78,3 +78,33 @@ def test_numba_cuda_mlir_not_equal_is_true_for_a_nan() -> None:
     ptx = front.compile(kernel, (types.float32[::1], types.int32[::1]), block=32, output="ptx").code
     text = ptx.decode() if isinstance(ptx, bytes) else ptx
     assert "setp.nan.f32" in text or "setp.neu.f32" in text, text
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_structured_load_spelling_on_the_gpu(backend: str) -> None:
+    """A partial last tile: the items past ``n`` take ``(-inf, -1)``, converted to (float32, int32)."""
+    front, cuda = _front(backend)
+
+    def kernel(values, indices, out_v, out_i, n):  # type: ignore[no-untyped-def]
+        v = coop.ThreadData(2 * ITEMS, np.float32)
+        i = coop.ThreadData(2 * ITEMS, np.int32)
+        base = cuda.blockIdx.x * 128 * 2 * ITEMS
+        coop.block.load(
+            (values, indices), (v, i), offset=base, valid_items=n - base, oob_default=(-np.inf, -1)
+        )
+        coop.block.store((out_v, out_i), (v, i), offset=base)
+
+    tile, n = 128 * 2 * ITEMS, 3 * 128 * 2 * ITEMS - 77
+    rng = np.random.default_rng()
+    values = rng.standard_normal(3 * tile).astype(np.float32)
+    indices = rng.integers(0, 1 << 30, 3 * tile).astype(np.int32)
+    out_v, out_i = (
+        cuda.to_device(np.full(3 * tile, np.nan, np.float32)),
+        cuda.to_device(np.full(3 * tile, 7, np.int32)),
+    )
+    front.jit(kernel)[3, 128](cuda.to_device(values), cuda.to_device(indices), out_v, out_i, n)
+    want_v, want_i = values.copy(), indices.copy()
+    want_v[n:], want_i[n:] = -np.inf, -1
+    np.testing.assert_array_equal(out_v.copy_to_host(), want_v)
+    np.testing.assert_array_equal(out_i.copy_to_host(), want_i)

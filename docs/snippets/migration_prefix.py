@@ -9,7 +9,7 @@ from numba import cuda
 THREADS, ITEMS, TILES = 128, 4, 8
 
 
-# [start]
+# doc-start: migration-prefix
 def row_offsets(counts, offsets):  # int32 counts in, int64 offsets out, one row per block
     row = cuda.blockIdx.x * TILES * THREADS * ITEMS
     items = coop.ThreadData(ITEMS, np.int32)
@@ -23,4 +23,9 @@ def row_offsets(counts, offsets):  # int32 counts in, int64 offsets out, one row
         running += tile_total  # every thread has the aggregate
 
 
-# [end]
+# doc-end: migration-prefix
+
+#: what tests/test_doc_snippets.py compiles (kernel, signature, options)
+NUMBA = [
+    (row_offsets, "void(int32[::1], int64[::1])", {"block": THREADS}),
+]

@@ -10,7 +10,7 @@ from numba import cuda
 THREADS, ITEMS = 128, 4
 
 
-# [start]
+# doc-start: migration-reduce
 def block_totals(src, totals, largest):
     tile = cuda.blockIdx.x * THREADS * ITEMS
     items = coop.ThreadData(ITEMS, np.int32)
@@ -22,4 +22,9 @@ def block_totals(src, totals, largest):
         largest[cuda.blockIdx.x] = top
 
 
-# [end]
+# doc-end: migration-reduce
+
+#: what tests/test_doc_snippets.py compiles (kernel, signature, options)
+NUMBA = [
+    (block_totals, "void(int32[::1], int32[::1], int32[::1])", {"block": THREADS}),
+]

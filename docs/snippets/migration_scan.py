@@ -8,7 +8,7 @@ from numba import cuda
 THREADS, ITEMS = 128, 4
 
 
-# [start]
+# doc-start: migration-scan
 def scan_tile(src, dst, ranks):
     tile = cuda.blockIdx.x * THREADS * ITEMS
     items = coop.ThreadData(ITEMS, np.int32)
@@ -19,4 +19,9 @@ def scan_tile(src, dst, ranks):
     ranks[cuda.blockIdx.x * THREADS + cuda.threadIdx.x] = rank
 
 
-# [end]
+# doc-end: migration-scan
+
+#: what tests/test_doc_snippets.py compiles (kernel, signature, options)
+NUMBA = [
+    (scan_tile, "void(int32[::1], int32[::1], int64[::1])", {"block": THREADS}),
+]

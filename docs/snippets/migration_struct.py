@@ -8,7 +8,7 @@ from numba import cuda
 THREADS = 128
 
 
-# [start]
+# doc-start: migration-struct
 def larger(p, q):  # two (value, index) tuples -> the one with the larger value
     return q if q[0] > p[0] else p
 
@@ -21,4 +21,9 @@ def block_argmax(values, best_value, best_index):
         best_index[cuda.blockIdx.x] = index
 
 
-# [end]
+# doc-end: migration-struct
+
+#: what tests/test_doc_snippets.py compiles (kernel, signature, options)
+NUMBA = [
+    (block_argmax, "void(float32[::1], float32[::1], int32[::1])", {"block": THREADS}),
+]
