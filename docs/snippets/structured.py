@@ -85,8 +85,12 @@ def records(records, init, tops, dst):  # type: ignore[no-untyped-def]
 def argmax(src, values, where, out_v, out_i):  # type: ignore[no-untyped-def]
     items = coop.ThreadData(ITEMS, np.float32)
     coop.block.load(src, items, offset=cuda.blockIdx.x * TILE)
-    running_best = values[cuda.blockIdx.x * THREADS + cuda.threadIdx.x]
-    running_index = where[cuda.blockIdx.x * THREADS + cuda.threadIdx.x]
+    # doc-start: argmax-loop
+    running_best, running_index = items[0], np.int32(cuda.threadIdx.x * ITEMS)
+    for k in range(1, ITEMS):  # the thread's first largest; a NaN over every number
+        if items[k] > running_best or (items[k] != items[k] and running_best == running_best):
+            running_best, running_index = items[k], np.int32(cuda.threadIdx.x * ITEMS + k)
+    # doc-end: argmax-loop
     # doc-start: argmax-calls
     best_v, best_i = coop.block.argmax(items)  # blocked positions
     v, i = coop.block.argmax(running_best, indices=running_index)  # a per-thread best first
