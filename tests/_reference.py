@@ -2,7 +2,8 @@
 """NumPy references for coop.block.load/store, independent of CUB: where each item goes; and the
 loop the GPU grid tests share (fresh data per case, a seed reported on failure), and the moves of
 exact bits between NumPy and the torch tensors of the CuTe tests; and a Python process of its own
-for test modules that run kernels in one (``run_python``)."""
+for test modules that run kernels in one (``run_python``); and what an inlined kernel's report shows
+(``assert_inlined``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -95,3 +96,13 @@ def run_python(*args: str) -> list[str]:
     )
     assert out.returncode == 0, out.stdout + out.stderr
     return out.stdout.splitlines()
+
+
+def assert_inlined(report: Any, functions: int | None = 1) -> None:
+    """A CubinReport of a kernel whose coop calls are inlined away: ``functions`` functions (None:
+    any number), no CALL, no local memory, no provider symbol left."""
+    if functions is not None:
+        assert len(report.functions) == functions, report.functions
+    assert report.calls == 0, report.sass
+    assert report.local_loads == 0 and report.local_stores == 0, report.sass
+    assert not report.leftover_symbols, report.leftover_symbols

@@ -22,6 +22,8 @@ from cuda.coop._operators import SPELLINGS, _spelled, builtin_alias
 from cuda.coop._session import TraceSession
 from numba import cuda
 
+from ._reference import assert_inlined
+
 SNIPPETS = Path(__file__).resolve().parents[1] / "docs" / "snippets"
 I32, I64, F32 = numba.int32[::1], numba.int64[::1], numba.float32[::1]
 
@@ -35,14 +37,6 @@ def _snippet(name: str) -> ModuleType:
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
     return sys.modules[module_name]
-
-
-def _inlined(compiled: Any) -> None:
-    report = compiled.inspect()
-    assert len(report.functions) == 1, report.functions
-    assert report.calls == 0, report.sass
-    assert report.local_loads == 0 and report.local_stores == 0, report.sass
-    assert not report.leftover_symbols, report.leftover_symbols
 
 
 # --- aliases: the same request as the built-in's name -------------------------------------------------
@@ -126,7 +120,7 @@ def test_numba_alias_is_the_built_in(name: str, spelling: object, primitive: str
     expected, symbols[:] = list(symbols), []
     compiled = numba_coop.compile(_fresh(primitive, spelling), (I32, I32), block=128, arch="sm_90a")
     assert symbols == expected and any(f"_{name}_" in s for s in symbols), (symbols, expected)
-    _inlined(compiled)
+    assert_inlined(compiled.inspect())
 
 
 def test_an_alias_of_another_kind_of_built_in_is_refused_naming_it() -> None:
@@ -157,12 +151,14 @@ def literal_tuple(dst, fdst):  # type: ignore[no-untyped-def]
 
 
 def test_numba_literal_scalar_is_an_int64(symbols: list[str]) -> None:
-    _inlined(numba_coop.compile(typed_sum, (I64,), block=128, arch="sm_90a"))
+    assert_inlined(numba_coop.compile(typed_sum, (I64,), block=128, arch="sm_90a").inspect())
     typed, symbols[:] = list(symbols), []
-    _inlined(numba_coop.compile(literal_sum, (I64,), block=128, arch="sm_90a"))
+    assert_inlined(numba_coop.compile(literal_sum, (I64,), block=128, arch="sm_90a").inspect())
     assert symbols == typed and "int64" in symbols[0]
     symbols[:] = []
-    _inlined(numba_coop.compile(literal_tuple, (I64, numba.float64[::1]), block=128, arch="sm_90a"))
+    assert_inlined(
+        numba_coop.compile(literal_tuple, (I64, numba.float64[::1]), block=128, arch="sm_90a").inspect()
+    )
     assert any("int64_float64" in s for s in symbols), symbols
 
 
@@ -203,13 +199,13 @@ def test_numba_mlir_alias_is_the_built_in(name: str, spelling: object, symbols: 
     expected, symbols[:] = list(symbols), []
     compiled = ncoop.compile(_mlir_reduce(spelling), sig, block=128, arch="sm_90a")
     assert symbols == expected and f"_{name}_" in symbols[0], (symbols, expected)
-    _inlined(compiled)
+    assert_inlined(compiled.inspect())
 
 
 def test_numba_mlir_literal_scalar_is_an_int64(symbols: list[str]) -> None:
     ncoop, mcuda, types = _mlir()
     kernel = _with(mlir_literal_kernel, mcuda=mcuda)
-    _inlined(ncoop.compile(kernel, (types.int64[::1],), block=128, arch="sm_90a"))
+    assert_inlined(ncoop.compile(kernel, (types.int64[::1],), block=128, arch="sm_90a").inspect())
     assert len(symbols) == 1 and "exclusive_sum_int64" in symbols[0], symbols
 
 
@@ -255,7 +251,7 @@ def test_cute_alias_is_the_built_in(name: str, spelling: object) -> None:
     canonical = cutlass_coop.compile(_cute_reduce_host(name), *tensors)
     spelled = cutlass_coop.compile(_cute_reduce_host(spelling), *tensors)
     assert spelled.symbols == canonical.symbols and f"_{name}_" in spelled.symbols[0]
-    _inlined(spelled)
+    assert_inlined(spelled.inspect())
 
 
 def test_cute_python_number_payload_is_refused_naming_the_typed_value() -> None:
