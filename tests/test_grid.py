@@ -187,6 +187,19 @@ def test_numba_kernels_inline(cfg: gk.Config) -> None:
     assert not report.leftover_symbols
 
 
+def test_float64_grid_scan_in_a_small_block_fits_with_one_block_per_sm_bound() -> None:
+    """ptxas gives a float64 grid scan of 64 threads x 3 items 32 registers and an 8-byte spill under
+    the default launch bounds (the thread count alone); ``launch_bounds=(threads, 1)``, as
+    docs/numba.rst advises, gives it the registers it needs and no local memory."""
+    import cuda.coop.numba as numba_coop
+
+    cfg = gk.Config("inclusive_sum", "float64", (64, 1, 1), 3, 7)
+    sig = "void(float64[::1], float64[::1], float64[::1], uint64[::1], int64)"
+    kernel = gk.numba_kernel(cfg)
+    report = numba_coop.compile(kernel, sig, block=cfg.block, launch_bounds=(64, 1)).inspect()
+    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+
+
 #: The look-back's backoff (its NANOSLEEP operands, ns): sums take CUB's sm_90 DeviceScan tuning
 #: (cub/device/dispatch/tuning/tuning_scan.cuh, by item size, float and double apart); other scans
 #: keep TilePrefixCallbackOp's default. The test kernels' own sleeps are 1000 ns.
