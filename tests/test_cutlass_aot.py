@@ -322,3 +322,22 @@ def test_a_failed_bundle_names_the_coop_calls_of_the_kernel(
         coop.CoopCompileError, match=r"^tests/_cute_kernels.py:\d+, tests/_cute_kernels.py:\d+: "
     ):
         _compile(copy_host("int64", (96, 1, 1), 5, "transpose"), "int64")
+
+
+def test_a_raw_integer_from_select_names_the_wrap() -> None:
+    """``cutlass.select_`` returns a raw MLIR value: a float one is taken as its type (the argmax loop
+    of tests/_structured_rows_cute.py), an integer one has no signedness, so the call says what to
+    write."""
+
+    @cute.kernel
+    def kernel(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        t, _, _ = cute.arch.thread_idx()
+        v = cutlass.select_(t > 3, src[t], src[0])
+        dst[0] = coop.block.sum(v)
+
+    @cute.jit
+    def host(src: cute.Tensor, dst: cute.Tensor):  # type: ignore[no-untyped-def]
+        kernel(src, dst).launch(grid=(1, 1, 1), block=(128, 1, 1))
+
+    with pytest.raises(coop.CoopTypeError, match=r"raw MLIR value of type i32.*cutlass\.Int32\(\.\.\.\)"):
+        _compile(host)
