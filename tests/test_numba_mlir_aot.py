@@ -189,6 +189,15 @@ def test_jit_kernel_compiles_ahead_of_time_with_its_options() -> None:
     assert report.calls == 0 and report.local_loads == 0
 
 
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_every_optimising_opt_level_links_and_inlines(level: int) -> None:
+    """numba-cuda-mlir hands ``opt_level`` to nvJitLink, which takes -O0 and -O3 only: coop's links
+    run levels 1 and 2 at -O3 (they failed with ERROR_UNRECOGNIZED_OPTION). (At 0 nothing is inlined,
+    as with numba-cuda's debug builds.)"""
+    report = ncoop.compile(load_store, (F32, F32), block=128, arch="sm_90a", opt_level=level).inspect()
+    assert report.calls == 0 and report.leftover_symbols == ()
+
+
 def add_one(dst):  # type: ignore[no-untyped-def]
     dst[cuda.threadIdx.x] += 1
 

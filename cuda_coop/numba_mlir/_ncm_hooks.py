@@ -180,7 +180,11 @@ def drop_unused_variables_in_coop_links() -> None:
     kernel compiled through cuda.coop's front door (a ``Compile`` is current): without it the cubin
     keeps CCCL's unused constants and their symbols (a 166 KB cubin for a 1-call kernel). Its
     linker (numba-cuda's ``_Linker``, vendored) builds ``LinkerOptions`` in
-    ``_get_linker_options``, which takes no extra option. Other kernels link as before."""
+    ``_get_linker_options``, which takes no extra option. Other kernels link as before.
+
+    Such a link also takes ``opt_level=1`` or ``2``: numba-cuda-mlir 0.6 hands the kernel's level to
+    nvJitLink as ``-O1`` / ``-O2``, which nvJitLink refuses (``ERROR_UNRECOGNIZED_OPTION``: it takes
+    ``-O0`` and ``-O3``), so the LTO link runs at ``-O3``; the kernel's own compile keeps its level."""
     import dataclasses
 
     from cuda.coop._backend_api import current
@@ -193,7 +197,9 @@ def drop_unused_variables_in_coop_links() -> None:
     def _get_linker_options(self: Any, ptx: bool) -> Any:
         options = original(self, ptx)
         if self._has_ltoir and current() is not None:
-            options = dataclasses.replace(options, optimize_unused_variables=True)
+            level = options.optimization_level
+            level = 3 if level in (1, 2) else level  # nvJitLink takes -O0 and -O3 only
+            options = dataclasses.replace(options, optimize_unused_variables=True, optimization_level=level)
         return options
 
     _get_linker_options.cuda_coop = True  # type: ignore[attr-defined]
