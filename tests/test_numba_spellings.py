@@ -108,3 +108,15 @@ def test_the_structured_load_spelling_on_the_gpu(backend: str) -> None:
     want_v[n:], want_i[n:] = -np.inf, -1
     np.testing.assert_array_equal(out_v.copy_to_host(), want_v)
     np.testing.assert_array_equal(out_i.copy_to_host(), want_i)
+
+
+def test_a_numba_cuda_mlir_without_the_operator_table_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``!=`` fix patches numba-cuda-mlir's float operator table: if an upgrade moves it, the
+    backend's ``check()`` names it instead of leaving ``!=`` ordered."""
+    _front("numba_mlir")
+    from cuda.coop.numba_mlir import _ncm_hooks
+    from numba_cuda_mlir.lowering import math
+
+    monkeypatch.setattr(math, "_operator_mapping", lambda: {})
+    with pytest.raises(coop.CoopBackendError, match=r"operator table has no float entry for operator\.ne"):
+        _ncm_hooks.check()
