@@ -36,9 +36,23 @@ def typing_call(func_ir: Any, target: str) -> Iterator[None]:
         _typing_call.reset(token)
 
 
-def typing_call_site() -> tuple[Any, str] | None:
-    """``(func_ir, target)`` of the call Numba types now, if :func:`typing_call` is in effect."""
-    return _typing_call.get()
+def call_argument(position: int, keyword: str) -> Any:
+    """The Python value of an argument of the call being typed (``position`` or ``keyword``), folded
+    from the kernel's IR as ``_prescan._python_value`` folds it, or ``...``: for arguments Numba types
+    as runtime values though they are constants of the source (``coop.ThreadData(2 * ITEMS)``)."""
+    where = _typing_call.get()
+    if where is None:
+        return ...
+    func_ir, target = where
+    try:
+        call = func_ir.get_definition(target)
+    except Exception:
+        return ...
+    if not (isinstance(call, ir.Expr) and call.op == "call"):
+        return ...
+    kws = dict(call.kws)
+    var = kws[keyword] if keyword in kws else (call.args[position] if position < len(call.args) else None)
+    return ... if var is None else _python_value(func_ir, var)
 
 
 def temp_storage_use(param: str, params: list[str], sharing: str, auto_sync: bool) -> TempStorageUse:

@@ -65,12 +65,11 @@ def tag_operators(py_func: Any) -> None:
 
 
 #: the operators folded over constant numbers (what Python computes the same at compile time)
-_FOLDED = {
+_FOLDED = {  # an in-place ``x += 1`` folds through its immutable operator
     operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv, operator.mod,
     operator.pow, operator.lshift, operator.rshift, operator.and_, operator.or_, operator.xor,
-    operator.neg, operator.pos, operator.invert, operator.iadd, operator.isub, operator.imul,
-    operator.ifloordiv,
-}  # fmt: skip
+    operator.neg, operator.pos, operator.invert,
+}  # fmt: skip  # an in-place ``x += 1`` folds through its immutable operator
 
 
 def _is_number(value: Any) -> bool:
@@ -101,27 +100,6 @@ def _python_value(func_ir: Any, var: Any) -> Any:
         except Exception:  # a division by zero, an overflow: Numba's to report at run time
             return ...
     return ...
-
-
-def call_argument(position: int, keyword: str) -> Any:
-    """The Python value of an argument of the call being typed (``position`` or ``keyword``), folded
-    from the kernel's IR as :func:`_python_value` folds it, or ``...``: for arguments Numba types as
-    runtime values though they are constants of the source (``coop.ThreadData(2 * ITEMS)``)."""
-    from ._barriers import typing_call_site
-
-    where = typing_call_site()
-    if where is None:
-        return ...
-    func_ir, target = where
-    try:
-        call = func_ir.get_definition(target)
-    except Exception:
-        return ...
-    if not (isinstance(call, ir.Expr) and call.op == "call"):
-        return ...
-    kws = dict(call.kws)
-    var = kws.get(keyword) if keyword in kws else (call.args[position] if position < len(call.args) else None)
-    return ... if var is None else _python_value(func_ir, var)
 
 
 def _thread_data_dtype(func_ir: Any, var: Any) -> str | None:

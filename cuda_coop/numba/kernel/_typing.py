@@ -34,7 +34,7 @@ from cuda.coop._backend_api import (
     tuple_name,
 )
 
-from ._barriers import temp_storage_use
+from ._barriers import call_argument, temp_storage_use
 from ._dsl import (
     FRONT_DOOR,
     AbstractTemplate,
@@ -45,7 +45,6 @@ from ._dsl import (
     signature,
     types,
 )
-from ._prescan import call_argument
 from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
 
 _UNKNOWN_DIMS = (
