@@ -21,6 +21,8 @@ import sys
 
 import numpy as np
 
+from ._numba_family import front
+
 try:  # CuTe reads the kernels' annotations from this module's globals
     import cutlass
     import cutlass.cute as cute
@@ -274,34 +276,21 @@ def _numba_sig(name: str) -> str:
     return "void(" + ", ".join(f"{types[k]}[::1]" for k in (*ins, *outs)) + ")"
 
 
-def _front(backend: str) -> tuple[object, object]:
-    """(the backend's coop module, its ``cuda``)."""
-    if backend == "numba":
-        import cuda.coop.numba as numba_coop
-        from numba import cuda
-
-        return numba_coop, cuda
-    import cuda.coop.numba_mlir as mlir_coop
-    from numba_cuda_mlir import cuda as mlir_cuda
-
-    return mlir_coop, mlir_cuda
-
-
 def numba_aot(backend: str) -> None:
-    front, _cuda = _front(backend)
+    coop_module, _cuda = front(backend)
     for name, kernel in numba_kernels(backend).items():
-        r = front.compile(kernel, _numba_sig(name), block=THREADS).inspect()  # type: ignore[attr-defined]
+        r = coop_module.compile(kernel, _numba_sig(name), block=THREADS).inspect()  # type: ignore[attr-defined]
         print(name, r.calls, r.local_loads, r.local_stores, len(r.functions))
 
 
 def numba_gpu(backend: str) -> None:
-    front, cuda = _front(backend)
+    coop_module, cuda = front(backend)
     d = data(np.random.default_rng())
     out = {k: cuda.to_device(np.full(n, poison, t)) for k, (n, t, poison) in outputs().items()}  # type: ignore[attr-defined]
     for name, kernel in numba_kernels(backend).items():
         ins, outs = KERNELS[name]
         args = [cuda.to_device(d[i]) for i in ins] + [out[o] for o in outs]  # type: ignore[attr-defined]
-        front.jit(kernel)[ROWS, THREADS](*args)  # type: ignore[attr-defined]
+        coop_module.jit(kernel)[ROWS, THREADS](*args)  # type: ignore[attr-defined]
     cuda.synchronize()  # type: ignore[attr-defined]
     check_all({k: v.copy_to_host() for k, v in out.items()}, d)
 

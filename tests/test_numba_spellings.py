@@ -12,21 +12,16 @@ import numpy as np
 import pytest
 from cuda import coop
 
+from ._numba_family import front
+
 ITEMS = 2
 BACKENDS = ["numba", "numba_mlir"]
 
 
 def _front(backend: str) -> tuple[Any, Any]:
-    """(the backend's coop module, its ``cuda``)."""
-    if backend == "numba":
-        pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
-        import cuda.coop.numba as front
-        from numba import cuda
-    else:
-        pytest.importorskip("numba_cuda_mlir", reason="numba-cuda-mlir is not installed")
-        import cuda.coop.numba_mlir as front
-        from numba_cuda_mlir import cuda
-    return front, cuda
+    """(the backend's coop module, its ``cuda``); skips where the DSL is not installed."""
+    pytest.importorskip("numba.cuda" if backend == "numba" else "numba_cuda_mlir", reason=f"no {backend}")
+    return front(backend)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
