@@ -20,128 +20,92 @@ struct Less {
   __device__ bool operator()(int a, int b) const { return a < b; }
 };
 
-template <int THREADS, int WIDTH>
-__global__ void exchange(const int* in, int* out) {
-  using Exchange = cub::WarpExchange<int, ITEMS, WIDTH>;
-  constexpr int WARPS = THREADS / WIDTH;
-  __shared__ typename Exchange::TempStorage temp[WARPS];
-  const int warp = threadIdx.x / WIDTH;
-  int items[ITEMS];
-  for (int i = 0; i < ITEMS; ++i) items[i] = in[threadIdx.x * ITEMS + i];
-  Exchange(temp[warp]).BlockedToStriped(items, items);
-  for (int i = 0; i < ITEMS; ++i) out[threadIdx.x * ITEMS + i] = items[i];
-}
+enum class Op { BlockedToStriped, ScatterToStriped, Sort, SortPartial };
 
-template <int THREADS, int WIDTH>
-__global__ void scatter(const int* in, const int* ranks, int* out) {
+// One logical warp's call of `OP` on the thread's ITEMS items: the items (and ranks) read blocked
+// from global memory, the call on the logical warp's own TempStorage, the items written back. The
+// slices are one union of both classes' TempStorage per logical warp, as coop slices warp scratch.
+template <Op OP, int THREADS, int WIDTH>
+__global__ void warp_call(const int* in, const int* ranks, int* out, int valid) {
   using Exchange = cub::WarpExchange<int, ITEMS, WIDTH>;
-  constexpr int WARPS = THREADS / WIDTH;
-  __shared__ typename Exchange::TempStorage temp[WARPS];
+  using Sort = cub::WarpMergeSort<int, ITEMS, WIDTH>;
+  __shared__ union {
+    typename Exchange::TempStorage exchange;
+    typename Sort::TempStorage sort;
+  } temp[THREADS / WIDTH];
   const int warp = threadIdx.x / WIDTH;
   int items[ITEMS], rank[ITEMS];
   for (int i = 0; i < ITEMS; ++i) {
     items[i] = in[threadIdx.x * ITEMS + i];
     rank[i] = ranks[threadIdx.x * ITEMS + i];
   }
-  Exchange(temp[warp]).ScatterToStriped(items, rank);
+  if constexpr (OP == Op::BlockedToStriped) {
+    Exchange(temp[warp].exchange).BlockedToStriped(items, items);
+  } else if constexpr (OP == Op::ScatterToStriped) {
+    Exchange(temp[warp].exchange).ScatterToStriped(items, rank);
+  } else if constexpr (OP == Op::Sort) {
+    Sort(temp[warp].sort).Sort(items, Less{});
+  } else {
+    Sort(temp[warp].sort).Sort(items, Less{}, valid, 1 << 30);
+  }
   for (int i = 0; i < ITEMS; ++i) out[threadIdx.x * ITEMS + i] = items[i];
 }
 
-template <int THREADS, int WIDTH>
-__global__ void merge_sort_partial(const int* in, int* out, int valid) {
-  using Sort = cub::WarpMergeSort<int, ITEMS, WIDTH>;
-  constexpr int WARPS = THREADS / WIDTH;
-  __shared__ typename Sort::TempStorage temp[WARPS];
-  const int warp = threadIdx.x / WIDTH;
-  int items[ITEMS];
-  for (int i = 0; i < ITEMS; ++i) items[i] = in[threadIdx.x * ITEMS + i];
-  Sort(temp[warp]).Sort(items, Less{}, valid, 1 << 30);
-  for (int i = 0; i < ITEMS; ++i) out[threadIdx.x * ITEMS + i] = items[i];
-}
-
-template <int THREADS, int WIDTH>
-__global__ void merge_sort(const int* in, int* out) {
-  using Sort = cub::WarpMergeSort<int, ITEMS, WIDTH>;
-  constexpr int WARPS = THREADS / WIDTH;
-  __shared__ typename Sort::TempStorage temp[WARPS];
-  const int warp = threadIdx.x / WIDTH;
-  int items[ITEMS];
-  for (int i = 0; i < ITEMS; ++i) items[i] = in[threadIdx.x * ITEMS + i];
-  Sort(temp[warp]).Sort(items, Less{});
-  for (int i = 0; i < ITEMS; ++i) out[threadIdx.x * ITEMS + i] = items[i];
+// Launch `OP` on one block, compare with `want` and print the line.
+template <Op OP, int THREADS, int WIDTH>
+void check(const char* name, const int* in, const int* ranks, int* out, int valid, const std::vector<int>& want) {
+  std::vector<int> got(want.size());
+  cudaMemset(out, 0xff, want.size() * sizeof(int));
+  warp_call<OP, THREADS, WIDTH><<<1, THREADS>>>(in, ranks, out, valid);
+  cudaMemcpy(got.data(), out, want.size() * sizeof(int), cudaMemcpyDeviceToHost);
+  printf("{\"primitive\": \"%s\", \"threads\": %d, \"width\": %d, \"ok\": %s}\n", name, THREADS, WIDTH,
+         got == want ? "true" : "false");
 }
 
 template <int THREADS, int WIDTH>
 void run() {
-  const int n = THREADS * ITEMS;
-  std::vector<int> host(n), got(n), want(n);
+  constexpr int n = THREADS * ITEMS, tile = WIDTH * ITEMS, warps = THREADS / WIDTH;
+  std::vector<int> host(n), ranks(n), want(n);
   unsigned seed = 12345u + THREADS * 7u + WIDTH;
   for (int i = 0; i < n; ++i) {
     seed = seed * 1664525u + 1013904223u;
     host[i] = static_cast<int>(seed >> 8) % 1000;
   }
-  int *in, *out;
-  cudaMalloc(&in, n * sizeof(int));
-  cudaMalloc(&out, n * sizeof(int));
-  cudaMemcpy(in, host.data(), n * sizeof(int), cudaMemcpyHostToDevice);
-  const int tile = WIDTH * ITEMS;
-  // exchange: lane l of a logical warp gets the warp tile's items l, l + WIDTH, l + 2 WIDTH, ...
-  for (int t = 0; t < THREADS; ++t) {
-    const int w = t / WIDTH, l = t % WIDTH;
-    for (int i = 0; i < ITEMS; ++i) {
-      const int rank = i * WIDTH + l;  // striped position
-      want[t * ITEMS + i] = host[w * tile + rank];
-    }
-  }
-  cudaMemset(out, 0xff, n * sizeof(int));
-  exchange<THREADS, WIDTH><<<1, THREADS>>>(in, out);
-  cudaMemcpy(got.data(), out, n * sizeof(int), cudaMemcpyDeviceToHost);
-  printf("{\"primitive\": \"WarpExchange\", \"threads\": %d, \"width\": %d, \"ok\": %s}\n", THREADS, WIDTH,
-         got == want ? "true" : "false");
-  for (int w = 0; w < THREADS / WIDTH; ++w) {  // each logical warp's tile sorted, blocked
-    std::vector<int> part(host.begin() + w * tile, host.begin() + (w + 1) * tile);
-    std::sort(part.begin(), part.end());
-    std::copy(part.begin(), part.end(), want.begin() + w * tile);
-  }
-  cudaMemset(out, 0xff, n * sizeof(int));
-  merge_sort<THREADS, WIDTH><<<1, THREADS>>>(in, out);
-  cudaMemcpy(got.data(), out, n * sizeof(int), cudaMemcpyDeviceToHost);
-  printf("{\"primitive\": \"WarpMergeSort\", \"threads\": %d, \"width\": %d, \"ok\": %s}\n", THREADS, WIDTH,
-         got == want ? "true" : "false");
-  // scatter: each logical warp's tile permuted by ranks (a rotation of its positions by 3)
-  std::vector<int> ranks(n);
-  for (int t = 0; t < THREADS; ++t) {
+  for (int t = 0; t < THREADS; ++t) {  // each logical warp's tile permuted: a rotation by 3
     for (int i = 0; i < ITEMS; ++i) ranks[t * ITEMS + i] = ((t % WIDTH) * ITEMS + i + 3) % tile;
   }
-  for (int t = 0; t < THREADS; ++t) {  // striped result: lane l item i holds the item of rank i*W+l
-    const int w = t / WIDTH, l = t % WIDTH;
-    for (int i = 0; i < ITEMS; ++i) {
-      const int rank = i * WIDTH + l;
-      const int from = (rank - 3 + tile) % tile;  // the blocked position that has this rank
-      want[t * ITEMS + i] = host[w * tile + from];
-    }
-  }
-  int* dranks;
+  int *in, *dranks, *out;
+  cudaMalloc(&in, n * sizeof(int));
   cudaMalloc(&dranks, n * sizeof(int));
+  cudaMalloc(&out, n * sizeof(int));
+  cudaMemcpy(in, host.data(), n * sizeof(int), cudaMemcpyHostToDevice);
   cudaMemcpy(dranks, ranks.data(), n * sizeof(int), cudaMemcpyHostToDevice);
-  cudaMemset(out, 0xff, n * sizeof(int));
-  scatter<THREADS, WIDTH><<<1, THREADS>>>(in, dranks, out);
-  cudaMemcpy(got.data(), out, n * sizeof(int), cudaMemcpyDeviceToHost);
-  printf("{\"primitive\": \"WarpExchange::ScatterToStriped\", \"threads\": %d, \"width\": %d, \"ok\": %s}\n",
-         THREADS, WIDTH, got == want ? "true" : "false");
-  // a partial tile: the first `valid` items of each logical warp's tile sorted, the rest the default
-  const int valid = tile - 5;
-  for (int w = 0; w < THREADS / WIDTH; ++w) {
-    std::vector<int> part(host.begin() + w * tile, host.begin() + w * tile + valid);
-    part.resize(tile, 1 << 30);
-    std::sort(part.begin(), part.end());
-    std::copy(part.begin(), part.end(), want.begin() + w * tile);
-  }
-  cudaMemset(out, 0xff, n * sizeof(int));
-  merge_sort_partial<THREADS, WIDTH><<<1, THREADS>>>(in, out, valid);
-  cudaMemcpy(got.data(), out, n * sizeof(int), cudaMemcpyDeviceToHost);
-  printf("{\"primitive\": \"WarpMergeSort(valid_items)\", \"threads\": %d, \"width\": %d, \"ok\": %s}\n",
-         THREADS, WIDTH, got == want ? "true" : "false");
+
+  // striped: lane l of a logical warp holds the items of striped ranks l, l + WIDTH, ...; the item
+  // of rank r came from blocked position r (BlockedToStriped) or r - 3 (the rotation's ScatterToStriped)
+  auto striped = [&](int shift) {
+    for (int t = 0; t < THREADS; ++t) {
+      for (int i = 0; i < ITEMS; ++i) {
+        const int rank = i * WIDTH + t % WIDTH;
+        want[t * ITEMS + i] = host[t / WIDTH * tile + (rank - shift + tile) % tile];
+      }
+    }
+    return want;
+  };
+  // sorted: each logical warp's first `valid` items sorted, the rest the out-of-bounds default
+  auto sorted = [&](int valid) {
+    for (int w = 0; w < warps; ++w) {
+      std::vector<int> part(host.begin() + w * tile, host.begin() + w * tile + valid);
+      part.resize(tile, 1 << 30);
+      std::sort(part.begin(), part.end());
+      std::copy(part.begin(), part.end(), want.begin() + w * tile);
+    }
+    return want;
+  };
+  check<Op::BlockedToStriped, THREADS, WIDTH>("WarpExchange", in, dranks, out, tile, striped(0));
+  check<Op::ScatterToStriped, THREADS, WIDTH>("WarpExchange::ScatterToStriped", in, dranks, out, tile, striped(3));
+  check<Op::Sort, THREADS, WIDTH>("WarpMergeSort", in, dranks, out, tile, sorted(tile));
+  check<Op::SortPartial, THREADS, WIDTH>("WarpMergeSort(valid_items)", in, dranks, out, tile - 5, sorted(tile - 5));
   cudaFree(dranks);
   cudaFree(in);
   cudaFree(out);
