@@ -51,15 +51,18 @@ __global__ void warp_call(const int* in, const int* ranks, int* out, int valid) 
   for (int i = 0; i < ITEMS; ++i) out[threadIdx.x * ITEMS + i] = items[i];
 }
 
-// Launch `OP` on one block, compare with `want` and print the line.
+// Launch `OP` on one block, compare the first `valid` items of each logical warp's tile with `want`
+// (past valid_items, a partial sort leaves its items unspecified, as CUB documents) and print the line.
 template <Op OP, int THREADS, int WIDTH>
 void check(const char* name, const int* in, const int* ranks, int* out, int valid, const std::vector<int>& want) {
   std::vector<int> got(want.size());
   cudaMemset(out, 0xff, want.size() * sizeof(int));
   warp_call<OP, THREADS, WIDTH><<<1, THREADS>>>(in, ranks, out, valid);
   cudaMemcpy(got.data(), out, want.size() * sizeof(int), cudaMemcpyDeviceToHost);
+  bool ok = true;
+  for (size_t i = 0; i < want.size(); ++i) ok = ok && (int(i % (WIDTH * ITEMS)) >= valid || got[i] == want[i]);
   printf("{\"primitive\": \"%s\", \"threads\": %d, \"width\": %d, \"ok\": %s}\n", name, THREADS, WIDTH,
-         got == want ? "true" : "false");
+         ok ? "true" : "false");
 }
 
 template <int THREADS, int WIDTH>
@@ -92,7 +95,7 @@ void run() {
     }
     return want;
   };
-  // sorted: each logical warp's first `valid` items sorted, the rest the out-of-bounds default
+  // sorted: each logical warp's first `valid` items sorted (the rest, unspecified, are not compared)
   auto sorted = [&](int valid) {
     for (int w = 0; w < warps; ++w) {
       std::vector<int> part(host.begin() + w * tile, host.begin() + w * tile + valid);

@@ -1088,20 +1088,6 @@ class LogicalWarp(Kind):
                 f"{r.threads} {r.block_dims}{r.launch_where}; use a block of {width}*k threads or a "
                 f"{name} that divides {r.threads}"
             )
-        if width > 1 and r.threads % HARDWARE_WARP and r.prim.needs_scratch(dict(r.options)):
-            # CUB's shared-memory warp classes gave wrong items and racecheck hazards in the logical
-            # warps of a block's last, partial hardware warp on an H200 (issue 17); refused until
-            # they are shown correct there. Shuffle-based warp classes are not affected.
-            choice = r.prim.scratch if isinstance(r.prim.scratch, str) else None
-            how = f"{choice}={r.option(choice)!r}" if choice else "it"
-            others = [o.value for o in r.prim.choices()[choice].options if not o.scratch] if choice else []
-            instead = f", or another {choice} ({', '.join(map(repr, others))})" if others else ""
-            raise CoopLaunchConfigError(
-                f"{r.q}: {how} exchanges through shared memory, which needs a block of whole hardware "
-                f"warps (a multiple of {HARDWARE_WARP} threads) when {name}={width}; the block has "
-                f"{r.threads} {r.block_dims}{r.launch_where}, whose last hardware warp is partial. Launch "
-                f"{HARDWARE_WARP}*k threads (every lane of a logical warp must call it){instead}"
-            )
 
     def template_arg(self, req: Request, name: str, given: bool) -> str | None:
         return str(req.option(name))

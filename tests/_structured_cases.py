@@ -81,7 +81,7 @@ def configs() -> list[Config]:
                 out.append(Config("warp", "compute", f, b, n, width))
                 out.append(Config("warp", "batched", f, b, max(2, n), width))
                 out.append(Config("warp", "tile", f, b, n, width))
-    return [c for c in out if cases(c)]  # a partial hardware warp leaves the tile family no exchange
+    return [c for c in out if cases(c)]
 
 
 # --- cases ---------------------------------------------------------------------------------------

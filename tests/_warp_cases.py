@@ -61,12 +61,6 @@ class Config:
         return GRID * self.threads // self.width
 
     @property
-    def partial_warp(self) -> bool:
-        """Logical warps of 2 lanes or more that sit in the block's last, partial hardware warp: the
-        warp primitives that exchange through shared memory refuse such a launch."""
-        return self.threads % 32 != 0 and self.width > 1
-
-    @property
     def id(self) -> str:
         return f"warp-{self.family}-{self.dtype}-{'x'.join(map(str, self.block))}-w{self.width}-{self.ipt}"
 
@@ -111,15 +105,17 @@ def configs() -> list[Config]:
         out.append(
             Config("batched", DTYPES[(i * 7 + 2) % 12], blocks[(i * 2 + 3) % len(blocks)], width, batches)
         )
-    # Blocks that end in a partial hardware warp, one per narrow width, for every family: the
-    # shuffle-based primitives run there; the shared-memory ones are refused (tile cases drop them,
-    # merge sort runs at width 1 only); all of these run under the sanitizers too
+    # Blocks that end in a partial hardware warp, one per narrow width, for every family (the
+    # shared-memory calls too: transposing loads and stores, exchanges, merge sorts); all of these run
+    # under the sanitizers too
     for width, block in _PARTIAL:
         out.append(Config("compute", DTYPES[(width * 5) % 12], block, width, 1 + width % 4))
         out.append(Config("tile", tile_dtypes[(width * 3) % 11], block, width, width if width < 8 else 3))
         out.append(
             Config("batched", DTYPES[(width * 7) % 12], block, width, [3, 5, 9, 17][WIDTHS.index(width) - 1])
         )
+        ipt = [3, 4, 5, 2][WIDTHS.index(width) - 1]
+        out.append(Config("sort", DTYPES[(width * 11 + 1) % 12], block, width, ipt))
     out.append(Config("sort", "float64", (5, 7, 2), 1, 4))
     return out
 
@@ -251,7 +247,7 @@ def cases(cfg: Config) -> list[Case]:
                  red="heads-tail", red_value="r{m}"),
         ]  # fmt: skip
     out = []
-    algs = [a for a in TILE_ALGS if a != "transpose"] if cfg.partial_warp else TILE_ALGS
+    algs = TILE_ALGS
     for i, alg in enumerate(algs):
         arr = "striped" if alg == "striped" else "blocked"
         src = "sitems" if alg == "striped" else "items"
@@ -274,7 +270,7 @@ def cases(cfg: Config) -> list[Case]:
                  f"algorithm={alg2!r}, valid_items=ni, {w})",
                  out="store-partial"),
         ]  # fmt: skip
-    out += [] if cfg.partial_warp else [
+    out += [
         # CUB's transposing WarpStore rearranges its array in place; coop's store leaves the items:
         # the direct store after it writes the same tile
         Case("store-transpose-then-direct",
