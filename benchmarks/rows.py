@@ -114,8 +114,9 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "layernorm": ("welford", "sumsq"),
     "cross_entropy": ("online", "twice"),
     # argmax at one tile a block: coop.block.argmax of the items with their indices, or the thread's
-    # own loop then an argmax of scalars (CUB C++'s design, whatever the variant)
-    "argmax": ("items", "loop"),
+    # own loop then an argmax of scalars (CUB C++'s design, whatever the variant), or
+    # coop.block.argmax of the striped items with their default striped indices (no index per item)
+    "argmax": ("items", "loop", "arranged"),
 }
 #: Row bytes moved per element: read + written, or read only.
 _PASSES = {"cross_entropy": 1, "argmax": 1, "topk": 1}
@@ -1329,7 +1330,8 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
     tile = threads * items
     tiles = n // (cluster * tile)
     ninf = np.float32(-np.inf)
-    whole = tiles == 1 and variant == "items"
+    whole = tiles == 1 and variant in ("items", "arranged")
+    arranged = variant == "arranged" and cluster == 1  # (coop.cluster.argmax has no arrangement)
 
     def kernel(x, values, indices):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -1338,7 +1340,10 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
         row = b // cluster
         first = rank * tiles * tile  # the block's first item in the row
         xs = coop.ThreadData(items, np.float32)
-        if whole:
+        if whole and arranged:
+            coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
+            value, index = coop.block.argmax(xs, arrangement="striped")
+        elif whole:
             coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
             where = coop.ThreadData(items, np.int32)
             for i in range(items):

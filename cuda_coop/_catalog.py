@@ -29,6 +29,7 @@ from ._kinds import (
     GridState,
     GridStatePayload,
     Index,
+    IndexArrangement,
     IndexedPayload,
     Items,
     LogicalWarp,
@@ -250,6 +251,16 @@ WARP_BATCHED_ARRANGEMENTS = Choices(
     ),
 )
 
+ITEM_ARRANGEMENTS = Choices(
+    "ItemArrangement",
+    "How a thread's items sit in its group's tile, for the indices an arg-reduction gives them by "
+    "default (the arrangement of the load that gave the items).",
+    (
+        Option("blocked", "blocked", "thread ``t``'s item ``i`` is at ``t*N + i``"),
+        Option("striped", "striped", "thread ``t``'s item ``i`` is at ``t + i*T`` (``T`` threads)"),
+    ),
+)
+
 #: Every choice table, in the order their enums are exported.
 CHOICES = (
     BLOCK_LOAD_ALGORITHMS,
@@ -262,6 +273,7 @@ CHOICES = (
     WARP_EXCHANGE_ALGORITHMS,
     WARP_EXCHANGE_MODES,
     WARP_BATCHED_ARRANGEMENTS,
+    ITEM_ARRANGEMENTS,
 )
 
 # --- parameters shared by several rows ------------------------------------------------------------
@@ -717,10 +729,12 @@ REDUCE = Primitive(
 
 
 def _arg_details(where: str) -> str:
+    who, all_ = ("lane", "lanes") if where == "logical warp" else ("thread", "threads")
     return (
         f"An item's index is its ``indices`` entry when given, else its position in the {where}'s tile "
-        f"in the blocked arrangement (the {'lane' if where == 'logical warp' else 'thread'}'s rank times "
-        "the items per thread, plus the item). Values compare as numbers (``-0.0`` equals ``+0.0``) and "
+        f"in the arrangement ``arrangement`` names: blocked (the {who}'s rank times the items per "
+        f"thread, plus the item) or striped (the rank plus the item times the {all_}). Values compare "
+        "as numbers (``-0.0`` equals ``+0.0``) and "
         "ties go to the smallest index; a NaN wins over every number, the first NaN (smallest index) over "
         "the others: as NumPy's ``np.argmax`` / ``np.argmin``. The operator is coop's own, a total order "
         "of the (value, index) pairs (CUB's ``cub::ArgMax`` depends on the items' order when there are "
@@ -749,8 +763,18 @@ _INDICES = Param(
     Index(),
     "ThreadData | int | None",
     "the items' indices: an int32 ``ThreadData`` like ``x``, or an integer for a scalar ``x``; by default "
-    "each item's position in the tile.",
+    "each item's position in the tile (see ``arrangement``).",
     None,
+)
+_ARRANGEMENT = Param(
+    "arrangement",
+    IndexArrangement(ITEM_ARRANGEMENTS),
+    "str | ItemArrangement",
+    "how the items sit in the tile, for their default indices: ``'blocked'`` (thread ``t``'s item ``i`` "
+    "is at ``t*N + i``) or ``'striped'`` (``t + i*T``, as a ``striped`` load leaves them); not with "
+    "``indices``. Default indices cost no register per item: each thread keeps its first best item "
+    "and its position.",
+    "blocked",
 )
 
 
@@ -766,12 +790,19 @@ def _block_arg(name: str, best: str) -> Primitive:
         params=(
             Param(
                 "x",
-                IndexedPayload(scalar=True, scalar_form=True),
+                IndexedPayload(
+                    scalar=True,
+                    scalar_form=True,
+                    largest=best == "largest",
+                    group="block",
+                    arrangement="arrangement",
+                ),
                 "ThreadData | Any",
                 "the thread's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
                 keyword_only=False,
             ),
             _INDICES,
+            _ARRANGEMENT,
             *_REDUCE_COMMON,
         ),
         call=_arg_call(best, "num_valid"),
@@ -1997,12 +2028,19 @@ def _warp_arg(name: str, best: str) -> Primitive:
         params=(
             Param(
                 "x",
-                IndexedPayload(scalar=True, scalar_form=True),
+                IndexedPayload(
+                    scalar=True,
+                    scalar_form=True,
+                    largest=best == "largest",
+                    group="warp",
+                    arrangement="arrangement",
+                ),
                 "ThreadData | Any",
                 "the lane's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
                 keyword_only=False,
             ),
             _INDICES,
+            _ARRANGEMENT,
             _WVALID_REDUCE,
             _WBCAST,
             _WIDTH,
@@ -2532,7 +2570,7 @@ def _cluster_arg(name: str, best: str) -> Primitive:
         params=(
             Param(
                 "x",
-                IndexedPayload(scalar=True, scalar_form=True),
+                IndexedPayload(scalar=True, scalar_form=True, largest=best == "largest", group="cluster"),
                 "ThreadData | Any",
                 "the thread's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
                 keyword_only=False,

@@ -10,6 +10,7 @@ catalog row built from these kinds; only a new kind touches the backends and the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -406,6 +407,9 @@ class IndexedPayload(Payload):
     the items per thread, plus the item)."""
 
     indices: str = "indices"
+    largest: bool = True  # argmax (else argmin)
+    group: str = "block"  # whose tile the default indices number: "block", "warp" or "cluster"
+    arrangement: str = ""  # the parameter that arranges the default indices (none: blocked)
 
     def uses_rank(self, req: Request) -> bool:
         return not req.has(Index.tag)  # the default index is the item's position
@@ -416,12 +420,30 @@ class IndexedPayload(Payload):
         if req.has("scalar"):
             index = f"{self.indices}" if given else "coop_rank"
             return f"  {pair} {name}_pair{{{name}, {index}}};\n", f"{name}_pair"
-        index = f"{self.indices}[i]" if given else f"coop_rank * {n} + i"
-        setup = (
-            f"  {pair} {name}_pairs[{n}];\n"
-            f"  for (int i = 0; i < {n}; ++i) {name}_pairs[i] = {pair}{{{name}[i], {index}}};\n"
+        if given:  # indices in any order: CUB reduces the pairs with the total order
+            setup = (
+                f"  {pair} {name}_pairs[{n}];\n"
+                f"  for (int i = 0; i < {n}; ++i) {name}_pairs[i] = {pair}{{{name}[i], {self.indices}[i]}};\n"
+            )
+            return setup, f"{name}_pairs"
+        # the default indices ascend with the items: the thread's first best item, then one pair
+        striped = self.arrangement and req.option(self.arrangement) == "striped"
+        at = f"coop_arg_first<{'true' if self.largest else 'false'}>({name}, {name}_best)"
+        index = (
+            f"coop_rank + {self._group_size(req)} * {name}_at" if striped else f"coop_rank * {n} + {name}_at"
         )
-        return setup, f"{name}_pairs"
+        setup = (
+            f"  {dtype_named(req.dtype).cxx} {name}_best;\n"
+            f"  const int {name}_at = {at};\n"
+            f"  {pair} {name}_pair{{{name}_best, {index}}};\n"
+        )
+        return setup, f"{name}_pair"
+
+    def _group_size(self, req: Request) -> int:
+        """The threads of the group whose tile the striped indices number."""
+        if self.group == "warp":
+            return int(str(req.option("threads_in_warp")))
+        return math.prod(req.block_dims)
 
 
 @dataclass(frozen=True)
@@ -708,6 +730,22 @@ class Choice(Kind):
 
     def template_arg(self, req: Request, name: str, given: bool) -> str | None:
         return self.choices[str(req.option(name))].cxx
+
+
+@dataclass(frozen=True)
+class IndexArrangement(Choice):
+    """How an arg-reduction's default indices number the items (``blocked`` or ``striped``, the
+    arrangement of the load that gave them); with ``indices`` given it has nothing to arrange."""
+
+    indices: str = "indices"
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
+        super().check(r, name, arg, default)
+        if arg.given and self.indices in r.present:
+            raise CoopValueError(
+                f"{r.q}: {name}= arranges the default indices, and {self.indices}= gives them; pass "
+                f"one of the two"
+            )
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,29 @@ struct coop_arg_best
     return b.f1 < a.f1 ? b : a;
   }}
 }};
+
+// A thread's best item before the group's reduction, when its items' indices ascend with their
+// positions (the default indices, blocked or striped): the position of its first best item, ordered
+// as coop_arg_best orders pairs of ascending indices (a strictly better value replaces the best, a
+// NaN replaces a number, a tie keeps the first). One compare and one select per item, and no index
+// per item: the loop a thread would write by hand.
+template <bool Max, typename T, int N>
+__device__ __forceinline__ int coop_arg_first(const T (&x)[N], T& best)
+{{
+  best   = x[0];
+  int at = 0;
+  _CCCL_PRAGMA_UNROLL_FULL()
+  for (int i = 1; i < N; ++i)
+  {{
+    const bool better = coop_is_nan(x[i]) ? !coop_is_nan(best) : (Max ? best < x[i] : x[i] < best);
+    if (better)
+    {{
+      best = x[i];
+      at   = i;
+    }}
+  }}
+  return at;
+}}
 """
 
 

@@ -5,8 +5,8 @@ tests/test_structured_items.py, in a process of their own:
     python -m tests._structured_rows aot numba|cute   # compile ahead of time, print SASS facts
     python -m tests._structured_rows gpu numba|cute   # run against NumPy, print "<check> ok"
 
-``arg``: block and warp argmax / argmin (ThreadData and scalars, own and default indices,
-broadcast) over rows with ties and NaNs, against ``np.argmax`` / ``np.argmin``. ``sort``: a block
+``arg``: block and warp argmax / argmin (ThreadData and scalars, own and default indices, blocked
+and striped, broadcast) over rows with ties and NaNs, against ``np.argmax`` / ``np.argmin``. ``sort``: a block
 merge sort of (int8, float32) keys by a lexicographic comparator on tuples, with (int32, float64)
 values; a radix sort and a top-k with tuple values; a warp merge sort of tuple keys. ``neighbours``:
 adjacent differences and discontinuity flags by user functions on tuples, block shuffles of
@@ -36,7 +36,22 @@ SORT_WIDTH = 16
 
 #: kernel -> (inputs, outputs), by name, in its parameter order
 KERNELS = {
-    "arg": (("v",), ("amax_v", "amax_i", "amin_v", "amin_i", "samax_i", "wamax_i", "wamin_i")),
+    "arg": (
+        ("v",),
+        (
+            "amax_v",
+            "amax_i",
+            "amin_v",
+            "amin_i",
+            "samax_i",
+            "wamax_i",
+            "wamin_i",
+            "stmax_v",
+            "stmax_i",
+            "stmin_i",
+            "wsmin_i",
+        ),
+    ),  # fmt: skip
     "sort": (
         ("k0", "k1", "w", "rk", "tk"),
         ("m_k0", "m_k1", "m_pos", "m_w", "r_pos", "r_w", "t_key", "t_pos", "t_w", "ws_k0", "ws_k1", "ws_pos"),
@@ -70,7 +85,8 @@ def outputs() -> dict[str, tuple[int, type, float]]:
     return {
         "amax_v": (ROWS, f32, -7.0), "amax_i": (ROWS, i32, -1), "amin_v": (ROWS, f32, -7.0),
         "amin_i": (ROWS, i32, -1), "samax_i": (ROWS, i32, -1), "wamax_i": (warps, i32, -1),
-        "wamin_i": (warps, i32, -1),
+        "wamin_i": (warps, i32, -1), "stmax_v": (ROWS, f32, -7.0), "stmax_i": (ROWS, i32, -1),
+        "stmin_i": (ROWS, i32, -1), "wsmin_i": (warps, i32, -1),
         "m_k0": (n, i8, 99), "m_k1": (n, f32, np.nan), "m_pos": (n, i32, -1), "m_w": (n, f64, np.nan),
         "r_pos": (n, i32, -1), "r_w": (n, f32, np.nan), "t_key": (ROWS * K, f32, np.nan),
         "t_pos": (ROWS * K, i32, -1), "t_w": (ROWS * K, f64, np.nan),
@@ -114,6 +130,9 @@ def expected(d: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         "samax_i": (np.argmax(first, axis=1) * ITEMS).astype(np.int32),
         "wamax_i": np.argmax(lanes, axis=2).astype(np.int32).reshape(-1),
         "wamin_i": np.argmin(tiles, axis=2).astype(np.int32).reshape(-1),
+        "stmax_v": v[t0[:, 0], np.argmax(v, axis=1)], "stmax_i": np.argmax(v, axis=1).astype(np.int32),
+        "stmin_i": np.argmin(v, axis=1).astype(np.int32),
+        "wsmin_i": np.argmin(tiles, axis=2).astype(np.int32).reshape(-1),
         "m_k0": k0[t0, lex].reshape(-1), "m_k1": k1[t0, lex].reshape(-1),
         "m_pos": pos[t0, lex].reshape(-1), "m_w": w[t0, lex].reshape(-1),
         "r_pos": pos[t0, rad].reshape(-1), "r_w": w[t0, rad].astype(np.float32).reshape(-1),
@@ -170,7 +189,9 @@ def numba_kernels(backend: str = "numba") -> dict[str, object]:
     else:
         from numba_cuda_mlir import cuda
 
-    def arg_kernel(v, amax_v, amax_i, amin_v, amin_i, samax_i, wamax_i, wamin_i):  # type: ignore[no-untyped-def]
+    def arg_kernel(  # type: ignore[no-untyped-def]
+        v, amax_v, amax_i, amin_v, amin_i, samax_i, wamax_i, wamin_i, stmax_v, stmax_i, stmin_i, wsmin_i
+    ):
         t, row = cuda.threadIdx.x, cuda.blockIdx.x
         x = coop.ThreadData(ITEMS, np.float32)
         for i in range(ITEMS):
@@ -180,15 +201,27 @@ def numba_kernels(backend: str = "numba") -> dict[str, object]:
         own = coop.block.argmax(x[0], indices=t * ITEMS)
         lane = coop.warp.argmax(x[0], threads_in_warp=WIDTH)
         tile = coop.warp.argmin(x, threads_in_warp=WIDTH, broadcast=True)
+        # striped items (as a striped load leaves them) with their default striped indices
+        s = coop.ThreadData(ITEMS, np.float32)
+        w = coop.ThreadData(ITEMS, np.float32)
+        for i in range(ITEMS):
+            s[i] = v[row * TILE + t + i * THREADS]
+            w[i] = v[row * TILE + (t // WIDTH) * WIDTH * ITEMS + t % WIDTH + i * WIDTH]
+        sbest = coop.block.argmax(s, arrangement="striped")
+        sworst = coop.block.argmin(s, arrangement="striped", broadcast=True)
+        wworst = coop.warp.argmin(w, arrangement="striped", threads_in_warp=WIDTH, broadcast=True)
         if t == 0:
             amax_v[row], amax_i[row] = best[0], best[1]
             samax_i[row] = own[1]
+            stmax_v[row], stmax_i[row] = sbest[0], sbest[1]
         if t == THREADS - 1:
             amin_v[row], amin_i[row] = worst[0], worst[1]
+            stmin_i[row] = sworst[1]
         if t % WIDTH == 0:
             wamax_i[row * WARPS + t // WIDTH] = lane[1]
         if t % WIDTH == WIDTH - 1:
             wamin_i[row * WARPS + t // WIDTH] = tile[1]
+            wsmin_i[row * WARPS + t // WIDTH] = wworst[1]
 
     def lex_less(p, q):  # type: ignore[no-untyped-def]
         return p[0] < q[0] or (p[0] == q[0] and p[1] < q[1])

@@ -25,7 +25,8 @@ from ._structured_rows import (
 
 @cute.kernel
 def arg_kernel(v: cute.Tensor, amax_v: cute.Tensor, amax_i: cute.Tensor, amin_v: cute.Tensor,
-               amin_i: cute.Tensor, samax_i: cute.Tensor, wamax_i: cute.Tensor, wamin_i: cute.Tensor):  # fmt: skip  # noqa: E501
+               amin_i: cute.Tensor, samax_i: cute.Tensor, wamax_i: cute.Tensor, wamin_i: cute.Tensor,
+               stmax_v: cute.Tensor, stmax_i: cute.Tensor, stmin_i: cute.Tensor, wsmin_i: cute.Tensor):  # fmt: skip  # noqa: E501
     t, _, _ = cute.arch.thread_idx()
     row, _, _ = cute.arch.block_idx()
     x = coop.ThreadData(ITEMS, cutlass.Float32)
@@ -36,17 +37,30 @@ def arg_kernel(v: cute.Tensor, amax_v: cute.Tensor, amax_i: cute.Tensor, amin_v:
     own = coop.block.argmax(x[0], indices=t * ITEMS)
     lane = coop.warp.argmax(x[0], threads_in_warp=WIDTH)
     tile = coop.warp.argmin(x, threads_in_warp=WIDTH, broadcast=True)
+    # striped items (as a striped load leaves them) with their default striped indices
+    s = coop.ThreadData(ITEMS, cutlass.Float32)
+    w = coop.ThreadData(ITEMS, cutlass.Float32)
+    for i in cutlass.range_constexpr(ITEMS):
+        s[i] = v[row * TILE + t + i * THREADS]
+        w[i] = v[row * TILE + (t // WIDTH) * WIDTH * ITEMS + t % WIDTH + i * WIDTH]
+    sbest = coop.block.argmax(s, arrangement="striped")
+    sworst = coop.block.argmin(s, arrangement="striped", broadcast=True)
+    wworst = coop.warp.argmin(w, arrangement="striped", threads_in_warp=WIDTH, broadcast=True)
     if t == 0:
         amax_v[row] = best[0]
         amax_i[row] = best[1]
         samax_i[row] = own[1]
+        stmax_v[row] = sbest[0]
+        stmax_i[row] = sbest[1]
     if t == THREADS - 1:
         amin_v[row] = worst[0]
         amin_i[row] = worst[1]
+        stmin_i[row] = sworst[1]
     if t % WIDTH == 0:
         wamax_i[row * WARPS + t // WIDTH] = lane[1]
     if t % WIDTH == WIDTH - 1:
         wamin_i[row * WARPS + t // WIDTH] = tile[1]
+        wsmin_i[row * WARPS + t // WIDTH] = wworst[1]
 
 
 def lex_less(p, q):  # type: ignore[no-untyped-def]
@@ -140,10 +154,11 @@ def neighbours_kernel(k0: cute.Tensor, k1: cute.Tensor, d0: cute.Tensor, d1: cut
 
 @cute.jit
 def arg_host(v: cute.Tensor, amax_v: cute.Tensor, amax_i: cute.Tensor, amin_v: cute.Tensor, amin_i: cute.Tensor,  # noqa: E501
-             samax_i: cute.Tensor, wamax_i: cute.Tensor, wamin_i: cute.Tensor):  # fmt: skip
-    arg_kernel(v, amax_v, amax_i, amin_v, amin_i, samax_i, wamax_i, wamin_i).launch(
-        grid=(ROWS, 1, 1), block=(THREADS, 1, 1)
-    )
+             samax_i: cute.Tensor, wamax_i: cute.Tensor, wamin_i: cute.Tensor, stmax_v: cute.Tensor,
+             stmax_i: cute.Tensor, stmin_i: cute.Tensor, wsmin_i: cute.Tensor):  # fmt: skip
+    arg_kernel(
+        v, amax_v, amax_i, amin_v, amin_i, samax_i, wamax_i, wamin_i, stmax_v, stmax_i, stmin_i, wsmin_i
+    ).launch(grid=(ROWS, 1, 1), block=(THREADS, 1, 1))
 
 
 @cute.jit

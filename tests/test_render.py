@@ -264,19 +264,36 @@ def test_user_operator_symbol_follows_its_code() -> None:
 
 
 def test_an_arg_reduction_pairs_items_with_their_index() -> None:
-    """argmax/argmin: each item reaches CUB as a (value, index) struct; the default index is the
-    item's blocked position (the group's rank: the lane in a logical warp), given indices replace
-    it (and then no rank is computed), and coop's own operator reduces the pairs."""
-    warp = _req("warp.argmax", dtype="float32", block_dims=(40, 1, 1), options=(("threads_in_warp", "8"),))
-    given = _req(
-        "block.argmin", "raking", dtype="float16", block_dims=(8, 5, 2), items_per_thread=1,
-        tags=("scalar", "indices"),
+    """argmax/argmin: each item reaches CUB as a (value, index) struct; with the default indices
+    (the item's blocked or striped position; the group's rank: the lane in a logical warp) each
+    thread first keeps its first best item and its position (no index per item), given indices
+    replace them (and then no rank is computed), and coop's own operator reduces the pairs."""
+    warp = _req(
+        "warp.argmax", dtype="float32", block_dims=(40, 1, 1),
+        options=(("threads_in_warp", "8"), ("arrangement", "blocked")),
     )  # fmt: skip
-    src = render_requests([warp, given]).source
+    striped = _req(
+        "block.argmin", dtype="float32", block_dims=(64, 2, 1),
+        options=(("algorithm", "warp_reductions"), ("arrangement", "striped")),
+    )  # fmt: skip
+    blocked = (("algorithm", "raking"), ("arrangement", "blocked"))
+    many = _req("block.argmax", dtype="int16", block_dims=(64, 1, 1), tags=("indices",), options=blocked)
+    given = _req(
+        "block.argmin", dtype="float16", block_dims=(8, 5, 2), items_per_thread=1,
+        tags=("scalar", "indices"), options=blocked,
+    )  # fmt: skip
+    src = render_requests([warp, striped, many, given]).source
     body = _body(src, warp.symbol)
     assert "const int coop_rank = int(cub::RowMajorTid(40, 1, 1) % 8);" in body
-    assert "x_pairs[i] = coop_tuple_float32_int32{x[i], coop_rank * 4 + i};" in body
+    assert "const int x_at = coop_arg_first<true>(x, x_best);" in body
+    assert "coop_tuple_float32_int32 x_pair{x_best, coop_rank * 4 + x_at};" in body
     assert "cub::WarpReduce<coop_tuple_float32_int32, 8>" in src
+    assert ".Reduce(x_pair, coop_arg_best<true>{});" in body
+    body = _body(src, striped.symbol)
+    assert "const int x_at = coop_arg_first<false>(x, x_best);" in body
+    assert "coop_tuple_float32_int32 x_pair{x_best, coop_rank + 128 * x_at};" in body
+    body = _body(src, many.symbol)
+    assert "x_pairs[i] = coop_tuple_int16_int32{x[i], indices[i]};" in body
     assert ".Reduce(x_pairs, coop_arg_best<true>{});" in body
     body = _body(src, given.symbol)
     assert "coop_rank" not in body

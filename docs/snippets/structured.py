@@ -93,11 +93,12 @@ def argmax(src, values, where, out_v, out_i):  # type: ignore[no-untyped-def]
     # doc-end: argmax-loop
     # doc-start: argmax-calls
     best_v, best_i = coop.block.argmax(items)  # blocked positions
+    sv, si = coop.block.argmax(items, arrangement="striped")  # striped positions (a striped load's)
     v, i = coop.block.argmax(running_best, indices=running_index)  # a per-thread best first
     # doc-end: argmax-calls
     if cuda.threadIdx.x == 0:
         out_v[2 * cuda.blockIdx.x], out_i[2 * cuda.blockIdx.x] = best_v, best_i
-        out_v[2 * cuda.blockIdx.x + 1], out_i[2 * cuda.blockIdx.x + 1] = v, i
+        out_v[2 * cuda.blockIdx.x + 1], out_i[2 * cuda.blockIdx.x + 1] = v + sv, i + si
 
 
 def complex_items(src, dst, totals):  # type: ignore[no-untyped-def]

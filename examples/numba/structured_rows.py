@@ -43,10 +43,8 @@ def row_stats(
     row, t = cuda.blockIdx.x, cuda.threadIdx.x
     v, wt = coop.ThreadData(ITEMS, np.float32), coop.ThreadData(ITEMS, np.float32)
     coop.block.load((x, w), (v, wt), offset=row * ROW, algorithm="striped")
-    where = coop.ThreadData(ITEMS, np.int32)  # the default index is blocked: give each its own
-    for i in range(ITEMS):
-        where[i] = t + i * THREADS  # striped: item i of thread t is the row's item t + i*THREADS
-    best, index = coop.block.argmax(v, indices=where)
+    # striped: item i of thread t is the row's item t + i*THREADS, and so is its default index
+    best, index = coop.block.argmax(v, arrangement="striped")
     n, mean, m2 = np.float32(0), np.float32(0), np.float32(0)
     wx, ws = np.float32(0), np.float32(0)
     for i in range(ITEMS):  # the thread's own Welford summary, then the block's
