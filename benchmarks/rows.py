@@ -67,6 +67,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirna
 
 import argparse  # noqa: E402
 import importlib.util  # noqa: E402
+import inspect  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -1332,6 +1333,8 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
     ninf = np.float32(-np.inf)
     whole = tiles == 1 and variant in ("items", "arranged")
     arranged = variant == "arranged" and cluster == 1  # (coop.cluster.argmax has no arrangement)
+    if whole and arranged:  # the example's kernel, as a user copies it
+        return example("argmax_rows").make_row_argmax(threads, items)
 
     def kernel(x, values, indices):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -1340,10 +1343,7 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
         row = b // cluster
         first = rank * tiles * tile  # the block's first item in the row
         xs = coop.ThreadData(items, np.float32)
-        if whole and arranged:
-            coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
-            value, index = coop.block.argmax(xs, arrangement="striped")
-        elif whole:
+        if whole:
             coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
             where = coop.ThreadData(items, np.int32)
             for i in range(items):
@@ -1564,13 +1564,24 @@ _NUMBA = {
 }
 
 
+def example(name: str) -> Any:
+    """The module of ``examples/numba/<name>.py`` (the benchmark measures the examples' kernels)."""
+    path = Path(__file__).resolve().parents[1] / "examples" / "numba" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"coop_example_{name}", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def numba_kernel(kernel: str, n: int, c: int, t: int, i: int, variant: str = "", alg: str = "striped") -> Any:
     import cuda.coop.numba as numba_coop
 
     extra: dict[str, str] = {"variant": variant} if variant else {}
     if alg != "striped":  # RMSNorm, softmax: float32 rows moved with another algorithm
         extra["algorithm"] = alg
-    return numba_coop.jit(_NUMBA[kernel](n, c, t, i, **extra), fastmath=True)
+    made = _NUMBA[kernel](n, c, t, i, **extra)
+    return numba_coop.jit(made, fastmath=True) if inspect.isfunction(made) else made  # an example's: jitted
 
 
 #: Each kernel's parameters, inputs first: (name, element type, extent), the element type "T" the
