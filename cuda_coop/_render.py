@@ -103,7 +103,8 @@ __device__ __forceinline__ int coop_arg_first(const T (&x)[N], T& best)
   _CCCL_PRAGMA_UNROLL_FULL()
   for (int i = 1; i < N; ++i)
   {{
-    const bool better = coop_is_nan(x[i]) ? !coop_is_nan(best) : (Max ? best < x[i] : x[i] < best);
+    // better or unordered (a NaN item), unless the best is a NaN already: one unordered compare
+    const bool better = (Max ? !(x[i] <= best) : !(best <= x[i])) && !coop_is_nan(best);
     if (better)
     {{
       best = x[i];
