@@ -48,26 +48,8 @@ CONFIGS = [
     (256, 16, 2, "vectorize"),
 ]
 
-CUB_SOURCE = r"""
-#include <cub/warp/warp_load.cuh>
-#include <cub/warp/warp_reduce.cuh>
-
-template <int Threads, int Width, int Items, cub::WarpLoadAlgorithm Alg>
-__global__ void __launch_bounds__(Threads) cub_row_sum(const float* src, float* out)
-{
-  using Load = cub::WarpLoad<float, Items, Alg, Width>;
-  using Reduce = cub::WarpReduce<float, Width>;
-  __shared__ typename Reduce::TempStorage ts[Threads / Width];
-  typename Load::TempStorage lts;
-  const int warp = threadIdx.x / Width;
-  const long long row = (long long)blockIdx.x * (Threads / Width) + warp;
-  float items[Items];
-  Load(lts).Load(src + row * (Width * Items), items);
-  const float total = Reduce(ts[warp]).Sum(items);
-  if (threadIdx.x % Width == 0)
-    out[row] = total;
-}
-"""
+#: The CUB C++ peers, compiled with NVRTC (``warp_cub.cu``; the kernels instantiated by name).
+CUB_SOURCE = Path(__file__).with_name("warp_cub.cu").read_text()
 
 
 def _copy_bench() -> Any:

@@ -77,6 +77,10 @@ class WarpBatchedArrangement(str, Enum):
     STRIPED = "striped"
     BLOCKED = "blocked"
 
+class ItemArrangement(str, Enum):
+    BLOCKED = "blocked"
+    STRIPED = "striped"
+
 class BlockRadixSortOutput(str, Enum):
     BLOCKED = "blocked"
     STRIPED = "striped"
@@ -179,6 +183,7 @@ __all__ = [
     "WarpExchangeAlgorithm",
     "WarpExchangeMode",
     "WarpBatchedArrangement",
+    "ItemArrangement",
     "BlockRadixSortOutput",
     "BlockAdjacentDirection",
     "BlockDiscontinuityFlags",

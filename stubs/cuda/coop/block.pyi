@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy.typing as npt
 
-from . import BlockAdjacentDirection, BlockDiscontinuityFlags, BlockExchangeMode, BlockHistogramAlgorithm, BlockLoadAlgorithm, BlockRadixRankAlgorithm, BlockRadixSortOutput, BlockReduceAlgorithm, BlockScanAlgorithm, BlockShuffleMode, BlockStoreAlgorithm, TempStorage, ThreadData
+from . import BlockAdjacentDirection, BlockDiscontinuityFlags, BlockExchangeMode, BlockHistogramAlgorithm, BlockLoadAlgorithm, BlockRadixRankAlgorithm, BlockRadixSortOutput, BlockReduceAlgorithm, BlockScanAlgorithm, BlockShuffleMode, BlockStoreAlgorithm, ItemArrangement, TempStorage, ThreadData
 
 __all__ = ["load", "load_to_shared", "store", "exchange", "sum", "reduce", "argmax", "argmin", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "radix_sort", "merge_sort", "adjacent_difference", "discontinuity", "shuffle", "histogram", "run_length_decode", "radix_rank", "top_k"]
 
@@ -29,10 +29,10 @@ def sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, num_valid: int | None =
 def reduce(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Reduce the items of the whole block with an operator (CUB BlockReduce::Reduce)."""
 
-def argmax(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
+def argmax(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., arrangement: str | ItemArrangement = ..., num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
     """The block's largest item and its index (a CUB BlockReduce of (value, index) pairs)."""
 
-def argmin(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
+def argmin(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., arrangement: str | ItemArrangement = ..., num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
     """The block's smallest item and its index (a CUB BlockReduce of (value, index) pairs)."""
 
 def inclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, block_aggregate: bool = ..., prefix_op: ThreadData | tuple[ThreadData, ...] | None = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:

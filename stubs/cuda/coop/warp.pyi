@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy.typing as npt
 
-from . import TempStorage, ThreadData, WarpBatchedArrangement, WarpExchangeAlgorithm, WarpExchangeMode, WarpLoadAlgorithm, WarpStoreAlgorithm
+from . import ItemArrangement, TempStorage, ThreadData, WarpBatchedArrangement, WarpExchangeAlgorithm, WarpExchangeMode, WarpLoadAlgorithm, WarpStoreAlgorithm
 
 __all__ = ["load", "store", "exchange", "sum", "reduce", "argmax", "argmin", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "broadcast", "head_segmented_sum", "tail_segmented_sum", "head_segmented_reduce", "tail_segmented_reduce", "batched_sum", "batched_reduce", "merge_sort"]
 
@@ -26,10 +26,10 @@ def sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, valid_items: int | None
 def reduce(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Reduce the items of each logical warp with an operator (CUB WarpReduce::Reduce)."""
 
-def argmax(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
+def argmax(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., arrangement: str | ItemArrangement = ..., valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
     """Each logical warp's largest item and its index (a CUB WarpReduce of (value, index) pairs)."""
 
-def argmin(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
+def argmin(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., arrangement: str | ItemArrangement = ..., valid_items: int | None = ..., broadcast: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
     """Each logical warp's smallest item and its index (a CUB WarpReduce of (value, index) pairs)."""
 
 def inclusive_sum(x: Any, *, warp_aggregate: bool = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:

@@ -15,6 +15,7 @@ from cuda.coop import WarpStoreAlgorithm as WarpStoreAlgorithm
 from cuda.coop import WarpExchangeAlgorithm as WarpExchangeAlgorithm
 from cuda.coop import WarpExchangeMode as WarpExchangeMode
 from cuda.coop import WarpBatchedArrangement as WarpBatchedArrangement
+from cuda.coop import ItemArrangement as ItemArrangement
 from cuda.coop import BlockRadixSortOutput as BlockRadixSortOutput
 from cuda.coop import BlockAdjacentDirection as BlockAdjacentDirection
 from cuda.coop import BlockDiscontinuityFlags as BlockDiscontinuityFlags
@@ -98,6 +99,7 @@ __all__ = [
     "WarpExchangeAlgorithm",
     "WarpExchangeMode",
     "WarpBatchedArrangement",
+    "ItemArrangement",
     "BlockRadixSortOutput",
     "BlockAdjacentDirection",
     "BlockDiscontinuityFlags",
