@@ -43,6 +43,7 @@ from ._bundle import prefetch as prefetch_bundles
 from ._catalog import CATALOG, CHOICES, SCOPES
 from ._choices import AlgorithmEnumMeta
 from ._compiled import CompiledKernel, kernel_jobs
+from ._dims import PORTABLE_CLUSTER_BLOCKS, normalize_block_dims, normalize_cluster_dims
 from ._dtypes import (
     DTYPES,
     dtype_named,
@@ -91,14 +92,11 @@ from ._link import Input as LinkInput
 from ._link import link, link_exact, parallel_links, side_by_side
 from ._operators import BOOL, FunctionTypes, UserFunction, builtin_alias, python_function
 from ._primitive import (
-    PORTABLE_CLUSTER_BLOCKS,
     Launch,
     Plan,
     Primitive,
     Resolver,
     check_items_per_thread,
-    normalize_block_dims,
-    normalize_cluster_dims,
 )
 from ._registry import export_namespace, register_on_import
 from ._render import kernel_prologue, temp_storage_symbol

@@ -17,6 +17,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, ClassVar
 
 from ._choices import Choices
+from ._dims import is_int, normalize_block_dims
 from ._dtypes import (
     DTYPES,
     REAL_DTYPES,
@@ -115,12 +116,6 @@ class Shape(Enum):
     ARRAY = "array"  # void*: global memory at the tile (the array plus its offset)
     INT = "int"  # int: a count
     SCRATCH = "scratch"  # void*: caller-owned shared scratch
-
-
-def is_int(value: object) -> bool:
-    """A Python or NumPy integer (anything with ``__index__``), not a bool (nor NumPy's)."""
-    kind = type(value)
-    return hasattr(kind, "__index__") and not issubclass(kind, bool) and kind.__name__ != "bool_"
 
 
 @dataclass(frozen=True)
@@ -1072,8 +1067,6 @@ class BlockShape(Kind):
     """Block dimensions given explicitly, a compile-time int or tuple (else from the launch)."""
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
-        from ._primitive import normalize_block_dims
-
         if not arg.given:
             return
         value = arg.value

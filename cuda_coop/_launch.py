@@ -29,8 +29,8 @@ from ._args import (
     problem_of,
     workspace_tiles,
 )
+from ._dims import PORTABLE_CLUSTER_BLOCKS, normalize_block_dims, normalize_cluster_dims
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
-from ._primitive import PORTABLE_CLUSTER_BLOCKS, normalize_block_dims, normalize_cluster_dims
 from ._streams import stream_handle
 
 # --- streams and the current context ---------------------------------------------------------------

@@ -6,11 +6,11 @@ wrapper are all derived."""
 from __future__ import annotations
 
 import inspect
-import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ._choices import Choices
+from ._dims import check_cluster_blocks
 from ._dtypes import dtype_named, fields_of
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError, current_call_site
 from ._kinds import (
@@ -23,7 +23,6 @@ from ._kinds import (
     Shape,
     Slot,
     indexed_dtype,
-    is_int,
     records_tag,
 )
 from ._operators import UserFunction
@@ -33,11 +32,6 @@ REQUIRED = inspect.Parameter.empty
 
 #: Static shared memory a kernel may declare (bytes); CUB scratch is static.
 STATIC_SHARED_LIMIT = 48 * 1024
-
-#: Blocks a thread-block cluster may have: 8 on every GPU that has clusters (portable), up to 16 where
-#: the GPU allows non-portable sizes (H100, H200: the launch opts in).
-PORTABLE_CLUSTER_BLOCKS = 8
-MAX_CLUSTER_BLOCKS = 16
 
 
 @dataclass(frozen=True)
@@ -437,7 +431,7 @@ class Primitive:
                 f"{self.qualname} combines the blocks of a thread-block cluster, and the "
                 f"launch{launch.where} has none; {launch.no_cluster}"
             )
-        return _check_cluster_blocks(dims, f"{self.qualname}: a cluster of {dims}")
+        return check_cluster_blocks(dims, f"{self.qualname}: a cluster of {dims}")
 
     def _check_combinations(self, r: Resolver) -> None:
         for p in self.params:
@@ -569,49 +563,6 @@ class Primitive:
             slots.append(slot)
             returns.append(slot)
         return tuple(slots), tuple(returns)
-
-
-def _dims3(dims: object, what: str, allowed: str) -> tuple[int, int, int]:
-    """An int or a tuple/list of 1 to 3 positive ints (Python or NumPy integers) as ``(x, y, z)``."""
-    if is_int(dims):
-        dims = (dims,)
-    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3:
-        raise CoopLaunchConfigError(f"{what} must be {allowed}, got {dims!r}")
-    if not all(is_int(d) and operator.index(d) > 0 for d in dims):
-        raise CoopLaunchConfigError(f"{what} must be positive ints, got {dims!r}")
-    full = tuple(operator.index(d) for d in dims) + (1,) * (3 - len(dims))
-    return (full[0], full[1], full[2])
-
-
-def normalize_block_dims(dims: object, *, what: str) -> tuple[int, int, int]:
-    """Normalise an int or a tuple/list of 1 to 3 positive ints (Python or NumPy integers) into
-    ``(x, y, z)``."""
-    full = _dims3(dims, what, "an int or a tuple of 1 to 3 ints")
-    if full[0] * full[1] * full[2] > 1024:
-        raise CoopLaunchConfigError(f"{what}={dims!r} has more than 1024 threads")
-    return full
-
-
-def normalize_cluster_dims(dims: object, *, what: str) -> tuple[int, int, int] | None:
-    """Normalise a thread-block cluster (None: no cluster; an int or a tuple/list of 1 to 3 positive
-    ints) into ``(x, y, z)``; at most :data:`MAX_CLUSTER_BLOCKS` blocks."""
-    if dims is None:
-        return None
-    return _check_cluster_blocks(
-        _dims3(dims, what, "None, an int or a tuple of 1 to 3 ints"), f"{what}={dims!r}"
-    )
-
-
-def _check_cluster_blocks(dims: tuple[int, int, int], what: str) -> tuple[int, int, int]:
-    """``dims``, or CoopLaunchConfigError (``what`` names the cluster) when it has more blocks than
-    any GPU allows in a cluster."""
-    blocks = dims[0] * dims[1] * dims[2]
-    if blocks > MAX_CLUSTER_BLOCKS:
-        raise CoopLaunchConfigError(
-            f"{what} has {blocks} blocks; GPUs allow at most {PORTABLE_CLUSTER_BLOCKS} (portable) or "
-            f"{MAX_CLUSTER_BLOCKS} (H100/H200, non-portable)"
-        )
-    return dims
 
 
 def check_items_per_thread(value: object, *, primitive: str) -> int:

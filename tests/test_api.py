@@ -12,9 +12,10 @@ import textwrap
 import pytest
 from cuda import coop
 from cuda.coop._catalog import BLOCK_LOAD_ALGORITHMS, CATALOG, LOAD, STORE
+from cuda.coop._dims import normalize_block_dims
 from cuda.coop._dtypes import DTYPES, dtype_named
 from cuda.coop._kinds import Arg, Form
-from cuda.coop._primitive import Launch, normalize_block_dims
+from cuda.coop._primitive import Launch
 
 
 @pytest.mark.parametrize(

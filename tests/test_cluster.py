@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from cuda import coop
 from cuda.coop._catalog import CATALOG
+from cuda.coop._dims import normalize_cluster_dims
 from cuda.coop._kinds import Arg, Form
-from cuda.coop._primitive import Launch, normalize_cluster_dims
+from cuda.coop._primitive import Launch
 from cuda.coop._render import kernel_prologue, render_requests
 
 from . import _cluster_kernels as ck
