@@ -17,7 +17,8 @@ from ._errors import (
     CoopTypeError,
     CoopValueError,
 )
-from ._registry import export_namespace, register, registered_backends
+from ._kernel_api import export_namespace
+from ._registry import register, registered_backends
 from ._sass import CubinReport
 from ._stats import CompileStats, compile_stats
 

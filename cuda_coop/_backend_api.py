@@ -68,7 +68,7 @@ from ._errors import (
     short_traceback,
     site,
 )
-from ._kernel_api import TempStorage, ThreadData
+from ._kernel_api import TempStorage, ThreadData, export_namespace
 from ._kinds import Arg, Form, Shape, Slot, TempStorageUse, temp_storage_options
 from ._launch import (
     DEFAULT_DYNAMIC_SHARED,
@@ -98,7 +98,7 @@ from ._primitive import (
     Resolver,
     check_items_per_thread,
 )
-from ._registry import export_namespace, register_on_import
+from ._registry import register_on_import
 from ._render import kernel_prologue, temp_storage_symbol
 from ._requests import Request
 from ._sass import CubinReport, disassemble, inspect_cubin

@@ -8,10 +8,6 @@ To add a primitive, add a row here (and its tests). See ``docs/contributing.rst`
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from typing import Any
-
 from ._choices import Choices, Option
 from ._dtypes import DTYPES, dtype_named, fields_of
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
@@ -2798,30 +2794,3 @@ SCOPES = ("block", "warp", "cluster", "grid")
 def in_scope(scope: str) -> dict[str, Primitive]:
     """The primitives of ``scope`` (``"block"``, ``"warp"``, ``"cluster"`` or ``"grid"``), by name."""
     return {p.name: p for p in CATALOG.values() if p.scope == scope}
-
-
-def add(row: Primitive) -> Callable[..., Any]:
-    """Add a row to the catalog at run time (for contributors trying out a primitive): its stub
-    appears in ``cuda.coop.<scope>`` and the active backends learn it. Returns the stub.
-
-    Raises:
-        CoopValueError: a primitive of that name is in the catalog already.
-    """
-    from ._kernel_api import make_stub
-    from ._registry import primitive_added
-
-    if row.key in CATALOG:
-        raise CoopValueError(f"{row.qualname} is in the catalog already")
-    module = importlib.import_module(f"cuda.coop.{row.scope}")
-    stub = make_stub(row)
-    CATALOG[row.key] = row
-    setattr(module, row.name, stub)
-    module.__all__.append(row.name)
-    try:
-        primitive_added(row)
-    except BaseException:  # a backend refused it: leave nothing of it behind
-        del CATALOG[row.key]
-        delattr(module, row.name)
-        module.__all__.remove(row.name)
-        raise
-    return stub

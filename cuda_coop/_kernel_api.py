@@ -4,13 +4,16 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
+from ._catalog import CATALOG, CHOICES, SCOPES
+from ._errors import CoopValueError
 from ._primitive import Primitive
-from ._registry import host_call
+from ._registry import host_call, primitive_added
 
-__all__ = ["ThreadData", "TempStorage"]
+__all__ = ["ThreadData", "TempStorage", "add", "export_namespace"]
 
 
 class ThreadData:
@@ -65,3 +68,39 @@ def make_stub(prim: Primitive) -> Callable[..., Any]:
     stub.__signature__ = prim.signature()  # type: ignore[attr-defined]
     stub.__coop_primitive__ = prim  # type: ignore[attr-defined]
     return stub
+
+
+def add(row: Primitive) -> Callable[..., Any]:
+    """Add a row to the catalog at run time (for contributors trying out a primitive): its stub
+    appears in ``cuda.coop.<scope>`` and the active backends learn it. Returns the stub.
+
+    Raises:
+        CoopValueError: a primitive of that name is in the catalog already.
+    """
+    if row.key in CATALOG:
+        raise CoopValueError(f"{row.qualname} is in the catalog already")
+    module = importlib.import_module(f"cuda.coop.{row.scope}")
+    stub = make_stub(row)
+    CATALOG[row.key] = row
+    setattr(module, row.name, stub)
+    module.__all__.append(row.name)
+    try:
+        primitive_added(row)
+    except BaseException:  # a backend refused it: leave nothing of it behind
+        del CATALOG[row.key]
+        delattr(module, row.name)
+        module.__all__.remove(row.name)
+        raise
+    return stub
+
+
+def export_namespace(namespace: dict[str, Any]) -> list[str]:
+    """Put the kernel-side names every coop package exports into ``namespace`` (a module's
+    ``globals()``): the scopes (``block``, ``warp``, ``cluster``, ``grid``), ``ThreadData``,
+    ``TempStorage`` and the choice enums of the catalog. Returns them in ``__all__`` order; a package
+    adds its own entry points around them."""
+    names = {scope: importlib.import_module(f"cuda.coop.{scope}") for scope in SCOPES}
+    names.update(ThreadData=ThreadData, TempStorage=TempStorage)
+    names.update({c.enum_name: c.enum for c in CHOICES})
+    namespace.update(names)
+    return list(names)

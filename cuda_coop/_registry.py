@@ -75,21 +75,6 @@ def register_on_import(name: str) -> None:
         register(name)
 
 
-def export_namespace(namespace: dict[str, Any]) -> list[str]:
-    """Put the kernel-side names every coop package exports into ``namespace`` (a module's
-    ``globals()``): the scopes (``block``, ``warp``, ``cluster``, ``grid``), ``ThreadData``,
-    ``TempStorage`` and the choice enums of the catalog. Returns them in ``__all__`` order; a package
-    adds its own entry points around them."""
-    from ._catalog import CHOICES, SCOPES
-    from ._kernel_api import TempStorage, ThreadData
-
-    names = {scope: importlib.import_module(f"cuda.coop.{scope}") for scope in SCOPES}
-    names.update(ThreadData=ThreadData, TempStorage=TempStorage)
-    names.update({c.enum_name: c.enum for c in CHOICES})
-    namespace.update(names)
-    return list(names)
-
-
 def registered_backends() -> tuple[str, ...]:
     """Names of the active backends, in activation order."""
     return tuple(_active)

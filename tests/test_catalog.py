@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from cuda import coop
-from cuda.coop._catalog import CATALOG, CHOICES, add, in_scope
+from cuda.coop._catalog import CATALOG, CHOICES, in_scope
+from cuda.coop._kernel_api import add
 from cuda.coop._kinds import Choice
 
 
@@ -42,7 +43,7 @@ os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
 from typing import Any
 import numpy as np
 from cuda import coop
-from cuda.coop import _catalog
+from cuda.coop import _kernel_api
 from cuda.coop._choices import Choices, Option
 from cuda.coop._kinds import BlockShape, Choice, Count, Payload
 from cuda.coop._primitive import Call, Cub, Param, Primitive, Result
@@ -73,7 +74,7 @@ ROW = Primitive(
     returns_doc="the sum, in thread 0.",
     returns_annotation="Any",
 )
-toy_sum = _catalog.add(ROW)
+toy_sum = _kernel_api.add(ROW)
 assert coop.block.toy_sum is toy_sum and "toy_sum" in coop.block.__all__
 
 {order_after}

@@ -16,7 +16,6 @@ PACKAGES = {"cuda_coop": "cuda.coop", "cuda_coop_cutlass": "cuda.coop.cutlass"}
 
 #: The circles left (each the sorted module names of one strongly connected group).
 KNOWN = {
-    ("cuda.coop._catalog", "cuda.coop._kernel_api", "cuda.coop._registry"),
     (
         "cuda.coop.numba._numba_hooks",
         "cuda.coop.numba.kernel._barriers",
