@@ -3,8 +3,7 @@
 ``cuda_coop_cutlass``) that import one another in a ring, read from their source (module-level and
 function-level imports; ``if TYPE_CHECKING:`` blocks left out, they never run).
 
-The circles that are left are listed in ``KNOWN`` (issue 48 takes them apart); a fixed one may leave
-the list, a new one fails here with the modules that form it."""
+A circle fails here with the modules that form it (``KNOWN`` lists none)."""
 
 from __future__ import annotations
 
@@ -14,17 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {"cuda_coop": "cuda.coop", "cuda_coop_cutlass": "cuda.coop.cutlass"}
 
-#: The circles left (each the sorted module names of one strongly connected group).
-KNOWN = {
-    (
-        "cuda.coop.numba._numba_hooks",
-        "cuda.coop.numba.kernel._barriers",
-        "cuda.coop.numba.kernel._dsl",
-        "cuda.coop.numba.kernel._prescan",
-        "cuda.coop.numba.kernel._types",
-        "cuda.coop.numba.kernel._typing",
-    ),
-}
+#: The circles left (each the sorted module names of one strongly connected group): none. A group
+#: may be listed here only with the issue that takes it apart.
+KNOWN: set[tuple[str, ...]] = set()
 
 
 def _modules() -> dict[str, Path]:

@@ -24,7 +24,7 @@ def _install() -> None:
     from numba.cuda.extending import lower_builtin, lower_getattr_generic, register_model, typeof_impl
     from numba.cuda.typing.templates import infer_getattr, infer_global
 
-    from .kernel import _lowering, _typing
+    from .kernel import _barriers, _lowering, _typing
     from .kernel._types import (
         AlgorithmEnumType,
         AlignedArrayType,
@@ -55,7 +55,7 @@ def _install() -> None:
     _numba_hooks.cache_linked_coop_libraries()
     _numba_hooks.device_functions_ahead_of_time()
     _numba_hooks.helpers_per_kernel()
-    _numba_hooks.errors_name_the_call_site()
+    _numba_hooks.errors_name_the_call_site(_barriers.typing_call)
     # Last, as singledispatch registrations cannot be rolled back: our own classes only.
     typeof_impl.register(AlgorithmEnumMeta)(lambda cls, c: AlgorithmEnumType(cls))
     for choices in CHOICES:

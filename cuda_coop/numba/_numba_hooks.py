@@ -447,16 +447,14 @@ def _refuse_fixed_helper(dispatcher: Any, foreign: list[Any]) -> None:
     )
 
 
-def errors_name_the_call_site() -> None:
+def errors_name_the_call_site(typing_call: Callable[[Any, Any], AbstractContextManager[Any]]) -> None:
     """A coop error raised while Numba types a call names the call's line in the kernel source:
     numba-cuda 0.30's ``CallConstraint`` (one per call in the function being typed, with its
     ``loc``) types the call inside :func:`cuda.coop._errors.call_site`, which the plan records for
     the bundle's own errors too. The same constraint names the call's statement (its ``target``
-    variable in the type inferer's ``func_ir``) for the TempStorage barrier analysis
-    (:mod:`._barriers`)."""
+    variable in the type inferer's ``func_ir``) to ``typing_call`` (the TempStorage barrier
+    analysis's context, ``kernel._barriers.typing_call``)."""
     from numba.cuda.core import typeinfer
-
-    from .kernel._barriers import typing_call
 
     original = typeinfer.CallConstraint.__dict__["__call__"]
     if getattr(original, "cuda_coop", False):
@@ -644,50 +642,9 @@ def fast_path_blocker(dispatcher: Any, kernel: Any | None = None) -> str | None:
     return None
 
 
-def resolve_kernel(
-    dispatcher: Any, args: Sequence[Any], *, compile: bool, what: str, keys: Sequence[Any] | None = None
-) -> Any:
-    """The compiled kernel Numba launches for ``args``: the exact overload, else (``compile``) a new
-    one, else the only overload the argument types convert to. With the arguments' ``keys`` (coop's
-    own launches, which never go through Numba's dispatch), an array whose data is aligned types as
-    :class:`AlignedArrayType` (the kernel is specialised on it; Numba's own launches stay on the
-    plain types, so no plain array reaches such a kernel). A dispatcher given explicit signatures
-    compiles no others, so its arrays stay plain."""
-    from cuda.coop._backend_api import ALIGN, aligned
-    from numba.cuda import types
-
-    from .kernel._types import AlignedArrayType
-
-    argtypes = []
-    for i, a in enumerate(args):
-        try:
-            t = dispatcher.typeof_pyval(a)
-        except Exception as exc:
-            raise CoopTypeError(
-                f"{what}: Numba cannot type argument {i} ({type(a).__name__}): {exc}"
-            ) from exc
-        if keys is not None and dispatcher._can_compile and type(t) is types.Array and aligned(keys[i]):
-            t = AlignedArrayType(t.dtype, t.ndim, t.layout, readonly=not t.mutable, align=ALIGN)
-        argtypes.append(t)
-    sig = tuple(argtypes)
-    kernel = dispatcher.overloads.get(sig)
-    if kernel is not None:
-        return kernel
-    if compile and dispatcher._can_compile:
-        return dispatcher.compile(sig)
-    can_convert = dispatcher.typingctx.can_convert
-    fits = [
-        k
-        for formal, k in dispatcher.overloads.items()
-        if len(formal) == len(sig)
-        and all(can_convert(a, f) is not None for a, f in zip(sig, formal, strict=True))
-    ]
-    if len(fits) != 1:
-        have = ", ".join(str(tuple(f)) for f in dispatcher.overloads) or "none"
-        raise CoopTypeError(
-            f"{what}: no compiled signature takes ({', '.join(map(str, sig))}); compiled: {have}"
-        )
-    return fits[0]
+def can_compile(dispatcher: Any) -> bool:
+    """Whether a numba-cuda dispatcher may compile new signatures (none given at its definition)."""
+    return bool(dispatcher._can_compile)
 
 
 def launch_error(err: Any, what: str) -> Exception:

@@ -31,9 +31,9 @@ from cuda.coop._backend_api import (
 )
 
 from .. import _numba_hooks
-from .._numba_hooks import fast_path_blocker, kernel_function, resolve_kernel
+from .._numba_hooks import fast_path_blocker, kernel_function
 from ..kernel._prescan import prescan
-from ._launch import numba_plan, try_plan
+from ._launch import numba_plan, resolve_kernel, try_plan
 from ._marshal import MARSHAL, read_args
 from ._options import check_jit_options, link_options, with_launch_bounds
 

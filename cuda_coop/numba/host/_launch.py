@@ -12,16 +12,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cuda.coop._backend_api import BoundPlan, Key, LaunchPlan
+from cuda.coop._backend_api import ALIGN, BoundPlan, CoopTypeError, Key, LaunchPlan, aligned
+from numba.cuda import types
 
 from .._numba_hooks import (
+    can_compile,
     fast_path_blocker,
     is_cooperative,
     kernel_argument_types,
     kernel_function,
     launch_error,
-    resolve_kernel,
 )
+from ..kernel._types import AlignedArrayType
 from ._marshal import MARSHAL, spec
 
 __all__ = ["numba_plan", "try_plan"]
@@ -63,3 +65,44 @@ def try_plan(
     except Exception:  # whatever the plan cannot take, Numba's own launch does
         return None
     return None if plan.reject(keys) else BoundPlan(plan, keys)
+
+
+def resolve_kernel(
+    dispatcher: Any, args: Sequence[Any], *, compile: bool, what: str, keys: Sequence[Any] | None = None
+) -> Any:
+    """The compiled kernel Numba launches for ``args``: the exact overload, else (``compile``) a new
+    one, else the only overload the argument types convert to. With the arguments' ``keys`` (coop's
+    own launches, which never go through Numba's dispatch), an array whose data is aligned types as
+    :class:`AlignedArrayType` (the kernel is specialised on it; Numba's own launches stay on the
+    plain types, so no plain array reaches such a kernel). A dispatcher given explicit signatures
+    compiles no others, so its arrays stay plain."""
+    argtypes = []
+    for i, a in enumerate(args):
+        try:
+            t = dispatcher.typeof_pyval(a)
+        except Exception as exc:
+            raise CoopTypeError(
+                f"{what}: Numba cannot type argument {i} ({type(a).__name__}): {exc}"
+            ) from exc
+        if keys is not None and can_compile(dispatcher) and type(t) is types.Array and aligned(keys[i]):
+            t = AlignedArrayType(t.dtype, t.ndim, t.layout, readonly=not t.mutable, align=ALIGN)
+        argtypes.append(t)
+    sig = tuple(argtypes)
+    kernel = dispatcher.overloads.get(sig)
+    if kernel is not None:
+        return kernel
+    if compile and can_compile(dispatcher):
+        return dispatcher.compile(sig)
+    can_convert = dispatcher.typingctx.can_convert
+    fits = [
+        k
+        for formal, k in dispatcher.overloads.items()
+        if len(formal) == len(sig)
+        and all(can_convert(a, f) is not None for a, f in zip(sig, formal, strict=True))
+    ]
+    if len(fits) != 1:
+        have = ", ".join(str(tuple(f)) for f in dispatcher.overloads) or "none"
+        raise CoopTypeError(
+            f"{what}: no compiled signature takes ({', '.join(map(str, sig))}); compiled: {have}"
+        )
+    return fits[0]

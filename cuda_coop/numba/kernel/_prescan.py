@@ -31,6 +31,7 @@ import numpy as np
 from cuda.coop._backend_api import tuple_name
 
 from ._dsl import can_type, from_dtype, function_ir, ir, local_array, tag_python_function, types
+from ._types import PythonFunctionType, dtype_name
 
 
 def _names(code: pytypes.CodeType) -> Iterator[str]:
@@ -55,8 +56,6 @@ def _referenced(py_func: pytypes.FunctionType) -> Iterator[Any]:
 def tag_operators(py_func: Any) -> None:
     """Give every plain Python function that ``py_func`` refers to, and that Numba cannot type, the
     type under which coop primitives accept it as an operator."""
-    from ._types import PythonFunctionType
-
     if not isinstance(py_func, pytypes.FunctionType):
         return
     for value in _referenced(py_func):
@@ -106,8 +105,6 @@ def _thread_data_dtype(func_ir: Any, var: Any) -> str | None:
     """The element type of ``var`` when it is made by ``coop.ThreadData(n, dtype)`` in the body (for
     a tuple built there of such ThreadData, their field list)."""
     from cuda.coop import ThreadData
-
-    from ._typing import dtype_name
 
     try:
         node = func_ir.get_definition(var)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._dsl import types
+from cuda.coop._backend_api import DTYPES
+
+from ._dsl import bfloat16, types
 
 
 class ThreadDataType(types.Array):
@@ -81,3 +83,11 @@ class PythonFunctionType(types.Dummy):
     @property
     def key(self) -> object:
         return self.function
+
+
+def dtype_name(ty: types.Type) -> str | None:
+    """Our element-type name of a Numba scalar type, or None if it is not one we support."""
+    if isinstance(ty, types.Boolean):
+        return None
+    name = "bfloat16" if ty == bfloat16 else str(ty)
+    return name if name in DTYPES and isinstance(ty, types.Number) else None

@@ -45,7 +45,7 @@ from ._dsl import (
     signature,
     types,
 )
-from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType
+from ._types import AlgorithmEnumType, PythonFunctionType, TempStorageType, ThreadDataType, dtype_name
 
 _UNKNOWN_DIMS = (
     "the kernel's block dimensions are unknown. Compile the kernel through the backend "
@@ -57,14 +57,6 @@ _NO_CLUSTER = (
     "kernel.prepare(grid, block, *args, cluster=...), "
     f"or compile it with {FRONT_DOOR}.compile(..., cluster=...)"
 )
-
-
-def dtype_name(ty: types.Type) -> str | None:
-    """Our element-type name of a Numba scalar type, or None if it is not one we support."""
-    if isinstance(ty, types.Boolean):
-        return None
-    name = "bfloat16" if ty == bfloat16 else str(ty)
-    return name if name in DTYPES and isinstance(ty, types.Number) else None
 
 
 #: The record types of the kernels compiled so far, by the name their Args carry (``Arg.records``):
