@@ -671,11 +671,11 @@ def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
     compare and an OR an item; the candidates (about 22 of a tile of 1024 random items at the first
     threshold, fewer after) cost a few instructions each; a merge ~20 shuffle stages of one (value,
     index) a lane, no shared memory but the pending indices. The design before (until 2026-12-03,
-    removed since: RESULTS.md, runs 7-11) sorted 32 keys for the threshold and a buffer of 64 pairs
-    with ``coop.warp.merge_sort`` through shared memory, and wrote candidates item by item: it issued
-    about twice quack's instructions a row (Nsight Compute, N = 1024, H200) and ran 0.55-0.84x this
-    one. NaN items are never selected (their comparisons are false; torch counts NaN as the
-    largest)."""
+    removed since: logs/RESULTS_history.md, runs 7-11) sorted 32 keys for the threshold and a buffer
+    of 64 pairs with ``coop.warp.merge_sort`` through shared memory, and wrote candidates item by
+    item: it issued about twice quack's instructions a row (Nsight Compute, N = 1024, H200) and ran
+    0.55-0.84x this one. NaN items are never selected (their comparisons are false; torch counts NaN
+    as the largest)."""
     import numpy as np
     from cuda import coop
     from numba import cuda

@@ -106,7 +106,7 @@ def cute_row_sum(threads: int, width: int, items: int, alg: str) -> Any:
     width, and the row index computed in 64 bits from the block index on, as CUB's kernel does.
     Computed in Int32 and widened at the end, it measured 1 to 2% slower than CUB's (H200): ptxas
     then reads the block index into a uniform register (S2UR) and the tensor's pointer with a
-    per-thread LDC instead of a ULDC, ahead of signed wide multiply-adds (RESULTS.md, run 5)."""
+    per-thread LDC instead of a ULDC, ahead of signed wide multiply-adds (logs/RESULTS_history.md, run 5)."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
