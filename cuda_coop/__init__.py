@@ -7,16 +7,8 @@ Backends are activated with :func:`register` (importing ``cuda.coop.numba`` does
 
 from __future__ import annotations
 
-from ._errors import (
-    CoopBackendError,
-    CoopCacheWarning,
-    CoopCompileError,
-    CoopError,
-    CoopHostCallError,
-    CoopLaunchConfigError,
-    CoopTypeError,
-    CoopValueError,
-)
+from . import _errors
+from ._errors import *  # noqa: F403  (the error classes: _errors.__all__)
 from ._kernel_api import export_namespace
 from ._registry import register, registered_backends
 from ._sass import CubinReport
@@ -33,12 +25,5 @@ __all__ = [
     "compile_stats",
     "CompileStats",
     "CubinReport",
-    "CoopError",
-    "CoopTypeError",
-    "CoopValueError",
-    "CoopBackendError",
-    "CoopLaunchConfigError",
-    "CoopCompileError",
-    "CoopHostCallError",
-    "CoopCacheWarning",
+    *_errors.__all__,
 ]
