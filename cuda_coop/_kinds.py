@@ -398,8 +398,11 @@ class IndexedPayload(Payload):
     """The payload of an arg-reduction: items of one scalar type, each reaching CUB paired with its
     index as the struct ``(value, index)`` (CUB's ``T``: the row's template names ``INDEXED_T``).
     The index is the ``indices`` parameter's when given, else the item's position in the group's
-    tile in blocked order (the thread's rank in the block, or its lane in its logical warp, times
-    the items per thread, plus the item)."""
+    tile in the arrangement the ``arrangement`` parameter names (blocked: the thread's rank in the
+    block, or its lane in its logical warp, times the items per thread, plus the item; striped: the
+    rank plus the item times the group's threads). Default indices ascend with a thread's items, so
+    the thread's first best item and its position are kept in a loop (``coop_arg_first``) and one
+    pair reaches CUB; given indices may come in any order, so CUB reduces all the pairs."""
 
     indices: str = "indices"
     largest: bool = True  # argmax (else argmin)
