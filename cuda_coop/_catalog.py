@@ -787,11 +787,7 @@ def _block_arg(name: str, best: str) -> Primitive:
             Param(
                 "x",
                 IndexedPayload(
-                    scalar=True,
-                    scalar_form=True,
-                    largest=best == "largest",
-                    group="block",
-                    arrangement="arrangement",
+                    scalar=True, scalar_form=True, largest=best == "largest", arrangement="arrangement"
                 ),
                 "ThreadData | Any",
                 "the thread's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
@@ -2025,11 +2021,7 @@ def _warp_arg(name: str, best: str) -> Primitive:
             Param(
                 "x",
                 IndexedPayload(
-                    scalar=True,
-                    scalar_form=True,
-                    largest=best == "largest",
-                    group="warp",
-                    arrangement="arrangement",
+                    scalar=True, scalar_form=True, largest=best == "largest", arrangement="arrangement"
                 ),
                 "ThreadData | Any",
                 "the lane's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
@@ -2566,7 +2558,7 @@ def _cluster_arg(name: str, best: str) -> Primitive:
         params=(
             Param(
                 "x",
-                IndexedPayload(scalar=True, scalar_form=True, largest=best == "largest", group="cluster"),
+                IndexedPayload(scalar=True, scalar_form=True, largest=best == "largest"),
                 "ThreadData | Any",
                 "the thread's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
                 keyword_only=False,

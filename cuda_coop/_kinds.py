@@ -10,7 +10,6 @@ catalog row built from these kinds; only a new kind touches the backends and the
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -263,6 +262,11 @@ class Kind:
         block, or its logical warp), which the wrapper then defines."""
         return False
 
+    def uses_group_threads(self, req: Request) -> bool:
+        """Its ``call_arg`` C++ reads ``coop_group_threads``, the threads of its group (the block's,
+        or its logical warp's lanes), which the wrapper then defines."""
+        return False
+
     def absent_arg(self, req: Request) -> str | None:
         """C++ passed in the parameter's place when it is absent (later arguments keep their
         positions), or None to leave it out."""
@@ -406,11 +410,18 @@ class IndexedPayload(Payload):
 
     indices: str = "indices"
     largest: bool = True  # argmax (else argmin)
-    group: str = "block"  # whose tile the default indices number: "block", "warp" or "cluster"
     arrangement: str = ""  # the parameter that arranges the default indices (none: blocked)
 
     def uses_rank(self, req: Request) -> bool:
         return not req.has(Index.tag)  # the default index is the item's position
+
+    def uses_group_threads(self, req: Request) -> bool:
+        return self._striped(req)
+
+    def _striped(self, req: Request) -> bool:
+        """Default indices of several items a thread, striped over the group."""
+        striped = bool(self.arrangement) and req.option(self.arrangement) == "striped"
+        return striped and not req.has(Index.tag) and not req.has("scalar")
 
     def call_arg(self, req: Request, name: str) -> tuple[str, str]:
         pair, n = dtype_named(indexed_dtype(req.dtype)).cxx, req.items_per_thread
@@ -425,10 +436,11 @@ class IndexedPayload(Payload):
             )
             return setup, f"{name}_pairs"
         # the default indices ascend with the items: the thread's first best item, then one pair
-        striped = self.arrangement and req.option(self.arrangement) == "striped"
         at = f"coop_arg_first<{'true' if self.largest else 'false'}>({name}, {name}_best)"
         index = (
-            f"coop_rank + {self._group_size(req)} * {name}_at" if striped else f"coop_rank * {n} + {name}_at"
+            f"coop_rank + coop_group_threads * {name}_at"
+            if self._striped(req)
+            else f"coop_rank * {n} + {name}_at"
         )
         setup = (
             f"  {dtype_named(req.dtype).cxx} {name}_best;\n"
@@ -436,12 +448,6 @@ class IndexedPayload(Payload):
             f"  {pair} {name}_pair{{{name}_best, {index}}};\n"
         )
         return setup, f"{name}_pair"
-
-    def _group_size(self, req: Request) -> int:
-        """The threads of the group whose tile the striped indices number."""
-        if self.group == "warp":
-            return int(str(req.option("threads_in_warp")))
-        return math.prod(req.block_dims)
 
 
 @dataclass(frozen=True)

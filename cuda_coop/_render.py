@@ -1142,6 +1142,10 @@ class _Scope:
         """The calling thread's rank in its group."""
         return f"int({self.tid})"
 
+    def group_threads(self) -> int:
+        """The threads of the calling thread's group."""
+        return self.threads
+
     def slice(self, base: str) -> str:
         """The calling group's ``TempStorage`` (an lvalue of the request's ``_storage`` type) in the
         scratch at ``base`` (a ``void*``)."""
@@ -1176,6 +1180,9 @@ class _WarpScope(_Scope):
     def rank(self) -> str:
         return f"int({self.tid} % {self.width})"
 
+    def group_threads(self) -> int:
+        return self.width
+
     # Every warp request of a kernel slices its scratch the same way, whatever its own TempStorage:
     # in units of the largest TempStorage of the kernel's warp requests, one unit per thread of the
     # narrowest logical warp, a logical warp taking the first unit of its threads'. Warps are not
@@ -1209,6 +1216,9 @@ class _ClusterScope(_Scope):
 
     def rank(self) -> str:
         return f"int(__clusterRelativeBlockRank() * {self.threads} + {self.tid})"
+
+    def group_threads(self) -> int:
+        raise NotImplementedError("coop: a cluster's thread count is the launch's, not known here")
 
 
 def _scope(req: Request) -> _Scope:
@@ -1504,6 +1514,8 @@ def _wrapper_parts(req: Request) -> tuple[str, str]:
     scope = _scope(req)
     if any(p.kind.uses_rank(req) for p in prim.params):
         body += f"  const int coop_rank = {scope.rank()};\n"
+    if any(p.kind.uses_group_threads(req) for p in prim.params):
+        body += f"  constexpr int coop_group_threads = {scope.group_threads()};\n"
     results = {r.name for r in prim.results}
     exprs = dict(prim.call.exprs)
 

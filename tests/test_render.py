@@ -276,22 +276,31 @@ def test_an_arg_reduction_pairs_items_with_their_index() -> None:
         "block.argmin", dtype="float32", block_dims=(64, 2, 1),
         options=(("algorithm", "warp_reductions"), ("arrangement", "striped")),
     )  # fmt: skip
+    warp_striped = _req(
+        "warp.argmin", dtype="float32", block_dims=(40, 1, 1),
+        options=(("threads_in_warp", "8"), ("arrangement", "striped")),
+    )  # fmt: skip
     blocked = (("algorithm", "raking"), ("arrangement", "blocked"))
     many = _req("block.argmax", dtype="int16", block_dims=(64, 1, 1), tags=("indices",), options=blocked)
     given = _req(
         "block.argmin", dtype="float16", block_dims=(8, 5, 2), items_per_thread=1,
         tags=("scalar", "indices"), options=blocked,
     )  # fmt: skip
-    src = render_requests([warp, striped, many, given]).source
+    src = render_requests([warp, striped, warp_striped, many, given]).source
     body = _body(src, warp.symbol)
     assert "const int coop_rank = int(cub::RowMajorTid(40, 1, 1) % 8);" in body
     assert "const int x_at = coop_arg_first<true>(x, x_best);" in body
     assert "coop_tuple_float32_int32 x_pair{x_best, coop_rank * 4 + x_at};" in body
+    assert "coop_group_threads" not in body
     assert "cub::WarpReduce<coop_tuple_float32_int32, 8>" in src
     assert ".Reduce(x_pair, coop_arg_best<true>{});" in body
     body = _body(src, striped.symbol)
     assert "const int x_at = coop_arg_first<false>(x, x_best);" in body
-    assert "coop_tuple_float32_int32 x_pair{x_best, coop_rank + 128 * x_at};" in body
+    assert "constexpr int coop_group_threads = 128;" in body
+    assert "coop_tuple_float32_int32 x_pair{x_best, coop_rank + coop_group_threads * x_at};" in body
+    body = _body(src, warp_striped.symbol)
+    assert "constexpr int coop_group_threads = 8;" in body
+    assert "coop_tuple_float32_int32 x_pair{x_best, coop_rank + coop_group_threads * x_at};" in body
     body = _body(src, many.symbol)
     assert "x_pairs[i] = coop_tuple_int16_int32{x[i], indices[i]};" in body
     assert ".Reduce(x_pairs, coop_arg_best<true>{});" in body
