@@ -774,6 +774,23 @@ _ARRANGEMENT = Param(
 )
 
 
+def _arg_x(best: str, who: str, *, arranged: bool) -> Param:
+    """The items of an arg-reduction (``best``: "largest" or "smallest") of ``who`` ("thread" or
+    "lane"); ``arranged``: its row has the ``arrangement`` parameter."""
+    return Param(
+        "x",
+        IndexedPayload(
+            scalar=True,
+            scalar_form=True,
+            largest=best == "largest",
+            arrangement="arrangement" if arranged else "",
+        ),
+        "ThreadData | Any",
+        f"the {who}'s items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
+        keyword_only=False,
+    )
+
+
 def _block_arg(name: str, best: str) -> Primitive:
     return Primitive(
         scope="block",
@@ -784,15 +801,7 @@ def _block_arg(name: str, best: str) -> Primitive:
             ("INDEXED_T", "BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:]),
         ),
         params=(
-            Param(
-                "x",
-                IndexedPayload(
-                    scalar=True, scalar_form=True, largest=best == "largest", arrangement="arrangement"
-                ),
-                "ThreadData | Any",
-                "the thread's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
-                keyword_only=False,
-            ),
+            _arg_x(best, "thread", arranged=True),
             _INDICES,
             _ARRANGEMENT,
             *_REDUCE_COMMON,
@@ -2018,15 +2027,7 @@ def _warp_arg(name: str, best: str) -> Primitive:
         name=name,
         cub=Cub("cub::WarpReduce", "cub/warp/warp_reduce.cuh", ("INDEXED_T", "threads_in_warp")),
         params=(
-            Param(
-                "x",
-                IndexedPayload(
-                    scalar=True, scalar_form=True, largest=best == "largest", arrangement="arrangement"
-                ),
-                "ThreadData | Any",
-                "the lane's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
-                keyword_only=False,
-            ),
+            _arg_x(best, "lane", arranged=True),
             _INDICES,
             _ARRANGEMENT,
             _WVALID_REDUCE,
@@ -2556,13 +2557,7 @@ def _cluster_arg(name: str, best: str) -> Primitive:
         name=name,
         cub=Cub("coop_cluster_reduce", "cub/block/block_reduce.cuh", ("INDEXED_T", *_CLUSTER_TEMPLATE)),
         params=(
-            Param(
-                "x",
-                IndexedPayload(scalar=True, scalar_form=True, largest=best == "largest"),
-                "ThreadData | Any",
-                "the thread's items (a ``coop.ThreadData``) or one typed scalar, of one scalar type.",
-                keyword_only=False,
-            ),
+            _arg_x(best, "thread", arranged=False),
             _INDICES,
             _CLUSTER_ALG,
             _TEMP,
