@@ -84,10 +84,9 @@ def apply_variant(variant: str) -> None:
             _render._GRID_PREAMBLE = source[:start] + text + source[stop:]
 
 
-def kernels(threads: int, items: int, algorithm: str, dtype: Any, min_blocks: int = 0) -> dict[str, Any]:
-    """The coop kernels of one tile configuration: the grid cumsum, the block-scan and copy
-    baselines, and the compaction (numba-cuda; ``min_blocks``: the compaction's launch bounds
-    ``(threads, min_blocks)``, which hold ptxas to the registers of that many blocks per SM).)"""
+def kernels(threads: int, items: int, algorithm: str, dtype: Any) -> dict[str, Any]:
+    """The coop kernels of one tile configuration: the grid cumsum and the block-scan and copy
+    baselines (numba-cuda)."""
     import cuda.coop.numba as numba_coop
     from cuda import coop
     from numba import cuda
@@ -132,71 +131,7 @@ def kernels(threads: int, items: int, algorithm: str, dtype: Any, min_blocks: in
             coop.block.load(src, x, offset=base, algorithm=algorithm, valid_items=n - base, oob_default=0)
             coop.block.store(dst, x, offset=base, algorithm=algorithm, valid_items=n - base)
 
-    @numba_coop.jit(**({"launch_bounds": (threads, min_blocks)} if min_blocks else {}))
-    def compact(src, dst, count, state, n):  # type: ignore[no-untyped-def]
-        # CUB's DeviceSelect design: a coalesced load, the flags' grid scan, then the selected items
-        # scattered to striped order in shared memory and stored coalesced from the block's start
-        t = coop.grid.tile_index(state)
-        base = t * tile
-        x = coop.ThreadData(items, dtype)
-        coop.block.load(
-            src, x, offset=base, algorithm=algorithm, valid_items=min(n - base, tile), oob_default=0
-        )
-        flags = coop.ThreadData(items, np.int32)
-        for j in range(items):
-            flags[j] = 1 if x[j] > 0 else 0
-        where, total = coop.grid.exclusive_sum(flags, state, t, total=True)
-        first = cuda.shared.array(1, np.int32)
-        if cuda.threadIdx.x == 0:
-            first[0] = where[0]
-        cuda.syncthreads()
-        start = first[0]
-        ranks = coop.ThreadData(items, np.int32)
-        for j in range(items):
-            ranks[j] = where[j] - start
-        coop.block.exchange(x, "scatter_to_striped_flagged", ranks=ranks, valid_flags=flags)
-        coop.block.store(dst, x, offset=start, algorithm="striped", valid_items=total - start)
-        if t == cuda.gridDim.x - 1 and cuda.threadIdx.x == 0:
-            count[0] = total
-
-    @numba_coop.jit(**({"launch_bounds": (threads, min_blocks)} if min_blocks else {}))
-    def compact_loop(src, dst, count, state, n):  # type: ignore[no-untyped-def]
-        # CUB's two-phase scatter as DeviceSelect::If writes it: the selected items to their place
-        # in a shared tile, then a block-strided loop over the tile's selections only
-        t = coop.grid.tile_index(state)
-        base = t * tile
-        x = coop.ThreadData(items, dtype)
-        coop.block.load(
-            src, x, offset=base, algorithm=algorithm, valid_items=min(n - base, tile), oob_default=0
-        )
-        flags = coop.ThreadData(items, np.int32)
-        for j in range(items):
-            flags[j] = 1 if x[j] > 0 else 0
-        where, total = coop.grid.exclusive_sum(flags, state, t, total=True)
-        buf = cuda.shared.array(tile, dtype)
-        first = cuda.shared.array(1, np.int32)
-        if cuda.threadIdx.x == 0:
-            first[0] = where[0]
-        cuda.syncthreads()
-        start = first[0]
-        for j in range(items):
-            if flags[j]:
-                buf[where[j] - start] = x[j]
-        cuda.syncthreads()
-        k = cuda.threadIdx.x
-        while k < total - start:
-            dst[start + k] = buf[k]
-            k += threads
-        if t == cuda.gridDim.x - 1 and cuda.threadIdx.x == 0:
-            count[0] = total
-
-    return {
-        "grid": grid_cumsum,
-        "block": block_cumsum,
-        "copy": copy,
-        "compact": compact,
-        "compact_loop": compact_loop,
-    }
+    return {"grid": grid_cumsum, "block": block_cumsum, "copy": copy}
 
 
 def median_ms(fn: Any, repeat: int = 30, warmup: int = 3) -> float:
@@ -266,20 +201,21 @@ def compaction(
     x = cp.asarray(host)
     want = host[host > 0]
     blocks = -(-n // (threads * items))
-    built = kernels(threads, items, "warp_transpose", np.dtype(np.float32), min_blocks)
+    # the example's kernel (examples/numba/grid_compaction.py), at this tile and launch bounds
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "numba"))
+    from grid_compaction import make_keep_positive
+
+    k = make_keep_positive(threads, items, min_blocks)[blocks, threads]
     state = coop.grid.ScanState(blocks, np.int32, array_module="cupy")
+    dst, count = cp.full_like(x, np.nan), cp.zeros(1, cp.int32)
+    k(x, dst, count, state, n)
+    m = int(count.get()[0])
     row: dict[str, Any] = {
-        "ok": True,
+        "ok": m == want.size and bool(np.array_equal(dst[:m].get(), want)),
         "tile": f"{threads}x{items}" + (f"/{min_blocks}" if min_blocks else ""),
+        "coop_ms": median_ms(lambda: k(x, dst, count, state, n)),
+        "cupy_ms": median_ms(lambda: x[x > 0]),
     }
-    for name, column in (("compact", "coop_ms"), ("compact_loop", "coop_loop_ms")):
-        k = built[name][blocks, threads]
-        dst, count = cp.full_like(x, np.nan), cp.zeros(1, cp.int32)
-        k(x, dst, count, state, n)
-        m = int(count.get()[0])
-        row["ok"] &= m == want.size and bool(np.array_equal(dst[:m].get(), want))
-        row[column] = median_ms(lambda: k(x, dst, count, state, n))  # noqa: B023
-    row["cupy_ms"] = median_ms(lambda: x[x > 0])
     if "select" in cub_rows:
         row["cub_flagged_ms"] = cub_rows["select"]["flagged_ms"]
         row["cub_if_ms"] = cub_rows["select"]["if_ms"]
@@ -393,17 +329,12 @@ def main() -> None:
         )
     if out["compact"]:
         print(f"\ncompaction of 2^{args.log2n} float32, keep > 0 (ms):\n")
-        print("| coop tile | coop: exchange + store | coop: shared loop | CUB DeviceSelect::Flagged "
-              "| CUB DeviceSelect::If | coop / If (exchange, loop) "
+        print("| coop tile | coop one kernel | CUB DeviceSelect::Flagged | CUB DeviceSelect::If | coop / If "
               "| cupy x[x > 0] | torch.masked_select | torch nonzero + index | right |")  # fmt: skip
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|")
     for c in out["compact"]:
-        cells = [c.get(k) for k in ("coop_ms", "coop_loop_ms", "cub_flagged_ms", "cub_if_ms")]
-        ratio = (
-            f"{c['cub_if_ms'] / c['coop_ms']:.2f}x, {c['cub_if_ms'] / c['coop_loop_ms']:.2f}x"
-            if c.get("cub_if_ms")
-            else "-"
-        )
+        cells = [c.get(k) for k in ("coop_ms", "cub_flagged_ms", "cub_if_ms")]
+        ratio = f"{c['cub_if_ms'] / c['coop_ms']:.2f}x" if c.get("cub_if_ms") else "-"
         rest = [c.get(k) for k in ("cupy_ms", "torch_masked_select_ms", "torch_nonzero_ms")]
         print(f"| {c['tile']} | " + " | ".join(f(v) for v in cells) + f" | {ratio} | "
               + " | ".join(f(v) for v in rest) + f" | {c['ok']} |")  # fmt: skip

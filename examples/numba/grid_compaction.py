@@ -8,12 +8,14 @@ an item's exclusive sum is its place in the output, and the last tile's ``total`
 length. It writes as CUB's ``DeviceSelect`` does: the kept items scattered to their places in
 shared memory (``scatter_to_striped_flagged``), then stored coalesced from the tile's first place,
 in CUB's sm_90 tile for 4-byte items (384 threads x 17) with launch bounds ``(384, 3)``, which hold
-ptxas to the registers of three blocks an SM (``benchmarks/grid.py``: 0.90x CUB's ``DeviceSelect::If``
-on an H100, 0.84x without the bounds). One ``coop.grid.ScanState`` per kernel serves every later
-launch.
+ptxas to the registers of three blocks an SM (``benchmarks/grid.py`` measures ``make_keep_positive``:
+0.90x CUB's ``DeviceSelect::If`` on an H100, 0.84x at 256 x 16 without the bounds). One
+``coop.grid.ScanState`` per kernel serves every later launch.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import cuda.coop.numba as numba_coop
 import numpy as np
@@ -39,41 +41,46 @@ def cumsum(src: NDArray[np.int32], dst: NDArray[np.int32], state: NDArray[np.uin
     coop.block.store(dst, out, offset=base, valid_items=valid)
 
 
-@numba_coop.jit(launch_bounds=(KEEP_THREADS, KEEP_BLOCKS_PER_SM))
-def keep_positive(
-    src: NDArray[np.float32],
-    dst: NDArray[np.float32],
-    count: NDArray[np.int32],
-    state: NDArray[np.uint64],
-    n: int,
-) -> None:
-    tile = coop.grid.tile_index(state)
-    base = tile * KEEP_TILE
-    items = coop.ThreadData(KEEP_ITEMS, np.float32)
-    coop.block.load(
-        src,
-        items,
-        offset=base,
-        algorithm="warp_transpose",
-        valid_items=min(n - base, KEEP_TILE),
-        oob_default=0,
-    )
-    flags = coop.ThreadData(KEEP_ITEMS, np.int32)
-    for j in range(KEEP_ITEMS):
-        flags[j] = 1 if items[j] > 0 else 0
-    where, total = coop.grid.exclusive_sum(flags, state, tile, total=True)
-    first = cuda.shared.array(1, np.int32)  # the tile's first place in the output: thread 0's
-    if cuda.threadIdx.x == 0:
-        first[0] = where[0]
-    cuda.syncthreads()
-    start = first[0]
-    ranks = coop.ThreadData(KEEP_ITEMS, np.int32)
-    for j in range(KEEP_ITEMS):
-        ranks[j] = where[j] - start
-    coop.block.exchange(items, "scatter_to_striped_flagged", ranks=ranks, valid_flags=flags)
-    coop.block.store(dst, items, offset=start, algorithm="striped", valid_items=total - start)
-    if tile == cuda.gridDim.x - 1 and cuda.threadIdx.x == 0:
-        count[0] = total
+def make_keep_positive(threads: int, items: int, blocks_per_sm: int = 0) -> Any:
+    """The compaction kernel (keep the positive float32 items, in order) with tiles of ``threads`` x
+    ``items``; ``blocks_per_sm``: its launch bounds ``(threads, blocks_per_sm)`` (0: none)."""
+    tile = threads * items
+
+    @numba_coop.jit(**({"launch_bounds": (threads, blocks_per_sm)} if blocks_per_sm else {}))
+    def keep_positive(
+        src: NDArray[np.float32],
+        dst: NDArray[np.float32],
+        count: NDArray[np.int32],
+        state: NDArray[np.uint64],
+        n: int,
+    ) -> None:
+        t = coop.grid.tile_index(state)
+        base = t * tile
+        x = coop.ThreadData(items, np.float32)
+        coop.block.load(
+            src, x, offset=base, algorithm="warp_transpose", valid_items=min(n - base, tile), oob_default=0
+        )
+        flags = coop.ThreadData(items, np.int32)
+        for j in range(items):
+            flags[j] = 1 if x[j] > 0 else 0
+        where, total = coop.grid.exclusive_sum(flags, state, t, total=True)
+        first = cuda.shared.array(1, np.int32)  # the tile's first place in the output: thread 0's
+        if cuda.threadIdx.x == 0:
+            first[0] = where[0]
+        cuda.syncthreads()
+        start = first[0]
+        ranks = coop.ThreadData(items, np.int32)
+        for j in range(items):
+            ranks[j] = where[j] - start
+        coop.block.exchange(x, "scatter_to_striped_flagged", ranks=ranks, valid_flags=flags)
+        coop.block.store(dst, x, offset=start, algorithm="striped", valid_items=total - start)
+        if t == cuda.gridDim.x - 1 and cuda.threadIdx.x == 0:
+            count[0] = total
+
+    return keep_positive
+
+
+keep_positive = make_keep_positive(KEEP_THREADS, KEEP_ITEMS, KEEP_BLOCKS_PER_SM)
 
 
 def main() -> None:
