@@ -46,7 +46,8 @@ def make_keep_positive(threads: int, items: int, blocks_per_sm: int = 0) -> Any:
     ``items``; ``blocks_per_sm``: its launch bounds ``(threads, blocks_per_sm)`` (0: none)."""
     tile = threads * items
 
-    @numba_coop.jit(**({"launch_bounds": (threads, blocks_per_sm)} if blocks_per_sm else {}))
+    # launch bounds of the thread count alone are the default
+    @numba_coop.jit(launch_bounds=(threads, blocks_per_sm) if blocks_per_sm else threads)
     def keep_positive(
         src: NDArray[np.float32],
         dst: NDArray[np.float32],
