@@ -468,7 +468,7 @@ LOAD = Primitive(
         _TEMP,
         _TPB,
     ),
-    call=Call("Load", ("src", "items", "valid_items", "oob_default")),
+    call=Call("Load", ("src", "items", "valid_items", "oob_default"), full_tile=("valid_items", "oob_default")),
     scratch="algorithm",
     summary="Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad).",
     details=(
@@ -561,7 +561,7 @@ STORE = Primitive(
         _TEMP,
         _TPB,
     ),
-    call=Call("Store", ("dst", "items", "valid_items")),
+    call=Call("Store", ("dst", "items", "valid_items"), full_tile=("valid_items",)),
     scratch="algorithm",
     summary="Store a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockStore).",
     details=(
@@ -2320,7 +2320,7 @@ WARP_LOAD = Primitive(
         _WTEMP,
         _TPB,
     ),
-    call=Call("Load", ("src", "items", "valid_items", "oob_default")),
+    call=Call("Load", ("src", "items", "valid_items", "oob_default"), full_tile=("valid_items", "oob_default")),
     scratch="algorithm",
     summary="Load a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpLoad).",
     details=_WARP_DETAILS + "Each logical warp reads its own tile (give each its ``offset``). Lane ``l`` "
@@ -2356,7 +2356,7 @@ WARP_STORE = Primitive(
         _WTEMP,
         _TPB,
     ),
-    call=Call("Store", ("dst", "items", "valid_items")),
+    call=Call("Store", ("dst", "items", "valid_items"), full_tile=("valid_items",)),
     scratch="algorithm",
     summary="Store a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpStore).",
     details=_WARP_DETAILS + "Each logical warp writes its own tile (give each its ``offset``). Items are "
@@ -2610,6 +2610,17 @@ _GRID_TOTAL = Param(
     "the grid's total (``initial_value`` included).",
     False,
 )
+_GRID_TILE_PREFIX = Param(
+    "tile_prefix",
+    Flag("tpre"),
+    "bool",
+    "also return, in every thread, the tile's exclusive prefix: ``initial_value`` (when given) "
+    "combined with every item of tiles ``0 .. tile-1`` (in tile 0: ``initial_value``, 0 for a sum, "
+    "undefined for another operator without one). It comes last: ``(out, tile_prefix)``, or "
+    "``(out, total, tile_prefix)`` with ``total=True``. A compaction's tile writes its kept items "
+    "from there, without a barrier of its own to share thread 0's first output.",
+    False,
+)
 _GRID_RULES = (
     "Every block of the grid must call it once, every thread of the block, after "
     "``coop.grid.tile_index(state)`` and with its tile: the tiles are scanned in tile order (the order "
@@ -2678,18 +2689,24 @@ def _grid_scan(name: str, method: str, summary: str, *, op: bool, note: str = ""
         )
         params = [_X, _OP, _GRID_STATE, _GRID_TILE, init]
         operator = ("initial_value", "op")
-    params += [_GRID_TOTAL, _GRID_SCAN_ALG, _TEMP, _TPB]
-    args = ("x", "out", *operator, "state", "tile", "total")
+    params += [_GRID_TOTAL, _GRID_TILE_PREFIX, _GRID_SCAN_ALG, _TEMP, _TPB]
+    args = ("x", "out", *operator, "state", "tile", "total", "tile_prefix")
     cub = ("T", "BLOCK_DIM_X", "algorithm", *_BLOCK_DIMS[1:])
     return Primitive(
         scope="grid",
         name=name,
         cub=Cub("coop_grid_scan", _GRID_HEADER, cub),
         params=tuple(params),
-        call=Call(method, args, variants=(("initial_value", f"{method}Init"),) if op else ()),
+        call=Call(
+            f"{method}<{{prefix}}>",
+            args,
+            variants=(("initial_value", f"{method}Init<{{prefix}}>"),) if op else (),
+            texts=(("prefix", "tile_prefix", "true", "false"),),
+        ),
         results=(
             Result("out", "the scanned items, shaped like ``x``.", like_payload=True),
             Result("total", "the inclusive prefix through this tile (initial_value included).", when="total"),
+            Result("tile_prefix", "the exclusive prefix of the tile (initial_value included).", when="tile_prefix"),
         ),
         check=_check_grid_block,
         summary=summary,
@@ -2698,7 +2715,8 @@ def _grid_scan(name: str, method: str, summary: str, *, op: bool, note: str = ""
         "earlier tile (CUB BlockScan with CUB's decoupled look-back, ``TilePrefixCallbackOp``, on tile "
         "states in the workspace). " + note,
         returns_doc="the scanned items: a ``ThreadData`` like ``x`` (a scalar for a scalar ``x``); with "
-        "``total=True``, the tuple ``(out, total)``.",
+        "``total=True``, the tuple ``(out, total)``; with ``tile_prefix=True`` the tile's prefix follows: "
+        "``(out, tile_prefix)`` or ``(out, total, tile_prefix)``.",
         returns_annotation="Any",
     )
 

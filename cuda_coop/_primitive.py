@@ -129,7 +129,11 @@ class Call:
     reference the constructor fills), for classes that take their input when constructed
     (``cub::BlockRunLengthDecode`` takes the runs). ``texts`` fill a field of the method's name by
     whether a parameter takes part (an optional one given, a Flag set): ``(("full", "valid_items",
-    "false", "true"),)`` turns ``"max_keys<{full}>"`` into ``max_keys<false>`` for a partial tile."""
+    "false", "true"),)`` turns ``"max_keys<{full}>"`` into ``max_keys<false>`` for a partial tile.
+    ``full_tile`` names a count parameter and the parameters that come with it (last among ``args``):
+    where the count is given, the wrapper calls the method without them when the count covers the
+    whole tile, as CUB's own agents do (a full tile moves unguarded: no compare, no default per
+    item), and with them otherwise (``("valid_items", "oob_default")``)."""
 
     method: str
     args: tuple[str, ...]
@@ -139,6 +143,7 @@ class Call:
     ctor: tuple[str, ...] = ()
     exprs: tuple[tuple[str, str], ...] = ()
     texts: tuple[tuple[str, str, str, str], ...] = ()
+    full_tile: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -803,42 +803,43 @@ public:
       : storage_(storage)
   {}
 
-  // ``total``: none, or one T& that receives the aggregate through this tile
-  template <int N, typename... Total>
+  // ``results``: what the caller asks for besides the items, in this order: the inclusive prefix
+  // through this tile (``total``), then, when PREFIX, the tile's exclusive prefix (``tile_prefix``)
+  template <bool PREFIX, int N, typename... Results>
   __device__ __forceinline__ void
-  ExclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, Total&... total)
+  ExclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, Results&... results)
   {
-    Run<EXCLUSIVE_SUM, false>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, total...);
+    Run<EXCLUSIVE_SUM, false, PREFIX>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, results...);
   }
-  template <int N, typename... Total>
+  template <bool PREFIX, int N, typename... Results>
   __device__ __forceinline__ void
-  InclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, Total&... total)
+  InclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, Results&... results)
   {
-    Run<INCLUSIVE_SUM, false>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, total...);
+    Run<INCLUSIVE_SUM, false, PREFIX>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, results...);
   }
-  template <int N, typename Op, typename... Total>
+  template <bool PREFIX, int N, typename Op, typename... Results>
   __device__ __forceinline__ void
-  ExclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, Total&... total)
+  ExclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, Results&... results)
   {
-    Run<EXCLUSIVE_SCAN, false>(x, out, op, x[0], ws, tile, total...);
+    Run<EXCLUSIVE_SCAN, false, PREFIX>(x, out, op, x[0], ws, tile, results...);
   }
-  template <int N, typename Op, typename... Total>
+  template <bool PREFIX, int N, typename Op, typename... Results>
   __device__ __forceinline__ void
-  ExclusiveScanInit(T (&x)[N], T (&out)[N], T& init, Op op, coop_grid_words ws, int tile, Total&... total)
+  ExclusiveScanInit(T (&x)[N], T (&out)[N], T& init, Op op, coop_grid_words ws, int tile, Results&... results)
   {
-    Run<EXCLUSIVE_SCAN, true>(x, out, op, init, ws, tile, total...);
+    Run<EXCLUSIVE_SCAN, true, PREFIX>(x, out, op, init, ws, tile, results...);
   }
-  template <int N, typename Op, typename... Total>
+  template <bool PREFIX, int N, typename Op, typename... Results>
   __device__ __forceinline__ void
-  InclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, Total&... total)
+  InclusiveScan(T (&x)[N], T (&out)[N], Op op, coop_grid_words ws, int tile, Results&... results)
   {
-    Run<INCLUSIVE_SCAN, false>(x, out, op, x[0], ws, tile, total...);
+    Run<INCLUSIVE_SCAN, false, PREFIX>(x, out, op, x[0], ws, tile, results...);
   }
-  template <int N, typename Op, typename... Total>
+  template <bool PREFIX, int N, typename Op, typename... Results>
   __device__ __forceinline__ void
-  InclusiveScanInit(T (&x)[N], T (&out)[N], T& init, Op op, coop_grid_words ws, int tile, Total&... total)
+  InclusiveScanInit(T (&x)[N], T (&out)[N], T& init, Op op, coop_grid_words ws, int tile, Results&... results)
   {
-    Run<INCLUSIVE_SCAN, true>(x, out, op, init, ws, tile, total...);
+    Run<INCLUSIVE_SCAN, true, PREFIX>(x, out, op, init, ws, tile, results...);
   }
 
 private:
@@ -930,12 +931,28 @@ private:
     }
   }
 
-  template <Mode MODE, bool INIT, int N, typename Op, typename... Total>
-  __device__ __forceinline__ void
-  Run(T (&x)[N], T (&out)[N], Op op, const T& init, coop_grid_words ws, int tile, Total&... total)
+  // the results, in the order of the methods' ``results``
+  template <bool PREFIX>
+  static __device__ __forceinline__ void Deliver(const T&, const T&)
+  {}
+  template <bool PREFIX>
+  static __device__ __forceinline__ void Deliver(const T& through, const T& before, T& result)
   {
-    constexpr bool TOTAL = sizeof...(Total) == 1;
-    static_assert(sizeof...(Total) <= 1, "coop: one total at most");
+    result = PREFIX ? before : through;
+  }
+  template <bool PREFIX>
+  static __device__ __forceinline__ void Deliver(const T& through, const T& before, T& total, T& prefix)
+  {
+    total  = through;
+    prefix = before;
+  }
+
+  template <Mode MODE, bool INIT, bool PREFIX, int N, typename Op, typename... Results>
+  __device__ __forceinline__ void
+  Run(T (&x)[N], T (&out)[N], Op op, const T& init, coop_grid_words ws, int tile, Results&... results)
+  {
+    constexpr bool TOTAL = sizeof...(Results) == 1 + PREFIX;
+    static_assert(sizeof...(Results) == TOTAL + PREFIX, "coop: a total and a tile prefix at most");
     using Storage = typename Prefix<Op>::TempStorage;
     static_assert(sizeof(Storage) == sizeof(storage_.prefix), "coop: look-back storage per op");
     const int rank          = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
@@ -953,7 +970,7 @@ private:
     }
     Storage& lookback_storage = reinterpret_cast<Storage&>(storage_.prefix);
     Lookback<Op> lookback{header, ws, tile, grid, rank, lookback_storage, op, State()};
-    T through;
+    T through, before;
     if (tile == 0)
     {
       T aggregate;
@@ -961,10 +978,12 @@ private:
       if constexpr (INIT)
       {
         through = op(init, aggregate);
+        before  = init;
       }
       else
       {
         through = aggregate;
+        before  = T{}; // nothing precedes tile 0: 0 for a sum, undefined (as CUB's) for another op
       }
       if (rank < 32)
       {
@@ -979,10 +998,17 @@ private:
     {
       // CUB's BlockScan calls the prefix callback in the whole first warp
       Scan<MODE, false>(x, out, op, init, lookback);
-      if constexpr (TOTAL)
+      if constexpr (TOTAL || PREFIX)
       {
-        __syncthreads(); // the first warp wrote the inclusive prefix
+        // The first warp wrote the prefixes in the callback. BlockScan shares the prefix through a
+        // barrier after it, which orders these reads (CUB's own agents read them so), in a block of
+        // several warps; a block of one warp scanned by raking has no barrier there.
+        if constexpr (THREADS == 32)
+        {
+          __syncwarp();
+        }
         through = lookback.InclusivePrefix();
+        before  = lookback.ExclusivePrefix();
       }
     }
     else
@@ -998,7 +1024,7 @@ private:
         lookback(aggregate);
       }
       __syncthreads(); // thread 0 wrote the prefixes
-      const T before = lookback.ExclusivePrefix();
+      before = lookback.ExclusivePrefix();
       _CCCL_PRAGMA_UNROLL_FULL()
       for (int i = 0; i < N; ++i)
       {
@@ -1011,10 +1037,7 @@ private:
           out[0] = before; // the block scan left it undefined (no initial value)
         }
       }
-      if constexpr (TOTAL)
-      {
-        through = lookback.InclusivePrefix();
-      }
+      through = lookback.InclusivePrefix();
     }
     if (rank == 0 && unsigned(tile) == grid - 1)
     {
@@ -1024,7 +1047,7 @@ private:
       h->ticket           = 0;
       h->epoch            = header.w + 1;
     }
-    ((total = through), ...);
+    Deliver<PREFIX>(through, before, results...);
   }
 };
 """
@@ -1519,28 +1542,29 @@ def _wrapper_parts(req: Request) -> tuple[str, str]:
     results = {r.name for r in prim.results}
     exprs = dict(prim.call.exprs)
 
-    def arguments(names: Sequence[str]) -> list[str]:
+    def named_arguments(names: Sequence[str]) -> list[tuple[str, str]]:
         nonlocal body
         args = []
         for name in names:
             if name in exprs:
-                args.append(_expression(prim, req, exprs[name]))
+                args.append((name, _expression(prim, req, exprs[name])))
                 continue
             kind = prim.param(name).kind if name not in results else None
             if not prim.given(req, name):
                 absent = kind.absent_arg(req) if kind is not None else None  # keeps later ones in place
                 if absent is not None:
-                    args.append(absent)
+                    args.append((name, absent))
                 continue
             # a slot's local (a result's fresh storage; for an absent argument with a fallback, the
             # backend passed the fallback's value in the slot), or the kind's own C++
             setup, text = kind.call_arg(req, name) if kind is not None else ("", name)
             body += setup
-            args.append(text)
+            args.append((name, text))
         return args
 
-    args = arguments(prim.call_args(req))
-    ctor_args = "".join(f", {a}" for a in arguments(prim.call.ctor))
+    named = named_arguments(prim.call_args(req))
+    args = [text for _, text in named]
+    ctor_args = "".join(f", {text}" for _, text in named_arguments(prim.call.ctor))
     scratch = prim.needs_scratch(dict(req.options))
     if req.has(_FIELD) and req.caller_temp_storage:  # a per-field request's field: its group's scratch
         own = f"*reinterpret_cast<typename {req.symbol}_t::TempStorage*>(temp_storage_)"
@@ -1577,11 +1601,33 @@ def _wrapper_parts(req: Request) -> tuple[str, str]:
             f"  for (int i = 0; i < {n}; ++i)\n"
             f"    if (first + i >= {count}) {items}[i] = previous[i];\n"
         )
+    full = _full_tile_call(prim, req, named, f"{ctor}.{method}")
+    if full is not None:  # a full tile moves unguarded, as in CUB's agents
+        count, whole = full
+        partial = "".join(f"  {line}\n" for line in call.splitlines())
+        tile = scope.group_threads() * n
+        call = f"  if ({count} >= {tile})\n  {{\n    {whole}  }}\n  else\n  {{\n{partial}  }}\n"
     for res in prim.results:
         if res.broadcast and prim.given(req, res.name) and prim.given(req, res.broadcast):
             call += scope.broadcast(res.name, _cxx(next(s.dtype for s in slots if s.name == res.name)))
     call += "".join(_pack_fields(s) for s in slots)
     return abi, body + call
+
+
+def _full_tile_call(
+    prim: Primitive, req: Request, named: Sequence[tuple[str, str]], callee: str
+) -> tuple[str, str] | None:
+    """(the count's C++, the call for a full tile) where ``req``'s call names a ``full_tile`` count
+    and it is given; None otherwise, and for an algorithm that moves a full tile by another route
+    (``vectorize``: unguarded it needs an aligned array, guarded it reads item by item)."""
+    if not prim.call.full_tile or not prim.given(req, prim.call.full_tile[0]):
+        return None
+    if any(c[str(req.option(k))].words for k, c in prim.choices().items()):
+        return None
+    dropped = [name for name, _ in named if name in prim.call.full_tile]
+    kept = [text for name, text in named if name not in dropped]
+    assert [name for name, _ in named[len(kept) :]] == dropped, f"{prim.key}: full_tile must come last"
+    return dict(named)[prim.call.full_tile[0]], f"{callee}({', '.join(kept)});\n"
 
 
 def _by_group(requests: Sequence[Request]) -> dict[int, list[Request]]:

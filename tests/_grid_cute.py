@@ -30,6 +30,7 @@ def host(cfg: gk.Config) -> Any:
     fill = gk.padding(cfg)
     scan = getattr(coop.grid, method)
     operator = _user if op == "user" else op
+    alg = cfg.algorithm
 
     @cute.kernel
     def kernel(src: cute.Tensor, dst: cute.Tensor, totals: cute.Tensor, state: cute.Tensor, n: cutlass.Int32):
@@ -41,13 +42,14 @@ def host(cfg: gk.Config) -> Any:
         items = coop.ThreadData(n_items, dt)
         coop.block.load(src, items, offset=base, valid_items=valid, oob_default=dt(fill))
         if cutlass.const_expr(op is None):
-            out, total = scan(items, state, tile, total=True)
+            out, total, before = scan(items, state, tile, total=True, tile_prefix=True, algorithm=alg)
         elif cutlass.const_expr(init is None):
-            out, total = scan(items, operator, state, tile, total=True)
+            out, total, before = scan(items, operator, state, tile, total=True, tile_prefix=True, algorithm=alg)
         else:
-            out, total = scan(items, operator, state, tile, initial_value=dt(init), total=True)
+            out, total, before = scan(items, operator, state, tile, initial_value=dt(init), total=True, tile_prefix=True, algorithm=alg)
         coop.block.store(dst, out, offset=base, valid_items=valid)
-        totals[tile * threads + t] = total
+        totals[2 * (tile * threads + t)] = total
+        totals[2 * (tile * threads + t) + 1] = before
 
     @cute.jit
     def launch(src: cute.Tensor, dst: cute.Tensor, totals: cute.Tensor, state: cute.Tensor, n: cutlass.Int32,

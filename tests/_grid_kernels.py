@@ -2,7 +2,8 @@
 """Kernels and NumPy references of the grid-scan tests (issue 22). Each block takes its tile with
 ``coop.grid.tile_index``, waits a pseudo-random time (so blocks finish out of order), loads its tile
 (blocked, the last one partial), scans it with a ``coop.grid`` scan and stores the result and, in
-every thread, the ``total`` (the aggregate through its tile). Numba and CuTe kernels of one form."""
+every thread, the ``total`` (the aggregate through its tile) and the ``tile_prefix`` (the aggregate
+before it): ``totals`` holds the pair of each thread. Numba and CuTe kernels of one form."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ class Config:
     items: int
     grid: int
     delay: int = 8  # sleeps of 1 us at most per block
+    algorithm: str = "warp_scans"  # the block scan within the tile
 
     @property
     def threads(self) -> int:
@@ -46,7 +48,8 @@ class Config:
 
     def id(self) -> str:
         b = "x".join(map(str, self.block))
-        return f"{self.scan}-{self.dtype}-b{b}-i{self.items}-g{self.grid}"
+        alg = "" if self.algorithm == "warp_scans" else f"-{self.algorithm}"
+        return f"{self.scan}-{self.dtype}-b{b}-i{self.items}-g{self.grid}{alg}"
 
 
 def data(rng: np.random.Generator, cfg: Config) -> np.ndarray:
@@ -69,8 +72,9 @@ def _user(a: Any, b: Any) -> Any:
     return a if abs(a) >= abs(b) else b
 
 
-def reference(cfg: Config, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the scanned array, the total through each tile) of ``x``, in NumPy."""
+def reference(cfg: Config, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the scanned array, the total through each tile, the prefix before each tile) of ``x``, in
+    NumPy (tile 0's prefix: the initial value, 0 for a sum, 0 for another operator without one)."""
     _method, op, init = SCANS[cfg.scan]
     if op is None:
         inclusive = np.cumsum(x, dtype=x.dtype)
@@ -90,7 +94,8 @@ def reference(cfg: Config, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         scanned = inclusive
     # the total through tile t: the inclusive scan at the tile's last item (partial tile: padded)
     ends = np.minimum((np.arange(cfg.grid) + 1) * cfg.tile, cfg.length) - 1
-    return scanned, inclusive[ends]
+    first = x.dtype.type(0 if init is None else init)
+    return scanned, inclusive[ends], np.concatenate([[first], inclusive[ends[:-1]]]).astype(x.dtype)
 
 
 def padding(cfg: Config) -> Any:
@@ -118,6 +123,7 @@ def numba_kernel(cfg: Config, cuda: Any = None) -> Any:
     scan = getattr(coop.grid, method)
     operator = _user if op == "user" else op
     seed = None if init is None else dtype.type(init)
+    alg = cfg.algorithm
 
     if op is None:
 
@@ -129,10 +135,12 @@ def numba_kernel(cfg: Config, cuda: Any = None) -> Any:
             valid = min(n - base, tile_items)
             items = coop.ThreadData(n_items, dtype)
             coop.block.load(src, items, offset=base, valid_items=valid, oob_default=fill)
-            out, total = scan(items, state, tile, total=True)
+            out, total, before = scan(items, state, tile, total=True, tile_prefix=True, algorithm=alg)
             coop.block.store(dst, out, offset=base, valid_items=valid)
             t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
-            totals[tile * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t] = total
+            at = 2 * (tile * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t)
+            totals[at] = total
+            totals[at + 1] = before
 
     elif seed is None:
 
@@ -144,10 +152,12 @@ def numba_kernel(cfg: Config, cuda: Any = None) -> Any:
             valid = min(n - base, tile_items)
             items = coop.ThreadData(n_items, dtype)
             coop.block.load(src, items, offset=base, valid_items=valid, oob_default=fill)
-            out, total = scan(items, operator, state, tile, total=True)
+            out, total, before = scan(items, operator, state, tile, total=True, tile_prefix=True, algorithm=alg)
             coop.block.store(dst, out, offset=base, valid_items=valid)
             t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
-            totals[tile * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t] = total
+            at = 2 * (tile * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t)
+            totals[at] = total
+            totals[at + 1] = before
 
     else:
 
@@ -159,20 +169,27 @@ def numba_kernel(cfg: Config, cuda: Any = None) -> Any:
             valid = min(n - base, tile_items)
             items = coop.ThreadData(n_items, dtype)
             coop.block.load(src, items, offset=base, valid_items=valid, oob_default=fill)
-            out, total = scan(items, operator, state, tile, initial_value=seed, total=True)
+            out, total, before = scan(items, operator, state, tile, initial_value=seed, total=True, tile_prefix=True, algorithm=alg)
             coop.block.store(dst, out, offset=base, valid_items=valid)
             t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
-            totals[tile * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t] = total
+            at = 2 * (tile * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t)
+            totals[at] = total
+            totals[at + 1] = before
 
     return kernel
 
 
 def check(cfg: Config, x: np.ndarray, dst: np.ndarray, totals: np.ndarray, seed: object) -> None:
-    scanned, through = reference(cfg, x)
+    """``totals``: each thread's (total, tile_prefix), in thread order."""
+    scanned, through, before = reference(cfg, x)
     _method, op, init = SCANS[cfg.scan]
     got = dst.copy()
     if "exclusive" in cfg.scan and op is not None and init is None:
         got[0] = scanned[0]  # undefined, as in CUB
     np.testing.assert_array_equal(got, scanned, err_msg=f"{cfg.id()} seed={seed}")
     want = np.repeat(through, cfg.threads)  # the partial tile's padding is the operator's identity
-    np.testing.assert_array_equal(totals, want, err_msg=f"{cfg.id()} totals seed={seed}")
+    np.testing.assert_array_equal(totals[0::2], want, err_msg=f"{cfg.id()} totals seed={seed}")
+    got_before, want_before = totals[1::2].copy(), np.repeat(before, cfg.threads)
+    if op is not None and init is None:
+        got_before[: cfg.threads] = want_before[: cfg.threads]  # tile 0's: undefined, as in CUB
+    np.testing.assert_array_equal(got_before, want_before, err_msg=f"{cfg.id()} tile_prefix seed={seed}")

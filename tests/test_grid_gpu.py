@@ -45,9 +45,13 @@ _CASES = [
     gk.Config("inclusive_sum", "float64", (48, 1, 1), 5, 6),
     gk.Config("exclusive_sum", "float32", (64, 2, 2), 1, 11),
     gk.Config("exclusive_user_init", "int64", (128, 1, 1), 2, 13),
+    # one warp scanned by raking: CUB's warp-synchronous scan, no block barrier after the look-back
+    gk.Config("exclusive_sum", "int32", (32, 1, 1), 3, 12, algorithm="raking"),
+    gk.Config("inclusive_max_init", "float32", (32, 1, 1), 2, 10, algorithm="raking_memoize"),
 ]
-# 2 blocks; 2-D and 3-D blocks; a partial hardware warp (48 threads); a user operator with a seed
-_SANITIZER = {c.id() for c in (_CASES[1], *_CASES[-4:])}
+# 2 blocks; 2-D and 3-D blocks; a partial hardware warp (48 threads); a user operator with a seed;
+# one warp by raking
+_SANITIZER = {c.id() for c in (_CASES[1], *_CASES[-6:])}
 
 
 def _seed() -> tuple[int, np.random.Generator]:
@@ -70,7 +74,7 @@ def _run_numba(
 
     x = gk.data(rng, cfg)
     dst = cuda.to_device(np.full(cfg.length, 77, cfg.dtype))
-    totals = cuda.to_device(np.full(cfg.grid * cfg.threads, 77, cfg.dtype))
+    totals = cuda.to_device(np.full(2 * cfg.grid * cfg.threads, 77, cfg.dtype))
     kernel[cfg.grid, cfg.block](cuda.to_device(x), dst, totals, state, cfg.length)
     cuda.synchronize()
     return x, dst.copy_to_host(), totals.copy_to_host()
@@ -112,7 +116,7 @@ def test_grid_scan_cute(cfg: gk.Config) -> None:
         tensors = [
             torch.from_numpy(x).cuda().to(torch_type),
             torch.full((cfg.length,), 77, dtype=torch_type, device="cuda"),
-            torch.full((cfg.grid * cfg.threads,), 77, dtype=torch_type, device="cuda"),
+            torch.full((2 * cfg.grid * cfg.threads,), 77, dtype=torch_type, device="cuda"),
         ]
         args = [from_dlpack(t, assumed_align=16) for t in (*tensors, state.array)]
         if compiled is None:
@@ -207,7 +211,7 @@ def test_graph_replay_numba() -> None:
     state = coop.grid.ScanState(cfg.grid, cfg.dtype, array_module="cupy")
     src = cp.asarray(gk.data(rng, cfg))
     dst = cp.zeros(cfg.length, cp.int32)
-    totals = cp.zeros(cfg.grid * cfg.threads, cp.int32)
+    totals = cp.zeros(2 * cfg.grid * cfg.threads, cp.int32)
     stream = cp.cuda.Stream(non_blocking=True)
     launch = kernel[cfg.grid, cfg.block, stream]
     launch(src, dst, totals, state, cfg.length)  # compiled and planned before the capture

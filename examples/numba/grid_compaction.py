@@ -64,12 +64,8 @@ def make_keep_positive(threads: int, items: int, blocks_per_sm: int = 0) -> Any:
         flags = coop.ThreadData(items, np.int32)
         for j in range(items):
             flags[j] = 1 if x[j] > 0 else 0
-        where, total = coop.grid.exclusive_sum(flags, state, t, total=True)
-        first = cuda.shared.array(1, np.int32)  # the tile's first place in the output: thread 0's
-        if cuda.threadIdx.x == 0:
-            first[0] = where[0]
-        cuda.syncthreads()
-        start = first[0]
+        # every item's place in the output, the places taken through this tile, the tile's first place
+        where, total, start = coop.grid.exclusive_sum(flags, state, t, total=True, tile_prefix=True)
         ranks = coop.ThreadData(items, np.int32)
         for j in range(items):
             ranks[j] = where[j] - start

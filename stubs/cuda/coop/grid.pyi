@@ -14,16 +14,16 @@ __all__ = ["tile_index", "inclusive_sum", "exclusive_sum", "inclusive_scan", "ex
 def tile_index(state: Any, *, temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> int:
     """The block's tile in the grid scan's order: a ticket taken from the workspace (0, 1, ... in the order the blocks reach this call)."""
 
-def inclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, state: Any, tile: int, *, total: bool = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def inclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, state: Any, tile: int, *, total: bool = ..., tile_prefix: bool = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Inclusive prefix sum over the tiles of the grid, in one pass."""
 
-def exclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, state: Any, tile: int, *, total: bool = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def exclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, state: Any, tile: int, *, total: bool = ..., tile_prefix: bool = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Exclusive prefix sum over the tiles of the grid, in one pass."""
 
-def inclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], state: Any, tile: int, *, initial_value: int | float | complex | tuple[Any, ...] | None = ..., total: bool = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def inclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], state: Any, tile: int, *, initial_value: int | float | complex | tuple[Any, ...] | None = ..., total: bool = ..., tile_prefix: bool = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Inclusive prefix scan with an operator over the tiles of the grid, in one pass."""
 
-def exclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], state: Any, tile: int, *, initial_value: int | float | complex | tuple[Any, ...] | None = ..., total: bool = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
+def exclusive_scan(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], state: Any, tile: int, *, initial_value: int | float | complex | tuple[Any, ...] | None = ..., total: bool = ..., tile_prefix: bool = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Exclusive prefix scan with an operator over the tiles of the grid, in one pass."""
 
 class ScanState:
