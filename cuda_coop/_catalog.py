@@ -468,7 +468,9 @@ LOAD = Primitive(
         _TEMP,
         _TPB,
     ),
-    call=Call("Load", ("src", "items", "valid_items", "oob_default"), full_tile=("valid_items", "oob_default")),
+    call=Call(
+        "Load", ("src", "items", "valid_items", "oob_default"), full_tile=("valid_items", "oob_default")
+    ),
     scratch="algorithm",
     summary="Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad).",
     details=(
@@ -2320,7 +2322,9 @@ WARP_LOAD = Primitive(
         _WTEMP,
         _TPB,
     ),
-    call=Call("Load", ("src", "items", "valid_items", "oob_default"), full_tile=("valid_items", "oob_default")),
+    call=Call(
+        "Load", ("src", "items", "valid_items", "oob_default"), full_tile=("valid_items", "oob_default")
+    ),
     scratch="algorithm",
     summary="Load a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpLoad).",
     details=_WARP_DETAILS + "Each logical warp reads its own tile (give each its ``offset``). Lane ``l`` "
@@ -2706,7 +2710,11 @@ def _grid_scan(name: str, method: str, summary: str, *, op: bool, note: str = ""
         results=(
             Result("out", "the scanned items, shaped like ``x``.", like_payload=True),
             Result("total", "the inclusive prefix through this tile (initial_value included).", when="total"),
-            Result("tile_prefix", "the exclusive prefix of the tile (initial_value included).", when="tile_prefix"),
+            Result(
+                "tile_prefix",
+                "the exclusive prefix of the tile (initial_value included).",
+                when="tile_prefix",
+            ),
         ),
         check=_check_grid_block,
         summary=summary,

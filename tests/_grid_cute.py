@@ -44,9 +44,20 @@ def host(cfg: gk.Config) -> Any:
         if cutlass.const_expr(op is None):
             out, total, before = scan(items, state, tile, total=True, tile_prefix=True, algorithm=alg)
         elif cutlass.const_expr(init is None):
-            out, total, before = scan(items, operator, state, tile, total=True, tile_prefix=True, algorithm=alg)
+            out, total, before = scan(
+                items, operator, state, tile, total=True, tile_prefix=True, algorithm=alg
+            )
         else:
-            out, total, before = scan(items, operator, state, tile, initial_value=dt(init), total=True, tile_prefix=True, algorithm=alg)
+            out, total, before = scan(
+                items,
+                operator,
+                state,
+                tile,
+                initial_value=dt(init),
+                total=True,
+                tile_prefix=True,
+                algorithm=alg,
+            )
         coop.block.store(dst, out, offset=base, valid_items=valid)
         totals[2 * (tile * threads + t)] = total
         totals[2 * (tile * threads + t) + 1] = before

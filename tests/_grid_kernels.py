@@ -152,7 +152,9 @@ def numba_kernel(cfg: Config, cuda: Any = None) -> Any:
             valid = min(n - base, tile_items)
             items = coop.ThreadData(n_items, dtype)
             coop.block.load(src, items, offset=base, valid_items=valid, oob_default=fill)
-            out, total, before = scan(items, operator, state, tile, total=True, tile_prefix=True, algorithm=alg)
+            out, total, before = scan(
+                items, operator, state, tile, total=True, tile_prefix=True, algorithm=alg
+            )
             coop.block.store(dst, out, offset=base, valid_items=valid)
             t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
             at = 2 * (tile * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t)
@@ -169,7 +171,9 @@ def numba_kernel(cfg: Config, cuda: Any = None) -> Any:
             valid = min(n - base, tile_items)
             items = coop.ThreadData(n_items, dtype)
             coop.block.load(src, items, offset=base, valid_items=valid, oob_default=fill)
-            out, total, before = scan(items, operator, state, tile, initial_value=seed, total=True, tile_prefix=True, algorithm=alg)
+            out, total, before = scan(
+                items, operator, state, tile, initial_value=seed, total=True, tile_prefix=True, algorithm=alg
+            )
             coop.block.store(dst, out, offset=base, valid_items=valid)
             t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
             at = 2 * (tile * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t)
