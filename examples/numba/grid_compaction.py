@@ -6,11 +6,11 @@ scans it with ``coop.grid.exclusive_sum`` (CUB's decoupled look-back: the items 
 tile are counted in, in one launch) and writes. The compaction scans the keep-flags of its items:
 an item's exclusive sum is its place in the output, and the last tile's ``total`` is the output's
 length. It writes as CUB's ``DeviceSelect`` does: the kept items scattered to their places in
-shared memory (``scatter_to_striped_flagged``), then stored coalesced from the tile's first place,
-in CUB's sm_90 tile for 4-byte items (384 threads x 17) with launch bounds ``(384, 3)``, which hold
-ptxas to the registers of three blocks an SM (``benchmarks/grid.py`` measures ``make_keep_positive``:
-0.90x CUB's ``DeviceSelect::If`` on an H100, 0.84x at 256 x 16 without the bounds). One
-``coop.grid.ScanState`` per kernel serves every later launch.
+shared memory (``scatter_to_striped_flagged``), then stored coalesced from the tile's first place (the
+scan's ``tile_prefix``), in CUB's sm_90 tile for 4-byte items (384 threads x 17) with launch bounds
+``(384, 3)``, which hold ptxas to the registers of three blocks an SM (``benchmarks/grid.py``
+measures ``make_keep_positive``: 0.85-0.90x CUB's ``DeviceSelect::If`` on an H100, 0.83-0.85x at
+256 x 16 without the bounds). One ``coop.grid.ScanState`` per kernel serves every later launch.
 """
 
 from __future__ import annotations
