@@ -144,6 +144,17 @@ def test_kinds_refuse_what_is_not_a_workspace_or_a_tile() -> None:
         row.resolve({"x": items, "state": state, "tile": Arg(Form.CONSTANT, "-1", value=-1)}, launch)
     with pytest.raises(coop.CoopLaunchConfigError, match="x dimension is 16"):
         row.resolve({"x": items, "state": state, "tile": tile}, Launch((16, 8, 1), "unknown"))
+    for flag in ("total", "tile_prefix"):  # results asked for at compile time
+        asked = row.resolve(
+            {"x": items, "state": state, "tile": tile, flag: Arg(Form.CONSTANT, "True", value=True)}, launch
+        )
+        assert asked.request.has("total" if flag == "total" else "tpre")
+        with pytest.raises(coop.CoopTypeError, match=f"{flag} must be a compile-time constant True or False"):
+            row.resolve({"x": items, "state": state, "tile": tile, flag: _arg(Form.SCALAR, "bool")}, launch)
+        with pytest.raises(coop.CoopTypeError, match=f"{flag} must be a compile-time constant True or False"):
+            row.resolve(
+                {"x": items, "state": state, "tile": tile, flag: Arg(Form.CONSTANT, "1", value=1)}, launch
+            )
     index = CATALOG["grid.tile_index"]
     assert index.resolve({"state": state}, launch).request.dtype == "uint64"
     with pytest.raises(coop.CoopTypeError, match="state must be a contiguous array of uint64"):
