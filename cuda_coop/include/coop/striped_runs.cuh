@@ -56,22 +56,28 @@ struct coop_striped_runs
     return ((j / V) * THREADS + tid) * V + j % V;
   }
 
+  // The tile's runs as words, `src` aligned to a word (the caller knows it: benchmarks/rows_cub.cu).
+  static __device__ __forceinline__ void LoadWords(int tid, const T* src, T (&items)[ITEMS])
+  {
+    word words[RUNS];
+    cub::LoadDirectStriped<THREADS>(tid, reinterpret_cast<const word*>(src), words);
+#pragma unroll
+    for (int r = 0; r < RUNS; ++r)
+    {
+      const run v = ::cuda::std::bit_cast<run>(words[r]);
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+      {
+        items[r * V + k] = v.item[k];
+      }
+    }
+  }
+
   static __device__ __forceinline__ void Load(int tid, const T* src, T (&items)[ITEMS])
   {
     if (::cuda::std::is_sufficiently_aligned<sizeof(word)>(src))
     {
-      word words[RUNS];
-      cub::LoadDirectStriped<THREADS>(tid, reinterpret_cast<const word*>(src), words);
-#pragma unroll
-      for (int r = 0; r < RUNS; ++r)
-      {
-        const run v = ::cuda::std::bit_cast<run>(words[r]);
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-        {
-          items[r * V + k] = v.item[k];
-        }
-      }
+      LoadWords(tid, src, items);
     }
     else
     {
@@ -104,23 +110,29 @@ struct coop_striped_runs
     }
   }
 
+  // The tile's runs as words, `dst` aligned to a word.
+  static __device__ __forceinline__ void StoreWords(int tid, T* dst, const T (&items)[ITEMS])
+  {
+    word words[RUNS];
+#pragma unroll
+    for (int r = 0; r < RUNS; ++r)
+    {
+      run v;
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+      {
+        v.item[k] = items[r * V + k];
+      }
+      words[r] = ::cuda::std::bit_cast<word>(v);
+    }
+    cub::StoreDirectStriped<THREADS>(tid, reinterpret_cast<word*>(dst), words);
+  }
+
   static __device__ __forceinline__ void Store(int tid, T* dst, const T (&items)[ITEMS])
   {
     if (::cuda::std::is_sufficiently_aligned<sizeof(word)>(dst))
     {
-      word words[RUNS];
-#pragma unroll
-      for (int r = 0; r < RUNS; ++r)
-      {
-        run v;
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-        {
-          v.item[k] = items[r * V + k];
-        }
-        words[r] = ::cuda::std::bit_cast<word>(v);
-      }
-      cub::StoreDirectStriped<THREADS>(tid, reinterpret_cast<word*>(dst), words);
+      StoreWords(tid, dst, items);
     }
     else
     {
