@@ -6,7 +6,6 @@ their bytes are part of the cache keys, and the package ships them (NVRTC, no GP
 
 from __future__ import annotations
 
-from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -82,7 +81,10 @@ template struct coop_striped_runs<signed char, 96, 3, 1>;
 """,
     "grid.cuh": """
 struct coop_test_wide { double a, b; };  // no single-word tile state
-__device__ coop_test_wide operator+(const coop_test_wide& x, const coop_test_wide& y) { return {x.a + y.a, x.b + y.b}; }
+__device__ coop_test_wide operator+(const coop_test_wide& x, const coop_test_wide& y)
+{
+  return {x.a + y.a, x.b + y.b};
+}
 template <typename T, int THREADS, cub::BlockScanAlgorithm ALGORITHM>
 __device__ void coop_test_scan(T* x, coop_grid_words ws)
 {
@@ -100,7 +102,8 @@ __device__ void coop_test_scan(T* x, coop_grid_words ws)
 }
 template __device__ void coop_test_scan<int, 128, cub::BLOCK_SCAN_WARP_SCANS>(int*, coop_grid_words);
 template __device__ void coop_test_scan<float, 48, cub::BLOCK_SCAN_RAKING>(float*, coop_grid_words);
-template __device__ void coop_test_scan<coop_test_wide, 32, cub::BLOCK_SCAN_RAKING>(coop_test_wide*, coop_grid_words);
+template __device__ void
+coop_test_scan<coop_test_wide, 32, cub::BLOCK_SCAN_RAKING>(coop_test_wide*, coop_grid_words);
 """,
 }
 
@@ -157,7 +160,8 @@ def test_coop_headers_enter_the_cache_keys(monkeypatch: pytest.MonkeyPatch) -> N
     include directory's manifest) and in the renderer's fingerprint that keys the index."""
     tc = _bundle._toolchain()
     assert str(INCLUDE_DIR) in tc["include_path"] and tc["coop"] == _bundle.coop_headers_digest()
-    unit = RenderedRequests(_source(Request("block.load", "float32", (128, 1, 1), 4, (("algorithm", "direct"),))), {}, ())
+    load = Request("block.load", "float32", (128, 1, 1), 4, (("algorithm", "direct"),))
+    unit = RenderedRequests(_source(load), {}, ())
     options = _bundle._options("sm_90a")
     key, fingerprint = _bundle.bundle_key(unit, options), _bundle.renderer_fingerprint()
     monkeypatch.setitem(tc, "coop", "other headers")
@@ -176,12 +180,14 @@ def test_the_headers_are_package_data() -> None:
     tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     patterns = project["tool"]["setuptools"]["package-data"]["cuda.coop"]
-    files = [p.relative_to(ROOT / "cuda_coop").as_posix() for p in INCLUDE_DIR.rglob("*") if p.is_file()]
-    assert files and all(any(fnmatch(f, pat) for pat in patterns) for f in files), (files, patterns)
+    source = ROOT / "cuda_coop"
+    files = {p for p in (source / "include").rglob("*") if p.is_file()}
+    shipped = {p for pattern in patterns for p in source.glob(pattern)}  # as setuptools globs them
+    assert files and files == shipped, (sorted(files - shipped), patterns)
     import cuda.coop
 
-    assert INCLUDE_DIR == Path(cuda.coop.__file__).parent / "include"
-    assert all(p.is_file() for p in coop_headers())
+    here = Path(cuda.coop.__file__).parent / "include" / "coop"
+    assert all((here / name).is_file() for name in USES)
 
 
 def test_grid_benchmark_variants_still_apply() -> None:
