@@ -34,9 +34,9 @@ CONFIGS = ((128, 16, "warp_transpose"), (256, 8, "warp_transpose"), (256, 16, "w
            (128, 24, "warp_transpose"), (512, 8, "warp_transpose"), (256, 8, "direct"))  # fmt: skip
 
 #: Benchmark-only changes of the grid scan's C++ (``--variant``), each a tuple of (text, replacement)
-#: in ``cuda.coop._render._GRID_PREAMBLE``, a text given as itself or as (its first line, its last
-#: lines): what a design choice costs, measured in one process with a
-#: cache directory of its own (the index is keyed by the renderer's files, not by this patch).
+#: in coop's header ``coop/grid.cuh``, a text given as itself or as (its first line, its last lines):
+#: what a design choice costs, measured in one process (the patched copy of the header is first on
+#: NVRTC's include path, which is part of every cache key).
 VARIANTS = {
     # one look-back backoff for every scan (``delay=L2B,L2W``: TilePrefixCallbackOp's default is
     # 350,450; the grid scans take CUB's sm_90 DeviceScan tuning for sums, e.g. int 648,1245 and
@@ -67,13 +67,14 @@ VARIANTS = {
 
 def apply_variant(variant: str) -> None:
     """Patch the grid scan's C++ of this process by ``variant`` (``delay=L2B,L2W``, ``blockidx``,
-    ``earlyheader``; several joined by ``+``)."""
-    from cuda.coop import _render
+    ``earlyheader``; several joined by ``+``): a patched copy of ``coop/grid.cuh`` in a temporary
+    directory, put first on the include path of the process's NVRTC compiles."""
+    from cuda.coop import _bundle, _render
 
+    source = (_render.INCLUDE_DIR / "coop" / "grid.cuh").read_text()
     for one in variant.split("+"):
         name, _, args = one.partition("=")
         for old, new in VARIANTS[name]:
-            source = _render._GRID_PREAMBLE
             first, last = old if isinstance(old, tuple) else (old, "")
             start = source.find(first)
             end = source.find(last, start + len(first)) if start >= 0 else -1
@@ -81,7 +82,12 @@ def apply_variant(variant: str) -> None:
                 raise SystemExit(f"--variant {one}: the grid scan's C++ no longer has {old!r}")
             text = new.format(*args.split(",")) if args else new
             stop = end + len(last) if last else start + len(first)
-            _render._GRID_PREAMBLE = source[:start] + text + source[stop:]
+            source = source[:start] + text + source[stop:]
+    patched = Path(tempfile.mkdtemp(prefix="coop-grid-variant-"))
+    (patched / "coop").mkdir()
+    (patched / "coop" / "grid.cuh").write_text(source)
+    toolchain = _bundle._toolchain()  # cached: every later compile of this process reads it
+    toolchain["include_path"] = (str(patched), *toolchain["include_path"])
 
 
 def kernels(threads: int, items: int, algorithm: str, dtype: Any) -> dict[str, Any]:

@@ -269,10 +269,12 @@ def _cub_compile(arch: str, names: tuple[str, ...]) -> Any:
     """CUB_SOURCE with ``names`` instantiated, compiled for ``arch`` (``-use_fast_math``: exp2f and
     rsqrtf as the approximations the coop kernels use)."""
     from cuda.cccl import get_include_paths
+    from cuda.coop._render import INCLUDE_DIR
     from cuda.core import Program, ProgramOptions
 
     paths = get_include_paths()
-    incs = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
+    # coop's headers too: CUB_SOURCE moves striped runs with coop/striped_runs.cuh
+    incs = [str(p) for p in (paths.cub, paths.cuda, INCLUDE_DIR) if p is not None]
     macros = [("EPS", f"{EPS!r}f"), ("LOG2E", f"{LOG2E!r}f"), ("IGNORE_INDEX", str(IGNORE_INDEX))]
     options = ProgramOptions(
         arch=arch, std="c++17", include_path=incs, define_macro=macros, use_fast_math=True

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUB C++ peers of benchmarks/rows.py (read by it as CUB_SOURCE and compiled with NVRTC,
-// the kernels instantiated by name expression).
+// the kernels instantiated by name expression; coop's headers on the include path beside CCCL's:
+// -I cuda_coop/include).
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_load_to_shared.cuh>
 #include <cub/block/block_store.cuh>
@@ -23,6 +24,7 @@
 #include <cuda/std/functional>
 #include <cuda/std/limits>
 #include <cuda/std/type_traits>
+#include <coop/striped_runs.cuh>
 
 // The cluster step of coop.cluster, written by hand: the kernel's prologue arms two stages of
 // mbarriers (one arrival: thread 0's, expecting the call's bytes) and publishes them with one cluster
@@ -105,61 +107,23 @@ __device__ __forceinline__ T row_reduce(T x, Op op, typename Reduce::TempStorage
   return total;
 }
 
-// coop's algorithm="striped_vectors" written here: runs of V items (4, 2 or 1, at most 16 bytes)
-// striped over the threads, each run one vector word (the rows are aligned to it), with CUB's striped
-// load and store of the words. With LA = BLOCK_LOAD_STRIPED and Runs, the kernels below move their
-// rows this way.
-template <int Bytes>
-struct RunWord;
-template <>
-struct RunWord<2>
-{
-  using type = unsigned short;
-};
-template <>
-struct RunWord<4>
-{
-  using type = unsigned int;
-};
-template <>
-struct RunWord<8>
-{
-  using type = uint2;
-};
-template <>
-struct RunWord<16>
-{
-  using type = uint4;
-};
+// coop's algorithm="striped_vectors" (coop/striped_runs.cuh, the class coop's kernels use): runs of
+// V items (4, 2 or 1, at most 16 bytes) striped over the threads, each run one vector word, with CUB's
+// striped load and store of the words. The rows here are aligned to a run, so the runs move as words
+// without coop's check of the alignment. With LA = BLOCK_LOAD_STRIPED and Runs, the kernels below
+// move their rows this way.
 template <typename T, int Threads, int Items>
 struct Runs
 {
   static constexpr int V = Items % 4 == 0 && 4 * sizeof(T) <= 16 ? 4 : Items % 2 == 0 ? 2 : 1;
-  struct Run
-  {
-    T item[V];
-  };
-  using Word = typename RunWord<sizeof(Run)>::type;
+  using Striped = coop_striped_runs<T, Threads, Items, V>;
   __device__ void Load(const T* src, T (&items)[Items])
   {
-    Word words[Items / V];
-    cub::LoadDirectStriped<Threads>(threadIdx.x, reinterpret_cast<const Word*>(src), words);
-    for (int r = 0; r < Items / V; ++r)
-    {
-      const Run run = ::cuda::std::bit_cast<Run>(words[r]);
-      for (int k = 0; k < V; ++k) items[r * V + k] = run.item[k];
-    }
+    Striped::LoadWords(threadIdx.x, src, items);
   }
   __device__ void Store(T* dst, const T (&items)[Items])
   {
-    Word words[Items / V];
-    for (int r = 0; r < Items / V; ++r)
-    {
-      Run run;
-      for (int k = 0; k < V; ++k) run.item[k] = items[r * V + k];
-      words[r] = ::cuda::std::bit_cast<Word>(run);
-    }
-    cub::StoreDirectStriped<Threads>(threadIdx.x, reinterpret_cast<Word*>(dst), words);
+    Striped::StoreWords(threadIdx.x, dst, items);
   }
 };
 

@@ -66,11 +66,12 @@ def build(arch: str, lengths: list[int], load: bool = True) -> dict[tuple[Any, .
     """Every design's kernels at ``lengths`` (rows.py's CUB source with the staged kernel), keyed by
     (design, N, cluster, threads, items)."""
     from cuda.cccl import get_include_paths
+    from cuda.coop._render import INCLUDE_DIR
     from cuda.core import Program, ProgramOptions
 
     rows = _by_path("coop_rows_bench", "rows.py")
     paths = get_include_paths()
-    incs = [str(p) for p in (paths.cub, paths.cuda) if p is not None]
+    incs = [str(p) for p in (paths.cub, paths.cuda, INCLUDE_DIR) if p is not None]  # coop's: rows_cub.cu's
     macros = [
         ("EPS", f"{rows.EPS!r}f"),
         ("LOG2E", f"{rows.LOG2E!r}f"),

@@ -24,7 +24,15 @@ from typing import Any, Protocol
 from . import _cache
 from ._errors import CoopCompileError, CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._link_worker import library_file
-from ._render import PCH_PREFIX, RenderedRequests, TempStorageSlot, render_glue, render_requests
+from ._render import (
+    INCLUDE_DIR,
+    PCH_PREFIX,
+    RenderedRequests,
+    TempStorageSlot,
+    coop_headers,
+    render_glue,
+    render_requests,
+)
 from ._requests import Request
 from ._stats import _bump
 
@@ -124,7 +132,8 @@ def _nvrtc_identity() -> str:
 
 
 #: The modules whose code decides what C++ a request's symbol stands for (an index entry maps a
-#: symbol to the unit that defines it, so a change here must miss the index: another cuda-coop).
+#: symbol to the unit that defines it, so a change here must miss the index: another cuda-coop), with
+#: coop's headers (``_render.coop_headers``).
 _RENDERING = (
     "_render.py",
     "_catalog.py",
@@ -138,30 +147,42 @@ _RENDERING = (
 
 @functools.cache
 def renderer_fingerprint() -> str:
-    """A digest of the code that renders requests (see ``_RENDERING``)."""
-    import hashlib
+    """A digest of the code that renders requests (see ``_RENDERING``) and of coop's headers."""
     from pathlib import Path
 
     here = Path(__file__).parent
     digest = hashlib.sha256()
     for name in _RENDERING:
         digest.update((here / name).read_bytes())
+    digest.update(coop_headers_digest().encode())
     return digest.hexdigest()[:32]
 
 
 @functools.cache
+def coop_headers_digest() -> str:
+    """SHA-256 of coop's headers (``include/coop/*.cuh``): their names and bytes."""
+    digest = hashlib.sha256()
+    for path in coop_headers():
+        digest.update(f"{path.name}\0{path.stat().st_size}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
 def _toolchain() -> dict[str, object]:
-    """Include paths, the exact NVRTC, the CCCL version and a manifest of the headers: what enters
-    every cache key besides the source and the options."""
+    """Include paths (CCCL's, then coop's own: ``#include <coop/...>``), the exact NVRTC, the CCCL
+    version, a manifest of the headers and the digest of coop's: what enters every cache key besides
+    the source and the options."""
     from cuda.cccl import get_include_paths
 
     paths = get_include_paths()
-    include = tuple(dict.fromkeys(str(p) for p in (paths.cub, paths.cuda) if p is not None))
+    include = tuple(dict.fromkeys(str(p) for p in (paths.cub, paths.cuda, INCLUDE_DIR) if p is not None))
     return {
         "include_path": include,
         "cccl": importlib.metadata.version("cuda-cccl"),
         "nvrtc": _nvrtc_identity(),
         "headers": header_manifest(include),
+        "coop": coop_headers_digest(),
     }
 
 
@@ -199,7 +220,8 @@ def _options(arch: str) -> dict[str, object]:
 
 def bundle_key(rendered: RenderedRequests, options: dict[str, object]) -> str:
     """The cache key of a unit (or a glue): its source, the NVRTC options, the exact NVRTC, the CCCL
-    version and a manifest of the headers, and the probes it reads back."""
+    version, a manifest of the headers and the bytes of coop's (which the source includes by name),
+    and the probes it reads back."""
     tc = _toolchain()
     return _cache.cache_key(
         source=rendered.source,
@@ -207,6 +229,7 @@ def bundle_key(rendered: RenderedRequests, options: dict[str, object]) -> str:
         cccl=tc["cccl"],
         nvrtc=tc["nvrtc"],
         headers=tc["headers"],
+        coop=tc["coop"],
         probes=sorted(rendered.probes),
     )
 

@@ -56,7 +56,7 @@ def test_request_is_specialised_for_the_cluster() -> None:
     assert plan.request.cluster_dims == (4, 1, 1)  # type: ignore[attr-defined]
     assert plan.request.symbol.endswith("_c4x1x1")  # type: ignore[attr-defined]
     source = render_requests([plan.request]).source  # type: ignore[attr-defined]
-    assert "class coop_cluster_reduce" in source and ", 4, coop_cluster_state_0>" in source
+    assert "#include <coop/cluster.cuh>\n" in source and ", 4, coop_cluster_state_0>" in source
     # the kernel's state, sized for its item types, and its prologue
     assert "using coop_cluster_state_0 = coop_cluster_state<4, float>;" in source
     assert 'extern "C" __device__ void coop_cluster_begin_0()' in source

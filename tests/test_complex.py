@@ -71,7 +71,7 @@ def test_the_bundle_includes_complex_and_its_product() -> None:
     ]
     source = render_requests(reqs).source
     assert "#include <cuda/std/complex>" in source
-    assert "struct coop_complex_multiplies<::cuda::std::complex<F>>" in source
+    assert "#include <coop/complex.cuh>\n" in source  # the product's specialisation for complex
     assert "coop_complex_multiplies<::cuda::std::complex<float>>{}" in source
     assert "::cuda::std::multiplies<::cuda::std::complex<double>>{}" in source  # 'mul': libcu++'s product
     body = source[source.index(f"void {reqs[0].symbol}(") :]
@@ -85,7 +85,8 @@ def test_a_pair_of_floats_gets_the_product_but_no_complex_header() -> None:
     req = Request("block.inclusive_scan", "tuple_float32_float32", (128, 1, 1), 2,
                   (("algorithm", "raking"), ("op", "complex_mul")))  # fmt: skip
     source = render_requests([req]).source
-    assert "struct coop_complex_multiplies\n" in source and "cuda/std/complex" not in source
+    assert "#include <coop/complex_multiplies.cuh>\n" in source and "cuda/std/complex" not in source
+    assert "#include <coop/complex.cuh>" not in source
     assert "coop_complex_multiplies<coop_tuple_float32_float32>{}" in source
     assert compile_bundle([req], (), "sm_90a").objects
 

@@ -12,7 +12,7 @@ from cuda import coop
 from cuda.coop._catalog import CATALOG
 from cuda.coop._kinds import Arg, Form
 from cuda.coop._primitive import Launch
-from cuda.coop._render import kernel_prologue, render_glue, render_requests
+from cuda.coop._render import INCLUDE_DIR, kernel_prologue, render_glue, render_requests
 
 from . import _staged_kernels as sk
 
@@ -34,14 +34,16 @@ def test_catalog_row_and_bundle() -> None:
     }
     plan = CATALOG["block.load_to_shared"].resolve(args, Launch((128, 1, 1), "unknown"))
     source = render_requests([plan.request]).source  # type: ignore[attr-defined]
-    assert "class coop_block_load_to_shared" in source
+    assert "#include <coop/load_to_shared.cuh>\n" in source
     assert "coop_block_load_to_shared<float, 128, 1, 1>" in source
-    assert "cp_async_bulk" in source and "mbarrier_try_wait" in source
+    header = (INCLUDE_DIR / "coop" / "load_to_shared.cuh").read_text()
+    assert "cp_async_bulk" in header and "mbarrier_try_wait" in header
     # the kernel's mbarrier is armed once, by its prologue (per block size), not per call
     assert kernel_prologue(plan.request) == "coop_stage_begin_128"  # type: ignore[attr-defined]
     glue = render_glue([plan.request], (), {}).source  # type: ignore[attr-defined]
     assert 'extern "C" __device__ void coop_stage_begin_128()' in glue and "cub" not in glue
-    assert 'extern "C" __device__ ::cuda::std::uint64_t* coop_stage_full();' in source  # the glue's
+    assert "#include <coop/load_to_shared_glue.cuh>\n" in glue
+    assert 'extern "C" __device__ ::cuda::std::uint64_t* coop_stage_full();' in header  # the glue's
 
 
 def _whole_words(case: sk.Case) -> bool:

@@ -47,7 +47,7 @@ def test_the_call_is_coops_striped_runs(
     body = src[src.index(f"void {req.symbol}(") :].split("\n}\n", 1)[0]
     array = "src" if primitive == "block.load" else "dst"
     assert f"  {cls}(int(cub::RowMajorTid({', '.join(map(str, block))})), {array}, items);" in body
-    assert "struct coop_striped_runs" in src and "cub::LoadDirectStriped<THREADS>" in src
+    assert "#include <coop/striped_runs.cuh>\n" in src
     assert "#include <cuda/std/bit>" in src
 
 
