@@ -32,6 +32,34 @@ def test_public_surface_is_derived_from_the_rows() -> None:
         assert enum is choices.enum and [m.value for m in enum] == [o.value for o in choices.options]
 
 
+#: The documented order of the rows (the API reference, ``coop.<scope>.__all__``, the stubs), recorded
+#: from the single-file catalog before it was split by family (issue 48): the split keeps it.
+DOCUMENTED_ORDER = """
+    block.load block.load_to_shared block.store block.exchange block.sum block.reduce block.argmax
+    block.argmin block.inclusive_sum block.exclusive_sum block.inclusive_scan block.exclusive_scan
+    block.radix_sort block.merge_sort block.adjacent_difference block.discontinuity block.shuffle
+    block.histogram block.run_length_decode block.radix_rank block.top_k
+    warp.load warp.store warp.exchange warp.sum warp.reduce warp.argmax warp.argmin warp.inclusive_sum
+    warp.exclusive_sum warp.inclusive_scan warp.exclusive_scan warp.broadcast warp.head_segmented_sum
+    warp.tail_segmented_sum warp.head_segmented_reduce warp.tail_segmented_reduce warp.batched_sum
+    warp.batched_reduce warp.merge_sort
+    cluster.sum cluster.reduce cluster.argmax cluster.argmin
+    grid.tile_index grid.inclusive_sum grid.exclusive_sum grid.inclusive_scan grid.exclusive_scan
+""".split()
+#: The choice enums in the order every package exports them, recorded likewise.
+EXPORTED_CHOICES = """
+    BlockLoadAlgorithm BlockStoreAlgorithm BlockReduceAlgorithm BlockScanAlgorithm BlockExchangeMode
+    WarpLoadAlgorithm WarpStoreAlgorithm WarpExchangeAlgorithm WarpExchangeMode WarpBatchedArrangement
+    ItemArrangement BlockRadixSortOutput BlockAdjacentDirection BlockDiscontinuityFlags BlockShuffleMode
+    BlockHistogramAlgorithm BlockRadixRankAlgorithm
+""".split()
+
+
+def test_rows_and_choices_keep_their_documented_order() -> None:
+    assert [k for k in CATALOG if k in DOCUMENTED_ORDER] == DOCUMENTED_ORDER
+    assert [c.enum_name for c in CHOICES] == EXPORTED_CHOICES
+
+
 def test_adding_a_row_twice_is_refused() -> None:
     with pytest.raises(coop.CoopValueError, match="coop.block.load is in the catalog already"):
         add(CATALOG["block.load"])
