@@ -12,9 +12,13 @@ from pathlib import Path
 
 import pytest
 from cuda import coop
-from cuda.coop._catalog import CATALOG, CHOICES, in_scope
+from cuda.coop import _bundle
+from cuda.coop._catalog import CATALOG, CHOICES, FAMILIES, in_scope
+from cuda.coop._catalog import _common as catalog_common
+from cuda.coop._choices import Choices
 from cuda.coop._kernel_api import add
 from cuda.coop._kinds import Choice
+from cuda.coop._primitive import Primitive
 
 
 def test_public_surface_is_derived_from_the_rows() -> None:
@@ -58,6 +62,30 @@ EXPORTED_CHOICES = """
 def test_rows_and_choices_keep_their_documented_order() -> None:
     assert [k for k in CATALOG if k in DOCUMENTED_ORDER] == DOCUMENTED_ORDER
     assert [c.enum_name for c in CHOICES] == EXPORTED_CHOICES
+
+
+def test_each_family_lists_what_it_declares() -> None:
+    """A row or choice table declared in a family module and left out of its ``ROWS`` or ``CHOICES``
+    (so out of the catalog or unexported) fails here; each row's ``family`` names its module, and each
+    module of the catalog package is a family (or ``_common``)."""
+    folder = Path(catalog_common.__file__).parent
+    assert {p.stem for p in folder.glob("*.py")} == {"__init__", "_common", *FAMILIES}
+    shared = [v for v in vars(catalog_common).values() if isinstance(v, Choices)]
+    assert shared == list(catalog_common.CHOICES)
+    for name, module in FAMILIES.items():
+        declared = list(vars(module).values())
+        rows = [v for v in declared if isinstance(v, Primitive)]
+        assert set(rows) == set(module.ROWS), name
+        assert all(row.family == name for row in module.ROWS), name
+        assert [v for v in declared if isinstance(v, Choices) and v not in shared] == list(module.CHOICES), (
+            name
+        )
+
+
+def test_the_renderer_fingerprint_reads_every_catalog_module() -> None:
+    """The bundle cache's index keys change when any module of the catalog does."""
+    folder = Path(catalog_common.__file__).parent
+    assert {f"_catalog/{p.name}" for p in folder.glob("*.py")} <= set(_bundle._RENDERING)
 
 
 def test_adding_a_row_twice_is_refused() -> None:
