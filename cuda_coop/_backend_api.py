@@ -7,8 +7,11 @@ here and nowhere else; ``tests/test_backend_face.py`` fails when a backend impor
 core module. Like ``cuda.coop`` itself, importing this module loads no DSL, no CUDA binding and
 needs no GPU.
 
-``__all__`` lists the face by group; docs/contributing.rst says what each group is for.
+The face is what this module imports: ``__all__`` is derived from the imports (each name written
+once), grouped by the core module each comes from; docs/contributing.rst says what each is for.
 """
+
+# ruff: noqa: F401  (every import here is re-exported: __all__ is derived from them)
 
 from __future__ import annotations
 
@@ -106,123 +109,5 @@ from ._session import TraceSession, compiling, current
 from ._stats import compile_stats
 from ._streams import stream_handle
 
-__all__ = [
-    # catalog, kinds, plans
-    "CATALOG",
-    "CHOICES",
-    "SCOPES",
-    "AlgorithmEnumMeta",
-    "Primitive",
-    "Plan",
-    "Launch",
-    "Resolver",
-    "Arg",
-    "Form",
-    "Shape",
-    "Slot",
-    "TempStorageUse",
-    "temp_storage_options",
-    "check_items_per_thread",
-    "ThreadData",
-    "TempStorage",
-    # element types
-    "DTYPES",
-    "dtype_named",
-    "field_offsets",
-    "fields_of",
-    "is_complex",
-    "supported_name",
-    "tuple_dtype",
-    "tuple_name",
-    # operators
-    "BOOL",
-    "FunctionTypes",
-    "UserFunction",
-    "builtin_alias",
-    "python_function",
-    # the call: the C-ABI slot ladder, and what a backend says of its DSL's values
-    "KernelAdapter",
-    "emit_call",
-    # session, bundle, link, machine code
-    "TraceSession",
-    "compiling",
-    "current",
-    "Request",
-    "kernel_prologue",
-    "temp_storage_symbol",
-    "normalize_arch",
-    "BUNDLE_PARTS",
-    "prefetch_bundles",
-    "LinkInput",
-    "link",
-    "link_exact",
-    "parallel_links",
-    "side_by_side",
-    "CubinReport",
-    "inspect_cubin",
-    "disassemble",
-    "compile_stats",
-    "CompiledKernel",
-    "kernel_jobs",
-    # host
-    "stream_handle",
-    "normalize_block_dims",
-    "normalize_cluster_dims",
-    "PORTABLE_CLUSTER_BLOCKS",
-    # host: kernel arguments as parameters (readers, specs, array ABIs) and driver launches
-    "ALIGN",
-    "HOST",
-    "SCALAR",
-    "TUPLE",
-    "UNKNOWN_DEVICE",
-    "ArrayABI",
-    "NUMBA_ABI",
-    "MEMREF_ABI",
-    "Marshal",
-    "Key",
-    "Rejection",
-    "Unsupported",
-    "Spec",
-    "ArraySpec",
-    "ScalarSpec",
-    "TupleSpec",
-    "spec",
-    "aligned",
-    "check_workspaces",
-    "describe",
-    "device_array_reader",
-    "layout_of",
-    "numpy_dtype",
-    "problem_of",
-    "DEFAULT_DYNAMIC_SHARED",
-    "LaunchPlan",
-    "BoundPlan",
-    "LaunchCache",
-    "ConfiguredLaunch",
-    "configured",
-    "Layout",
-    "PreparedLaunch",
-    "allow_dynamic_shared",
-    "arg_names",
-    "cluster_of",
-    "current_context",
-    "current_device",
-    "dim3",
-    "prepare_launch",
-    "shared_bytes",
-    # errors and sites
-    "CoopError",
-    "CoopTypeError",
-    "CoopValueError",
-    "CoopBackendError",
-    "CoopLaunchConfigError",
-    "CoopCompileError",
-    "site",
-    "call_site",
-    "causes",
-    "current_call_site",
-    "short_traceback",
-    # registration and namespaces
-    "register_on_import",
-    "export_namespace",
-]
+#: The face: every name imported above (private names and ``annotations`` aside), in import order.
+__all__ = [name for name in dict(globals()) if not name.startswith("_") and name != "annotations"]

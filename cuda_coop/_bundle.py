@@ -19,6 +19,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from . import _cache
@@ -132,11 +133,11 @@ def _nvrtc_identity() -> str:
 
 
 #: The modules whose code decides what C++ a request's symbol stands for (an index entry maps a
-#: symbol to the unit that defines it, so a change here must miss the index: another cuda-coop), with
-#: coop's headers (``_render.coop_headers``).
+#: symbol to the unit that defines it, so a change here must miss the index: another cuda-coop):
+#: every module of the catalog package among them, with coop's headers (``_render.coop_headers``).
 _RENDERING = (
     "_render.py",
-    "_catalog.py",
+    *sorted(f"_catalog/{p.name}" for p in (Path(__file__).parent / "_catalog").glob("*.py")),
     "_kinds.py",
     "_primitive.py",
     "_requests.py",

@@ -8,17 +8,6 @@ import contextvars
 import os
 from collections.abc import Iterator
 
-__all__ = [
-    "CoopError",
-    "CoopTypeError",
-    "CoopValueError",
-    "CoopBackendError",
-    "CoopLaunchConfigError",
-    "CoopCompileError",
-    "CoopHostCallError",
-    "CoopCacheWarning",
-]
-
 
 class CoopError(Exception):
     """Base class of every error raised by cuda.coop.
@@ -54,10 +43,6 @@ class CoopLaunchConfigError(CoopError, ValueError):
     """The block dimensions of a kernel cannot be known or are not allowed."""
 
 
-class CoopHostCallError(CoopError, RuntimeError):
-    """A kernel-side function was called on the host."""
-
-
 class CoopCompileError(CoopError, RuntimeError):
     """NVRTC rejected a generated bundle.
 
@@ -72,9 +57,22 @@ class CoopCompileError(CoopError, RuntimeError):
         self.source_path = source_path
 
 
+class CoopHostCallError(CoopError, RuntimeError):
+    """A kernel-side function was called on the host."""
+
+
 class CoopCacheWarning(UserWarning):
     """The bundle cache could not be used for a compile (the compile went on without it), or a
     compile is waiting for another process's lock. The message names the directory and why."""
+
+
+#: The error classes and the cache warning, in the order they are defined here (``cuda.coop`` exports
+#: them in that order).
+__all__ = [
+    name
+    for name, value in dict(globals()).items()
+    if isinstance(value, type) and issubclass(value, (CoopError, Warning))
+]
 
 
 def causes(exc: BaseException) -> list[BaseException]:

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from ._catalog import CHOICES
+from ._catalog import CATALOG, CHOICES
 
 #: Slots of memory drawn in one row.
 MEMORY_ROW = 16
@@ -126,26 +126,43 @@ def memory_panel(
 @dataclass(frozen=True)
 class Param:
     """A control of an explorer: its name (the primitive's argument where it is one), a label, the
-    options offered and the one shown first."""
+    options offered and the one shown first. ``from_row``: the control is a choice parameter of the
+    explorer's row, whose options it offers (its own ``options`` are filled in from the row)."""
 
     name: str
     label: str
     options: tuple[Any, ...]
     default: Any
+    from_row: bool = False
 
 
 @dataclass(frozen=True)
 class Explorer:
-    """One explorer: a primitive (or family), its controls, and the frames of each choice of them
+    """One explorer: the catalog row it draws (``row``, a catalog key: ``"block.load"``; ``also`` follows
+    its name in the title where it draws more), its controls, and the frames of each choice of them
     (``frames(**choice)``); ``valid(**choice)`` rules out a combination the primitive refuses."""
 
     name: str
-    title: str
+    row: str
     page: str
     params: tuple[Param, ...]
     frames: Callable[..., list[Frame]]
     summary: str
     valid: Callable[..., bool] = field(default=lambda **_: True)
+    also: str = ""
+
+    def __post_init__(self) -> None:
+        choices = CATALOG[self.row].choices()
+        params = (
+            replace(p, options=tuple(o.value for o in choices[p.name].options)) if p.from_row else p
+            for p in self.params
+        )
+        object.__setattr__(self, "params", tuple(params))
+
+    @property
+    def title(self) -> str:
+        """The row's call as a kernel writes it (``coop.block.load``), then ``also``."""
+        return CATALOG[self.row].qualname + self.also
 
     def choices(self) -> list[dict[str, Any]]:
         """Every valid combination of the controls' options."""
@@ -182,10 +199,6 @@ def _items_param(options: tuple[int, ...] = (1, 2, 3, 4), default: int = 4) -> P
 def _data(n: int, seed: int, high: int = 10) -> np.ndarray:
     """The values a drawn tile holds: small integers, the same for the same size and seed."""
     return np.random.default_rng(seed).integers(0, high, n)
-
-
-def _options(enum_name: str) -> tuple[str, ...]:
-    return tuple(o.value for c in CHOICES if c.enum_name == enum_name for o in c.options)
 
 
 def _choice(enum_name: str, value: str) -> Any:
@@ -1359,50 +1372,50 @@ def _shuffle_valid(mode: str, distance: int, **_: Any) -> bool:
     return mode == "offset" or distance > 0
 
 
-def _choices(enum_name: str, default: str, name: str | None = None, label: str | None = None) -> Param:
-    name = name or enum_name.removeprefix("Block").removeprefix("Warp").lower()
-    return Param(name, label or name, _options(enum_name), default)
+def _choices(name: str, default: str) -> Param:
+    """The control of the explorer's row's choice parameter ``name``: every option of its table."""
+    return Param(name, name, (), default, from_row=True)
 
 
 EXPLORERS: tuple[Explorer, ...] = (
     Explorer(
         "load",
-        "coop.block.load",
+        "block.load",
         "concepts",
-        (_threads_param(), _items_param(), _choices("BlockLoadAlgorithm", "warp_transpose", "algorithm")),
+        (_threads_param(), _items_param(), _choices("algorithm", "warp_transpose")),
         load_frames,
         "Where each item of a tile lands in the threads' registers, by load algorithm.",
         _whole_warps("BlockLoadAlgorithm"),
     ),
     Explorer(
         "store",
-        "coop.block.store",
+        "block.store",
         "concepts",
-        (_threads_param(), _items_param(), _choices("BlockStoreAlgorithm", "striped", "algorithm")),
+        (_threads_param(), _items_param(), _choices("algorithm", "striped")),
         store_frames,
         "Where each thread's items land in memory, by store algorithm.",
         _whole_warps("BlockStoreAlgorithm"),
     ),
     Explorer(
         "exchange",
-        "coop.block.exchange",
+        "block.exchange",
         "exchange",
         (
             _threads_param(),
             _items_param((2, 3, 4), 4),
-            _choices("BlockExchangeMode", "blocked_to_striped", "mode"),
+            _choices("mode", "blocked_to_striped"),
         ),
         exchange_frames,
         "Items moved between arrangements, or scattered by rank, through shared memory.",
     ),
     Explorer(
         "shuffle",
-        "coop.block.shuffle",
+        "block.shuffle",
         "sorting",
         (
             _threads_param(),
             _items_param((1, 2, 3), 2),
-            _choices("BlockShuffleMode", "up", "mode"),
+            _choices("mode", "up"),
             Param("distance", "distance", (1, 2, -1), 1),
         ),
         shuffle_frames,
@@ -1411,7 +1424,7 @@ EXPLORERS: tuple[Explorer, ...] = (
     ),
     Explorer(
         "reduce",
-        "coop.block.sum",
+        "block.sum",
         "reductions",
         (_threads_param(), _items_param((1, 2, 4), 2), Param("broadcast", "broadcast", (False, True), False)),
         reduce_frames,
@@ -1419,54 +1432,54 @@ EXPLORERS: tuple[Explorer, ...] = (
     ),
     Explorer(
         "warp_load",
-        "coop.warp.load",
+        "warp.load",
         "warp",
         (
             _width_param(),
             _items_param((1, 2, 3, 4), 3),
-            _choices("WarpLoadAlgorithm", "transpose", "algorithm"),
+            _choices("algorithm", "transpose"),
         ),
         lambda width, items, algorithm: load_frames(width, items, algorithm, "WarpLoadAlgorithm"),
         "A logical warp's load: where each item of the warp's tile lands in its lanes.",
     ),
     Explorer(
         "warp_store",
-        "coop.warp.store",
+        "warp.store",
         "warp",
         (
             _width_param(),
             _items_param((1, 2, 3, 4), 3),
-            _choices("WarpStoreAlgorithm", "transpose", "algorithm"),
+            _choices("algorithm", "transpose"),
         ),
         lambda width, items, algorithm: store_frames(width, items, algorithm, "WarpStoreAlgorithm"),
         "A logical warp's store: where each lane's items land in the warp's tile.",
     ),
     Explorer(
         "warp_exchange",
-        "coop.warp.exchange",
+        "warp.exchange",
         "warp",
         (
             _width_param(),
             _items_param((2, 3, 4), 4),
-            _choices("WarpExchangeMode", "blocked_to_striped", "mode"),
+            _choices("mode", "blocked_to_striped"),
         ),
         lambda width, items, mode: exchange_frames(width, items, mode),
         "A logical warp's items rearranged among its lanes (t: a lane of the logical warp).",
     ),
     Explorer(
         "batched_reduce",
-        "coop.warp.batched_sum",
+        "warp.batched_sum",
         "warp",
         (
             Param("batches", "batches", (4, 6, 8), 6),
-            _choices("WarpBatchedArrangement", "striped", "arrangement"),
+            _choices("arrangement", "striped"),
         ),
         batched_frames,
         "Several reductions at once: item b of every lane belongs to batch b.",
     ),
     Explorer(
         "scan",
-        "coop.block.exclusive_sum / inclusive_sum",
+        "block.exclusive_sum",
         "scans",
         (
             _threads_param(),
@@ -1476,10 +1489,11 @@ EXPLORERS: tuple[Explorer, ...] = (
         ),
         scan_frames,
         "A block scan: thread totals, a scan across the threads, and what a prefix_op carries across tiles.",
+        also=" / inclusive_sum",
     ),
     Explorer(
         "warp_scan",
-        "coop.warp.inclusive_sum on logical warps",
+        "warp.inclusive_sum",
         "warp",
         (
             _width_param((4, 8, 16)),
@@ -1487,43 +1501,44 @@ EXPLORERS: tuple[Explorer, ...] = (
         ),
         lambda width, kind: warp_scan_frames(16, width, kind),
         "A warp scan on logical warps: each group of threads_in_warp lanes scans on its own.",
+        also=" on logical warps",
     ),
     Explorer(
         "adjacent_difference",
-        "coop.block.adjacent_difference",
+        "block.adjacent_difference",
         "sorting",
         (
             _threads_param(),
             _items_param((1, 2, 3), 3),
-            _choices("BlockAdjacentDirection", "left", "direction"),
+            _choices("direction", "left"),
         ),
         adjacent_frames,
         "Each item combined with its neighbour in the tile, across thread boundaries.",
     ),
     Explorer(
         "discontinuity",
-        "coop.block.discontinuity",
+        "block.discontinuity",
         "sorting",
-        (_threads_param(), _items_param((1, 2, 3), 3), _choices("BlockDiscontinuityFlags", "heads", "flags")),
+        (_threads_param(), _items_param((1, 2, 3), 3), _choices("flags", "heads")),
         discontinuity_frames,
         "Flags where a run of equal keys starts or ends.",
     ),
     Explorer(
         "histogram",
-        "coop.block.histogram",
+        "block.histogram",
         "sorting",
         (
             _threads_param(),
             _items_param((2, 3, 4), 4),
             Param("bins", "bins", (4, 8), 8),
-            _choices("BlockHistogramAlgorithm", "atomic", "algorithm"),
+            _choices("algorithm", "atomic"),
         ),
         histogram_frames,
         "Counts of the tile's samples per bin, by atomics or by sorting.",
     ),
     Explorer(
         "run_length_decode",
-        "coop.block.run_length_decode",
+        "block.run_length_decode",
         "sorting",
         (_threads_param(), _items_param((2, 3, 4), 4), Param("window", "window", (0, 1), 0)),
         rld_frames,
@@ -1531,7 +1546,7 @@ EXPLORERS: tuple[Explorer, ...] = (
     ),
     Explorer(
         "merge_sort",
-        "coop.block.merge_sort",
+        "block.merge_sort",
         "sorting",
         (_threads_param((2, 4, 8), 8), _items_param((1, 2, 3), 3)),
         merge_sort_frames,
@@ -1539,20 +1554,20 @@ EXPLORERS: tuple[Explorer, ...] = (
     ),
     Explorer(
         "radix_sort",
-        "coop.block.radix_sort",
+        "block.radix_sort",
         "sorting",
         (
             _threads_param(),
             _items_param((1, 2, 3), 2),
             Param("radix_bits", "radix_bits", (1, 2), 2),
-            _choices("BlockRadixSortOutput", "blocked", "output"),
+            _choices("output", "blocked"),
         ),
         radix_sort_frames,
         "A block radix sort: a stable pass per group of bits, from the lowest.",
     ),
     Explorer(
         "top_k",
-        "coop.block.top_k",
+        "block.top_k",
         "sorting",
         (
             _threads_param(),
@@ -1565,7 +1580,7 @@ EXPLORERS: tuple[Explorer, ...] = (
     ),
     Explorer(
         "argmax",
-        "coop.block.argmax",
+        "block.argmax",
         "structured",
         (_threads_param(), _items_param((2, 3), 2), Param("broadcast", "broadcast", (False, True), False)),
         argmax_frames,
@@ -1573,7 +1588,7 @@ EXPLORERS: tuple[Explorer, ...] = (
     ),
     Explorer(
         "cluster_sum",
-        "coop.cluster.sum",
+        "cluster.sum",
         "clusters",
         (Param("blocks", "blocks in the cluster", (2, 4), 4), _items_param((1, 2, 3), 2)),
         cluster_frames,
@@ -1581,7 +1596,7 @@ EXPLORERS: tuple[Explorer, ...] = (
     ),
     Explorer(
         "grid_scan",
-        "coop.grid.exclusive_sum",
+        "grid.exclusive_sum",
         "grid_scans",
         (
             Param("tiles", "tiles", (3, 5, 6), 5),

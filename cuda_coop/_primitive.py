@@ -248,7 +248,7 @@ class Primitive:
     """One catalog row.
 
     Attributes:
-        scope: ``"block"``, ``"warp"`` or ``"cluster"``.
+        scope: ``"block"``, ``"warp"``, ``"cluster"`` or ``"grid"``.
         name: the function's name in its scope (``"load"``).
         cub: the CUB class.
         params: the parameters, in signature order; exactly one is the :class:`Payload`.
@@ -260,6 +260,9 @@ class Primitive:
         check: a hook for the rules a table cannot say (runs after the parameters are checked).
         returns_doc: the docstring's ``Returns`` text (None: returns nothing).
         returns_annotation: the return type in the ``.pyi`` stub.
+        family: the catalog module the row is declared in (``"load_store"``, ``"reduce"``, ``"warp"``,
+            ...: ``cuda_coop/_catalog/<family>.py``), which also places it in the documented order;
+            ``""`` for a row added at run time (``_kernel_api.add``).
     """
 
     scope: str
@@ -274,6 +277,7 @@ class Primitive:
     check: Callable[[Resolver], None] | None = None
     returns_doc: str | None = None
     returns_annotation: str = "None"
+    family: str = ""
     _by_name: dict[str, Param] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -11,7 +11,9 @@ import textwrap
 
 import pytest
 from cuda import coop
-from cuda.coop._catalog import BLOCK_LOAD_ALGORITHMS, CATALOG, LOAD, STORE
+from cuda.coop._catalog import CATALOG
+from cuda.coop._catalog._common import BLOCK_LOAD_ALGORITHMS
+from cuda.coop._catalog.load_store import LOAD, STORE
 from cuda.coop._dims import normalize_block_dims
 from cuda.coop._dtypes import DTYPES, dtype_named
 from cuda.coop._kinds import Arg, Form

@@ -12,9 +12,13 @@ from pathlib import Path
 
 import pytest
 from cuda import coop
-from cuda.coop._catalog import CATALOG, CHOICES, in_scope
+from cuda.coop import _bundle
+from cuda.coop._catalog import CATALOG, CHOICES, FAMILIES, in_scope
+from cuda.coop._catalog import _common as catalog_common
+from cuda.coop._choices import Choices
 from cuda.coop._kernel_api import add
 from cuda.coop._kinds import Choice
+from cuda.coop._primitive import Primitive
 
 
 def test_public_surface_is_derived_from_the_rows() -> None:
@@ -30,6 +34,58 @@ def test_public_surface_is_derived_from_the_rows() -> None:
     for choices in CHOICES:
         enum = getattr(coop, choices.enum_name)
         assert enum is choices.enum and [m.value for m in enum] == [o.value for o in choices.options]
+
+
+#: The documented order of the rows (the API reference, ``coop.<scope>.__all__``, the stubs), recorded
+#: from the single-file catalog before it was split by family (issue 48): the split keeps it.
+DOCUMENTED_ORDER = """
+    block.load block.load_to_shared block.store block.exchange block.sum block.reduce block.argmax
+    block.argmin block.inclusive_sum block.exclusive_sum block.inclusive_scan block.exclusive_scan
+    block.radix_sort block.merge_sort block.adjacent_difference block.discontinuity block.shuffle
+    block.histogram block.run_length_decode block.radix_rank block.top_k
+    warp.load warp.store warp.exchange warp.sum warp.reduce warp.argmax warp.argmin warp.inclusive_sum
+    warp.exclusive_sum warp.inclusive_scan warp.exclusive_scan warp.broadcast warp.head_segmented_sum
+    warp.tail_segmented_sum warp.head_segmented_reduce warp.tail_segmented_reduce warp.batched_sum
+    warp.batched_reduce warp.merge_sort
+    cluster.sum cluster.reduce cluster.argmax cluster.argmin
+    grid.tile_index grid.inclusive_sum grid.exclusive_sum grid.inclusive_scan grid.exclusive_scan
+""".split()
+#: The choice enums in the order every package exports them, recorded likewise.
+EXPORTED_CHOICES = """
+    BlockLoadAlgorithm BlockStoreAlgorithm BlockReduceAlgorithm BlockScanAlgorithm BlockExchangeMode
+    WarpLoadAlgorithm WarpStoreAlgorithm WarpExchangeAlgorithm WarpExchangeMode WarpBatchedArrangement
+    ItemArrangement BlockRadixSortOutput BlockAdjacentDirection BlockDiscontinuityFlags BlockShuffleMode
+    BlockHistogramAlgorithm BlockRadixRankAlgorithm
+""".split()
+
+
+def test_rows_and_choices_keep_their_documented_order() -> None:
+    assert [k for k in CATALOG if k in DOCUMENTED_ORDER] == DOCUMENTED_ORDER
+    assert [c.enum_name for c in CHOICES] == EXPORTED_CHOICES
+
+
+def test_each_family_lists_what_it_declares() -> None:
+    """A row or choice table declared in a family module and left out of its ``ROWS`` or ``CHOICES``
+    (so out of the catalog or unexported) fails here; each row's ``family`` names its module, and each
+    module of the catalog package is a family (or ``_common``)."""
+    folder = Path(catalog_common.__file__).parent
+    assert {p.stem for p in folder.glob("*.py")} == {"__init__", "_common", *FAMILIES}
+    shared = [v for v in vars(catalog_common).values() if isinstance(v, Choices)]
+    assert shared == list(catalog_common.CHOICES)
+    for name, module in FAMILIES.items():
+        declared = list(vars(module).values())
+        rows = [v for v in declared if isinstance(v, Primitive)]
+        assert set(rows) == set(module.ROWS), name
+        assert all(row.family == name for row in module.ROWS), name
+        assert [v for v in declared if isinstance(v, Choices) and v not in shared] == list(module.CHOICES), (
+            name
+        )
+
+
+def test_the_renderer_fingerprint_reads_every_catalog_module() -> None:
+    """The bundle cache's index keys change when any module of the catalog does."""
+    folder = Path(catalog_common.__file__).parent
+    assert {f"_catalog/{p.name}" for p in folder.glob("*.py")} <= set(_bundle._RENDERING)
 
 
 def test_adding_a_row_twice_is_refused() -> None:

@@ -121,10 +121,11 @@ def test_every_snippet_marker_is_shown_and_paired() -> None:
 
 def test_contributing_row_is_the_catalogs() -> None:
     """docs/contributing.rst's row of coop.block.reduce, written out, is the catalog's but for its texts."""
-    from cuda.coop._catalog import REDUCE
+    from cuda.coop._catalog.reduce import REDUCE
 
     shown = _load("contributing").REDUCE
-    for field in ("scope", "name", "cub", "call", "results", "scratch", "check", "returns_annotation"):
+    fields = ("scope", "name", "family", "cub", "call", "results", "scratch", "check", "returns_annotation")
+    for field in fields:
         assert getattr(shown, field) == getattr(REDUCE, field), field
 
     def signature(row: Any) -> list[tuple[Any, ...]]:

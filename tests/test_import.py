@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +84,17 @@ def test_cutlass_failed_activation_leaves_nothing() -> None:
         "print(coop.registered_backends())\n"
     )
     assert out.splitlines() == ["raised hook gone", "()", "('cutlass',)"]
+
+
+def test_the_wheel_lists_every_package() -> None:
+    """pyproject.toml names the packages one by one (setuptools' ``packages``): each source folder with
+    an ``__init__.py`` is among them, or the wheel would leave it out."""
+    root = Path(__file__).resolve().parents[1]
+    line = re.search(r"^packages = \[(.*)\]$", (root / "pyproject.toml").read_text(), re.M)
+    assert line is not None
+    listed = set(re.findall(r'"([\w.]+)"', line.group(1)))
+    found = set()
+    for folder, package in (("cuda_coop", "cuda.coop"), ("cuda_coop_cutlass", "cuda.coop.cutlass")):
+        for init in (root / folder).rglob("__init__.py"):
+            found.add(".".join((package, *init.parent.relative_to(root / folder).parts)))
+    assert found <= listed, sorted(found - listed)

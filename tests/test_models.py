@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 from cuda.coop import _models
-from cuda.coop._catalog import CHOICES
+from cuda.coop._catalog import CATALOG, CHOICES
 
 from . import _compute_cases as cc
 from . import _sort_cases as sc
@@ -214,28 +214,21 @@ def test_every_explorer_draws_every_choice() -> None:
 
 
 def test_explorers_offer_every_catalog_option() -> None:
-    """A choice the catalog gains (an algorithm, a mode) appears in its explorer, which must then
-    draw it: the controls are read from the catalog."""
-    offered = {
-        "BlockLoadAlgorithm": ("load", "algorithm"),
-        "BlockStoreAlgorithm": ("store", "algorithm"),
-        "BlockExchangeMode": ("exchange", "mode"),
-        "BlockShuffleMode": ("shuffle", "mode"),
-        "BlockAdjacentDirection": ("adjacent_difference", "direction"),
-        "BlockDiscontinuityFlags": ("discontinuity", "flags"),
-        "BlockHistogramAlgorithm": ("histogram", "algorithm"),
-        "BlockRadixSortOutput": ("radix_sort", "output"),
-        "WarpBatchedArrangement": ("batched_reduce", "arrangement"),
-        "WarpLoadAlgorithm": ("warp_load", "algorithm"),
-        "WarpStoreAlgorithm": ("warp_store", "algorithm"),
-        "WarpExchangeMode": ("warp_exchange", "mode"),
-    }
-    for enum, (name, param) in offered.items():
-        options = {o.value for o in next(c for c in CHOICES if c.enum_name == enum).options}
-        explorer = _models.BY_NAME[name]
-        control = next(p for p in explorer.params if p.name == param)
-        assert set(control.options) == options, enum
-        assert options == {c[param] for c in explorer.choices()}, f"{enum}: an option with no valid choice"
+    """A choice the catalog gains (an algorithm, a mode) appears in the explorers of its row, which
+    must then draw it: a control named after a choice parameter of the explorer's row offers that
+    parameter's options, read from the row."""
+    offered = set()
+    for explorer in _models.EXPLORERS:
+        choices = CATALOG[explorer.row].choices()
+        for control in (p for p in explorer.params if p.from_row):
+            options = {o.value for o in choices[control.name].options}
+            assert set(control.options) == options, (explorer.name, control.name)
+            valid = {c[control.name] for c in explorer.choices()}
+            assert options == valid, f"{explorer.name}: an option of {control.name} with no valid choice"
+            offered.add(choices[control.name].enum_name)
+    # at least the load, store and exchange choices (block and warp), shuffle, adjacent difference,
+    # discontinuity, histogram, radix sort output and the batched arrangement
+    assert len(offered) >= 12, offered
 
 
 def _last_panel(frames: list[_models.Frame]) -> list[list[str]]:

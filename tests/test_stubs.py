@@ -10,6 +10,7 @@ from pathlib import Path
 
 import cuda.coop.numba as numba_coop
 from cuda import coop
+from cuda.coop import _errors
 from cuda.coop._catalog import CHOICES
 from cuda.coop._stubgen import PACKAGES, render_block_stub, render_package_stub
 
@@ -40,6 +41,18 @@ def test_stub_exports_match_the_packages() -> None:
     assert _stub_all(STUBS / "block.pyi") == coop.block.__all__
     for enum_name in (c.enum_name for c in CHOICES):
         assert enum_name in coop.__all__ and enum_name in numba_coop.__all__
+
+
+def test_error_stubs_are_the_error_classes() -> None:
+    """The stub declares each error class of ``cuda.coop`` (``_errors.__all__``, derived from the
+    classes) with its bases; its typed details (CoopCompileError's attributes) are written there."""
+    stubbed = {
+        node.name: [ast.unparse(b) for b in node.bases]
+        for node in ast.parse((STUBS / "__init__.pyi").read_text()).body
+        if isinstance(node, ast.ClassDef)
+    }
+    for name in _errors.__all__:
+        assert stubbed.get(name) == [b.__name__ for b in getattr(_errors, name).__bases__], name
 
 
 def test_mypy_strict_on_examples() -> None:

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""docs/contributing.rst: the catalog row of ``coop.block.reduce``, written out (the catalog shares
-its parameters with ``coop.block.sum``; the doc texts are elided). The test checks that it is the
-catalog's row in everything but those texts."""
+"""docs/contributing.rst: the catalog row of ``coop.block.reduce``, written out (its family,
+``cuda_coop/_catalog/reduce.py``, shares its parameters with ``coop.block.sum``; the doc texts are
+elided). The test checks that it is the catalog's row in everything but those texts."""
 
-from cuda.coop._catalog import _TEMP, _TPB, BLOCK_REDUCE_ALGORITHMS
+from cuda.coop._catalog._common import _TEMP, _TPB, BLOCK_REDUCE_ALGORITHMS
 from cuda.coop._kinds import Choice, Count, Flag, Operator, Payload
 from cuda.coop._primitive import Call, Cub, Param, Primitive, Result
 
@@ -12,6 +12,7 @@ from cuda.coop._primitive import Call, Cub, Param, Primitive, Result
 REDUCE = Primitive(
     scope="block",
     name="reduce",
+    family="reduce",
     cub=Cub("cub::BlockReduce", "cub/block/block_reduce.cuh",
             ("T", "BLOCK_DIM_X", "algorithm", "BLOCK_DIM_Y", "BLOCK_DIM_Z")),
     params=(
