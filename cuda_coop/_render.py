@@ -673,7 +673,10 @@ def _full_tile_call(
     dropped = [name for name, _ in named if name in prim.call.full_tile]
     kept = [text for name, text in named if name not in dropped]
     assert [name for name, _ in named[len(kept) :]] == dropped, f"{prim.key}: full_tile must come last"
-    return dict(named)[prim.call.full_tile[0]], f"{callee}({', '.join(kept)});\n"
+    renamed = {name for name, _ in prim.call.variants} | {name for _, name, _, _ in prim.call.texts}
+    assert not renamed & set(prim.call.full_tile), f"{prim.key}: full_tile must not choose the method"
+    call = f"{callee}({', '.join(kept)});\n"
+    return dict(named)[prim.call.full_tile[0]], f"{prim.call.returns} = {call}" if prim.call.returns else call
 
 
 def _by_group(requests: Sequence[Request]) -> dict[int, list[Request]]:

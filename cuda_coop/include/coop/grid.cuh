@@ -398,8 +398,14 @@ private:
         {
           __syncwarp();
         }
-        through = lookback.InclusivePrefix();
-        before  = lookback.ExclusivePrefix();
+        if constexpr (TOTAL)
+        {
+          through = lookback.InclusivePrefix();
+        }
+        if constexpr (PREFIX)
+        {
+          before = lookback.ExclusivePrefix();
+        }
       }
     }
     else
@@ -428,7 +434,10 @@ private:
           out[0] = before; // the block scan left it undefined (no initial value)
         }
       }
-      through = lookback.InclusivePrefix();
+      if constexpr (TOTAL)
+      {
+        through = lookback.InclusivePrefix();
+      }
     }
     if (rank == 0 && unsigned(tile) == grid - 1)
     {
