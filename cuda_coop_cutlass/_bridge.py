@@ -104,7 +104,11 @@ class CompiledCuteFunction:
         ):
             self._local.state = None
             return self._cute_call(args, kwargs)
-        state = PreparedLaunch(compiled, self._specs, args, kwargs)  # raises for wrong arguments
+        try:
+            state = PreparedLaunch(compiled, self._specs, args, kwargs)  # raises for wrong arguments
+        except CoopBackendError:  # arguments CuTe marshals in a way the state does not know
+            self._local.state = None
+            return self._cute_call(args, kwargs)
         if not state.rewritable or not _cute_hooks.is_context_free(state._executor):
             self._local.state = None
             return self._cute_call(args, kwargs)

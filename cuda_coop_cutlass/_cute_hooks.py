@@ -572,26 +572,50 @@ def rectify(compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> lis
     return list(compiled.execution_args.get_rectified_args(args, kwargs))
 
 
-def bind(compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-    """Runtime arguments in parameter order, bound by the runtime signature (defaults, keywords)
-    without comparing values (``rectify`` compares each with a marker: arrays refuse that).
+def binder(compiled: Any) -> Callable[[tuple[Any, ...], dict[str, Any]], list[Any]]:
+    """A function binding ``(args, kwargs)`` to the runtime parameters in order (defaults,
+    keywords), as CuTe's call does, without comparing values (``rectify`` compares each with a
+    marker, which arrays refuse).
 
-    Raises:
-        CoopTypeError: arguments the signature does not bind (Python's message).
+    The function raises CoopTypeError for arguments the signature does not bind.
     """
-    try:
-        bound = compiled.execution_args.signature.bind(*args, **kwargs)
-    except TypeError as exc:
-        raise CoopTypeError(
-            f"the compiled function takes ({', '.join(bound_names(compiled))}): {exc}"
-        ) from None
-    bound.apply_defaults()
-    return list(bound.arguments.values())
+    import inspect
 
+    signature = compiled.execution_args.signature
+    params = list(signature.parameters.values())
+    names = [p.name for p in params]
+    takes = f"the compiled function takes ({', '.join(names)})"
+    if any(p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params):
 
-def bound_names(compiled: Any) -> list[str]:
-    """The runtime parameters' names."""
-    return list(compiled.execution_args.signature.parameters)
+        def bind_any(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise CoopTypeError(f"{takes}: {exc}") from None
+            bound.apply_defaults()
+            return list(bound.arguments.values())
+
+        return bind_any
+    index = {n: i for i, n in enumerate(names)}
+    missing = object()
+    defaults = [missing if p.default is inspect.Parameter.empty else p.default for p in params]
+
+    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        if len(args) > len(names):
+            raise CoopTypeError(f"{takes}: got {len(args)} positional arguments")
+        out = [*args, *defaults[len(args) :]]
+        for name, value in kwargs.items():
+            at = index.get(name)
+            if at is None or at < len(args):
+                what = "an unexpected" if at is None else "a second value for the"
+                raise CoopTypeError(f"{takes}: got {what} argument {name!r}")
+            out[at] = value
+        lacking = [n for n, v in zip(names, out, strict=True) if v is missing]
+        if lacking:
+            raise CoopTypeError(f"{takes}: missing {', '.join(lacking)}")
+        return out
+
+    return bind
 
 
 def marshal(compiled: Any, values: list[Any]) -> tuple[list[int], Any]:

@@ -97,7 +97,8 @@ class PreparedLaunch:
         self._compiled = compiled
         self._names = [n for n, _a in params]
         values = _cute_hooks.rectify(compiled, *_args.convert(specs, self._names, args, kwargs))
-        given = _cute_hooks.bind(compiled, args, kwargs)  # as given (a tensor slot learns their keys)
+        self._bind = _cute_hooks.binder(compiled)
+        given = self._bind(args, kwargs)  # as given (a tensor slot learns their keys)
         call, self._result, extras, self._executor = _cute_hooks.executor(compiled)  # after the checks
         for (name, annotation), value in zip(params, values, strict=False):  # before CuTe's casts
             numeric = _cute_hooks.numeric_type(annotation)
@@ -325,7 +326,7 @@ class PreparedLaunch:
         arguments. Returns what CuTe's call returns (0, or None for an entry without a result) and
         raises what it raises for a failed launch."""
         if kwargs or len(args) != len(self._setters):
-            args = _cute_hooks.bind(self._compiled, args, kwargs)
+            args = self._bind(args, kwargs)
         for setter, value in zip(self._setters, args, strict=False):
             setter(value)
         self._call(self._packed)
