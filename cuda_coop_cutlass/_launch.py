@@ -39,45 +39,56 @@ _INT_TYPES = {
 RECENT_LAYOUTS = 16
 
 
-def _torch_key(value: Any) -> tuple[Any, ...]:
+Reader = Callable[[Any], tuple[Any, int]]
+
+
+def _read_torch(value: Any) -> tuple[Any, int]:
     # requires_grad: such a tensor is refused (torch's DLPack export raises), so never matches a key seen
-    return (value.dtype, value.shape, value.stride(), value.get_device(), value.requires_grad)
+    key = (value.dtype, value.shape, value.stride(), value.get_device(), value.requires_grad)
+    return key, value.data_ptr()
 
 
-def _cupy_key(value: Any) -> tuple[Any, ...]:
-    return (value.dtype, value.shape, value.strides, value.data.device_id)
+def _read_cupy(value: Any) -> tuple[Any, int]:
+    memory = value.data
+    return (value.dtype, value.shape, value.strides, memory.device_id), memory.ptr
 
 
-def _torch_address(value: Any) -> int:
-    return int(value.data_ptr())
+def _read_dlpack(value: Any) -> tuple[Any, int]:
+    """Any other DLPack array, read through cuda.core's ``StridedMemoryView`` (C-level, no stream
+    synchronisation, as CuTe's ``from_dlpack``); no key (the full conversion) for an element type
+    NumPy does not name, or an array that view cannot read."""
+    from cuda.core.utils import StridedMemoryView
+
+    try:
+        view = StridedMemoryView.from_dlpack(value, stream_ptr=-1)
+    except Exception:
+        return None, 0
+    if view.dtype is None:
+        return None, 0
+    return (view.dtype, view.shape, view.strides, view.device_id), int(view.ptr)
 
 
-def _cupy_address(value: Any) -> int:
-    return int(value.data.ptr)
+#: Per array type: the reader of what must not change for a data-pointer-only rewrite (a key) and
+#: of the data pointer; None for types that take the full conversion each time (CuTe tensors: once).
+_READERS: dict[type, Reader | None] = {}
 
 
-#: Per array type: what must not change for a data-pointer-only rewrite, and the data pointer.
-_FAST: dict[type, tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], int]] | None] = {}
-
-
-def _fast(kind: type) -> tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], int]] | None:
-    """The key and address readers of a torch or CuPy array type, or None for other types."""
-    if kind not in _FAST:
+def _reader(kind: type) -> Reader | None:
+    """The key and address reader of an array type (torch, CuPy, other DLPack arrays), or None."""
+    read = _READERS.get(kind, False)
+    if read is False:
         module = kind.__module__
-        _FAST[kind] = (
-            (_torch_key, _torch_address)
+        read = (
+            _read_torch
             if module.startswith("torch")
-            else (_cupy_key, _cupy_address)
+            else _read_cupy
             if module.startswith("cupy")
+            else _read_dlpack
+            if hasattr(kind, "__dlpack__") and not hasattr(kind, "__c_pointers__")
             else None
         )
-    return _FAST[kind]
-
-
-def _array_key(value: Any) -> tuple[Any, ...] | None:
-    """What must not change for a data-pointer-only rewrite (torch, CuPy), or None."""
-    fast = _fast(type(value))
-    return None if fast is None else (type(value), *fast[0](value))
+        _READERS[kind] = read
+    return read  # type: ignore[return-value]
 
 
 class PreparedLaunch:
@@ -190,7 +201,7 @@ class PreparedLaunch:
                 if len(recent) >= RECENT_LAYOUTS:
                     recent.clear()
                 recent[key] = ctypes.string_at(desc, size)
-            last_torch[0] = key if key is not None and key[0].__module__.startswith("torch") else None
+            last_torch[0] = key if key is not None and _reader(key[0]) is _read_torch else None
 
         def slow(new: Any, key: tuple[Any, ...] | None) -> None:
             """Convert and check ``new`` (typed errors naming the argument), take its descriptor."""
@@ -225,19 +236,20 @@ class PreparedLaunch:
             ):
                 address = new.data_ptr()  # a torch tensor like the last one: only its data moves
             else:
-                fast = _fast(type(new))
-                if fast is None:
+                read = _reader(type(new))
+                found = None if read is None else read(new)
+                if found is None or found[0] is None:
                     slow(new, None)
                     return
-                key = (type(new), *fast[0](new))
+                key = (type(new), *found[0])
                 seen = recent.get(key)
                 if seen is None:
                     slow(new, key)
                     return
-                address = fast[1](new)
+                address = found[1]
                 if not address & mask:
                     ctypes.memmove(desc, seen, len(seen))
-                    last_torch[0] = key if fast[0] is _torch_key else None
+                    last_torch[0] = key if read is _read_torch else None
             if address & mask:
                 raise CoopValueError(
                     f"argument {spec.name!r}: data at {address:#x} is not aligned to {spec.align} B "

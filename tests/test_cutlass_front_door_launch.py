@@ -201,6 +201,16 @@ def test_launch_hooks_present(compiled: Any) -> None:
         assert name in JitExecutor.__init__.__code__.co_names or hasattr(JitExecutor, name), name
     assert callable(compiled.compiled.execution_args.generate_execution_args)
     assert list(compiled.compiled.execution_args.signature.parameters) == compiled._names
+    # what the call state relies on (plain_reentry, cuda_error, binder)
+    assert hasattr(compiled.compiled, "_pyir_spec") and hasattr(compiled.compiled, "total_added_arguments")
+    assert _cute_hooks.plain_reentry(compiled.compiled)
+    assert "DSLCudaRuntimeError" in type(_cute_hooks.cuda_error(700)).__name__
+    bind = _cute_hooks.binder(compiled.compiled)
+    assert bind((1, 2), {"offset": 3, "stream": 4, "scale": 5}) == [1, 2, 5, 3, 4]
+    with pytest.raises(coop.CoopTypeError, match="missing offset, stream"):
+        bind((1, 2, 3), {})
+    with pytest.raises(coop.CoopTypeError, match="unexpected argument 'x'"):
+        bind((1, 2, 3, 4, 5), {"x": 1})
 
 
 def test_cross_compiled_function_says_so() -> None:
@@ -472,3 +482,20 @@ def test_dynamic_layout_remembers_each_shape(
         f(t, out.ctypes.data, 1, 0.0, 0)
         assert recorder.calls[-1][0] == t.data_ptr() and recorder.extents[-1] == n
     assert [c.shape[0] for c in conversions] == [N, N, 2 * N, 4 * N]  # the first call's twice
+
+
+@pytest.mark.usefixtures("host_memory")
+def test_other_dlpack_arrays_are_read_through_a_memory_view(
+    compiled: Any, recorder: Recorder, conversions: list[Any]
+) -> None:
+    """Arrays of other libraries (NumPy here) are keyed through cuda.core's StridedMemoryView: one
+    like an array seen before is not converted again."""
+    f = _fresh(compiled)
+    out = _aligned(N)
+    arrays = [_aligned(N) for _ in range(4)]
+    for a in arrays:
+        f(a, out.ctypes.data, 1, 0.0, 0)
+        assert recorder.calls[-1][0] == a.ctypes.data
+    assert all(c is arrays[0] for c in conversions)
+    with pytest.raises(coop.CoopValueError, match="'src': data at .* is not aligned to 16 B"):
+        f(_aligned(N + 1)[1:], out.ctypes.data, 1, 0.0, 0)
