@@ -81,11 +81,12 @@ class CompiledCuteFunction:
 
         Each thread launches through a call state of its own (a :class:`PreparedLaunch` made at its
         first call, keeping none of the arguments): a call writes each argument into its C slot and
-        calls CuTe's host entry. A torch tensor or CuPy array like one passed before (type, dtype,
-        shape, strides, device) costs a few attribute reads; another array is converted and checked
-        once (``from_dlpack``), its descriptor copied. Functions whose calls CuTe must see itself
-        (TVM-FFI, an argument passed as the object it is, a specialization record, workspace
-        arguments) are called through CuTe's own call, each argument converted."""
+        calls CuTe's host entry. A torch tensor, CuPy array or other DLPack array like one passed
+        before (type, dtype, shape, strides, device) costs a few attribute reads; an array of a new
+        layout is converted and checked once (``from_dlpack``), its descriptor copied. Functions
+        whose calls CuTe must see itself (TVM-FFI, an argument passed as the object it is, a
+        specialization record, workspace arguments) are called through CuTe's own call, each
+        argument converted."""
         try:
             state = self._local.state
         except AttributeError:
