@@ -2,11 +2,15 @@
 """Host cost of launching a CuTe kernel that calls coop primitives, per route (microseconds per
 launch, back-to-back launches of a small kernel, wall clock over ``n_iters`` launches).
 
-Rows: CuTe's own compiled call with CuTe tensors; our call with torch tensors; a TVM-FFI compile
-(``--enable-tvm-ffi``, when apache-tvm-ffi is installed) called with torch tensors; a prepared launch
-rewriting a torch tensor and raw ints, and with nothing to rewrite; and the floor, a raw
-``cuLaunchKernel`` (ctypes into libcuda, arguments packed beforehand) of an NVRTC kernel taking the
-same four parameters.
+Rows: CuTe's own compiled call with CuTe tensors; our plain call ``compiled(...)`` (through its call
+state) with a torch tensor for the tensor and an int or a torch tensor for the pointer, with CuTe
+tensors, with CuPy arrays (when CuPy is installed); CuTe's call after our conversion of each
+argument (the plain call before the call state); a TVM-FFI compile (``--enable-tvm-ffi``, when
+apache-tvm-ffi is installed) called with torch tensors; a prepared launch rewriting a torch tensor
+and raw ints, and with nothing to rewrite; and the floor, a raw ``cuLaunchKernel`` (ctypes into
+libcuda, arguments packed beforehand) of an NVRTC kernel taking the same four parameters. The rows
+of the plain call check their results (and that no argument went through the full conversion after
+the first call).
 """
 
 from __future__ import annotations
@@ -89,13 +93,34 @@ def bench_cutlass(n_iters: int = 20000) -> dict[str, float]:
     dst_ptr = dst.data_ptr()
     cute_dst = make_ptr(cutlass.Int32, dst_ptr, cute.AddressSpace.gmem, assumed_align=16)
     p = compiled.prepare(src, dst_ptr, 3, 1.0, stream)
+    plain_dst = torch.empty_like(src)
+    plain_ptr = plain_dst.data_ptr()
+    cute_plain_dst = make_ptr(cutlass.Int32, plain_ptr, cute.AddressSpace.gmem, assumed_align=16)
     rows = {
         "CuTe compiled call, CuTe tensors": lambda: compiled.compiled(cute_src, cute_dst, 3, 1.0, cu_stream),
-        "cuda.coop call, torch tensors": lambda: compiled(src, dst_ptr, 3, 1.0, stream),
+        "cuda.coop plain call, torch src + int dst/scalars/stream": lambda: compiled(
+            src, plain_ptr, 3, 1.0, stream
+        ),
+        "cuda.coop plain call, torch src and dst tensors": lambda: compiled(src, plain_dst, 3, 1.0, stream),
+        "cuda.coop plain call, CuTe tensor + pointer, CUstream": lambda: compiled(
+            cute_src, cute_plain_dst, 3, 1.0, cu_stream
+        ),
+        "CuTe call after cuda.coop's conversion (the plain call before its call state)": lambda: (
+            compiled._cute_call((src, plain_ptr, 3, 1.0, stream), {})
+        ),
         "prepared launch, torch src + int dst/scalars/stream": lambda: p.launch(src, dst_ptr, 3, 1.0, stream),
         "prepared launch, nothing rewritten": p.launch,
         "raw cuLaunchKernel (ctypes, pre-packed)": _raw_launch(src, dst, stream),
     }
+    try:
+        import cupy
+    except ImportError:
+        cupy = None
+    if cupy is not None:
+        cupy_src, cupy_dst = cupy.asarray(src), cupy.empty(N, dtype=cupy.int32)  # src shared with torch
+        rows["cuda.coop plain call, CuPy src and dst arrays"] = lambda: compiled(
+            cupy_src, cupy_dst, 3, 1.0, stream
+        )
     try:  # CuTe's TVM-FFI entry (needs apache-tvm-ffi): torch tensors straight in, on the env stream
         import tvm_ffi
 
@@ -118,7 +143,25 @@ def bench_cutlass(n_iters: int = 20000) -> dict[str, float]:
     p.launch(src, dst_ptr, 3, 1.0, stream)
     torch.cuda.synchronize()
     assert torch.equal(dst, src * 3 + 1), "the prepared launch computed a wrong result"
+    assert torch.equal(plain_dst, src * 3 + 1), "the plain call computed a wrong result"
+    if cupy is not None:
+        assert bool(cupy.all(cupy_dst == cupy_src * 3 + 1)), "the plain call (CuPy) computed a wrong result"
+    _check_no_conversion(compiled, src, plain_dst, stream)
     return out
+
+
+def _check_no_conversion(compiled: Any, src: Any, dst: Any, stream: int) -> None:
+    """The plain call of a torch tensor like the last one converts nothing (no ``from_dlpack``)."""
+    import cuda.coop.cutlass._args as coop_args
+
+    convert, seen = coop_args.to_cute_checked, []
+    coop_args.to_cute_checked = lambda value, spec: seen.append(value) or convert(value, spec)
+    try:
+        for _ in range(3):
+            compiled(src, dst, 3, 1.0, stream)
+    finally:
+        coop_args.to_cute_checked = convert
+    assert not seen, f"the plain call converted {len(seen)} arrays in full"
 
 
 if __name__ == "__main__":

@@ -167,23 +167,38 @@ def to_cute(value: Any, spec: TensorSpec) -> Any:
     """``value`` (anything with ``__dlpack__``) as the CuTe tensor ``spec`` describes.
 
     Raises:
-        CoopTypeError: not in GPU memory, or another element type.
+        CoopTypeError: not in GPU memory, another element type, or an array DLPack cannot export
+            (e.g. a torch tensor that requires grad; the exporter's message is included).
         CoopValueError: another rank, shape or stride where the compiled layout is static, or a
             data pointer not aligned as compiled.
     """
+    return to_cute_checked(value, spec)[0]
+
+
+def to_cute_checked(value: Any, spec: TensorSpec) -> tuple[Any, Any]:
+    """:func:`to_cute`, and the tensor's layout (``_cute_hooks.tensor_layout``)."""
     device = value.__dlpack_device__()[0] if hasattr(value, "__dlpack_device__") else None
     if device is not None and device not in _CUDA_DEVICES:
         raise CoopTypeError(
             f"argument {spec.name!r}: the array is not in GPU memory (DLPack device {device})"
         )
-    tensor = _cute_hooks.from_dlpack(value, spec.align, spec.dynamic)
-    check(tensor, spec)
-    return tensor
+    try:
+        tensor = _cute_hooks.from_dlpack(value, spec.align, spec.dynamic)
+        layout = _cute_hooks.tensor_layout(tensor)
+    except (RuntimeError, BufferError, TypeError, ValueError) as exc:
+        raise CoopTypeError(
+            f"argument {spec.name!r}: the {type(value).__name__} cannot be passed as a tensor "
+            f"({spec.describe()}) through DLPack: {exc}"
+        ) from exc
+    check(tensor, spec, layout)
+    return tensor, layout
 
 
-def check(tensor: Any, spec: TensorSpec) -> None:
-    """Raise a typed error naming the parameter unless ``tensor`` fits ``spec``."""
-    dtype, shape, stride, _align, dyn_shape, dyn_stride, _wide = _cute_hooks.tensor_layout(tensor)
+def check(tensor: Any, spec: TensorSpec, layout: Any = None) -> Any:
+    """Raise a typed error naming the parameter unless ``tensor`` fits ``spec``; returns its layout
+    (``_cute_hooks.tensor_layout``, or ``layout`` when given)."""
+    layout = layout or _cute_hooks.tensor_layout(tensor)
+    dtype, shape, stride, _align, dyn_shape, dyn_stride, _wide = layout
     got = f"got {dtype.__name__}{list(shape)} with strides {list(stride)}"
     if dtype is not spec.dtype:
         raise CoopTypeError(f"argument {spec.name!r} was compiled as {spec.describe()}, {got}")
@@ -206,6 +221,7 @@ def check(tensor: Any, spec: TensorSpec) -> None:
         raise CoopValueError(
             f"argument {spec.name!r}: data at {address:#x} is not aligned to {spec.align} B as compiled"
         )
+    return layout
 
 
 def convert(specs: dict[str, Spec], names: list[str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

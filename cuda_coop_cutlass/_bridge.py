@@ -72,11 +72,53 @@ class CompiledCuteFunction:
 
     def __post_init__(self) -> None:
         self._names = [n for n, _a in _cute_hooks.runtime_parameters(self.compiled)] if self._specs else []
+        self._local = threading.local()  # this thread's call state
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Launch as CuTe's compiled function does; torch tensors, CuPy arrays and other DLPack
         arrays are accepted for tensor parameters (converted to the CuTe tensor compiled for and
-        checked against it: element type, rank, static extents, alignment)."""
+        checked against it: element type, rank, static extents, alignment).
+
+        Each thread launches through a call state of its own (a :class:`PreparedLaunch` made at its
+        first call, keeping none of the arguments): a call writes each argument into its C slot and
+        calls CuTe's host entry. A torch tensor, CuPy array or other DLPack array like one passed
+        before (type, dtype, shape, strides, device) costs a few attribute reads; an array of a new
+        layout is converted and checked once (``from_dlpack``), its descriptor copied. Functions
+        whose calls CuTe must see itself (TVM-FFI, an argument passed as the object it is, a
+        specialization record, workspace arguments) are called through CuTe's own call, each
+        argument converted."""
+        try:
+            state = self._local.state
+        except AttributeError:
+            return self._first_call(args, kwargs)
+        if state is None:
+            return self._cute_call(args, kwargs)
+        return state.call(args, kwargs)
+
+    def _first_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """This thread's first call: make its call state (or find that CuTe's call must be used)."""
+        compiled = self.compiled
+        if (
+            not _cute_hooks.has_engine(compiled)
+            or _cute_hooks.is_tvm_ffi(compiled)
+            or not _cute_hooks.plain_reentry(compiled)
+        ):
+            self._local.state = None
+            return self._cute_call(args, kwargs)
+        try:
+            state = PreparedLaunch(compiled, self._specs, args, kwargs)  # raises for wrong arguments
+        except CoopBackendError:  # arguments CuTe marshals in a way the state does not know
+            self._local.state = None
+            return self._cute_call(args, kwargs)
+        if not state.rewritable or not _cute_hooks.is_context_free(state._executor):
+            self._local.state = None
+            return self._cute_call(args, kwargs)
+        state.forget()
+        self._local.state = state
+        return state.call(args, kwargs)
+
+    def _cute_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """CuTe's own call, DLPack arrays, addresses and streams converted first."""
         if self._specs:
             args, kwargs = _args.convert(self._specs, self._names, args, kwargs)
         try:

@@ -572,6 +572,52 @@ def rectify(compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> lis
     return list(compiled.execution_args.get_rectified_args(args, kwargs))
 
 
+def binder(compiled: Any) -> Callable[[tuple[Any, ...], dict[str, Any]], list[Any]]:
+    """A function binding ``(args, kwargs)`` to the runtime parameters in order (defaults,
+    keywords), as CuTe's call does, without comparing values (``rectify`` compares each with a
+    marker, which arrays refuse).
+
+    The function raises CoopTypeError for arguments the signature does not bind.
+    """
+    import inspect
+
+    signature = compiled.execution_args.signature
+    params = list(signature.parameters.values())
+    names = [p.name for p in params]
+    takes = f"the compiled function takes ({', '.join(names)})"
+    if any(p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params):
+
+        def bind_any(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise CoopTypeError(f"{takes}: {exc}") from None
+            bound.apply_defaults()
+            return list(bound.arguments.values())
+
+        return bind_any
+    index = {n: i for i, n in enumerate(names)}
+    missing = object()
+    defaults = [missing if p.default is inspect.Parameter.empty else p.default for p in params]
+
+    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        if len(args) > len(names):
+            raise CoopTypeError(f"{takes}: got {len(args)} positional arguments")
+        out = [*args, *defaults[len(args) :]]
+        for name, value in kwargs.items():
+            at = index.get(name)
+            if at is None or at < len(args):
+                what = "an unexpected" if at is None else "a second value for the"
+                raise CoopTypeError(f"{takes}: got {what} argument {name!r}")
+            out[at] = value
+        lacking = [n for n, v in zip(names, out, strict=True) if v is missing]
+        if lacking:
+            raise CoopTypeError(f"{takes}: missing {', '.join(lacking)}")
+        return out
+
+    return bind
+
+
 def marshal(compiled: Any, values: list[Any]) -> tuple[list[int], Any]:
     """CuTe's marshalling of runtime arguments: the address of each C argument, and the objects that
     own them (keep them alive)."""
@@ -609,25 +655,94 @@ def executor(compiled: Any) -> tuple[Any, Any, list[int], Any]:
     return ex.capi_func, ex.cuda_result, extras, ex
 
 
-def descriptor_data_pointer(tensor: Any) -> Any:
-    """A writable ``c_void_p`` over the data pointer in a ``from_dlpack`` tensor's C descriptor (its
-    first field), checked against the tensor's data address."""
+def descriptor_size(dynamic_extents: int, dynamic_strides: int) -> int:
+    """Bytes of the C descriptor CuTe builds for a ``from_dlpack`` tensor (64-bit strides) whose
+    layout has that many dynamic extents and strides: the data pointer, each dynamic extent as an
+    int32, then, 8-byte aligned, each dynamic stride as an int64 (a static layout: the pointer only).
+    ``copy_descriptor`` checks every field it copies against the tensor."""
+    size = 8 + 4 * dynamic_extents
+    if dynamic_strides:
+        size = (size + 7) // 8 * 8 + 8 * dynamic_strides
+    return size
+
+
+def descriptor_buffer(rank: int) -> Any:
+    """A zeroed ctypes buffer that holds the C descriptor of any tensor of rank ``rank``
+    (8-byte words; word 0 is the data pointer)."""
     import ctypes
 
-    address = tensor.__c_pointers__()[0]
-    view = ctypes.c_void_p.from_address(address)
-    if (view.value or 0) != tensor_data_ptr(tensor):
+    return (ctypes.c_uint64 * ((descriptor_size(rank, rank) + 7) // 8))()
+
+
+def copy_descriptor(tensor: Any, layout: Any, into: Any) -> int:
+    """Copy the C descriptor of a ``from_dlpack`` tensor into ``into`` (a :func:`descriptor_buffer`),
+    which then owns it: it keeps neither the tensor nor the DLPack capsule (the caller's array)
+    alive. ``layout`` is the tensor's :func:`tensor_layout`. Returns the descriptor's size.
+
+    Raises:
+        CoopBackendError: the copy is not the data pointer, dynamic extents and strides that
+            :func:`descriptor_size` describes (the DSL changed its descriptor).
+    """
+    import ctypes
+
+    _dtype, shape, stride, _align, dynamic_shape, dynamic_stride, wide = layout
+    extents = [int(s) for s, d in zip(shape, dynamic_shape, strict=False) if d]
+    strides = [int(s) for s, d in zip(stride, dynamic_stride, strict=False) if d]
+    size = descriptor_size(len(extents), len(strides))
+    if wide or size > ctypes.sizeof(into):
+        raise CoopBackendError(f"a CuTe tensor descriptor of {size} bytes does not fit its buffer")
+    ctypes.memmove(into, tensor.__c_pointers__()[0], size)
+    base = ctypes.addressof(into)
+    at = (8 + 4 * len(extents) + 7) // 8 * 8
+    copied = [
+        int(into[0]),
+        *(ctypes.c_int32.from_address(base + 8 + 4 * i).value for i in range(len(extents))),
+        *(ctypes.c_int64.from_address(base + at + 8 * i).value for i in range(len(strides))),
+    ]
+    if copied != [tensor_data_ptr(tensor), *extents, *strides]:
         raise CoopBackendError(
-            "CuTe's tensor descriptor no longer starts with the data pointer (the DSL changed)"
+            "CuTe's tensor descriptor is no longer {data pointer, int32 dynamic extents, int64 dynamic "
+            "strides} (the DSL changed)"
         )
-    return view
+    return size
+
+
+def is_runtime_tensor(value: Any) -> bool:
+    """Whether ``value`` is a CuTe runtime tensor (``from_dlpack``), which has a C descriptor."""
+    from cutlass.cute.runtime import _Tensor
+
+    return type(value) is _Tensor
+
+
+def plain_reentry(compiled: Any) -> bool:
+    """Whether a call of a CuTe compiled function only marshals its arguments: no specialization
+    record checked at each call (CuTe's "F-SPEC") and no trailing workspace arguments."""
+    return getattr(compiled, "_pyir_spec", None) is None and not getattr(compiled, "total_added_arguments", 0)
+
+
+def is_context_free(executor: Any) -> bool:
+    """Whether an executor's host entry takes no per-context kernel handles (CuTe's CUDA-library
+    executors: one entry serves every device and context)."""
+    return not getattr(executor, "_kernel_ptrs", None)
+
+
+def cuda_error(code: int) -> Exception:
+    """The exception CuTe's call raises for a host entry that returned CUDA error ``code``."""
+    from cutlass.base_dsl.runtime import cuda as cuda_helpers
+
+    return cuda_helpers.create_cuda_runtime_error(code, cuda_helpers.cudart.cudaError_t)
+
+
+_POINTER: list[type] = []
 
 
 def pointer_info(value: Any) -> tuple[Any, int, int] | None:
     """``(element type, address, alignment)`` of a CuTe runtime pointer (``make_ptr``), else None."""
-    from cutlass.cute.runtime import _Pointer
+    if not _POINTER:
+        from cutlass.cute.runtime import _Pointer
 
-    if type(value) is not _Pointer:
+        _POINTER.append(_Pointer)
+    if type(value) is not _POINTER[0]:
         return None
     return value.dtype, int(value._pointer), int(value._assumed_align)
 

@@ -1,17 +1,22 @@
 # SPDX-License-Identifier: Apache-2.0
 """A prepared launch of a CuTe compiled function: bind and marshal once, then each launch rewrites
 the argument slots in place and calls CuTe's host entry (which computes the grid and calls the
-driver) with the same ``void*[]``.
+driver) with the same ``void*[]``. The plain call of a compiled function launches through one of
+these per thread (its call state).
 
-Each runtime argument owns one C slot: a tensor's descriptor (its data pointer rewritten), a
-pointer, a scalar or a stream (a C value rewritten). A launch checks what changes cheaply: an array
-of the same type, dtype, shape, strides and device as the last one only has its data pointer
-written; anything else goes through the full conversion and check once, then is fast again.
+Each runtime argument owns one C slot: a tensor's descriptor (a copy owned here: its data pointer
+rewritten, and for a dynamic layout its extents and strides), a pointer, a scalar or a stream (a C
+value rewritten). A launch checks what changes cheaply: an array of the same type, dtype, shape,
+strides and device as one seen before only has its data pointer written (and, if it differs from
+the last one, the descriptor it had); anything else goes through the full conversion and check
+once, then is fast again. No slot refers to the caller's arrays: the caller's memory is freed when
+the caller drops it.
 """
 
 from __future__ import annotations
 
 import ctypes
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -30,75 +35,112 @@ _INT_TYPES = {
     (64, False): ctypes.c_uint64,
 }
 
-
-def _torch_key(value: Any) -> tuple[Any, ...]:
-    return (value.dtype, value.shape, value.stride(), value.get_device())
-
-
-def _cupy_key(value: Any) -> tuple[Any, ...]:
-    return (value.dtype, value.shape, value.strides, value.data.device_id)
+#: Array layouts (keys) whose descriptors a tensor slot remembers (a dynamic layout: one per shape).
+RECENT_LAYOUTS = 16
 
 
-def _torch_address(value: Any) -> int:
-    return int(value.data_ptr())
+Reader = Callable[[Any], tuple[Any, int]]
 
 
-def _cupy_address(value: Any) -> int:
-    return int(value.data.ptr)
+def _read_torch(value: Any) -> tuple[Any, int]:
+    # requires_grad: such a tensor is refused (torch's DLPack export raises), so never matches a key seen
+    key = (value.dtype, value.shape, value.stride(), value.get_device(), value.requires_grad)
+    return key, value.data_ptr()
 
 
-#: Per array type: what must not change for a data-pointer-only rewrite, and the data pointer.
-_FAST: dict[type, tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], int]] | None] = {}
+def _read_cupy(value: Any) -> tuple[Any, int]:
+    memory = value.data
+    return (value.dtype, value.shape, value.strides, memory.device_id), memory.ptr
 
 
-def _fast(kind: type) -> tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], int]] | None:
-    """The key and address readers of a torch or CuPy array type, or None for other types."""
-    if kind not in _FAST:
+def _read_dlpack(value: Any) -> tuple[Any, int]:
+    """Any other DLPack array, read through cuda.core's ``StridedMemoryView`` (C-level, no stream
+    synchronisation, as CuTe's ``from_dlpack``); no key (the full conversion) for an element type
+    NumPy does not name, or an array that view cannot read."""
+    from cuda.core.utils import StridedMemoryView
+
+    try:
+        view = StridedMemoryView.from_dlpack(value, stream_ptr=-1)
+    except Exception:
+        return None, 0
+    if view.dtype is None:
+        return None, 0
+    return (view.dtype, view.shape, view.strides, view.device_id), int(view.ptr)
+
+
+#: Per array type: the reader of what must not change for a data-pointer-only rewrite (a key) and
+#: of the data pointer; None for types that take the full conversion each time (CuTe tensors: once).
+_READERS: dict[type, Reader | None] = {}
+
+
+def _reader(kind: type) -> Reader | None:
+    """The key and address reader of an array type (torch, CuPy, other DLPack arrays), or None."""
+    read = _READERS.get(kind, False)
+    if read is False:
         module = kind.__module__
-        _FAST[kind] = (
-            (_torch_key, _torch_address)
+        read = (
+            _read_torch
             if module.startswith("torch")
-            else (_cupy_key, _cupy_address)
+            else _read_cupy
             if module.startswith("cupy")
+            else _read_dlpack
+            if hasattr(kind, "__dlpack__") and not hasattr(kind, "__c_pointers__")
             else None
         )
-    return _FAST[kind]
-
-
-def _array_key(value: Any) -> tuple[Any, ...] | None:
-    """What must not change for a data-pointer-only rewrite (torch, CuPy), or None."""
-    fast = _fast(type(value))
-    return None if fast is None else (type(value), *fast[0](value))
+        _READERS[kind] = read
+    return read  # type: ignore[return-value]
 
 
 class PreparedLaunch:
     """A CuTe compiled function bound to its arguments: :meth:`launch` rewrites them and launches.
 
     Made by :meth:`CompiledCuteFunction.prepare`. One handle per thread: launches from two threads
-    at once would race on its argument slots (prepare one per thread).
+    at once would race on its argument slots (prepare one per thread). The handle keeps the
+    arguments of its last launch alive (``launch()`` launches them again), and nothing older.
     """
 
     def __init__(
         self, compiled: Any, specs: dict[str, _args.Spec], args: tuple[Any, ...], kwargs: dict[str, Any]
     ):
-        call, self._result, extras, self._executor = _cute_hooks.executor(compiled)
+        if not _cute_hooks.has_engine(compiled):
+            _cute_hooks.executor(compiled)  # raises the typed error
         params = _cute_hooks.runtime_parameters(compiled)
+        self._compiled = compiled
         self._names = [n for n, _a in params]
         values = _cute_hooks.rectify(compiled, *_args.convert(specs, self._names, args, kwargs))
-        leaves, self._keep = _cute_hooks.marshal(compiled, values)
+        self._bind = _cute_hooks.binder(compiled)
+        given = self._bind(args, kwargs)  # as given (a tensor slot learns their keys)
+        call, self._result, extras, self._executor = _cute_hooks.executor(compiled)  # after the checks
+        for (name, annotation), value in zip(params, values, strict=False):  # before CuTe's casts
+            numeric = _cute_hooks.numeric_type(annotation)
+            if numeric is not None and not isinstance(value, numeric):
+                _number(value, name, numeric)
+        leaves, keep = _cute_hooks.marshal(compiled, values)
         self._packed = (ctypes.c_void_p * (len(leaves) + len(extras)))(*leaves, *extras)
         self._call = call
+        self._owned: list[Any] = []  # the C storage of the rewritable slots
         self._setters: list[Callable[[Any], None]] = []
+        #: Every argument has a slot of its own (a tensor, pointer, scalar or stream parameter): none
+        #: is passed as the object it was prepared with.
+        self.rewritable = True
         at = 0
-        for (name, annotation), value in zip(params, values, strict=False):
-            count = 1 if self._kind(name, annotation, value, specs) else _cute_hooks.leaf_count(value)
+        for (name, annotation), value, original in zip(params, values, given, strict=False):
+            own = self._kind(name, annotation, value, specs)
+            count = 1 if own else _cute_hooks.leaf_count(value)
             setter = self._setter(at, name, annotation, value, specs)
+            if isinstance(specs.get(name), _args.TensorSpec):
+                setter(original)
             self._setters.append(setter)
+            self.rewritable = self.rewritable and own
             at += count
         if at != len(leaves):
             raise CoopBackendError(
                 f"CuTe marshalled {len(leaves)} C arguments, expected {at} (the DSL changed?)"
             )
+        # What CuTe marshalled (the first arguments' CuTe tensors, holding their arrays' DLPack
+        # capsules) is kept only where a slot still points into it: an argument passed as it is.
+        self._keep = None if self.rewritable else keep
+        self._last: Any = given  # launch() launches them again
 
     @staticmethod
     def _kind(name: str, annotation: Any, value: Any, specs: dict[str, _args.Spec]) -> bool:
@@ -137,45 +179,49 @@ class PreparedLaunch:
         return fixed
 
     def _own(self, at: int, slot: Any, setter: Callable[[Any], None]) -> Callable[[Any], None]:
-        """Point argument ``at`` at ``slot`` (a ctypes value kept alive here)."""
-        self._keep = (self._keep, slot)
+        """Point argument ``at`` at ``slot`` (C storage kept alive here)."""
+        self._owned.append(slot)
         self._packed[at] = ctypes.addressof(slot)
         return setter
 
     def _tensor_setter(self, at: int, spec: _args.TensorSpec, value: Any) -> Callable[[Any], None]:
-        state: dict[str, Any] = {
-            "view": _cute_hooks.descriptor_data_pointer(value),
-            "key": None,
-            "own": value,
-        }
+        """The setter of a tensor parameter. Its slot is a descriptor owned here, copied from the
+        checked CuTe tensor of each new layout (the CuTe tensor and its DLPack capsule are then
+        dropped); layouts seen before are remembered by array key (type, dtype, shape, strides,
+        device), so a torch tensor or CuPy array like one seen before costs a few attribute reads."""
+        desc = _cute_hooks.descriptor_buffer(len(spec.shape))
         mask = spec.align - 1
-        packed = self._packed
+        recent: dict[tuple[Any, ...], bytes] = {}  # descriptor bytes by array key
+        last_torch: list[Any] = [None]  # the last torch tensor's key, compared inline
+        last_cute: list[Any] = [None, 0]  # (weakref to the last CuTe tensor checked, its descriptor size)
 
-        def slow(new: Any) -> None:
-            tensor = new if not _args.is_foreign_array(new) else _args.to_cute(new, spec)
-            if _args.is_foreign_array(new) or _cute_hooks.tensor_layout(new) is not None:
-                if not _args.is_foreign_array(new):
-                    _args.check(tensor, spec)
-                state["view"], state["own"] = _cute_hooks.descriptor_data_pointer(tensor), tensor
-                packed[at] = _cute_hooks.c_pointers(tensor)[0]
-                if _args.is_foreign_array(new):
-                    remember(new)
+        def take(tensor: Any, layout: Any, key: tuple[Any, ...] | None) -> None:
+            size = _cute_hooks.copy_descriptor(tensor, layout, desc)
+            if key is not None:
+                if len(recent) >= RECENT_LAYOUTS:
+                    recent.clear()
+                recent[key] = ctypes.string_at(desc, size)
+            last_torch[0] = key if key is not None and _reader(key[0]) is _read_torch else None
+
+        def slow(new: Any, key: tuple[Any, ...] | None) -> None:
+            """Convert and check ``new`` (typed errors naming the argument), take its descriptor."""
+            if _args.is_foreign_array(new):
+                tensor, layout = _args.to_cute_checked(new, spec)
+                take(tensor, layout, key)
+                return
+            if _cute_hooks.is_runtime_tensor(new):  # a CuTe tensor: its own descriptor
+                ref = last_cute[0]
+                if ref is not None and ref() is new and new.element_type is spec.dtype:
+                    ctypes.memmove(desc, _cute_hooks.c_pointers(new)[0], last_cute[1])
                 else:
-                    state["key"] = last_torch[0] = None
+                    size = _cute_hooks.copy_descriptor(new, _args.check(new, spec), desc)
+                    last_cute[0], last_cute[1] = weakref.ref(new), size
+                last_torch[0] = None
                 return
             raise CoopTypeError(
                 f"argument {spec.name!r} was compiled as a tensor ({spec.describe()}); "
                 f"got {type(new).__name__}"
             )
-
-        last_torch: list[Any] = [None]  # (type, dtype, shape, strides, device) of the last torch tensor
-
-        def remember(array: Any) -> None:
-            state["key"] = _array_key(array)
-            if state["key"] is not None:
-                state["read_key"], state["read_address"] = _fast(type(array))  # type: ignore[misc]
-            is_torch = state["key"] is not None and state["read_key"] is _torch_key
-            last_torch[0] = state["key"] if is_torch else None
 
         def set_tensor(new: Any) -> None:
             t = last_torch[0]
@@ -186,24 +232,32 @@ class PreparedLaunch:
                 and new.shape == t[2]
                 and new.stride() == t[3]
                 and new.get_device() == t[4]
+                and not new.requires_grad
             ):
                 address = new.data_ptr()  # a torch tensor like the last one: only its data moves
             else:
-                key = state["key"]
-                if key is None or type(new) is not key[0] or state["read_key"](new) != key[1:]:
-                    slow(new)
+                read = _reader(type(new))
+                found = None if read is None else read(new)
+                if found is None or found[0] is None:
+                    slow(new, None)
                     return
-                address = state["read_address"](new)
+                key = (type(new), *found[0])
+                seen = recent.get(key)
+                if seen is None:
+                    slow(new, key)
+                    return
+                address = found[1]
+                if not address & mask:
+                    ctypes.memmove(desc, seen, len(seen))
+                    last_torch[0] = key if read is _read_torch else None
             if address & mask:
                 raise CoopValueError(
                     f"argument {spec.name!r}: data at {address:#x} is not aligned to {spec.align} B "
                     "as compiled"
                 )
-            state["view"].value = address
+            desc[0] = address
 
-        if _args.is_foreign_array(value):
-            remember(value)
-        return set_tensor
+        return self._own(at, desc, set_tensor)
 
     def _pointer_setter(
         self, at: int, name: str, dtype: Any, address: int, align: int
@@ -258,7 +312,7 @@ class PreparedLaunch:
 
     def launch(self, *args: Any, **kwargs: Any) -> None:
         """Launch with ``args`` in place of the prepared arguments (all of them, as for the call;
-        none: the last ones again).
+        none: the last ones again). A launch that raises leaves the last arguments in place.
 
         Raises:
             CoopTypeError: an argument of another kind or element type, named.
@@ -266,13 +320,44 @@ class PreparedLaunch:
             CoopBackendError: the launch failed (the CUDA error).
         """
         if args or kwargs:
-            if kwargs or len(args) != len(self._setters):
-                args = tuple(self._rectify(args, kwargs))
-            for setter, value in zip(self._setters, args, strict=False):
-                setter(value)
+            values = args if not kwargs and len(args) == len(self._setters) else self._rectify(args, kwargs)
+            try:
+                for setter, value in zip(self._setters, values, strict=False):
+                    setter(value)
+            except Exception:
+                self._restore()
+                raise
+            self._last = values
         self._call(self._packed)
         if self._result is not None and self._result.value:
             raise CoopBackendError(f"the launch failed: CUDA error {self._result.value}")
+
+    def call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The plain call's launch (``compiled(*args, **kwargs)``): CuTe's binding of the arguments
+        (defaults, keywords), written into the slots, the host entry called; keeps nothing of the
+        arguments. Returns what CuTe's call returns (0, or None for an entry without a result) and
+        raises what it raises for a failed launch."""
+        if kwargs or len(args) != len(self._setters):
+            args = self._bind(args, kwargs)
+        for setter, value in zip(self._setters, args, strict=False):
+            setter(value)
+        self._call(self._packed)
+        result = self._result
+        if result is None:
+            return None
+        if result.value:
+            raise _cute_hooks.cuda_error(result.value)
+        return 0
+
+    def forget(self) -> None:
+        """Drop the arguments kept for ``launch()`` (the call state keeps none)."""
+        self._last = None
+
+    def _restore(self) -> None:
+        """Write the last accepted arguments back (they were accepted: this does not raise)."""
+        if self._last is not None:
+            for setter, value in zip(self._setters, self._last, strict=False):
+                setter(value)
 
     def _rectify(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         if len(args) > len(self._names) or set(kwargs) - set(self._names[len(args) :]):

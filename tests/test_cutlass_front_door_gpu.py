@@ -207,3 +207,181 @@ def test_tvm_ffi_call_with_torch_tensors_on_a_torch_stream() -> None:
     assert torch.equal(early, torch.full_like(src, -7)), "the kernel did not run on torch's stream"
     stream.synchronize()
     assert torch.equal(dst, src)
+
+
+# --- the plain call's call state (issue 47: a call from torch at the cost of a launch) ---------------
+
+
+def _fresh_call_state(compiled: Any) -> Any:
+    import threading
+
+    compiled._local = threading.local()
+    return compiled
+
+
+def test_plain_call_reads_tensors_changed_in_place() -> None:
+    """The call state re-reads each tensor's dtype, shape, strides, device and data pointer at
+    every call: values written in place, new storage (``set_``) and a resize are all seen."""
+    from cuda import coop
+
+    torch = _torch()
+    compiled = _fresh_call_state(_compiled())
+    src, dst, scale, offset = _case()
+    for k in range(3):
+        compiled(src, dst, scale, offset, _stream())  # a torch tensor for the pointer: its data
+        torch.cuda.synchronize()
+        assert torch.equal(dst, _want(src, scale, offset)), k
+        src.add_(k + 1)  # in place: same data pointer, new values
+    moved = torch.randint(-(2**20), 2**20, (N,), dtype=torch.int32, device="cuda")
+    src.set_(moved)  # new storage under the same tensor object
+    compiled(src, dst, scale, offset, _stream())
+    torch.cuda.synchronize()
+    assert torch.equal(dst, _want(moved, scale, offset))
+    src.resize_(N // 2)  # another shape in place: refused, naming the argument
+    with pytest.raises(coop.CoopValueError, match="'src' was compiled as Int32"):
+        compiled(src, dst, scale, offset, _stream())
+    src.resize_(N)
+    compiled(src, dst, scale + 1, offset, _stream())
+    torch.cuda.synchronize()
+    assert torch.equal(dst, _want(src, scale + 1, offset))
+
+
+@pytest.mark.parametrize("case", ["dtype", "stride", "rank", "grad", "host", "misaligned"])
+def test_plain_call_names_a_wrong_tensor_after_good_calls(case: str) -> None:
+    from cuda import coop
+
+    torch = _torch()
+    compiled = _fresh_call_state(_compiled())
+    src, dst, scale, offset = _case()
+    compiled(src, dst, scale, offset, _stream())
+    big = torch.zeros(2 * N + 16, dtype=torch.int32, device="cuda")
+    bad, error, match = {
+        "dtype": (src.float(), coop.CoopTypeError, "'src' was compiled as Int32.*Float32"),
+        "stride": (big[: 2 * N : 2], coop.CoopValueError, r"'src' was compiled as Int32\[.*strides \[2\]"),
+        "rank": (src.view(2, N // 2), coop.CoopValueError, "'src' was compiled with rank 1"),
+        "grad": (src.float().requires_grad_(), coop.CoopTypeError, "'src'"),
+        "host": (src.cpu(), coop.CoopTypeError, "'src': the array is not in GPU memory"),
+        "misaligned": (big[1 : N + 1], coop.CoopValueError, "'src': data at .* is not aligned to 16 B"),
+    }[case]
+    with pytest.raises(error, match=match):
+        compiled(bad, dst, scale, offset, _stream())
+    dst.fill_(-1)
+    compiled(src, dst, scale, offset, _stream())  # the state is still good
+    torch.cuda.synchronize()
+    assert torch.equal(dst, _want(src, scale, offset))
+
+
+def test_plain_call_of_a_torch_tensor_like_the_last_converts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cuda.coop.cutlass import _args
+
+    torch = _torch()
+    compiled = _fresh_call_state(_compiled())
+    seen: list[Any] = []
+    convert = _args.to_cute_checked
+    monkeypatch.setattr(_args, "to_cute_checked", lambda v, s: seen.append(v) or convert(v, s))
+    for k in range(5):
+        src, dst, scale, offset = _case()
+        src += k
+        compiled(src, dst, scale, offset, _stream())
+        torch.cuda.synchronize()
+        assert torch.equal(dst, _want(src, scale, offset)), k
+    assert len(seen) == 2  # the first call's (its state, then its tensor slot)
+
+
+def test_plain_call_on_a_dynamic_layout_takes_each_size() -> None:
+    torch = _torch()
+    compiled = _fresh_call_state(_compiled(dynamic=True))
+    for n in (512 * 5, 512 * 64, 512 * 5, 512 * 9, 512 * 64):
+        src, dst, scale, offset = _case(n)
+        compiled(src, dst, scale, offset, _stream())
+        torch.cuda.synchronize()
+        assert torch.equal(dst, _want(src, scale, offset)), n
+
+
+def test_plain_call_keeps_no_tensor_alive() -> None:
+    """The call state owns copies of the descriptors: tensors the caller drops are freed (their
+    DLPack capsules are not held by a cached CuTe tensor)."""
+    import gc
+    import weakref
+
+    torch = _torch()
+    compiled = _fresh_call_state(_compiled())
+    src, dst, scale, offset = _case()
+    compiled(src, dst, scale, offset, _stream())
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    for _ in range(3):
+        tmp = torch.randint(-100, 100, (N,), dtype=torch.int32, device="cuda")
+        out = torch.empty_like(tmp)
+        refs = [weakref.ref(tmp), weakref.ref(out)]
+        compiled(tmp, out, scale, offset, _stream())
+        torch.cuda.synchronize()
+        assert torch.equal(out, _want(tmp, scale, offset))
+        del tmp, out
+        gc.collect()
+        assert [r() for r in refs] == [None, None]
+    assert torch.cuda.memory_allocated() == before
+    del src  # the first call's tensor too (the state was made from it)
+    gc.collect()
+    assert torch.cuda.memory_allocated() < before
+
+
+def test_plain_call_with_cupy_arrays_again_and_again() -> None:
+    cp = pytest.importorskip("cupy")
+    compiled = _fresh_call_state(_compiled())
+    rng = np.random.default_rng(11)
+    stream = cp.cuda.get_current_stream()
+    for k in range(3):
+        src = cp.asarray(rng.integers(-(2**20), 2**20, N, dtype=np.int32))
+        dst = cp.full(N, -5, dtype=cp.int32)
+        compiled(src, dst, 4 + k, 1.5, stream.ptr)
+        stream.synchronize()
+        assert cp.array_equal(dst, src * (4 + k) + 1), k
+
+
+def test_plain_call_from_threads_on_their_own_streams() -> None:
+    import threading
+
+    torch = _torch()
+    compiled = _fresh_call_state(_compiled())
+    errors: list[BaseException] = []
+
+    def work(seed: int) -> None:
+        try:
+            stream = torch.cuda.Stream()
+            with torch.cuda.stream(stream):
+                for k in range(20):
+                    src, dst, scale, offset = _case(N)
+                    src += seed * 100 + k
+                    compiled(src, dst, scale, offset, stream.cuda_stream)
+                    stream.synchronize()
+                    assert torch.equal(dst, _want(src, scale, offset)), (seed, k)
+        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def test_plain_call_in_a_cuda_graph() -> None:
+    torch = _torch()
+    compiled = _fresh_call_state(_compiled())
+    src, dst, scale, offset = _case()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        compiled(src, dst, scale, offset, side.cuda_stream)  # the call state made off the capture
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        compiled(src, dst, scale, offset, torch.cuda.current_stream().cuda_stream)
+    for k in range(3):
+        src.copy_(torch.randint(-(2**20), 2**20, (N,), dtype=torch.int32, device="cuda"))
+        dst.fill_(-7 - k)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(dst, _want(src, scale, offset)), k
