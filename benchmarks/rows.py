@@ -466,20 +466,6 @@ def _numba_softmax_staged(n: int, cluster: int, threads: int, items: int) -> Any
     return kernel
 
 
-def welford(p, q):  # type: ignore[no-untyped-def]
-    """Two (count, mean, M2) summaries of disjoint parts of a row -> the summary of both (Chan)."""
-    n = p[0] + q[0]
-    d = q[1] - p[1]
-    f = q[0] / n
-    return n, p[1] + d * f, p[2] + q[2] + d * d * p[0] * f
-
-
-def max_sum(p, q):  # type: ignore[no-untyped-def]
-    """Two (max, sum of exp(x - max)) of disjoint parts of a row -> those of both (online softmax)."""
-    m = max(p[0], q[0])
-    return m, p[1] * math.exp(p[0] - m) + q[1] * math.exp(q[0] - m)
-
-
 def before(a, b):  # type: ignore[no-untyped-def]
     """Top-k order of (value, index): the larger value first, of equal values the smaller index."""
     return a[0] > b[0] or (a[0] == b[0] and a[1] < b[1])
@@ -488,16 +474,17 @@ def before(a, b):  # type: ignore[no-untyped-def]
 def numba_layernorm(n: int, cluster: int, threads: int, items: int, variant: str = "welford") -> Any:
     """y = (x - mean) / sqrt(var + eps) * w + b: the row in registers (striped), each thread's
     (count, mean, M2) from its items (two passes over registers), one block (cluster) reduce of the
-    tuple with ``welford``; variant ``sumsq``: one field-wise sum of (sum, sum of squares)."""
+    tuple with ``welford`` (the kernel of ``examples/numba/layernorm_rows.py``); variant ``sumsq``:
+    one field-wise sum of (sum, sum of squares)."""
     import numpy as np
     from cuda import coop
     from numba import cuda
     from numba.cuda import libdevice
 
+    if variant == "welford":  # the example's kernel, as a user copies it
+        return example("layernorm_rows").make_layernorm(cluster, threads, items, EPS)
     tile = threads * items
     inv_n, eps = np.float32(1.0 / n), np.float32(EPS)
-    count, inv_items = np.float32(items), np.float32(1.0 / items)
-    use_welford = variant == "welford"
 
     def kernel(x, w, bias, y):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -506,30 +493,16 @@ def numba_layernorm(n: int, cluster: int, threads: int, items: int, variant: str
         xs = coop.ThreadData(items, np.float32)
         coop.block.load(x, xs, offset=offset, algorithm="striped")
         s = np.float32(0.0)
+        sq = np.float32(0.0)
         for i in range(items):
             s += xs[i]
-        if use_welford:
-            tm = s * inv_items
-            m2 = np.float32(0.0)
-            for i in range(items):
-                d = xs[i] - tm
-                m2 += d * d
-            if cluster > 1:
-                stats = coop.cluster.reduce((count, tm, m2), welford)
-            else:
-                stats = coop.block.reduce((count, tm, m2), welford, broadcast=True)
-            mean = stats[1]
-            var = stats[2] * inv_n
+            sq += xs[i] * xs[i]
+        if cluster > 1:
+            sums = coop.cluster.sum((s, sq))
         else:
-            sq = np.float32(0.0)
-            for i in range(items):
-                sq += xs[i] * xs[i]
-            if cluster > 1:
-                sums = coop.cluster.sum((s, sq))
-            else:
-                sums = coop.block.sum((s, sq), broadcast=True)
-            mean = sums[0] * inv_n
-            var = sums[1] * inv_n - mean * mean
+            sums = coop.block.sum((s, sq), broadcast=True)
+        mean = sums[0] * inv_n
+        var = sums[1] * inv_n - mean * mean
         rstd = libdevice.rsqrtf(var + eps)
         base = rank * tile + cuda.threadIdx.x  # weight and bias read as each item is scaled (striped)
         ws, bs = w[base:], bias[base:]  # views: constant indices, no negative-index checks per item
@@ -543,15 +516,18 @@ def numba_layernorm(n: int, cluster: int, threads: int, items: int, variant: str
 def numba_cross_entropy(n: int, cluster: int, threads: int, items: int, variant: str = "online") -> Any:
     """loss = logsumexp(x) - x[label] per row: each block loops over its tiles (striped), folding its
     items into each thread's (max, sum of exp(x - max)); one block (cluster) reduce of the pair with
-    ``max_sum`` (variant ``twice``: a max, then a sum of the rescaled sums); thread 0 of the row's
-    first block reads the label's logit and writes the loss."""
+    ``max_sum`` (the kernel of ``examples/numba/cross_entropy_rows.py``); variant ``twice``: a max,
+    then a sum of the rescaled sums. Thread 0 of the row's first block writes the loss."""
     import numpy as np
     from cuda import coop
     from numba import cuda
 
+    made = example("cross_entropy_rows")
+    assert made.IGNORE_INDEX == IGNORE_INDEX
+    if variant == "online":  # the example's kernel, as a user copies it
+        return made.make_cross_entropy(n, cluster, threads, items)
     tile = threads * items
     tiles = n // (cluster * tile)
-    online = variant == "online"
     ninf = np.float32(-np.inf)
 
     def kernel(x, labels, loss):  # type: ignore[no-untyped-def]
@@ -570,19 +546,12 @@ def numba_cross_entropy(n: int, cluster: int, threads: int, items: int, variant:
             for i in range(items):
                 s += math.exp(xs[i] - top)
             m = top
-        if online:
-            if cluster > 1:
-                r = coop.cluster.reduce((m, s), max_sum)
-            else:
-                r = coop.block.reduce((m, s), max_sum, broadcast=True)
-            top, total = r[0], r[1]
+        if cluster > 1:
+            top = coop.cluster.reduce(m, "max")
+            total = coop.cluster.sum(s * math.exp(m - top))
         else:
-            if cluster > 1:
-                top = coop.cluster.reduce(m, "max")
-                total = coop.cluster.sum(s * math.exp(m - top))
-            else:
-                top = coop.block.reduce(m, "max", broadcast=True)
-                total = coop.block.sum(s * math.exp(m - top))
+            top = coop.block.reduce(m, "max", broadcast=True)
+            total = coop.block.sum(s * math.exp(m - top))
         if rank == 0 and cuda.threadIdx.x == 0:
             label = labels[row]
             if label == IGNORE_INDEX:

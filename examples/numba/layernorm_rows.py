@@ -38,11 +38,11 @@ def welford(p: tuple[float, float, float], q: tuple[float, float, float]) -> tup
     return n, p[1] + d * f, p[2] + q[2] + d * d * p[0] * f
 
 
-def make_layernorm(cluster: int, threads: int, items: int) -> Any:
+def make_layernorm(cluster: int, threads: int, items: int, eps: float = EPS) -> Any:
     """The LayerNorm kernel for rows of ``cluster * threads * items``, a block (cluster) per row."""
     tile = threads * items  # one block's part of the row
     n = cluster * tile
-    inv_n, eps = np.float32(1 / n), np.float32(EPS)
+    inv_n, eps = np.float32(1 / n), np.float32(eps)
     count, inv_items = np.float32(items), np.float32(1 / items)
 
     @numba_coop.jit(fastmath=True)
