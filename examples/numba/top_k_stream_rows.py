@@ -107,7 +107,7 @@ def main() -> None:
         np.testing.assert_array_equal(got_i, order)
         np.testing.assert_array_equal(got_v, np.take_along_axis(x, order, 1))
         print(
-            f"{rows} rows of {N}, {wr} warps a row: the {K} largest of each and their indices, as NumPy orders them"
+            f"{rows} rows of {N}, {wr} warps a row: the {K} largest and their indices, as NumPy orders them"
         )
 
 
