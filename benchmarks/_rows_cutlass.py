@@ -492,9 +492,9 @@ def argmax(n: int, cluster: int, threads: int, items: int, variant: str = "items
 
 def topk(n: int, wr: int, threads: int, items: int, variant: str = "bitonic") -> Any:
     """The row's ``TOPK`` largest values and their indices (largest first, ties to the smaller index):
-    the design of ``numba_topk`` in rows.py (variant: that design's, ``bitonic``) (a warp streams its part of the row through a threshold, its
-    candidates' indices into 32 pending slots in shared memory, merged into a list of 16 in registers
-    by shuffle networks), ``wr`` warps a row."""
+    the design of ``numba_topk`` (``bitonic``) in rows.py (a warp streams its part of the row through a
+    threshold, its candidates' indices into 32 pending slots in shared memory, merged into a list of 16
+    (32 for k = 32) in registers by shuffle networks), ``wr`` warps a row."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop

@@ -223,7 +223,11 @@ ITEM_ARRANGEMENTS = Choices(
     "default (the arrangement of the load that gave the items).",
     (
         Option("blocked", "coop_item_arrangement::blocked", "thread ``t``'s item ``i`` is at ``t*N + i``"),
-        Option("striped", "coop_item_arrangement::striped", "thread ``t``'s item ``i`` is at ``t + i*T`` (``T`` threads)"),
+        Option(
+            "striped",
+            "coop_item_arrangement::striped",
+            "thread ``t``'s item ``i`` is at ``t + i*T`` (``T`` threads)",
+        ),
     ),
 )
 
