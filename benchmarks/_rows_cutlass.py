@@ -490,11 +490,11 @@ def argmax(n: int, cluster: int, threads: int, items: int, variant: str = "items
     return host
 
 
-def topk(n: int, wr: int, threads: int, items: int) -> Any:
-    """The row's 16 largest values and their indices (largest first, ties to the smaller index): the
-    design of ``numba_topk`` in rows.py (a warp streams its part of the row through a threshold, its
-    candidates' indices into 32 pending slots in shared memory, merged into a list of 16 in registers
-    by shuffle networks), ``wr`` warps a row."""
+def topk(n: int, wr: int, threads: int, items: int, variant: str = "bitonic") -> Any:
+    """The row's ``TOPK`` largest values and their indices (largest first, ties to the smaller index):
+    the design of ``numba_topk`` (``bitonic``) in rows.py (a warp streams its part of the row through a
+    threshold, its candidates' indices into 32 pending slots in shared memory, merged into a list of 16
+    (32 for k = 32) in registers by shuffle networks), ``wr`` warps a row."""
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
@@ -514,6 +514,8 @@ def topk(n: int, wr: int, threads: int, items: int) -> Any:
     big = 2**31 - 1
     ninf = float("-inf")
     stages = tuple((s, s >> e) for s in (2, 4, 8, 16) for e in range(1, s.bit_length()))
+    lanes = 16 if k <= 16 else 32  # the list's lanes (its best ``lanes`` are kept; lane k - 1 is the k-th)
+    down = (8, 4, 2, 1) if lanes == 16 else (16, 8, 4, 2, 1)
 
     def before(a, b):  # type: ignore[no-untyped-def]
         return (a[0] > b[0]) | ((a[0] == b[0]) & (a[1] < b[1]))
@@ -553,13 +555,14 @@ def topk(n: int, wr: int, threads: int, items: int) -> Any:
                 m = cutlass.Float32(ninf)
                 for i in cutlass.range_constexpr(items):
                     m = cute.arch.fmax(m, xs[i])
-                for s, d in stages:
-                    p = cute.arch.shuffle_sync_bfly(m, offset=d)
-                    m = cutlass.Float32(
-                        cutlass.select_(direction(lane, s, d), cute.arch.fmax(m, p), cute.arch.fmin(m, p))
-                    )
-                m = cute.arch.fmax(m, cute.arch.shuffle_sync_bfly(m, offset=16))  # the best 16
-                for d in (8, 4, 2, 1):
+                if cutlass.const_expr(lanes == 16):
+                    for s, d in stages:
+                        p = cute.arch.shuffle_sync_bfly(m, offset=d)
+                        m = cutlass.Float32(
+                            cutlass.select_(direction(lane, s, d), cute.arch.fmax(m, p), cute.arch.fmin(m, p))
+                        )
+                    m = cute.arch.fmax(m, cute.arch.shuffle_sync_bfly(m, offset=16))  # the best 16
+                for d in down:  # the least of the best 16 (32: of all the lanes' maxima)
                     m = cute.arch.fmin(m, cute.arch.shuffle_sync_bfly(m, offset=d))
                 for i in cutlass.range_constexpr(items):
                     mask = word(cutlass.select_(xs[i] >= m, mask | word(topbit >> i), mask))
@@ -589,15 +592,16 @@ def topk(n: int, wr: int, threads: int, items: int) -> Any:
                     if lane < pend:
                         ci = slots[w, lane]
                         cv = x[row * n + ci]
-                    for s, d in stages:  # the pending's best 16 ascending in lanes 0-15
+                    for s, d in stages:  # the pending's best 16 (32) ascending in lanes 0-15 (0-31)
                         cv, ci = exchange(cv, ci, d, direction(lane, s, d))
-                    cv, ci = exchange(cv, ci, 16, lane < 16)
-                    for d in (8, 4, 2, 1):
+                    if cutlass.const_expr(lanes == 16):
+                        cv, ci = exchange(cv, ci, 16, lane < 16)
+                    for d in down:
                         cv, ci = exchange(cv, ci, d, (lane & d) != 0)
                     keep = (cv > lv) | ((cv == lv) & (ci < li))  # list descending, pending ascending
                     lv = cutlass.Float32(cutlass.select_(keep, cv, lv))
                     li = cutlass.Int32(cutlass.select_(keep, ci, li))
-                    for d in (8, 4, 2, 1):  # the bitonic best 16 sorted descending
+                    for d in down:  # the bitonic best 16 (32) sorted descending
                         lv, li = exchange(lv, li, d, (lane & d) == 0)
                     tau = coop.warp.broadcast(lv, k - 1)
                     pend = cutlass.Int32(0)

@@ -100,7 +100,7 @@ TOPK_CONFIGS: dict[int, list[tuple[int, int, int]]] = {
     65536: [(8, 256, 32), (16, 512, 32)],
     262144: [(8, 256, 32), (16, 512, 32)],
 }
-TOPK = 16
+TOPK = 16  # k of the top-k rows (--k: 8, 16 or 32)
 KERNELS = ("rmsnorm", "softmax", "layernorm", "cross_entropy", "argmax", "topk")
 _KERNEL_CONFIGS = {"cross_entropy": REDUCE_CONFIGS, "argmax": REDUCE_CONFIGS, "topk": TOPK_CONFIGS}
 #: Designs of one kernel measured side by side: the first is the default (its tag has no suffix).
@@ -118,7 +118,12 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     # own loop then an argmax of scalars (CUB C++'s design, whatever the variant), or
     # coop.block.argmax of the striped items with their default striped indices (no index per item)
     "argmax": ("items", "loop", "arranged"),
+    # top-k: the hand-written design (Numba, CuTe, CUB C++), or the example's kernel as a user writes it
+    # with coop.warp.top_k (examples/numba/top_k_stream_rows.py; Numba only)
+    "topk": ("bitonic", "primitive"),
 }
+#: Designs that only some of numba / cute / cub have (the others have the kernel's first design).
+_ONLY = {("topk", "primitive"): ("numba",)}
 #: Row bytes moved per element: read + written, or read only.
 _PASSES = {"cross_entropy": 1, "argmax": 1, "topk": 1}
 #: The kernels that also take 2-byte rows and other load/store algorithms (``--dtype``,
@@ -262,6 +267,8 @@ def _cub_name(
             return f"cub_{kernel}<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}{extra or ''}{runs}>"
         algs = f"cub::BLOCK_LOAD_{alg.upper()}, cub::BLOCK_STORE_{alg.upper()}"
         return f"cub_{kernel}<{CXX[dtype]}, {n}, {c}, {t}, {i}, {algs}{extra}>"
+    if kernel == "topk":
+        return f"cub_topk<{n}, {c}, {t}, {i}, {TOPK}>"
     return f"cub_{kernel}<{n}, {c}, {t}, {i}{extra}>"
 
 
@@ -299,7 +306,7 @@ def _cub_kernels(
             if lengths and n not in lengths:
                 continue
             for v, a in _designs(k, dtype, algorithms):
-                if a != "striped_words":  # a CuTe what-if: no CUB C++ kernel
+                if a != "striped_words" and "cub" in _ONLY.get((k, v), ("cub",)):  # (what-if: CuTe only)
                     names[(k, n, c, t, i, v, a)] = _cub_name(k, n, c, t, i, v, dtype, a)
     if not names:
         return {}
@@ -613,8 +620,12 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
     return kernel
 
 
-def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
-    """The row's 16 largest values and their indices, largest first, ties to the smaller index.
+def numba_topk(n: int, wr: int, threads: int, items: int, variant: str = "bitonic") -> Any:
+    """The row's 16 (``TOPK``) largest values and their indices, largest first, ties to the smaller
+    index. Variant ``primitive``: the kernel of ``examples/numba/top_k_stream_rows.py``, written with
+    ``coop.warp.top_k`` (the same design, in coop's header: a list of ``k`` entries, candidates' values
+    kept in the pending slots, a merge per tile that has candidates). The hand-written design follows
+    (with k = 32 its list and networks span 32 lanes).
 
     A warp (``wr`` = 1; ``threads / 32`` rows per block) or ``wr`` warps of a block stream the row: each
     warp its part in tiles of 32 x ``items`` (``coop.warp.load``, striped). Its first tile sets a
@@ -647,6 +658,8 @@ def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
     item: it issued about twice quack's instructions a row (Nsight Compute, N = 1024, H200) and ran
     0.55-0.84x this one. NaN items are never selected (their comparisons are false; torch counts NaN
     as the largest)."""
+    if variant == "primitive":  # the example's kernel, as a user copies it
+        return example("top_k_stream_rows").make_row_top_k(n, TOPK, items, threads, wr)
     import numpy as np
     from cuda import coop
     from numba import cuda
@@ -663,6 +676,8 @@ def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
     ninf, big, full = np.float32(-np.inf), np.int32(2**31 - 1), np.uint32(0xFFFFFFFF)
     # (block, distance) of the 10 stages of a bitonic network that sorts blocks of 16 lanes
     stages = tuple((s, s >> e) for s in (2, 4, 8, 16) for e in range(1, s.bit_length()))
+    lanes = 16 if k <= 16 else 32  # the list's lanes (its best ``lanes`` are kept; lane k - 1 is the k-th)
+    down = (8, 4, 2, 1) if lanes == 16 else (16, 8, 4, 2, 1)
 
     @cuda.jit(device=True)
     def exchange(v, i, d, up):  # type: ignore[no-untyped-def]
@@ -709,9 +724,10 @@ def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
                 m = ninf
                 for i in range(items):
                     m = max(m, xs[i])
-                m = halves_max(m, lane)
-                m = max(m, cuda.shfl_xor_sync(full, m, 16))  # lanes 0-15 (and 16-31): the best 16
-                for d in (8, 4, 2, 1):
+                if lanes == 16:
+                    m = halves_max(m, lane)
+                    m = max(m, cuda.shfl_xor_sync(full, m, 16))  # lanes 0-15 (and 16-31): the best 16
+                for d in down:  # the least of the best 16 (32: of all the lanes' maxima)
                     m = min(m, cuda.shfl_xor_sync(full, m, d))
                 for i in range(items):
                     if xs[i] >= m:
@@ -741,13 +757,14 @@ def numba_topk(n: int, wr: int, threads: int, items: int) -> Any:
                 if lane < pend:
                     ci = slot[lane]
                     cv = x[row * n + np.uint32(ci)]
-                cv, ci = halves_pairs(cv, ci, lane)  # the pending's best 16 ascending in lanes 0-15
-                cv, ci = exchange(cv, ci, 16, lane < 16)
-                for d in (8, 4, 2, 1):
+                cv, ci = halves_pairs(cv, ci, lane)  # the pending's best 16 (32) ascending in lanes 0-15
+                if lanes == 16:
+                    cv, ci = exchange(cv, ci, 16, lane < 16)
+                for d in down:
                     cv, ci = exchange(cv, ci, d, (lane & d) != 0)
                 if (cv > lv) | ((cv == lv) & (ci < li)):  # list descending, pending ascending
                     lv, li = cv, ci
-                for d in (8, 4, 2, 1):  # the bitonic best 16 sorted descending
+                for d in down:  # the bitonic best 16 (32) sorted descending
                     lv, li = exchange(lv, li, d, (lane & d) == 0)
                 tau = coop.warp.broadcast(lv, k - 1)
                 pend = np.int32(0)
@@ -905,14 +922,18 @@ def aot(
                         cluster=_cluster(k, c),
                     ).inspect()
                     reports.append(("numba", r))
-                tensors = []
-                for _, dt, e in _PARAMS[k]:
+                if "cute" not in _ONLY.get((k, v), ("cute",)):
+                    tensors = None
+                else:
+                    tensors = []
+                for _, dt, e in _PARAMS[k] if tensors is not None else ():
                     held, size = dtype if dt == "T" else dt, _extent(e, 64, n)
                     if a == "striped_words" and dt == "T":  # int32 views of the rows (half as many)
                         held, size = "int32", size // 2
                     tensors.append(make_fake_compact_tensor(cutlass_type(held), (size,), assumed_align=16))
-                q = cutlass_coop.compile(_cute_kernel(k, n, c, t, i, v, dtype, a), *tensors).inspect()
-                reports.append(("cute", q))
+                if tensors is not None:
+                    q = cutlass_coop.compile(_cute_kernel(k, n, c, t, i, v, dtype, a), *tensors).inspect()
+                    reports.append(("cute", q))
                 for name, rep in reports:
                     regs = max(rep.registers.values())
                     ok = rep.calls == 0 and rep.local_loads == 0 and rep.local_stores == 0
@@ -1203,6 +1224,7 @@ def run(
                     numba_rows = dtype == "float32" and alg in ("striped", "striped_vectors")
                     whos = ["numba"] if numba_rows else []  # Numba: float32 rows
                     whos += ["cute"] + (["cub"] if alg != "striped_words" else [])
+                    whos = [who for who in whos if who in _ONLY.get((kernel, v), whos)]
                     ins = tuple(inputs[p] for p, _, _ in _PARAMS[kernel] if p in _INPUTS)
                     ys = {who: _outputs(kernel, rows, n, dtype) for who in whos}
                     shmem = x.element_size() * t * i if v.startswith("staged") else 0  # the row part
@@ -1210,12 +1232,13 @@ def run(
                         nb = numba_kernel(kernel, n, c, t, i, v, alg)
                         launch_nb = nb.configure(blocks, t, 0, shmem, cluster=cl)
                         fns[f"numba {tag}"] = lambda launch_nb=launch_nb, a=ins + ys["numba"]: launch_nb(*a)
-                    held = ins + ys["cute"]
-                    if alg == "striped_words":  # the rows as int32 words (a what-if, see the docstring)
-                        held = tuple(a.view(torch.int32) for a in held)
-                    cts = [from_dlpack(a, assumed_align=16) for a in held]
-                    compiled = cutlass_coop.compile(_cute_kernel(kernel, n, c, t, i, v, dtype, alg), *cts)
-                    fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
+                    if "cute" in whos:
+                        held = ins + ys["cute"]
+                        if alg == "striped_words":  # the rows as int32 words (a what-if, see the docstring)
+                            held = tuple(a.view(torch.int32) for a in held)
+                        cts = [from_dlpack(a, assumed_align=16) for a in held]
+                        compiled = cutlass_coop.compile(_cute_kernel(kernel, n, c, t, i, v, dtype, alg), *cts)
+                        fns[f"cute {tag}"] = lambda compiled=compiled, cts=cts: compiled(*cts)
                     if "cub" in whos:
                         # cuda.core's grid counts clusters when a cluster is given (coop's, CuTe's: blocks)
                         cfg = (
@@ -1342,12 +1365,14 @@ def _print_tables(res: dict[str, Any]) -> None:
 
 
 def main() -> None:
+    global TOPK
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--elements", type=int, default=1 << 27)
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--json", default=None)
     ap.add_argument("--only", choices=KERNELS, default=None)
     ap.add_argument("--aot", action="store_true")
+    ap.add_argument("--k", type=int, choices=(8, 16, 32), default=TOPK, help="k of the top-k rows")
     ap.add_argument(
         "--n",
         type=int,
@@ -1369,6 +1394,8 @@ def main() -> None:
     )
     args = ap.parse_args()
     algorithms = tuple(args.algorithms.split(","))
+    TOPK = args.k
+    _cutlass_half().TOPK = args.k
     if args.aot:
         sys.exit(aot(args.only, args.dtype, algorithms, args.n))
     res = run(args.elements, args.reps, args.only, args.n, args.dtype, algorithms)

@@ -25,6 +25,7 @@
 #include <cuda/std/limits>
 #include <cuda/std/type_traits>
 #include <coop/striped_runs.cuh>
+#include <coop/top_k.cuh>
 
 // The cluster step of coop.cluster, written by hand: the kernel's prologue arms two stages of
 // mbarriers (one arrival: thread 0's, expecting the call's bytes) and publishes them with one cluster
@@ -366,15 +367,20 @@ __global__ void __launch_bounds__(Threads) cub_argmax(const float* x, float* val
   }
 }
 
-// Row top-k (k = 16, largest first, ties to the smaller index), the design of numba_topk: each warp
-// streams its part of the row in tiles of 32 x Items (striped); the first tile's threshold is the
-// 16th largest of the lanes' maxima (a bitonic network by shuffles); each lane marks the items that
-// pass in a bit mask and writes their row indices into the warp's 32 pending slots at the offsets a
-// warp scan of the masks' popcounts gives; a merge reads the pending values back, sorts their best 16
-// ascending into lanes 0-15, keeps the better of each lane's list entry (the list of 16 lives in
-// registers, entry l in lane l) and pending entry, and sorts that descending; the threshold becomes
-// the list's 16th. With WR warps per row, the first warp of the row sorts the WR lists at the end
-// (cub::WarpMergeSort).
+// Row top-k (largest first, ties to the smaller index), the design of numba_topk: each warp streams
+// its part of the row in tiles of 32 x Items (striped); the first tile's threshold is the L-th largest
+// of the lanes' maxima (L = 16 for K <= 16, else 32: the list's lanes; a bitonic network by
+// shuffles); each lane marks the items that pass in a bit mask and writes their row indices into the
+// warp's 32 pending slots at the offsets a warp scan of the masks' popcounts gives; a merge reads the
+// pending values back, sorts their best L ascending into lanes 0..L-1, keeps the better of each
+// lane's list entry (the list lives in registers, entry l in lane l) and pending entry, and sorts
+// that descending; the threshold becomes the list's K-th. With WR warps per row, the first warp of the
+// row sorts the WR lists at the end (cub::WarpMergeSort). The networks and the marks are
+// coop/top_k.cuh's (coop.warp.top_k's own): one source. What differs from coop.warp.top_k, and why
+// this is not that class: the pending slots hold indices only and the values are read back from the
+// row (L1/L2), and they persist across tiles (a merge when K or more are pending, when the slots would
+// overflow, and at the end), which a primitive that returns the list after each tile and never
+// re-reads the caller's row cannot do.
 struct Cand { float v; int i; };
 struct Before
 {
@@ -384,47 +390,14 @@ struct Before
   }
 };
 
-// (v, i) and lane ^ d's: the better (Before) if up, else the other.
-__device__ __forceinline__ void exchange(float& v, int& i, int d, bool up)
-{
-  const float pv = __shfl_xor_sync(0xffffffffu, v, d);
-  const int pi = __shfl_xor_sync(0xffffffffu, i, d);
-  if (((pv > v) | ((pv == v) & (pi < i))) == up)  // | and &: no short-circuit branches
-  {
-    v = pv;
-    i = pi;
-  }
-}
-
-// Whether lane keeps the better at distance d in blocks of s lanes: a bitonic network that sorts
-// blocks of 16 lanes, lanes 0-15 descending, 16-31 ascending.
-__device__ __forceinline__ bool direction(int lane, int s, int d)
-{
-  return ((lane & d) == 0) == ((lane & s) == 0);
-}
-
-template <typename Word, int Items>
-__device__ __forceinline__ Word marks(const float (&xs)[Items], float thr, bool ge)
-{
-  constexpr Word Top = Word(1) << (8 * sizeof(Word) - 1);  // item i at bit 8 sizeof(Word) - 1 - i
-  Word mask = 0;
-  for (int i = 0; i < Items; ++i)
-  {
-    if ((xs[i] > thr) | (ge & (xs[i] == thr)))
-    {
-      mask |= Top >> i;
-    }
-  }
-  return mask;
-}
-
-template <int N, int WR, int Threads, int Items>
+template <int N, int WR, int Threads, int Items, int K>
 __device__ __forceinline__ void topk_bitonic(const float* x, float* values, long long* indices)
 {
-  constexpr int K = 16, CAP = 32;
+  constexpr int CAP = 32, L = K <= 16 ? 16 : 32;  // pending slots; the list's lanes
+  constexpr unsigned Full = 0xffffffffu;
   constexpr int Warps = Threads / 32, RowsPerBlock = Warps / WR, Span = N / WR, WTile = 32 * Items;
   constexpr int Tiles = Span / WTile, Merge = WR * K / 32 > 0 ? WR * K / 32 : 1;
-  using Word = ::cuda::std::conditional_t<(Items > 32), unsigned long long, unsigned>;
+  using Word = coop_topk_word<Items>;
   constexpr Word Top = Word(1) << (8 * sizeof(Word) - 1);
   using SortM = cub::WarpMergeSort<Cand, Merge, 32>;
   using Scan = cub::WarpScan<int>;
@@ -437,35 +410,25 @@ __device__ __forceinline__ void topk_bitonic(const float* x, float* values, long
   const int lane = threadIdx.x % 32, w = threadIdx.x / 32, part = w % WR;
   const size_t row = size_t(blockIdx.x) * RowsPerBlock + w / WR;
   const float ninf = -::cuda::std::numeric_limits<float>::infinity();
-  float lv = ninf, tau = ninf;  // the list: lane l < 16 holds its l-th best (value, index) so far
-  int li = 0x7fffffff;
+  float lv = ninf, tau = ninf;  // the list: lane l < L holds its l-th best (value, index) so far
+  int li = coop_topk_no_index;
   int pend = 0;
   for (int j = 0; j < Tiles; ++j)
   {
     const int first = part * Span + j * WTile;
     float xs[Items];
     Load().Load(x + row * N + first, xs);
-    float thr = tau;
-    if (j == 0)  // the threshold: the 16th largest of the lanes' maxima
+    Word mask;
+    if (j == 0)  // the threshold: the L-th largest of the lanes' maxima
     {
       float m = ninf;
       for (int i = 0; i < Items; ++i) m = fmaxf(m, xs[i]);
-#pragma unroll
-      for (int s = 2; s <= 16; s *= 2)
-      {
-#pragma unroll
-        for (int d = s / 2; d > 0; d /= 2)
-        {
-          const float p = __shfl_xor_sync(0xffffffffu, m, d);
-          m = direction(lane, s, d) ? fmaxf(m, p) : fminf(m, p);
-        }
-      }
-      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 16));  // lanes 0-15 (and 16-31): the best 16
-#pragma unroll
-      for (int d = 8; d > 0; d /= 2) m = fminf(m, __shfl_xor_sync(0xffffffffu, m, d));
-      thr = m;
+      mask = coop_topk_marks<true>(xs, coop_topk_pth_largest<L, 32>(m, lane, Full));
     }
-    Word mask = marks<Word>(xs, thr, j == 0);
+    else
+    {
+      mask = coop_topk_marks<false>(xs, tau);
+    }
     int off, total;
     Scan(scan[w]).ExclusiveSum(int(::cuda::std::popcount(mask)), off, total);
     bool recount = pend > 0 && pend + total > CAP;  // merge the pending first, count again
@@ -486,40 +449,25 @@ __device__ __forceinline__ void topk_bitonic(const float* x, float* values, long
         done = lim;
         if (done == total && (pend == 0 || (j < Tiles - 1 && pend < K)))
         {
-          break;  // all written; 16 or more pending are merged at once
+          break;  // all written; K or more pending are merged at once
         }
       }
       __syncwarp();
       float cv = ninf;
-      int ci = 0x7fffffff;
+      int ci = coop_topk_no_index;
       if (lane < pend)
       {
         ci = slots[w][lane];
         cv = x[row * N + ci];
       }
-#pragma unroll
-      for (int s = 2; s <= 16; s *= 2)  // the pending's best 16 ascending in lanes 0-15
-      {
-#pragma unroll
-        for (int d = s / 2; d > 0; d /= 2) exchange(cv, ci, d, direction(lane, s, d));
-      }
-      exchange(cv, ci, 16, lane < 16);
-#pragma unroll
-      for (int d = 8; d > 0; d /= 2) exchange(cv, ci, d, (lane & d) != 0);
-      if ((cv > lv) | ((cv == lv) & (ci < li)))  // list descending, pending ascending
-      {
-        lv = cv;
-        li = ci;
-      }
-#pragma unroll
-      for (int d = 8; d > 0; d /= 2) exchange(lv, li, d, (lane & d) == 0);
-      tau = __shfl_sync(0xffffffffu, lv, K - 1);
+      coop_topk_merge<L, 32>(lv, li, cv, ci, lane, Full);
+      tau = __shfl_sync(Full, lv, K - 1);
       pend = 0;
       __syncwarp();
       if (recount)  // this tile against the new threshold (the list holds earlier items)
       {
         recount = false;
-        mask = marks<Word>(xs, tau, false);
+        mask = coop_topk_marks<false>(xs, tau);
         Scan(scan[w]).ExclusiveSum(int(::cuda::std::popcount(mask)), off, total);
         r = off;
       }
@@ -566,10 +514,10 @@ __device__ __forceinline__ void topk_bitonic(const float* x, float* values, long
   }
 }
 
-template <int N, int WR, int Threads, int Items>
+template <int N, int WR, int Threads, int Items, int K>
 __global__ void __launch_bounds__(Threads) cub_topk(const float* x, float* values, long long* indices)
 {
-  topk_bitonic<N, WR, Threads, Items>(x, values, indices);
+  topk_bitonic<N, WR, Threads, Items, K>(x, values, indices);
 }
 
 // RMSNorm with the block's part of the row staged in shared memory by one bulk copy; with StageW the

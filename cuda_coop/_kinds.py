@@ -485,6 +485,33 @@ class Index(Kind):
 
 
 @dataclass(frozen=True)
+class IndexedValue(Kind):
+    """A (value, index) pair: a tuple of a scalar of the payload's element type and an int32 index, as
+    an arg-reduction or ``coop.warp.top_k`` returns it (``coop.warp.top_k``'s ``running`` list);
+    passed as the struct ``(value, index)``."""
+
+    tag: str
+    what: str = "the (value, index) tuple"
+
+    def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
+        if not arg.given:
+            return
+        if arg.form is not Form.SCALAR or arg.dtype != indexed_dtype(r.dtype):
+            raise CoopTypeError(
+                f"{r.q}: {name} must be {self.what}: a tuple of a {r.dtype} value (the element type of "
+                f"{r.payload_name}) and an {INDEX_DTYPE} index, got {arg.shown}; pass what the previous "
+                f"call returned, or start from (-inf, {INT32_MAX}) of those types"
+            )
+        r.mark_present(name, self.tag)
+        _note_records(r, name, arg)
+
+    def slot(self, req: Request, name: str) -> Slot | None:
+        if not req.has(self.tag):
+            return None
+        return Slot(name, Shape.VALUE, indexed_dtype(req.dtype), packed=req.has(records_tag(name)))
+
+
+@dataclass(frozen=True)
 class GlobalArray(Kind):
     """A 1-D contiguous array in global memory, of the payload's element type; the call reads (or
     writes) the tile that starts ``offset`` elements in (the ``offset`` parameter). For items of a

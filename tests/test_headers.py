@@ -79,6 +79,41 @@ template struct coop_striped_runs<float, 128, 8, 4>;
 template struct coop_striped_runs<double, 64, 6, 2>;
 template struct coop_striped_runs<signed char, 96, 3, 1>;
 """,
+    "top_k.cuh": """
+struct coop_test_pair { float f0; int f1; };
+struct coop_test_hpair { __half f0; int f1; };
+template <typename Pair, typename T, int K, int N, int W, coop_item_arrangement A>
+__device__ void coop_test_top_k(const T* x, const int* ix, Pair* out)
+{
+  using top_t = coop_warp_top_k<T, K, N, W, A>;
+  __shared__ typename top_t::TempStorage storage[128 / W];
+  T items[N];
+  int indices[N];
+  for (int i = 0; i < N; ++i) { items[i] = x[threadIdx.x * N + i]; indices[i] = ix[threadIdx.x * N + i]; }
+  Pair a, b, c, d;
+  top_t(storage[threadIdx.x / W]).TopK(items, 0, a);
+  top_t(storage[threadIdx.x / W]).TopK(items, a, N * W, b);
+  top_t(storage[threadIdx.x / W]).TopK(items, indices, 0, c);
+  top_t(storage[threadIdx.x / W]).TopK(items, c, indices, 0, d);
+  out[threadIdx.x] = d;
+  out[128 + threadIdx.x] = b;
+}
+__global__ void coop_test_rows(const float* x, float* m, int* li, const int* ix, coop_test_pair* p,
+                               const __half* h, coop_test_hpair* q)
+{
+  const int lane = threadIdx.x % 32;
+  float v = x[threadIdx.x];
+  int i = lane;
+  m[0] = coop_topk_pth_largest<16, 32>(v, lane, 0xffffffffu);
+  coop_topk_merge<8, 32>(v, i, x[lane + 32], lane + 32, lane, 0xffffffffu);
+  float xs[4] = {x[0], x[1], x[2], x[3]};
+  li[threadIdx.x] = int(coop_topk_marks<true>(xs, v)) + int(coop_topk_marks<false>(xs, v)) + i;
+  coop_test_top_k<coop_test_pair, float, 16, 16, 32, coop_item_arrangement::striped>(x, ix, p);
+  coop_test_top_k<coop_test_pair, float, 5, 8, 16, coop_item_arrangement::blocked>(x, ix, p);
+  coop_test_top_k<coop_test_pair, float, 1, 64, 32, coop_item_arrangement::striped>(x, ix, p);
+  coop_test_top_k<coop_test_hpair, __half, 32, 4, 32, coop_item_arrangement::striped>(h, ix, q);
+}
+""",
     "grid.cuh": """
 struct coop_test_wide { double a, b; };  // no single-word tile state
 __device__ coop_test_wide operator+(const coop_test_wide& x, const coop_test_wide& y)

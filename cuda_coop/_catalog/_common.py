@@ -222,8 +222,12 @@ ITEM_ARRANGEMENTS = Choices(
     "How a thread's items sit in its group's tile, for the indices an arg-reduction gives them by "
     "default (the arrangement of the load that gave the items).",
     (
-        Option("blocked", "blocked", "thread ``t``'s item ``i`` is at ``t*N + i``"),
-        Option("striped", "striped", "thread ``t``'s item ``i`` is at ``t + i*T`` (``T`` threads)"),
+        Option("blocked", "coop_item_arrangement::blocked", "thread ``t``'s item ``i`` is at ``t*N + i``"),
+        Option(
+            "striped",
+            "coop_item_arrangement::striped",
+            "thread ``t``'s item ``i`` is at ``t + i*T`` (``T`` threads)",
+        ),
     ),
 )
 

@@ -1,16 +1,28 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Ranking and selecting keys: ``coop.block.radix_rank`` and ``top_k`` (the sorting and
-data-dependent page)."""
+"""Ranking and selecting keys: ``coop.block.radix_rank``, ``top_k`` and ``coop.warp.top_k`` (the
+sorting and data-dependent page)."""
 
 from __future__ import annotations
 
 from .._choices import Choices, Option
 from .._dtypes import DTYPES, dtype_named
 from .._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
-from .._kinds import Choice, Constant, Count, Flag, Items, Payload
+from .._kinds import (
+    INT32_MAX,
+    Choice,
+    Constant,
+    Count,
+    Flag,
+    Index,
+    IndexArrangement,
+    IndexedValue,
+    Items,
+    Payload,
+)
 from .._primitive import Call, Cub, Param, Primitive, Resolver, Result
-from ._common import _ALL_DTYPES, _BLOCK_DIMS, _RADIX_TUPLES, _TEMP, _TPB, _TUPLED
+from ._common import _ALL_DTYPES, _BLOCK_DIMS, _RADIX_TUPLES, _TEMP, _TPB, _TUPLED, ITEM_ARRANGEMENTS
 from .sort import _check_radix_counters, _check_staged_tile
+from .warp import _WIDTH, _WTEMP
 
 BLOCK_RADIX_RANK_ALGORITHMS = Choices(
     "BlockRadixRankAlgorithm",
@@ -245,7 +257,128 @@ TOP_K = Primitive(
 )
 
 
+#: The element types of ``coop.warp.top_k``'s items (a shuffle, a compare and an order each).
+WARP_TOP_K_DTYPES = ("float32", "float16", "bfloat16", "int32")
+#: Items a lane of ``coop.warp.top_k`` marks in one word.
+WARP_TOP_K_ITEMS = 64
+
+
+def _check_warp_top_k(r: Resolver) -> None:
+    """The item types the design takes; one list entry a lane; a lane's marks in one 64-bit word."""
+    if r.dtype not in WARP_TOP_K_DTYPES:
+        raise CoopTypeError(
+            f"{r.q}: items must be a ThreadData of {', '.join(WARP_TOP_K_DTYPES)}, got {r.dtype}; convert "
+            "the items to one of them (float32 keeps every float16 and bfloat16 value), or use "
+            "coop.block.top_k (any integer or floating type)"
+        )
+    k, width = int(str(r.option("k"))), int(str(r.option("threads_in_warp")))
+    if k > width:
+        raise CoopValueError(
+            f"{r.q}: k={k} is more than threads_in_warp={width}: the list holds one entry a lane; pass "
+            f"k <= {width}, or a wider logical warp"
+        )
+    if r.n > WARP_TOP_K_ITEMS:
+        raise CoopValueError(
+            f"{r.q}: items has {r.n} items a lane, more than {WARP_TOP_K_ITEMS} (a lane marks its "
+            f"candidates in one 64-bit word); pass tiles of at most {WARP_TOP_K_ITEMS} items a lane, one "
+            "call each"
+        )
+
+
+WARP_TOP_K = Primitive(
+    scope="warp",
+    name="top_k",
+    family="rank",
+    cub=Cub(
+        "coop_warp_top_k",
+        "coop/top_k.cuh",
+        ("T", "k", "ITEMS_PER_THREAD", "threads_in_warp", "arrangement"),
+    ),
+    params=(
+        Param(
+            "items",
+            Payload(instead="select by one key: pass the key as items and carry the rest by its index"),
+            "ThreadData",
+            f"the lane's items of the logical warp's current tile (a ``coop.ThreadData`` of "
+            f"{', '.join(WARP_TOP_K_DTYPES)}, 1..{WARP_TOP_K_ITEMS} items), left as they are.",
+            keyword_only=False,
+        ),
+        Param(
+            "k",
+            Constant(tuple(range(1, 33))),
+            "int",
+            "how many to keep, 1..32 and at most ``threads_in_warp`` (a compile-time constant).",
+            keyword_only=False,
+        ),
+        Param(
+            "running",
+            IndexedValue("running", what="the list that the previous call returned"),
+            "tuple[Any, Any] | None",
+            "the list so far: the ``(value, index)`` tuple the previous call returned (or ``(-inf, "
+            f"{INT32_MAX})`` of the items' type and int32 in every lane: empty); by default empty.",
+            None,
+        ),
+        Param(
+            "first",
+            Count("first", otherwise="0"),
+            "int",
+            "the index of the tile's first item (a runtime int or a constant >= 0): the default indices "
+            "count from it; not with ``indices``.",
+            0,
+            excludes=("indices",),
+        ),
+        Param(
+            "indices",
+            Index(),
+            "ThreadData | None",
+            "each item's index (an int32 ``ThreadData`` like ``items``); by default ``first`` plus the "
+            "item's position in the tile (see ``arrangement``).",
+            None,
+        ),
+        Param(
+            "arrangement",
+            IndexArrangement(ITEM_ARRANGEMENTS),
+            "str | ItemArrangement",
+            "how the items sit in the tile, for their default indices: ``'striped'`` (lane ``l``'s item "
+            "``i`` is at ``l + i*W``, as a ``striped`` warp load leaves them) or ``'blocked'`` (``l*N + "
+            "i``); not with ``indices``.",
+            "striped",
+        ),
+        _WIDTH,
+        _WTEMP,
+        _TPB,
+    ),
+    call=Call("TopK", ("items", "running", "indices", "first", "result")),
+    results=(Result("result", "the list: lane l's entry.", indexed=True),),
+    scratch=True,
+    check=_check_warp_top_k,
+    summary="The k largest items so far and their indices, a logical warp streaming its tiles "
+    "(coop's threshold filter and shuffle networks).",
+    details=(
+        "Every lane of the logical warp must call it, once per tile, passing the list the previous call "
+        "returned as ``running``. The list is one ``(value, index)`` entry a lane: lane ``l < k`` holds "
+        "the ``l``-th best of all the items seen (the previous list's and this tile's), largest value "
+        "first, of equal values the smaller index (``-0.0`` and ``+0.0`` are equal); lanes ``l >= k``, and "
+        f"lanes past the items seen, hold ``(-inf, {INT32_MAX})`` (for int32 items the lowest int32). "
+        "NaN items are never selected. An item's index is its ``indices`` entry when given, else "
+        "``first`` plus its position in the tile in the arrangement ``arrangement`` names: a tile "
+        "loaded with ``coop.warp.load(..., algorithm='striped')`` at offset ``first`` of a row gets the "
+        "items' row indices. The indices should be distinct. The threshold is the list's ``k``-th value "
+        "(while the list is not full, the ``P``-th largest of the lanes' maxima, ``P`` the power of two "
+        "at or above ``k``); each lane marks the items that pass in a bit mask, one compare an item; the "
+        "candidates go to pending slots in shared memory (one ``(value, index)`` a lane, a slice per "
+        "logical warp) at the offsets a warp sum of the marks gives, and are merged into the list by "
+        "bitonic shuffle networks. The result is exact for any input (ascending rows, ties, -inf); a "
+        "tile with more candidates than lanes takes more merges."
+    ),
+    returns_doc=(
+        "the new list, a tuple ``(value, index)`` of the items' type and int32: lane ``l``'s entry (see "
+        "above); pass it as ``running`` to the next call."
+    ),
+    returns_annotation="tuple[Any, Any]",
+)
+
 #: The family's choice tables, their enums exported in this order (after ``_common.CHOICES``).
 CHOICES: tuple[Choices, ...] = (BLOCK_RADIX_RANK_ALGORITHMS,)
 #: The family's rows, in the order they are documented.
-ROWS = (RADIX_RANK, TOP_K)
+ROWS = (RADIX_RANK, TOP_K, WARP_TOP_K)

@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The 16 largest values of each row and their indices, a warp per row, without sorting the row.
+"""The k largest values of each row and their indices (``torch.topk``), a warp per row, with
+``coop.warp.top_k``.
 
-A warp streams its row of 4096 float32 in 4 tiles of 32 lanes x 32 items (``coop.warp.load``,
-striped). The first tile sets a threshold: the 16th largest of the lanes' maxima (a
-``coop.warp.merge_sort`` of one key a lane), which at least 16 of the row's items reach. Each item
-above the threshold (at or above it in the first tile) goes to the warp's buffer in shared memory,
-64 (value, index) entries: the list of 16 found so far, then 48 pending; ``coop.warp.exclusive_sum``
-of the lanes' counts gives each its place. When the pending part is full, and after the last tile,
-a ``coop.warp.merge_sort`` of the 64 entries (largest value first, of equal values the smaller
-index) keeps the first 16 as the list and their 16th value as the new threshold. On random rows a
-warp sorts its buffer about twice a row; rows that defeat the threshold (ascending rows, ties) only
-take more sorts, and the tile is then read again from L1/L2 for the entries that did not fit.
+A warp streams its row of 4096 float32 in tiles of 32 lanes x 32 items (``coop.warp.load``,
+striped: lane ``l``'s item ``i`` is the tile's item ``l + 32 i``) and hands each tile to
+``coop.warp.top_k``, which keeps the running list of the 16 best (value, index) pairs, one a lane,
+largest first, of equal values the smaller index. ``first=`` is the tile's position in the row, so
+the indices are the row's. The row is never sorted: a tile's items are compared once with the
+list's 16th value (while the list is not full, with a threshold from the lanes' maxima), and the
+few that pass are merged into the list by shuffle networks. ``benchmarks/rows.py`` times this kernel
+(variant ``primitive``) next to the hand-written design and quack-kernels.
+
+With several warps a row (longer rows), each warp streams its part and the row's first warp merges
+their lists with one more call, the lists' entries as a tile whose indices are given (``indices=``).
 
 The result is exact: the rows below include ascending, descending and constant rows, rows of few
 distinct values and rows of -inf, and each is compared with NumPy's order (``np.lexsort``) value by
@@ -18,6 +20,8 @@ value and index by index. On a GPU it runs; without one it is compiled ahead of 
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import cuda.coop.numba as numba_coop
 import numpy as np
@@ -27,91 +31,47 @@ from numpy.typing import NDArray
 
 K, N = 16, 4096
 THREADS, ITEMS = 128, 32  # 4 warps, so 4 rows, a block
-ROWS_PER_BLOCK = THREADS // 32
-WTILE = 32 * ITEMS  # a warp's tile
-CAP, FRESH, SLOTS = 64, 48, 2  # buffer entries: the list of K, then FRESH pending; SLOTS a lane
-BIG = np.int32(2**31 - 1)
-NINF = np.float32(-np.inf)
+NINF, BIG = np.float32(-np.inf), np.int32(2**31 - 1)  # the empty list entry
 
 
-def before(a: tuple[float, int], b: tuple[float, int]) -> bool:
-    """The top-k order of (value, index): the larger value first, of equal values the smaller index."""
-    return a[0] > b[0] or (a[0] == b[0] and a[1] < b[1])
+def make_row_top_k(n: int, k: int, items: int, threads: int, warps_per_row: int = 1) -> Any:
+    """The kernel ``(x, values, indices)``: the ``k`` largest of each row of ``n`` float32 in ``x``,
+    ``warps_per_row`` warps a row, each streaming tiles of 32 x ``items``."""
+    tile, part = 32 * items, n // warps_per_row
+    tiles, warps = part // tile, threads // 32
+    rows_per_block = warps // warps_per_row
+    merged = -(-warps_per_row * k // 32)  # items a lane of the lists' merge
 
+    @numba_coop.jit
+    def row_top_k(x: NDArray[np.float32], values: NDArray[np.float32], indices: NDArray[np.int64]) -> None:
+        lane, w = cuda.threadIdx.x % 32, cuda.threadIdx.x // 32
+        row = cuda.blockIdx.x * rows_per_block + w // warps_per_row
+        first = (w % warps_per_row) * part  # the warp's part of the row
+        xs = coop.ThreadData(items, np.float32)
+        top = (NINF, BIG)  # the list: lane l holds the l-th best so far
+        for j in range(tiles):
+            coop.warp.load(x, xs, offset=row * n + first + j * tile, algorithm="striped")
+            top = coop.warp.top_k(xs, k, running=top, first=first + j * tile)
+        if warps_per_row > 1:  # the row's first warp merges the warps' lists
+            lists_v = cuda.shared.array((warps, k), np.float32)
+            lists_i = cuda.shared.array((warps, k), np.int32)
+            if lane < k:
+                lists_v[w, lane], lists_i[w, lane] = top[0], top[1]
+            cuda.syncthreads()
+            if w % warps_per_row == 0:
+                mv = coop.ThreadData(merged, np.float32)
+                mi = coop.ThreadData(merged, np.int32)
+                for s in range(merged):
+                    e = lane + 32 * s  # entry e: warp w + e // k's e % k-th
+                    mv[s], mi[s] = NINF, BIG
+                    if e < warps_per_row * k:
+                        mv[s], mi[s] = lists_v[w + e // k, e % k], lists_i[w + e // k, e % k]
+                top = coop.warp.top_k(mv, k, indices=mi)
+        if lane < k and w % warps_per_row == 0:
+            values[row * k + lane] = top[0]
+            indices[row * k + lane] = top[1]
 
-@numba_coop.jit
-def top_k_rows(x: NDArray[np.float32], values: NDArray[np.float32], indices: NDArray[np.int32]) -> None:
-    t = np.uint32(cuda.threadIdx.x)  # unsigned: Numba's indexing skips its negative-index checks
-    lane, w = t % 32, t // 32
-    row = np.uint32(cuda.blockIdx.x) * ROWS_PER_BLOCK + w
-    buf_v = cuda.shared.array((ROWS_PER_BLOCK, CAP), np.float32)
-    buf_i = cuda.shared.array((ROWS_PER_BLOCK, CAP), np.int32)
-    bv, bi = buf_v[w], buf_i[w]  # this warp's buffer
-    for s in range(SLOTS):
-        bv[lane * SLOTS + s] = NINF
-        bi[lane * SLOTS + s] = BIG
-    scratch = coop.TempStorage()  # one slice a warp for the two sorts (a syncwarp between uses)
-    xs = coop.ThreadData(ITEMS, np.float32)
-    tau = NINF
-    pend = 0
-    for j in range(N // WTILE):
-        first = j * WTILE
-        coop.warp.load(x, xs, offset=int(row * N + first), algorithm="striped")  # lane l, item i: l + 32 i
-        if j == 0:
-            m = coop.ThreadData(1, np.float32)
-            m[0] = xs[0]
-            for i in range(1, ITEMS):
-                m[0] = max(m[0], xs[i])
-            coop.warp.merge_sort(m, "greater", temp_storage=scratch)
-            tau = coop.warp.broadcast(m[0], K - 1)  # the 16th largest lane maximum
-        thr = tau
-        cnt = np.int32(0)
-        for i in range(ITEMS):
-            if xs[i] > thr or (j == 0 and xs[i] == thr):
-                cnt += 1
-        off, total = coop.warp.exclusive_sum(cnt, warp_aggregate=True)
-        last = j == N // WTILE - 1
-        done = 0
-        if pend + total <= FRESH:  # the common case: all fit, written from registers
-            r = np.uint32(K + pend + off)
-            for i in range(ITEMS):
-                if xs[i] > thr or (j == 0 and xs[i] == thr):
-                    bv[r] = xs[i]
-                    bi[r] = first + lane + i * 32
-                    r += np.uint32(1)
-            pend += total
-            done = total
-        while done < total or pend == FRESH or (last and pend > 0):
-            if done < total:  # more than fit: the next ones by rank, the tile read again
-                take = min(total - done, FRESH - pend)
-                r2 = off - done
-                for i in range(ITEMS):
-                    v = x[row * N + first + lane + i * 32]
-                    if v > thr or (j == 0 and v == thr):
-                        if r2 >= 0 and r2 < take:
-                            bv[np.uint32(K + pend + r2)] = v
-                            bi[np.uint32(K + pend + r2)] = first + lane + i * 32
-                        r2 += 1
-                pend += take
-                done += take
-            if pend == FRESH or (last and done == total):  # sort: the first 16 are the new list
-                cuda.syncwarp()
-                kv = coop.ThreadData(SLOTS, np.float32)
-                ki = coop.ThreadData(SLOTS, np.int32)
-                for s in range(SLOTS):
-                    kv[s] = bv[lane * SLOTS + s]
-                    ki[s] = bi[lane * SLOTS + s]
-                coop.warp.merge_sort((kv, ki), before, temp_storage=scratch)
-                for s in range(SLOTS):  # lanes 0-7 hold the first 16; the other entries are emptied
-                    keep = lane * SLOTS + s < K
-                    bv[lane * SLOTS + s] = kv[s] if keep else NINF
-                    bi[lane * SLOTS + s] = ki[s] if keep else BIG
-                tau = coop.warp.broadcast(kv[SLOTS - 1], K // SLOTS - 1)  # the list's 16th value
-                pend = 0
-                cuda.syncwarp()
-    if lane < K:
-        values[row * K + lane] = bv[lane]
-        indices[row * K + lane] = bi[lane]
+    return row_top_k
 
 
 def rows_to_check(rows: int) -> NDArray[np.float32]:
@@ -129,21 +89,26 @@ def rows_to_check(rows: int) -> NDArray[np.float32]:
 
 
 def main() -> None:
-    signature = "void(float32[::1], float32[::1], int32[::1])"
+    signature = "void(float32[::1], float32[::1], int64[::1])"
+    kernels = {1: make_row_top_k(N, K, ITEMS, THREADS), 4: make_row_top_k(N, K, 16, THREADS, warps_per_row=4)}
     if not cuda.is_available():
-        report = numba_coop.compile(top_k_rows, signature, block=THREADS).inspect()
-        print("compiled top_k_rows for sm_90a (no GPU here)\n" + report.summary())
+        for wr, kernel in kernels.items():
+            report = numba_coop.compile(kernel, signature, block=THREADS).inspect()
+            print(f"compiled row_top_k ({wr} warps a row) for sm_90a (no GPU here)\n" + report.summary())
         return
     rows = 1024
     x = rows_to_check(rows)
-    values = cuda.device_array(rows * K, np.float32)
-    indices = cuda.device_array(rows * K, np.int32)
-    top_k_rows[rows // ROWS_PER_BLOCK, THREADS](cuda.to_device(x.reshape(-1)), values, indices)
-    got_v, got_i = values.copy_to_host().reshape(rows, K), indices.copy_to_host().reshape(rows, K)
     order = np.stack([np.lexsort((np.arange(N), -r.astype(np.float64)))[:K] for r in x])
-    np.testing.assert_array_equal(got_i, order)
-    np.testing.assert_array_equal(got_v, np.take_along_axis(x, order, 1))
-    print(f"{rows} rows of {N}: the {K} largest of each and their indices, as NumPy orders them")
+    for wr, kernel in kernels.items():
+        values = cuda.device_array(rows * K, np.float32)
+        indices = cuda.device_array(rows * K, np.int64)
+        kernel[rows * wr // (THREADS // 32), THREADS](cuda.to_device(x.reshape(-1)), values, indices)
+        got_v, got_i = values.copy_to_host().reshape(rows, K), indices.copy_to_host().reshape(rows, K)
+        np.testing.assert_array_equal(got_i, order)
+        np.testing.assert_array_equal(got_v, np.take_along_axis(x, order, 1))
+        print(
+            f"{rows} rows of {N}, {wr} warps a row: the {K} largest and their indices, as NumPy orders them"
+        )
 
 
 if __name__ == "__main__":

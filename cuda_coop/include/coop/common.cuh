@@ -9,6 +9,14 @@
 
 template <unsigned long long Size, unsigned long long Align> __device__ char coop_probe;
 
+// How a thread's items sit in its group's tile (coop.ItemArrangement), for the indices coop's own
+// algorithms give them by default: blocked (thread t's item i at t * N + i) or striped (t + i * T).
+enum class coop_item_arrangement
+{
+  blocked,
+  striped,
+};
+
 // CUB's block prefix callback as a running prefix: the first warp reads the tile's prefix and
 // adds the tile's aggregate to it (only lane 0's return value is used by CUB).
 template <typename T, typename Op>

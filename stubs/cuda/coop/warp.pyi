@@ -9,7 +9,10 @@ import numpy.typing as npt
 
 from . import ItemArrangement, TempStorage, ThreadData, WarpBatchedArrangement, WarpExchangeAlgorithm, WarpExchangeMode, WarpLoadAlgorithm, WarpStoreAlgorithm
 
-__all__ = ["load", "store", "exchange", "sum", "reduce", "argmax", "argmin", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "broadcast", "head_segmented_sum", "tail_segmented_sum", "head_segmented_reduce", "tail_segmented_reduce", "batched_sum", "batched_reduce", "merge_sort"]
+__all__ = ["top_k", "load", "store", "exchange", "sum", "reduce", "argmax", "argmin", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "broadcast", "head_segmented_sum", "tail_segmented_sum", "head_segmented_reduce", "tail_segmented_reduce", "batched_sum", "batched_reduce", "merge_sort"]
+
+def top_k(items: ThreadData, k: int, *, running: tuple[Any, Any] | None = ..., first: int = ..., indices: ThreadData | None = ..., arrangement: str | ItemArrangement = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
+    """The k largest items so far and their indices, a logical warp streaming its tiles (coop's threshold filter and shuffle networks)."""
 
 def load(src: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | WarpLoadAlgorithm = ..., valid_items: int | None = ..., oob_default: int | float | complex | tuple[Any, ...] | None = ..., threads_in_warp: int = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Load a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpLoad)."""

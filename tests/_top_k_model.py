@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A lane-by-lane model of ``coop_warp_top_k`` (``cuda_coop/include/coop/top_k.cuh``) in NumPy: the
+same steps (threshold, marks, scan, pending slots, shuffle networks, overflow rounds), each shuffle a
+permutation of a lane vector. It checks the design's networks and its overflow handling without a
+GPU (``tests/test_warp_top_k.py``); the GPU tests check the C++ itself."""
+
+from __future__ import annotations
+
+import numpy as np
+
+NO_INDEX = 2**31 - 1
+
+
+def _pow2(k: int) -> int:
+    p = 1
+    while p < k:
+        p *= 2
+    return p
+
+
+def _before(av: np.ndarray, ai: np.ndarray, bv: np.ndarray, bi: np.ndarray) -> np.ndarray:
+    return (av > bv) | ((av == bv) & (ai < bi))
+
+
+def _exchange(v: np.ndarray, i: np.ndarray, d: int, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    lanes = np.arange(len(v))
+    pv, pi = v[lanes ^ d], i[lanes ^ d]
+    take = _before(pv, pi, v, i) == first
+    return np.where(take, pv, v), np.where(take, pi, i)
+
+
+def _direction(lane: np.ndarray, s: int, d: int) -> np.ndarray:
+    return ((lane & d) == 0) == ((lane & s) == 0)
+
+
+def pth_largest(m: np.ndarray, p: int) -> np.ndarray:
+    w = len(m)
+    lane = np.arange(w)
+    with np.errstate(invalid="ignore"):
+        if p < w:
+            s = 2
+            while s <= p:
+                d = s // 2
+                while d:
+                    q = m[lane ^ d]
+                    m = np.where(_direction(lane, s, d), np.fmax(m, q), np.fmin(m, q))
+                    d //= 2
+                s *= 2
+            big = p
+            while big < w:
+                m = np.fmax(m, m[lane ^ big])
+                if 2 * big < w:
+                    d = p // 2
+                    while d:
+                        q = m[lane ^ d]
+                        m = np.where(_direction(lane, 2 * big, d), np.fmax(m, q), np.fmin(m, q))
+                        d //= 2
+                big *= 2
+        d = p // 2
+        while d:
+            m = np.fmin(m, m[lane ^ d])
+            d //= 2
+    return m
+
+
+def best_ascending(v: np.ndarray, i: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
+    w = len(v)
+    lane = np.arange(w)
+    stop = w if p == w else p + 1  # blocks of P sorted (P == W: all but the last stage)
+    s = 2
+    while s < stop:
+        d = s // 2
+        while d:
+            v, i = _exchange(v, i, d, _direction(lane, s, d))
+            d //= 2
+        s *= 2
+    if p < w:
+        big = p
+        while big < w:
+            v, i = _exchange(v, i, big, (lane & big) == 0)
+            if 2 * big < w:
+                d = p // 2
+                while d:
+                    v, i = _exchange(v, i, d, _direction(lane, 2 * big, d))
+                    d //= 2
+            big *= 2
+    d = p // 2
+    while d:
+        v, i = _exchange(v, i, d, (lane & d) != 0)
+        d //= 2
+    return v, i
+
+
+def merge(lv, li, cv, ci, p):  # type: ignore[no-untyped-def]
+    w = len(lv)
+    lane = np.arange(w)
+    cv, ci = best_ascending(cv, ci, p)
+    take = _before(cv, ci, lv, li)
+    lv, li = np.where(take, cv, lv), np.where(take, ci, li)
+    d = p // 2
+    while d:
+        lv, li = _exchange(lv, li, d, (lane & d) == 0)
+        d //= 2
+    return lv, li
+
+
+def top_k_call(
+    items: np.ndarray,
+    k: int,
+    *,
+    running: tuple[np.ndarray, np.ndarray] | None = None,
+    first: int = 0,
+    indices: np.ndarray | None = None,
+    striped: bool = True,
+    stats: dict[str, int] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One call: ``items[lane, i]`` of a logical warp of ``items.shape[0]`` lanes; returns the list
+    (values, indices) by lane, lanes >= k the empty entry."""
+    w, n = items.shape
+    lane = np.arange(w)
+    p = _pow2(k)
+    low = np.array(-np.inf, items.dtype)
+    given = indices is not None
+    if indices is None:
+        indices = (
+            first + lane[:, None] + w * np.arange(n)[None, :]
+            if striped
+            else first + lane[:, None] * n + np.arange(n)[None, :]
+        )
+    lv = np.full(w, low, items.dtype)
+    li = np.full(w, NO_INDEX, np.int64)
+    if running is not None:
+        lv = np.where(lane < k, running[0], low)
+        li = np.where(lane < k, running[1], NO_INDEX)
+    thr, ti = lv[k - 1], li[k - 1]
+    raised = False
+    with np.errstate(invalid="ignore"):
+        if running is None or not thr > low:
+            m = pth_largest(np.fmax.reduce(np.concatenate([np.full((w, 1), low), items], 1), 1), p)[0]
+            thr, ge, raised = max(m, thr), True, True
+        else:
+            ge = given or first <= ti  # a tie with the k-th enters only with a smaller index
+        bits = (items >= thr) if ge else (items > thr)
+    if stats is not None:
+        stats["merges"] = 0
+    total = int(bits.sum())
+    if total > w and not raised:
+        m = pth_largest(np.fmax.reduce(items, 1), p)[0]
+        if m > thr:
+            bits &= items >= m
+            total = int(bits.sum())
+    while total > 0:
+        take = min(total, w)
+        order = [(lane_, j) for lane_ in range(w) for j in range(n) if bits[lane_, j]][:take]
+        cv = np.full(w, low, items.dtype)
+        ci = np.full(w, NO_INDEX, np.int64)
+        for r, (lane_, j) in enumerate(order):
+            cv[r], ci[r] = items[lane_, j], indices[lane_, j]
+            bits[lane_, j] = False
+        lv, li = merge(lv, li, cv, ci, p)
+        if stats is not None:
+            stats["merges"] += 1
+        thr, ti = lv[k - 1], li[k - 1]
+        bits &= _before(items, indices, thr, ti)
+        total = int(bits.sum())
+    return np.where(lane < k, lv, low), np.where(lane < k, li, NO_INDEX)

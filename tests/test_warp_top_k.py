@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``coop.warp.top_k`` without a GPU: the design (a NumPy lane model of ``coop/top_k.cuh``: its
+networks, thresholds and overflow rounds) against the ``np.lexsort`` reference on the rows that
+defeat a threshold, and every case of ``tests/_warp_top_k_cases.py`` compiled ahead of time on
+every backend: one function, no CALL, no local memory (a tile of 16 and of 64 items a lane
+included). ``tests/test_warp_top_k_gpu.py`` runs them."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from . import _top_k_model as model
+from ._numba_family import front
+from ._reference import assert_inlined
+from ._warp_top_k_cases import Case, cases, mismatches, numba_kernel, numba_signature, rows
+
+
+def _model_lists(case: Case, x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    w, n, tile = case.width, case.items, case.width * case.items
+    values, indices = [], []
+    for row, ix in zip(x.astype(np.float32), idx, strict=True):
+        running = None
+        for j in range(case.tiles):
+            seg, segi = row[j * tile : (j + 1) * tile], ix[j * tile : (j + 1) * tile]
+            if case.mode == "blocked":
+                items, given = seg.reshape(w, n), None
+            else:
+                items, given = seg.reshape(n, w).T, segi.reshape(n, w).T
+            if case.mode == "first" and j == 0:
+                running = model.top_k_call(items, case.k, first=0, striped=case.mode != "blocked")
+                continue
+            if running is None:
+                running = (np.full(w, -np.inf, np.float32), np.full(w, model.NO_INDEX))
+            running = model.top_k_call(
+                items,
+                case.k,
+                running=running,
+                first=j * tile,
+                indices=given if case.mode == "indices" else None,
+                striped=case.mode != "blocked",
+            )
+        values.append(running[0])
+        indices.append(running[1])
+    return np.array(values), np.array(indices)
+
+
+_MODEL_CASES = [c for c in cases() if c.dtype == "float32"] + [
+    Case(k, n, tiles=2, width=w) for w in (8, 16) for k in (1, 2, 5, w) for n in (4, 16)
+]
+
+
+@pytest.mark.parametrize("case", _MODEL_CASES, ids=lambda c: c.id)
+def test_the_design_is_exact(case: Case) -> None:
+    """The lane model of the design gives NumPy's list on every kind of row (fresh random rows)."""
+    x, idx = rows(case, np.random.default_rng())
+    got_v, got_i = _model_lists(case, x, idx)
+    assert not mismatches(case, x, idx, got_v, got_i)
+
+
+def test_merges_on_random_rows_are_few() -> None:
+    """A random row of 4096 in tiles of 32 x 32, k = 16: one merge a tile (the list's threshold
+    keeps a tile's candidates under a warp's worth), as the hand-written design."""
+    rng = np.random.default_rng(7)
+    merges, running = 0, None
+    row = rng.standard_normal(4096).astype(np.float32)
+    for j in range(4):
+        stats: dict[str, int] = {}
+        tile = row[j * 1024 : (j + 1) * 1024].reshape(32, 32).T
+        running = model.top_k_call(tile, 16, running=running, first=j * 1024, stats=stats)
+        merges += stats["merges"]
+    assert merges <= 4
+
+
+_AOT = [c for c in cases() if c.dtype != "bfloat16"]  # Numba has no bfloat16 arrays
+
+
+@pytest.mark.parametrize("case", _AOT, ids=lambda c: c.id)
+def test_numba_compiles_without_local_memory(case: Case) -> None:
+    coop_module, cuda = front("numba")
+    report = coop_module.compile(numba_kernel(case, coop_module, cuda), numba_signature(case), block=128)
+    assert_inlined(report.inspect())
+
+
+_FEW = ("k16-n16-t3-striped-float32-w32", "k16-n16-t3-first-float32-w32", "k16-n16-t3-indices-float32-w32",
+        "k3-n32-t3-blocked-float32-w32", "k16-n8-t3-striped-float16-w32", "k8-n16-t3-striped-int32-w32",
+        "k7-n16-t3-striped-float32-w16", "k16-n64-t2-striped-float32-w32")  # fmt: skip
+
+
+@pytest.mark.parametrize("case", [c for c in _AOT if c.id in _FEW], ids=lambda c: c.id)
+def test_numba_mlir_compiles_without_local_memory(case: Case) -> None:
+    pytest.importorskip("numba_cuda_mlir", reason="numba-cuda-mlir is not installed")
+    coop_module, cuda = front("numba_mlir")
+    report = coop_module.compile(numba_kernel(case, coop_module, cuda), numba_signature(case), block=128)
+    assert_inlined(report.inspect())
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in cases() if c.id in _FEW or c.dtype == "bfloat16"], ids=lambda c: c.id
+)
+def test_cute_compiles_without_local_memory(case: Case) -> None:
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    from ._warp_top_k_cute import cute_host
+
+    host, ty = cute_host(case)
+    big, small = case.rows * case.n, case.rows * case.width
+    fakes = [
+        make_fake_compact_tensor(t, (m,), assumed_align=16)
+        for t, m in ((ty, big), (cutlass.Int32, big), (ty, small), (cutlass.Int32, small))
+    ]
+    assert_inlined(cutlass_coop.compile(host, *fakes).inspect())
+
+
+def test_the_header_is_one_source_for_the_benchmark() -> None:
+    """benchmarks/rows_cub.cu's hand-written row top-k uses the header's networks, not copies."""
+    from pathlib import Path
+
+    cu = (Path(__file__).resolve().parents[1] / "benchmarks" / "rows_cub.cu").read_text()
+    assert "#include <coop/top_k.cuh>" in cu
+    for piece in ("coop_topk_pth_largest", "coop_topk_merge", "coop_topk_marks"):
+        assert piece in cu, piece
