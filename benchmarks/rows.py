@@ -523,13 +523,13 @@ def numba_layernorm(n: int, cluster: int, threads: int, items: int, variant: str
 def numba_cross_entropy(n: int, cluster: int, threads: int, items: int, variant: str = "online") -> Any:
     """loss = logsumexp(x) - x[label] per row: each block loops over its tiles (striped), folding its
     items into each thread's (max, sum of exp(x - max)); one block (cluster) reduce of the pair with
-    ``max_sum`` (the kernel of ``examples/numba/cross_entropy_rows.py``); variant ``twice``: a max,
+    ``max_sum`` (the kernel of ``examples/numba/cross_entropy_loss.py``); variant ``twice``: a max,
     then a sum of the rescaled sums. Thread 0 of the row's first block writes the loss."""
     import numpy as np
     from cuda import coop
     from numba import cuda
 
-    made = example("cross_entropy_rows")
+    made = example("cross_entropy_loss")
     assert made.IGNORE_INDEX == IGNORE_INDEX
     if variant == "online":  # the example's kernel, as a user copies it
         return made.make_cross_entropy(n, cluster, threads, items)

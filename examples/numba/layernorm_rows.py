@@ -42,7 +42,7 @@ def make_layernorm(cluster: int, threads: int, items: int, eps: float = EPS) -> 
     """The LayerNorm kernel for rows of ``cluster * threads * items``, a block (cluster) per row."""
     tile = threads * items  # one block's part of the row
     n = cluster * tile
-    inv_n, eps = np.float32(1 / n), np.float32(eps)
+    inv_n, epsilon = np.float32(1 / n), np.float32(eps)
     count, inv_items = np.float32(items), np.float32(1 / items)
 
     @numba_coop.jit(fastmath=True)
@@ -66,7 +66,7 @@ def make_layernorm(cluster: int, threads: int, items: int, eps: float = EPS) -> 
         else:
             stats = coop.block.reduce((count, mean, m2), welford, broadcast=True)
         mean = stats[1]
-        rstd = libdevice.rsqrtf(stats[2] * inv_n + eps)
+        rstd = libdevice.rsqrtf(stats[2] * inv_n + epsilon)
         t = rank * tile + cuda.threadIdx.x  # striped: item i of thread t is the part's item t + i * threads
         ws, bs = w[t:], b[t:]
         for i in range(items):
