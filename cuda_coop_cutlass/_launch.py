@@ -84,7 +84,7 @@ def _reader(kind: type) -> Reader | None:
             else _read_cupy
             if module.startswith("cupy")
             else _read_dlpack
-            if hasattr(kind, "__dlpack__") and not hasattr(kind, "__c_pointers__")
+            if hasattr(kind, "__dlpack__") and not _cute_hooks.is_cute_object(kind)
             else None
         )
         _READERS[kind] = read
