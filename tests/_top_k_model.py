@@ -105,6 +105,14 @@ def merge(lv, li, cv, ci, p):  # type: ignore[no-untyped-def]
     return lv, li
 
 
+def next_up(x):  # type: ignore[no-untyped-def]
+    """``coop_topk_next_up``: the least value above ``x`` of its type (+inf and the largest integer
+    stay: items equal to them are then marked too)."""
+    if np.issubdtype(x.dtype, np.integer):
+        return x + 1 if x < np.iinfo(x.dtype).max else x
+    return x if np.isinf(x) and x > 0 else np.nextafter(x, np.array(np.inf, x.dtype))
+
+
 def merge_stages(p: int, w: int) -> int:
     """Shuffle stages of ``coop_topk_merge<P, W>`` (``coop_topk_merge_stages``)."""
     lp, lw = p.bit_length() - 1, w.bit_length() - 1
@@ -164,7 +172,7 @@ def top_k_call(
     with np.errstate(invalid="ignore"):
         if full:
             ge = given or first <= ti  # a tie with the k-th enters only with a smaller index
-            bits = (items >= thr) if ge else (items > thr)
+            bits = items >= (thr if ge else next_up(thr))
             total = int(bits.sum())
         if total > w:  # not full, or more than the lanes: the tile's lane maxima raise the threshold
             m = pth_largest(np.fmax.reduce(np.concatenate([np.full((w, 1), low), items], 1), 1), p)[0]

@@ -11,15 +11,21 @@
 //      network of shuffles), which at least P >= k of the tile's items reach;
 //   2. each lane marks the items that can still enter the list (one compare an item, OR-ed into a bit
 //      mask): above the threshold, or at it where an equal value may win by its smaller index;
-//   3. a warp exclusive sum of the masks' popcounts places the candidates, (value, index), in the
-//      warp's pending slots in shared memory (one a lane);
-//   4. a merge: the pending entries' best P sorted ascending into lanes 0..P-1 (a bitonic network),
-//      the better of each lane's list entry and pending entry (a bitonic sequence that holds the best
-//      P of both), sorted descending (log2 P stages).
+//   3. the candidates' count (a warp sum of the masks' popcounts). The usual case, few (at most
+//      coop_topk_few: about 13 for k = 16 of 32 lanes and 32 items): each is inserted into the list on
+//      its own, in rounds of each lane's first marked item (selected from the lane's registers by a tree
+//      of selects): broadcast from its lane, its place the popcount of a ballot of the entries before
+//      it, the lanes from there shifted up by one (a shuffle up);
+//   4. many (the first tiles): a warp exclusive sum places them, (value, index), in the warp's pending
+//      slots in shared memory (one a lane) and a merge takes them: the pending entries' best P sorted
+//      ascending into lanes 0..P-1 (a bitonic network), the better of each lane's list entry and
+//      pending entry (a bitonic sequence that holds the best P of both), sorted descending (log2 P
+//      stages).
 // When a tile has more candidates than slots, the threshold is first raised by the tile's lane maxima;
 // any candidates that still do not fit are merged a warp's worth at a time, the rest filtered against
 // the list after each merge (exactly: value above the list's k-th, or equal to it with a smaller
-// index). Any input is exact: ascending rows, constant rows, rows of -inf, many ties.
+// index), and the last few inserted. Any input is exact: ascending rows, constant rows, rows of -inf,
+// many ties.
 // NaN items are never selected (every comparison with a NaN is false).
 #pragma once
 
@@ -84,6 +90,62 @@ __device__ __forceinline__ T coop_topk_min(T a, T b)
   else
   {
     return a < b ? a : b;
+  }
+}
+
+// The least value above x (x not NaN, not the lowest): items above x are the items at or above it
+// (+inf and the largest int32 stay: the marks then take the items equal to them too, a superset).
+template <typename T>
+__device__ __forceinline__ T coop_topk_next_up(T x)
+{
+  if constexpr (::cuda::std::is_same_v<T, __half> || ::cuda::std::is_same_v<T, __nv_bfloat16>)
+  {
+    constexpr bool half = ::cuda::std::is_same_v<T, __half>;
+    unsigned short bits;
+    if constexpr (half)
+    {
+      bits = __half_as_ushort(x);
+    }
+    else
+    {
+      bits = __bfloat16_as_ushort(x);
+    }
+    const unsigned short inf = half ? 0x7C00u : 0x7F80u;
+    unsigned short up        = bits;
+    if ((bits & 0x7FFFu) == 0)
+    {
+      up = 1; // +-0: the least positive
+    }
+    else if (bits != inf)
+    {
+      up = (bits & 0x8000u) ? bits - 1 : bits + 1;
+    }
+    if constexpr (half)
+    {
+      return __ushort_as_half(up);
+    }
+    else
+    {
+      return __ushort_as_bfloat16(up);
+    }
+  }
+  else if constexpr (::cuda::std::is_same_v<T, float>)
+  {
+    const unsigned bits = __float_as_uint(x);
+    unsigned up         = bits;
+    if ((bits & 0x7FFFFFFFu) == 0)
+    {
+      up = 1;
+    }
+    else if (bits != 0x7F800000u)
+    {
+      up = (bits & 0x80000000u) ? bits - 1 : bits + 1;
+    }
+    return __uint_as_float(up);
+  }
+  else
+  {
+    return x < ::cuda::std::numeric_limits<T>::max() ? x + 1 : x;
   }
 }
 
@@ -506,7 +568,8 @@ private:
     int total       = INT_MAX;
     if (full)
     {
-      bits  = (INDICES || first <= ti) ? coop_topk_marks<true>(items, thr) : coop_topk_marks<false>(items, thr);
+      // (above the k-th: at or above the value next above it, so that one compare serves both)
+      bits  = coop_topk_marks<true>(items, (INDICES || first <= ti) ? thr : coop_topk_next_up(thr));
       total = count(bits, mask);
     }
     if (total > WIDTH)
