@@ -623,9 +623,9 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
 def numba_topk(n: int, wr: int, threads: int, items: int, variant: str = "bitonic") -> Any:
     """The row's 16 (``TOPK``) largest values and their indices, largest first, ties to the smaller
     index. Variant ``primitive``: the kernel of ``examples/numba/top_k_stream_rows.py``, written with
-    ``coop.warp.top_k`` (the same design, in coop's header: a list of ``k`` entries, candidates' values
-    kept in the pending slots, a merge per tile that has candidates). The hand-written design follows
-    (with k = 32 its list and networks span 32 lanes).
+    ``coop.warp.top_k`` (the same design, in coop's header: a list of ``k`` entries; a tile's few
+    candidates inserted one at a time, more, values and indices, kept in the pending slots and merged).
+    The hand-written design follows (with k = 32 its list and networks span 32 lanes).
 
     A warp (``wr`` = 1; ``threads / 32`` rows per block) or ``wr`` warps of a block stream the row: each
     warp its part in tiles of 32 x ``items`` (``coop.warp.load``, striped). Its first tile sets a

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """A lane-by-lane model of ``coop_warp_top_k`` (``cuda_coop/include/coop/top_k.cuh``) in NumPy: the
-same steps (threshold, marks, scan, pending slots, shuffle networks, overflow rounds), each shuffle a
-permutation of a lane vector. It checks the design's networks and its overflow handling without a
-GPU (``tests/test_warp_top_k.py``); the GPU tests check the C++ itself."""
+same steps (threshold, marks, while many candidates remain merges of pending slots by shuffle
+networks, then the few inserted one at a time), each shuffle a permutation of a lane vector. It
+checks the design's networks, insertions and overflow handling without a GPU
+(``tests/test_warp_top_k.py``); the GPU tests check the C++ itself."""
 
 from __future__ import annotations
 
@@ -104,6 +105,38 @@ def merge(lv, li, cv, ci, p):  # type: ignore[no-untyped-def]
     return lv, li
 
 
+def next_up(x):  # type: ignore[no-untyped-def]
+    """``coop_topk_next_up``: the least value above ``x`` of its type (+inf and the largest integer
+    stay: items equal to them are then marked too)."""
+    if np.issubdtype(x.dtype, np.integer):
+        return x + 1 if x < np.iinfo(x.dtype).max else x
+    return x if np.isinf(x) and x > 0 else np.nextafter(x, np.array(np.inf, x.dtype))
+
+
+def merge_stages(p: int, w: int) -> int:
+    """Shuffle stages of ``coop_topk_merge<P, W>`` (``coop_topk_merge_stages``)."""
+    lp, lw = p.bit_length() - 1, w.bit_length() - 1
+    if p == w:
+        return lw * (lw - 1) // 2 + 2 * lw
+    return lp * (lp + 1) // 2 + (lw - lp) + (lw - lp - 1) * lp + 2 * lp
+
+
+def few(k: int, w: int, items: int) -> int:
+    """How many candidates a call inserts one at a time rather than merges (``coop_topk_few``)."""
+    return max(1, min(w, (3 * items + 9 * merge_stages(_pow2(k), w) + 6) // 21))
+
+
+def insert(lv, li, cv, ci, k):  # type: ignore[no-untyped-def]
+    """``coop_topk_insert``: (cv, ci) into the sorted list of lanes 0..k-1; the lanes from its place
+    take their lower neighbour's entry (a shuffle up: lane 0 keeps its own)."""
+    lane = np.arange(len(lv))
+    place = int(((lane < k) & _before(lv, li, cv, ci)).sum())
+    uv, ui = np.concatenate([lv[:1], lv[:-1]]), np.concatenate([li[:1], li[:-1]])
+    at = lane == place
+    after = lane > place
+    return np.where(at, cv, np.where(after, uv, lv)), np.where(at, ci, np.where(after, ui, li))
+
+
 def top_k_call(
     items: np.ndarray,
     k: int,
@@ -115,7 +148,7 @@ def top_k_call(
     stats: dict[str, int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One call: ``items[lane, i]`` of a logical warp of ``items.shape[0]`` lanes; returns the list
-    (values, indices) by lane, lanes >= k the empty entry."""
+    (values, indices) by lane, lanes >= k the empty entry. ``stats``: the merges and the insertions."""
     w, n = items.shape
     lane = np.arange(w)
     p = _pow2(k)
@@ -133,23 +166,22 @@ def top_k_call(
         lv = np.where(lane < k, running[0], low)
         li = np.where(lane < k, running[1], NO_INDEX)
     thr, ti = lv[k - 1], li[k - 1]
-    raised = False
+    full = running is not None and bool(thr > low)
+    bits = np.ones(items.shape, bool)
+    total = 2**31 - 1
     with np.errstate(invalid="ignore"):
-        if running is None or not thr > low:
-            m = pth_largest(np.fmax.reduce(np.concatenate([np.full((w, 1), low), items], 1), 1), p)[0]
-            thr, ge, raised = max(m, thr), True, True
-        else:
+        if full:
             ge = given or first <= ti  # a tie with the k-th enters only with a smaller index
-        bits = (items >= thr) if ge else (items > thr)
-    if stats is not None:
-        stats["merges"] = 0
-    total = int(bits.sum())
-    if total > w and not raised:
-        m = pth_largest(np.fmax.reduce(items, 1), p)[0]
-        if m > thr:
-            bits &= items >= m
+            bits = items >= (thr if ge else next_up(thr))
             total = int(bits.sum())
-    while total > 0:
+        if total > w:  # not full, or more than the lanes: the tile's lane maxima raise the threshold
+            m = pth_largest(np.fmax.reduce(np.concatenate([np.full((w, 1), low), items], 1), 1), p)[0]
+            if not full or m > thr:
+                bits &= items >= m
+                total = int(bits.sum())
+    if stats is not None:
+        stats["merges"] = stats["insertions"] = 0
+    while total > few(k, w, n):  # many: merged a warp's worth at a time, the rest filtered after each
         take = min(total, w)
         order = [(lane_, j) for lane_ in range(w) for j in range(n) if bits[lane_, j]][:take]
         cv = np.full(w, low, items.dtype)
@@ -160,7 +192,17 @@ def top_k_call(
         lv, li = merge(lv, li, cv, ci, p)
         if stats is not None:
             stats["merges"] += 1
-        thr, ti = lv[k - 1], li[k - 1]
-        bits &= _before(items, indices, thr, ti)
-        total = int(bits.sum())
+        total -= take
+        if total > 0:
+            thr, ti = lv[k - 1], li[k - 1]
+            bits &= _before(items, indices, thr, ti)
+            total = int(bits.sum())
+    while bits.any():  # few: each lane's first marked item, then inserted lane by lane
+        for lane_ in range(w):
+            if bits[lane_].any():
+                j = int(np.argmax(bits[lane_]))
+                bits[lane_, j] = False
+                lv, li = insert(lv, li, items[lane_, j], indices[lane_, j], k)
+                if stats is not None:
+                    stats["insertions"] += 1
     return np.where(lane < k, lv, low), np.where(lane < k, li, NO_INDEX)

@@ -126,3 +126,113 @@ def test_the_header_is_one_source_for_the_benchmark() -> None:
     assert "#include <coop/top_k.cuh>" in cu
     for piece in ("coop_topk_pth_largest", "coop_topk_merge", "coop_topk_marks"):
         assert piece in cu, piece
+
+
+def _best(values: np.ndarray, indices: np.ndarray, k: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """The list by lane: the ``k`` best non-NaN (value, index) pairs, larger value first, of equal
+    values the smaller index, then the empty entry."""
+    keep = ~np.isnan(values)
+    v, i = values[keep], indices[keep]
+    order = np.lexsort((i, -v))[:k]
+    out_v, out_i = np.full(w, -np.inf, np.float32), np.full(w, model.NO_INDEX, np.int64)
+    out_v[: len(order)], out_i[: len(order)] = v[order], i[order]
+    return out_v, out_i
+
+
+def _second_tile(w: int, n: int, k: int, beat: int, ties: int, rng: np.random.Generator, given: bool):
+    """A running list from a random first tile and a second tile whose ``beat`` items are above the
+    list's k-th value, ``ties`` equal to it, the rest below. Default (striped) indices, or with
+    ``given`` (indices given): the first tile's even numbers from 10000, the second's ties half below
+    every earlier index (they enter by it) and half above, its other items above."""
+    first = rng.standard_normal((w, n)).astype(np.float32)
+    idx1 = np.arange(w)[:, None] + w * np.arange(n)[None, :]
+    idx2 = w * n + idx1
+    if given:
+        idx1, idx2 = 10000 + 2 * idx1, 10001 + 2 * idx1
+    running = _best(first.ravel(), idx1.ravel(), k, w)
+    kth = running[0][k - 1]
+    second = (kth - 1.0 - rng.random(w * n)).astype(np.float32)
+    at = rng.choice(w * n, beat + ties, replace=False)
+    second[at[:beat]] = kth + 1.0 + rng.random(beat).astype(np.float32)
+    second[at[beat:]] = kth
+    if given:
+        low = at[beat : beat + (ties + 1) // 2]
+        idx2 = idx2.ravel().copy()
+        idx2[low] = rng.choice(10000, len(low), replace=False)
+        idx2 = idx2.reshape(w, n)
+    return running, second.reshape(w, n), idx2
+
+
+@pytest.mark.parametrize("w", (8, 16, 32))
+@pytest.mark.parametrize("k", (1, 2, 5, 16, 32))
+@pytest.mark.parametrize("n", (4, 32))
+def test_few_candidates_are_inserted_many_merged(w: int, k: int, n: int) -> None:
+    """A tile after a full list: up to ``few`` candidates are inserted one at a time (no merge), more
+    are merged first; the list is NumPy's either way, whatever the count (0, 1, the bound and one
+    past it, a warp's worth, more) and wherever they sit."""
+    if k > w:
+        pytest.skip("the list holds one entry a lane")
+    rng = np.random.default_rng(1000 * w + 10 * k + n)
+    few = model.few(k, w, n)
+    for beat in sorted({0, 1, 2, few - 1, few, few + 1, w, w + 1, min(3 * w, w * n)}):
+        if not 0 <= beat <= w * n:
+            continue
+        for _ in range(3):
+            running, second, idx2 = _second_tile(w, n, k, beat, 0, rng, False)
+            stats: dict[str, int] = {}
+            got = model.top_k_call(second, k, running=running, first=w * n, stats=stats)
+            both_v = np.concatenate([running[0][:k], second.ravel()])
+            both_i = np.concatenate([running[1][:k], idx2.ravel()])
+            want = _best(both_v, both_i, k, w)
+            np.testing.assert_array_equal(got[0], want[0])
+            np.testing.assert_array_equal(got[1], want[1])
+            if beat <= few:
+                assert stats == {"merges": 0, "insertions": beat}, (beat, few, stats)
+            elif beat <= w:  # (more than the lanes: the tile's lane maxima may raise the threshold first)
+                assert stats["merges"] >= 1, (beat, few, stats)
+
+
+@pytest.mark.parametrize("w", (8, 16, 32))
+@pytest.mark.parametrize("k", (1, 5, 16, 32))
+@pytest.mark.parametrize("ties", (1, 3, 12, 40))
+def test_ties_at_the_threshold(w: int, k: int, ties: int) -> None:
+    """Items equal to the list's k-th: with the default indices (after the k-th's) none enters and none
+    is a candidate; with given indices below the k-th's they enter by their index, inserted or merged."""
+    if k > w:
+        pytest.skip("the list holds one entry a lane")
+    n = 8
+    rng = np.random.default_rng(100 * w + k + ties)
+    for given in (False, True):
+        for beat in (0, 1):
+            running, second, idx2 = _second_tile(w, n, k, beat, ties, rng, given)
+            stats: dict[str, int] = {}
+            got = model.top_k_call(
+                second, k, running=running, first=w * n, indices=idx2 if given else None, stats=stats
+            )
+            both_v = np.concatenate([running[0][:k], second.ravel()])
+            both_i = np.concatenate([running[1][:k], idx2.ravel()])
+            want = _best(both_v, both_i, k, w)
+            np.testing.assert_array_equal(got[0], want[0])
+            np.testing.assert_array_equal(got[1], want[1])
+            if not given:  # ties after the k-th are not candidates
+                assert stats["insertions"] + stats["merges"] <= beat, stats
+            elif ties + beat <= model.few(k, w, n):  # every tie a candidate (>=), all inserted
+                assert stats["merges"] == 0, stats
+
+
+def test_the_insertion_bound_is_the_models() -> None:
+    """``coop_topk_few`` and ``coop_topk_merge_stages`` (the header, compiled by NVRTC) give the lane
+    model's numbers for every width, k and a range of items a lane."""
+    from cuda.coop import _bundle
+    from cuda.coop._render import RenderedRequests
+
+    checks = []
+    for w in (1, 2, 4, 8, 16, 32):
+        for k in range(1, w + 1):
+            p = model._pow2(k)
+            checks.append(f"static_assert(coop_topk_merge_stages({p}, {w}) == {model.merge_stages(p, w)});")
+            for n in (1, 3, 4, 8, 16, 32, 64):
+                checks.append(f"static_assert(coop_topk_few({k}, {w}, {n}) == {model.few(k, w, n)});")
+    unit = RenderedRequests("#include <coop/top_k.cuh>\n" + "\n".join(checks) + "\n", {}, ())
+    obj, _log, _pch = _bundle._nvrtc(unit, _bundle._options("sm_90a"), {})
+    assert len(bytes(obj.code)) >= 0

@@ -365,11 +365,13 @@ WARP_TOP_K = Primitive(
         "loaded with ``coop.warp.load(..., algorithm='striped')`` at offset ``first`` of a row gets the "
         "items' row indices. The indices should be distinct. The threshold is the list's ``k``-th value "
         "(while the list is not full, the ``P``-th largest of the lanes' maxima, ``P`` the power of two "
-        "at or above ``k``); each lane marks the items that pass in a bit mask, one compare an item; the "
-        "candidates go to pending slots in shared memory (one ``(value, index)`` a lane, a slice per "
-        "logical warp) at the offsets a warp sum of the marks gives, and are merged into the list by "
-        "bitonic shuffle networks. The result is exact for any input (ascending rows, ties, -inf); a "
-        "tile with more candidates than lanes takes more merges."
+        "at or above ``k``); each lane marks the items that pass in a bit mask, one compare an item. A "
+        "few candidates (the usual case after the first tiles) are inserted into the list one at a "
+        "time (a ballot places each, a shuffle shifts the entries after it); more go to pending slots "
+        "in shared memory (one ``(value, index)`` a lane, a slice per logical warp) at the offsets a "
+        "warp sum of the marks gives, and are merged into the list by bitonic shuffle networks. The "
+        "result is exact for any input (ascending rows, ties, -inf); a tile with more candidates than "
+        "lanes takes more merges."
     ),
     returns_doc=(
         "the new list, a tuple ``(value, index)`` of the items' type and int32: lane ``l``'s entry (see "

@@ -11,15 +11,21 @@
 //      network of shuffles), which at least P >= k of the tile's items reach;
 //   2. each lane marks the items that can still enter the list (one compare an item, OR-ed into a bit
 //      mask): above the threshold, or at it where an equal value may win by its smaller index;
-//   3. a warp exclusive sum of the masks' popcounts places the candidates, (value, index), in the
-//      warp's pending slots in shared memory (one a lane);
-//   4. a merge: the pending entries' best P sorted ascending into lanes 0..P-1 (a bitonic network),
-//      the better of each lane's list entry and pending entry (a bitonic sequence that holds the best
-//      P of both), sorted descending (log2 P stages).
+//   3. the candidates' count (a warp sum of the masks' popcounts). The usual case, few (at most
+//      coop_topk_few: about 13 for k = 16 of 32 lanes and 32 items): each is inserted into the list on
+//      its own, in rounds of each lane's first marked item (selected from the lane's registers by a tree
+//      of selects): broadcast from its lane, its place the popcount of a ballot of the entries before
+//      it, the lanes from there shifted up by one (a shuffle up);
+//   4. many (the first tiles): a warp exclusive sum places them, (value, index), in the warp's pending
+//      slots in shared memory (one a lane) and a merge takes them: the pending entries' best P sorted
+//      ascending into lanes 0..P-1 (a bitonic network), the better of each lane's list entry and
+//      pending entry (a bitonic sequence that holds the best P of both), sorted descending (log2 P
+//      stages).
 // When a tile has more candidates than slots, the threshold is first raised by the tile's lane maxima;
 // any candidates that still do not fit are merged a warp's worth at a time, the rest filtered against
 // the list after each merge (exactly: value above the list's k-th, or equal to it with a smaller
-// index). Any input is exact: ascending rows, constant rows, rows of -inf, many ties.
+// index), and the last few inserted. Any input is exact: ascending rows, constant rows, rows of -inf,
+// many ties.
 // NaN items are never selected (every comparison with a NaN is false).
 #pragma once
 
@@ -84,6 +90,62 @@ __device__ __forceinline__ T coop_topk_min(T a, T b)
   else
   {
     return a < b ? a : b;
+  }
+}
+
+// The least value above x (x not NaN, not the lowest): items above x are the items at or above it
+// (+inf and the largest int32 stay: the marks then take the items equal to them too, a superset).
+template <typename T>
+__device__ __forceinline__ T coop_topk_next_up(T x)
+{
+  if constexpr (::cuda::std::is_same_v<T, __half> || ::cuda::std::is_same_v<T, __nv_bfloat16>)
+  {
+    constexpr bool half = ::cuda::std::is_same_v<T, __half>;
+    unsigned short bits;
+    if constexpr (half)
+    {
+      bits = __half_as_ushort(x);
+    }
+    else
+    {
+      bits = __bfloat16_as_ushort(x);
+    }
+    const unsigned short inf = half ? 0x7C00u : 0x7F80u;
+    unsigned short up        = bits;
+    if ((bits & 0x7FFFu) == 0)
+    {
+      up = 1; // +-0: the least positive
+    }
+    else if (bits != inf)
+    {
+      up = (bits & 0x8000u) ? bits - 1 : bits + 1;
+    }
+    if constexpr (half)
+    {
+      return __ushort_as_half(up);
+    }
+    else
+    {
+      return __ushort_as_bfloat16(up);
+    }
+  }
+  else if constexpr (::cuda::std::is_same_v<T, float>)
+  {
+    const unsigned bits = __float_as_uint(x);
+    unsigned up         = bits;
+    if ((bits & 0x7FFFFFFFu) == 0)
+    {
+      up = 1;
+    }
+    else if (bits != 0x7F800000u)
+    {
+      up = (bits & 0x80000000u) ? bits - 1 : bits + 1;
+    }
+    return __uint_as_float(up);
+  }
+  else
+  {
+    return x < ::cuda::std::numeric_limits<T>::max() ? x + 1 : x;
   }
 }
 
@@ -228,6 +290,47 @@ __device__ __forceinline__ void coop_topk_merge(T& lv, int& li, T cv, int ci, in
   }
 }
 
+// The next power of two at or above k.
+__host__ __device__ constexpr int coop_topk_pow2(int k)
+{
+  return k <= 1 ? 1 : 2 * coop_topk_pow2((k + 1) / 2);
+}
+
+// The list (lv, li): lanes 0..K-1 sorted, with one pair (cv, ci), the same in every lane, inserted:
+// its place is the number of the list's entries that come before it (a ballot's popcount; the list is
+// sorted, so they are lanes 0..place-1), the lanes at and after it shift up by one (the K-th entry
+// leaves the list). A pair that no entry is after (place K) changes no lane below K.
+template <int K, int W, typename T>
+__device__ __forceinline__ void coop_topk_insert(T& lv, int& li, T cv, int ci, int lane, unsigned mask)
+{
+  const int place = __popc(__ballot_sync(mask, (lane < K) & coop_topk_before(lv, li, cv, ci)));
+  const T uv      = __shfl_up_sync(mask, lv, 1, W);
+  const int ui    = __shfl_up_sync(mask, li, 1, W);
+  if (lane >= place)
+  {
+    lv = lane == place ? cv : uv;
+    li = lane == place ? ci : ui;
+  }
+}
+
+// a[at] for a runtime `at` in [LO, LO + N) (LO a multiple of the power of two above N), in registers:
+// a tree of selects on at's bits (N - 1 selects), no dynamic indexing.
+template <int LO, int N, typename T, int ITEMS>
+__device__ __forceinline__ T coop_topk_select(const T (&a)[ITEMS], int at)
+{
+  if constexpr (N == 1)
+  {
+    return a[LO];
+  }
+  else
+  {
+    constexpr int H = coop_topk_pow2(N) / 2; // the largest power of two below N
+    const T hi      = coop_topk_select<LO + H, N - H>(a, at);
+    const T lo      = coop_topk_select<LO, H>(a, at);
+    return (at & H) ? hi : lo;
+  }
+}
+
 // A lane's mask word: item i at bit (bits - 1 - i), so that countl_zero finds the first marked item.
 template <int ITEMS>
 using coop_topk_word = ::cuda::std::conditional_t<(ITEMS > 32), unsigned long long, unsigned>;
@@ -250,10 +353,32 @@ __device__ __forceinline__ coop_topk_word<ITEMS> coop_topk_marks(const T (&items
   return mask;
 }
 
-// The next power of two at or above k.
-__host__ __device__ constexpr int coop_topk_pow2(int k)
+// Shuffle stages (one compare-exchange of a (value, index) pair each) of coop_topk_merge<P, W>.
+__host__ __device__ constexpr int coop_topk_log2(int n)
 {
-  return k <= 1 ? 1 : 2 * coop_topk_pow2((k + 1) / 2);
+  return n <= 1 ? 0 : 1 + coop_topk_log2(n / 2);
+}
+
+__host__ __device__ constexpr int coop_topk_merge_stages(int p, int w)
+{
+  return p == w ? coop_topk_log2(w) * (coop_topk_log2(w) - 1) / 2 + 2 * coop_topk_log2(w)
+                : coop_topk_log2(p) * (coop_topk_log2(p) + 1) / 2 + (coop_topk_log2(w) - coop_topk_log2(p))
+                    + (coop_topk_log2(w) - coop_topk_log2(p) - 1) * coop_topk_log2(p) + 2 * coop_topk_log2(p);
+}
+
+// How many candidates a call inserts one at a time (coop_topk_insert) rather than merges, by the
+// instructions each costs (sm_90 SASS of a warp of 32, float32): an insertion ~21 (two shuffles to
+// broadcast it, a compare, a ballot, two shuffles up), a round of them (each lane's first marked item,
+// selected from its registers) ~items + 10, about two rounds; a merge ~9 a stage, its candidates first
+// written to the pending slots ~5 an item, ~16 to place them. So (21 c + 2 (items + 10) <= 9 stages +
+// 5 items + 16 + 10): c <= (9 stages + 3 items + 6) / 21. k = 16 of 32 lanes (19 stages), 32 items:
+// 13; 4 items: 9; k = 1 (5 stages), 32 items: 7.
+__host__ __device__ constexpr int coop_topk_few(int k, int w, int items)
+{
+  return (9 * coop_topk_merge_stages(coop_topk_pow2(k), w) + 3 * items + 6) / 21 < 1 ? 1
+       : (9 * coop_topk_merge_stages(coop_topk_pow2(k), w) + 3 * items + 6) / 21 > w
+         ? w
+         : (9 * coop_topk_merge_stages(coop_topk_pow2(k), w) + 3 * items + 6) / 21;
 }
 
 // coop.warp.top_k over logical warps of WIDTH lanes, ITEMS items a lane of type T, the list of K.
@@ -269,6 +394,8 @@ class coop_warp_top_k
   static constexpr int P = coop_topk_pow2(K);
   using word             = coop_topk_word<ITEMS>;
   static constexpr word top = word(1) << (8 * sizeof(word) - 1);
+  // At most this many candidates are inserted one at a time, more merged (see coop_topk_few).
+  static constexpr int FEW = coop_topk_few(K, WIDTH, ITEMS);
 
 public:
   // The pending slots: one (value, index) a lane.
@@ -330,8 +457,22 @@ private:
     }
   }
 
-  // An exclusive sum of the lanes' counts, and their total.
-  static __device__ __forceinline__ void scan(int count, int& offset, int& total, int lane, unsigned mask)
+  // The index of the item at a runtime position `at` (the lane's first marked item).
+  template <bool INDICES, typename I>
+  static __device__ __forceinline__ int index_at(const I& indices, int at, int first, int lane)
+  {
+    if constexpr (INDICES)
+    {
+      return coop_topk_select<0, ITEMS>(indices, at);
+    }
+    else
+    {
+      return index_of<false>(indices, at, first, lane);
+    }
+  }
+
+  // An exclusive sum of the lanes' counts.
+  static __device__ __forceinline__ int offset_of(int count, int lane, unsigned mask)
   {
     int sum = count;
     _CCCL_PRAGMA_UNROLL_FULL()
@@ -343,8 +484,19 @@ private:
         sum += up;
       }
     }
-    total  = __shfl_sync(mask, sum, WIDTH - 1, WIDTH);
-    offset = sum - count;
+    return sum - count;
+  }
+
+  // The logical warp's marked items: the sum of the lanes' counts, in every lane.
+  static __device__ __forceinline__ int count(word bits, unsigned mask)
+  {
+    int n = ::cuda::std::popcount(bits);
+    NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,
+                      (n = static_cast<int>(__reduce_add_sync(mask, static_cast<unsigned>(n)));),
+                      (_CCCL_PRAGMA_UNROLL_FULL() for (int d = 1; d < WIDTH; d *= 2) {
+                        n += __shfl_xor_sync(mask, n, d, WIDTH);
+                      }))
+    return n;
   }
 
   static __device__ __forceinline__ T lane_max(const T (&items)[ITEMS])
@@ -358,26 +510,18 @@ private:
     return m;
   }
 
-  // The marked items of ranks offset.. (the lane's first marked item has rank offset) below `take` to
-  // their pending slots; with PARTIAL, those written are unmarked (the others wait for a later round).
-  template <bool PARTIAL, bool INDICES, typename I>
+  // The marked items (`bits`, the lane's first of rank `rank`) to their pending slots.
+  template <bool INDICES, typename I>
   __device__ __forceinline__ void
-  write(const T (&items)[ITEMS], const I& indices, int first, word& bits, int rank, int take, int lane)
+  write(const T (&items)[ITEMS], const I& indices, int first, word bits, int rank, int lane)
   {
     _CCCL_PRAGMA_UNROLL_FULL()
     for (int i = 0; i < ITEMS; ++i)
     {
       if (bits & (top >> i))
       {
-        if (!PARTIAL || rank < take)
-        {
-          ts.value[rank] = items[i];
-          ts.index[rank] = index_of<INDICES>(indices, i, first, lane);
-          if (PARTIAL)
-          {
-            bits ^= top >> i;
-          }
-        }
+        ts.value[rank] = items[i];
+        ts.index[rank] = index_of<INDICES>(indices, i, first, lane);
         ++rank;
       }
     }
@@ -417,59 +561,80 @@ private:
     }
     T thr  = RUNNING ? __shfl_sync(mask, lv, K - 1, WIDTH) : low; // the list's k-th
     int ti = RUNNING ? __shfl_sync(mask, li, K - 1, WIDTH) : coop_topk_no_index;
-    bool ge, raised = false;
-    if (!RUNNING || !(thr > low))
+    // full: the list's k-th is the threshold (an item equal to it enters only with a smaller index: the
+    // default indices of a tile that starts after the k-th's cannot)
+    const bool full = RUNNING && thr > low;
+    word bits       = ~word(0);
+    int total       = INT_MAX;
+    if (full)
     {
-      // not full: at least P >= k of this tile's items reach the P-th largest lane maximum, so the
-      // list's k-th will (the items at it may still win by their index)
-      const T m = coop_topk_pth_largest<P, WIDTH>(lane_max(items), lane, mask);
-      thr       = coop_topk_max(m, thr);
-      ge        = true;
-      raised    = true;
+      // (above the k-th: at or above the value next above it, so that one compare serves both)
+      bits  = coop_topk_marks<true>(items, (INDICES || first <= ti) ? thr : coop_topk_next_up(thr));
+      total = count(bits, mask);
     }
-    else
+    if (total > WIDTH)
     {
-      // an item equal to the k-th enters only with a smaller index: the default indices of a tile
-      // that starts after the k-th's cannot
-      ge = INDICES || first <= ti;
-    }
-    word bits = ge ? coop_topk_marks<true>(items, thr) : coop_topk_marks<false>(items, thr);
-    int offset, total;
-    scan(::cuda::std::popcount(bits), offset, total, lane, mask);
-    if (total > WIDTH && !raised)
-    {
-      // more than the slots: the tile's own lane maxima may raise the threshold (an ascending row)
+      // not full, or more candidates than lanes (an ascending row): at least P >= k of this tile's items
+      // reach the P-th largest of its lanes' maxima, so the list's k-th will
       const T m = coop_topk_pth_largest<P, WIDTH>(lane_max(items), lane, mask);
-      if (m > thr)
+      if (!full || m > thr)
       {
         bits &= coop_topk_marks<true>(items, m);
-        scan(::cuda::std::popcount(bits), offset, total, lane, mask);
+        total = count(bits, mask);
       }
     }
-    if (total > 0 && total <= WIDTH) // the usual case: all fit
+    // many: a warp's worth at a time to the pending slots and merged, the rest filtered against the list
+    // after each merge (exactly: value above the list's k-th, or equal to it with a smaller index)
+    while (total > FEW)
     {
-      write<false, INDICES>(items, indices, first, bits, offset, total, lane);
-      merge(lv, li, total, lane, mask);
-    }
-    else
-    {
-      while (total > 0) // a warp's worth at a time, the rest filtered against the list after each
+      const int take   = total < WIDTH ? total : WIDTH;
+      const int marked = ::cuda::std::popcount(bits);
+      const int rank   = offset_of(marked, lane, mask);
+      word now         = rank < take ? bits : word(0); // the lane's marks of ranks below take
+      for (int n = rank + marked - take; n > 0 && now != 0; --n)
       {
-        const int take = total < WIDTH ? total : WIDTH;
-        write<true, INDICES>(items, indices, first, bits, offset, take, lane);
-        merge(lv, li, take, lane, mask);
+        now &= now - 1; // the last (the lowest bit) unmarked
+      }
+      write<INDICES>(items, indices, first, now, rank, lane);
+      bits ^= now;
+      merge(lv, li, take, lane, mask);
+      total -= take;
+      if (total > 0)
+      {
         thr = __shfl_sync(mask, lv, K - 1, WIDTH);
         ti  = __shfl_sync(mask, li, K - 1, WIDTH);
         _CCCL_PRAGMA_UNROLL_FULL()
         for (int i = 0; i < ITEMS; ++i)
         {
-          const int at = index_of<INDICES>(indices, i, first, lane);
-          if (!coop_topk_before(items[i], at, thr, ti))
+          if (!coop_topk_before(items[i], index_of<INDICES>(indices, i, first, lane), thr, ti))
           {
             bits &= ~(top >> i);
           }
         }
-        scan(::cuda::std::popcount(bits), offset, total, lane, mask);
+        total = count(bits, mask);
+      }
+    }
+    // few (the usual case): inserted one at a time, in rounds of each lane's first marked item
+    if (total > 0)
+    {
+      for (unsigned who = __ballot_sync(mask, bits != 0); who != 0; who = __ballot_sync(mask, bits != 0))
+      {
+        T cv  = low;
+        int ci = coop_topk_no_index;
+        if (bits != 0)
+        {
+          const int at = ::cuda::std::countl_zero(bits);
+          cv           = coop_topk_select<0, ITEMS>(items, at);
+          ci           = index_at<INDICES>(indices, at, first, lane);
+          bits ^= top >> at;
+        }
+        do
+        {
+          const int src = __ffs(static_cast<int>(who)) - 1; // (shuffles take the lane modulo WIDTH)
+          who &= who - 1;
+          coop_topk_insert<K, WIDTH>(
+            lv, li, __shfl_sync(mask, cv, src, WIDTH), __shfl_sync(mask, ci, src, WIDTH), lane, mask);
+        } while (who != 0);
       }
     }
     result.f0 = lane < K ? lv : low;
