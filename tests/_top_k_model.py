@@ -175,8 +175,10 @@ def top_k_call(
             bits = items >= (thr if ge else next_up(thr))
             total = int(bits.sum())
         if total > w:  # not full, or more than the lanes: the tile's lane maxima raise the threshold
-            m = pth_largest(np.fmax.reduce(np.concatenate([np.full((w, 1), low), items], 1), 1), p)[0]
-            if not full or m > thr:
+            ms = pth_largest(np.fmax.reduce(np.concatenate([np.full((w, 1), low), items], 1), 1), p)
+            assert (ms == ms[0]).all(), "the P-th largest is the same in every lane"
+            m = ms[0]
+            if not full or (ms > thr).any():  # a vote (__any_sync), which ptxas knows is warp-uniform
                 bits &= items >= m
                 total = int(bits.sum())
     if stats is not None:

@@ -81,7 +81,12 @@ _AOT = [c for c in cases() if c.dtype != "bfloat16"]  # Numba has no bfloat16 ar
 def test_numba_compiles_without_local_memory(case: Case) -> None:
     coop_module, cuda = front("numba")
     report = coop_module.compile(numba_kernel(case, coop_module, cuda), numba_signature(case), block=128)
-    assert_inlined(report.inspect())
+    sass = report.inspect()
+    assert_inlined(sass)
+    if case.width == 32:
+        # ptxas proves every shuffle, vote and reduction convergent: no divergent fallback copies (a
+        # branch it cannot prove warp-uniform around one brought ~860 of 1936 instructions, 10 BRA.DIV)
+        assert "BRA.DIV" not in sass.opcodes(), case.id
 
 
 _FEW = ("k16-n16-t3-striped-float32-w32", "k16-n16-t3-first-float32-w32", "k16-n16-t3-indices-float32-w32",

@@ -577,7 +577,11 @@ private:
       // not full, or more candidates than lanes (an ascending row): at least P >= k of this tile's items
       // reach the P-th largest of its lanes' maxima, so the list's k-th will
       const T m = coop_topk_pth_largest<P, WIDTH>(lane_max(items), lane, mask);
-      if (!full || m > thr)
+      // m is the same in every lane, but ptxas cannot see that through the shuffle network; a branch
+      // around a collective (count's REDUX) that it cannot prove warp-uniform makes it emit divergent
+      // fallback copies (BRA.DIV, WARPSYNC) of every later shuffle, vote and reduction of the call and
+      // of the calls after it. A vote's result is uniform to ptxas.
+      if (!full || __any_sync(mask, m > thr))
       {
         bits &= coop_topk_marks<true>(items, m);
         total = count(bits, mask);
