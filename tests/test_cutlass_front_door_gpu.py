@@ -50,6 +50,17 @@ def _want(src: Any, scale: int, offset: float) -> Any:
     return src * scale + int(offset)
 
 
+def _replays_right(graph: Any, src: Any, dst: Any, scale: int, offset: float) -> None:
+    """Replay a captured launch three times on new data in ``src`` (poisoned ``dst``): right each time."""
+    torch = _torch()
+    for k in range(3):
+        src.copy_(torch.randint(-(2**20), 2**20, (N,), dtype=torch.int32, device="cuda"))
+        dst.fill_(-7 - k)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(dst, _want(src, scale, offset)), k
+
+
 def test_arch_is_the_gpus() -> None:
     from cuda.core import Device
 
@@ -148,12 +159,7 @@ def test_prepared_launch_in_a_cuda_graph() -> None:
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         p.launch(src, dst.data_ptr(), scale, offset, _stream())
-    for k in range(3):
-        src.copy_(torch.randint(-(2**20), 2**20, (N,), dtype=torch.int32, device="cuda"))
-        dst.fill_(-7 - k)
-        graph.replay()
-        torch.cuda.synchronize()
-        assert torch.equal(dst, _want(src, scale, offset)), k
+    _replays_right(graph, src, dst, scale, offset)
 
 
 def test_linked_cubin_runs_through_cuda_core() -> None:
@@ -379,9 +385,4 @@ def test_plain_call_in_a_cuda_graph() -> None:
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         compiled(src, dst, scale, offset, torch.cuda.current_stream().cuda_stream)
-    for k in range(3):
-        src.copy_(torch.randint(-(2**20), 2**20, (N,), dtype=torch.int32, device="cuda"))
-        dst.fill_(-7 - k)
-        graph.replay()
-        torch.cuda.synchronize()
-        assert torch.equal(dst, _want(src, scale, offset)), k
+    _replays_right(graph, src, dst, scale, offset)
