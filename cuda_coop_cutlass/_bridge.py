@@ -97,25 +97,29 @@ class CompiledCuteFunction:
 
     def _first_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """This thread's first call: make its call state (or find that CuTe's call must be used)."""
+        state = self._call_state(args, kwargs)
+        self._local.state = state
+        if state is None:
+            return self._cute_call(args, kwargs)
+        return state.call(args, kwargs)
+
+    def _call_state(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> PreparedLaunch | None:
+        """A call state for these arguments, or None where CuTe's own call must be used."""
         compiled = self.compiled
         if (
             not _cute_hooks.has_engine(compiled)
             or _cute_hooks.is_tvm_ffi(compiled)
             or not _cute_hooks.plain_reentry(compiled)
         ):
-            self._local.state = None
-            return self._cute_call(args, kwargs)
+            return None
         try:
             state = PreparedLaunch(compiled, self._specs, args, kwargs)  # raises for wrong arguments
         except CoopBackendError:  # arguments CuTe marshals in a way the state does not know
-            self._local.state = None
-            return self._cute_call(args, kwargs)
+            return None
         if not state.rewritable or not _cute_hooks.is_context_free(state._executor):
-            self._local.state = None
-            return self._cute_call(args, kwargs)
+            return None
         state.forget()
-        self._local.state = state
-        return state.call(args, kwargs)
+        return state
 
     def _cute_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """CuTe's own call, DLPack arrays, addresses and streams converted first."""
