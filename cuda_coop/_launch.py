@@ -15,10 +15,12 @@ import inspect
 import struct
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._args import (
+    ALIGN,
     ArraySpec,
     Key,
     Marshal,
@@ -38,10 +40,16 @@ from ._streams import stream_handle
 
 def current_context() -> int:
     """The current CUDA context as an int (0: none)."""
-    from cuda.bindings import driver
+    global _ctx_get_current
+    if _ctx_get_current is None:
+        from cuda.bindings import driver
 
-    err, ctx = driver.cuCtxGetCurrent()
+        _ctx_get_current = driver.cuCtxGetCurrent
+    err, ctx = _ctx_get_current()
     return 0 if err else int(ctx)
+
+
+_ctx_get_current: Callable[[], Any] | None = None
 
 
 def current_device() -> int:
@@ -282,9 +290,28 @@ class LaunchPlan:
 
 
 class BoundPlan:
-    """A :class:`LaunchPlan` with a parameter buffer of its own (one thread's)."""
+    """A :class:`LaunchPlan` with a parameter buffer of its own (one thread's).
 
-    __slots__ = ("address", "buffer", "function", "launch_fn", "pack_into", "params", "plan", "tiles", "what")
+    After a launch, :meth:`remember` notes what its arguments were (a torch tensor's dtype, shape,
+    strides, device and alignment; the DSL's own device array itself, weakly; a scalar's type), so
+    that :meth:`take` can write the next arguments like them with a few attribute reads instead of
+    a full read and a key look-up.
+    """
+
+    __slots__ = (
+        "address",
+        "buffer",
+        "function",
+        "launch_fn",
+        "nargs",
+        "ns",
+        "pack_into",
+        "params",
+        "plan",
+        "take",
+        "tiles",
+        "what",
+    )
 
     def __init__(self, plan: LaunchPlan, keys: Sequence[Key] = ()) -> None:
         self.plan = plan
@@ -293,6 +320,41 @@ class BoundPlan:
         self.buffer, self.address = self.params.buffer, self.params.address
         self.pack_into, self.function = plan.layout.pack_into, plan.function
         self.launch_fn, self.what = plan.driver_launch, plan.what
+        self.nargs = len(plan.layout.specs)
+        self.ns: dict[str, Any] | None = None
+        self.take: Callable[..., bool] = _take_nothing
+
+    def remember(self, args: Sequence[Any]) -> None:
+        """Note ``args``, just launched through this plan (their values are in the buffer), for
+        :meth:`take`. A coop.grid.ScanState's plan takes nothing (its grid is checked per launch)."""
+        if self.tiles or len(args) != self.nargs:
+            return
+        if self.ns is None:
+            self.ns, self.take = _compile_take(self.plan, self.buffer)
+        ns, own, torch = self.ns, self.plan.marshal.is_own_array, sys.modules.get("torch")
+        for i, a in enumerate(args):
+            kind = type(a)
+            ns[f"dt{i}"] = ns[f"kd{i}"] = None
+            ns[f"own{i}"] = _dead
+            if torch is not None and kind is torch.Tensor and not a.dtype.is_complex and not a.requires_grad:
+                ns[f"dt{i}"], ns[f"sh{i}"], ns[f"st{i}"] = a.dtype, a.shape, a.stride()
+                ns[f"dv{i}"], ns[f"al{i}"] = a.get_device(), a.data_ptr() % ALIGN == 0
+            elif own(kind):
+                ns[f"own{i}"] = weakref.ref(a)
+            else:
+                ns[f"kd{i}"] = kind
+
+    def launch_taken(
+        self, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int, stream: Any
+    ) -> None:
+        """Launch with the arguments :meth:`take` just wrote."""
+        if shmem > DEFAULT_DYNAMIC_SHARED:
+            self.plan.allow_shared(shmem)
+        gx, gy, gz = grid
+        bx, by, bz = block
+        (err,) = self.launch_fn(self.function, gx, gy, gz, bx, by, bz, shmem, stream, self.address, 0)
+        if err:
+            raise self.plan.launch_error(err, self.what)
 
     def launch(
         self, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int, stream: Any, values: Any
@@ -318,6 +380,58 @@ class BoundPlan:
         )
         if err:
             raise self.plan.launch_error(err, self.what)
+
+
+def _take_nothing(*args: Any) -> bool:
+    return False
+
+
+def _dead() -> None:  # a weak reference to nothing (an argument is never None)
+    return None
+
+
+def _compile_take(plan: LaunchPlan, buffer: Any) -> tuple[dict[str, Any], Callable[..., bool]]:
+    """``take(*args)`` of a :class:`BoundPlan`: True once it wrote ``args`` into ``buffer``, each
+    argument like the one :meth:`BoundPlan.remember` noted at its position (a torch tensor of the
+    same dtype, shape, strides, device and alignment: only its data pointer is written; the same
+    device array of the DSL's own: nothing is; a scalar of the same type: packed); False at the
+    first that is not (the buffer may then hold some of the new values: a launch rewrites them all).
+    The arguments that would key another plan (another type, dtype, rank, layout, device or
+    alignment) are never like the noted ones, so a taken launch is the launch the key look-up makes."""
+    torch = sys.modules.get("torch")
+    ns: dict[str, Any] = {"buffer": buffer, "error": struct.error, "Tensor": getattr(torch, "Tensor", None)}
+    n = len(plan.layout.specs)
+    lines = [f"def take({', '.join(f'a{i}' for i in range(n))}):"]
+    for i, s in enumerate(plan.layout.specs):
+        ns[f"dt{i}"] = ns[f"kd{i}"] = None
+        ns[f"own{i}"] = _dead
+        if isinstance(s, ArraySpec):
+            data = " = ".join(f"buffer[{plan.layout.offsets[i] + d}]" for d in s.data_slots)
+            lines += [
+                f"    if type(a{i}) is Tensor and a{i}.dtype is dt{i} and a{i}.shape == sh{i} and "
+                f"a{i}.stride() == st{i} and a{i}.get_device() == dv{i} and not a{i}.requires_grad:",
+                f"        p = a{i}.data_ptr()",
+                f"        if (p % {ALIGN} == 0) is not al{i}:",
+                "            return False",
+                f"        {data} = p",
+                f"    elif a{i} is None or a{i} is not own{i}():",
+                "        return False",
+            ]
+        elif isinstance(s, ScalarSpec) and s.parts == 1 and s.enum is None:
+            ns[f"p{i}"], ns[f"o{i}"] = struct.Struct("<" + s.fmt).pack_into, 8 * plan.layout.offsets[i]
+            lines += [
+                f"    if type(a{i}) is not kd{i}:",
+                "        return False",
+                "    try:",
+                f"        p{i}(buffer, o{i}, a{i})",
+                "    except error:",
+                "        return False",
+            ]
+        else:
+            lines.append("    return False")
+    lines.append("    return True")
+    exec("\n".join(lines), ns)
+    return ns, ns["take"]
 
 
 class LaunchCache:
@@ -361,7 +475,20 @@ class ConfiguredLaunch:
         CoopLaunchConfigError: a bad grid, block, cluster or shared memory size.
     """
 
-    __slots__ = ("_cache", "_cluster", "_dims", "_grid", "_kernel", "_shmem", "_stream", "_stream_arg")
+    __slots__ = (
+        "_cache",
+        "_cluster",
+        "_dims",
+        "_grid",
+        "_kernel",
+        "_local",
+        "_shmem",
+        "_stream",
+        "_stream_arg",
+    )
+
+    #: How many plans a thread's launches of one configuration try before the key look-up.
+    RECENT = 4
 
     def __init__(self, kernel: Any, config: tuple[Any, ...], cluster: Any = None) -> None:
         from cuda.bindings import driver
@@ -375,6 +502,40 @@ class ConfiguredLaunch:
         self._stream = driver.CUstream(stream_handle(self._stream_arg, what=f"{what}: stream"))
         self._shmem = shared_bytes(config[3], what=what) if len(config) > 3 else 0
         self._cache: LaunchCache = kernel._launch_cache()
+        self._local = threading.local()
+
+    def take(self, args: tuple[Any, ...]) -> bool:
+        """Launch ``args`` through a plan this thread launched arguments like them with lately (see
+        :meth:`BoundPlan.take`) in the current context; False: none (the caller reads and keys
+        them)."""
+        try:
+            recent = self._local.recent
+        except AttributeError:
+            return False
+        ctx = current_context()
+        for plan in recent:
+            if plan.plan.context == ctx and plan.nargs == len(args) and plan.take(*args):
+                if plan is not recent[0]:
+                    recent.remove(plan)
+                    recent.insert(0, plan)
+                plan.launch_taken(self._grid, self._dims, self._shmem, self._stream)
+                return True
+        return False
+
+    def launch_plan(self, plan: BoundPlan, args: tuple[Any, ...], values: Sequence[Any]) -> None:
+        """Launch ``args`` (whose flat values are ``values``) through ``plan``, found by their keys;
+        then note them for :meth:`take`."""
+        plan.launch(self._grid, self._dims, self._shmem, self._stream, values)
+        plan.remember(args)
+        try:
+            recent = self._local.recent
+        except AttributeError:
+            recent = self._local.recent = []
+        if plan in recent:
+            recent.remove(plan)
+        elif len(recent) >= self.RECENT:
+            recent.pop()
+        recent.insert(0, plan)
 
 
 def configured(kernel: Any, config: tuple[Any, ...], cluster: Any, make: Callable[..., Any]) -> Any:

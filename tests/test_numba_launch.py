@@ -490,3 +490,121 @@ def test_numba_own_compiles_of_a_block_dispatcher_know_the_block() -> None:
         d._compile_for_args()
     assert seen[-1].block_dims == (32, 1, 1)
     assert current() is None
+
+
+# --- kernel[grid, block]: arguments like the last launch's ----------------------------------------
+
+
+class _Dtype:
+    is_complex = False
+
+
+class FakeTensor:
+    """What :meth:`BoundPlan.take` reads of a torch tensor (the fake torch module's ``Tensor``)."""
+
+    dtype = _Dtype()
+
+    def __init__(self, ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], grad: bool = False):
+        self.ptr, self.shape, self.strides, self.requires_grad = ptr, shape, strides, grad
+
+    def stride(self) -> tuple[int, ...]:
+        return self.strides
+
+    def get_device(self) -> int:
+        return 0
+
+    def data_ptr(self) -> int:
+        return self.ptr
+
+
+class OwnArray:
+    """A stand-in for the DSL's own device array (its marshal says so)."""
+
+
+@pytest.fixture
+def fake_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "torch", pytypes.SimpleNamespace(Tensor=FakeTensor))
+
+
+def _bound(specs: list[Any], calls: list[tuple[Any, ...]], context: int = 7) -> Any:
+    from cuda.coop._launch import BoundPlan
+
+    marshal = A.Marshal(M.MARSHAL.abi, own_array=(lambda kind: kind is OwnArray, lambda a: None))
+    plan = pytypes.SimpleNamespace(
+        what="k",
+        layout=Layout([M.spec(t) for t in specs]),
+        function="F",
+        driver_launch=lambda *call: calls.append(call) or (0,),
+        marshal=marshal,
+        launch_error=lambda err, what: RuntimeError(what),
+        context=context,
+        allow_shared=lambda shmem: None,
+    )
+    return BoundPlan(plan)  # type: ignore[arg-type]
+
+
+@pytest.mark.usefixtures("fake_torch")
+def test_bound_plan_takes_arguments_like_the_ones_it_noted() -> None:
+    """``take`` writes only a data pointer for a tensor like the noted one, nothing for the same own
+    array, a scalar of the same type packed; anything that would key another plan (shape, strides,
+    alignment, grad, a subclass, another own array, another scalar type, a value that does not fit)
+    is not taken."""
+    calls: list[tuple[Any, ...]] = []
+    bp = _bound([F32_C, F32_C, types.int32], calls)
+    data = M.MARSHAL.abi.data_slots[0]
+    t, own = FakeTensor(0x1000, (64,), (1,)), OwnArray()
+    assert not bp.take(t, own, 3)  # nothing noted yet
+    bp.remember([t, own, 3])
+    slots = Layout([M.spec(F32_C)]).slots
+    assert bp.take(FakeTensor(0x2000, (64,), (1,)), own, 5)
+    assert bp.buffer[data] == 0x2000 and bp.buffer[2 * slots] == 5
+    unlike = [
+        (FakeTensor(0x2000, (65,), (1,)), own, 5),  # shape
+        (FakeTensor(0x2000, (64,), (2,)), own, 5),  # strides
+        (FakeTensor(0x2004, (64,), (1,)), own, 5),  # misaligned: another plan's key
+        (FakeTensor(0x2000, (64,), (1,), grad=True), own, 5),
+        (type("Sub", (FakeTensor,), {})(0x2000, (64,), (1,)), own, 5),
+        (t, OwnArray(), 5),
+        (t, own, 5.0),
+        (t, own, np.int32(5)),
+        (t, own, 2**40),
+    ]
+    for args in unlike:
+        assert not bp.take(*args), args
+    bp.launch_taken((2, 1, 1), (128, 1, 1), 0, 0x99)
+    assert calls[-1] == ("F", 2, 1, 1, 128, 1, 1, 0, 0x99, bp.address, 0)
+    bp.remember([FakeTensor(0x3004, (64,), (1,)), t, 1])  # now a misaligned tensor and a tensor
+    assert bp.take(FakeTensor(0x4004, (64,), (1,)), FakeTensor(0x5000, (64,), (1,)), 2)
+    assert not bp.take(FakeTensor(0x4000, (64,), (1,)), t, 2)  # aligned now: the aligned plan's
+    assert not bp.take(t, own, 2)
+    del own  # a dead weak reference is nothing's
+    bp.remember([t, OwnArray(), 1])
+    assert not bp.take(t, None, 1)
+
+
+@pytest.mark.usefixtures("fake_torch")
+def test_configured_launch_tries_the_recent_plans(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kernel[grid, block]`` launches through the most recent plan that takes the arguments in the
+    current context; plans of another context, or of another argument count, are not tried."""
+    from cuda.coop import _launch
+
+    k = _kernel()
+    launch = k[3, 128]
+    calls: list[tuple[Any, ...]] = []
+    f32, f64 = (
+        _bound([F32_C, types.int32], calls),
+        _bound([types.Array(types.float64, 1, "C"), types.int32], calls),
+    )
+    monkeypatch.setattr(_launch, "current_context", lambda: 7)
+    t32, t64 = FakeTensor(0x1000, (8,), (1,)), FakeTensor(0x2000, (8,), (1,))
+    t64.dtype = _Dtype()  # another dtype object: another plan
+    assert not launch.take((t32, 1))
+    for plan, t, isz in ((f32, t32, 4), (f64, t64, 8)):
+        launch.launch_plan(plan, (t, 1), [*M.MARSHAL.abi.values(t.ptr, 8, isz, (8,), (isz,)), 1])
+    assert launch._local.recent == [f64, f32] and len(calls) == 2
+    assert launch.take((t32, 2)) and calls[-1][:4] == ("F", 3, 1, 1) and launch._local.recent[0] is f32
+    assert launch.take((t64, 3)) and launch._local.recent[0] is f64
+    assert not launch.take((t64,))
+    monkeypatch.setattr(_launch, "current_context", lambda: 8)
+    assert not launch.take((t64, 3))
+    assert len(calls) == 4

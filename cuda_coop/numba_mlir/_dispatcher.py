@@ -181,6 +181,8 @@ class _Launch(ConfiguredLaunch):
         self._own: Any = None
 
     def __call__(self, *args: Any) -> None:
+        if self.take(args):
+            return
         try:
             keys, values = MARSHAL.read_args(args)
         except Unsupported:
@@ -198,7 +200,7 @@ class _Launch(ConfiguredLaunch):
         if plan is None:
             self._launcher(args)
         else:
-            plan.launch(self._grid, self._dims, self._shmem, self._stream, values)  # type: ignore[union-attr]
+            self.launch_plan(plan, args, values)  # type: ignore[arg-type]
 
     def _launcher(self, args: tuple[Any, ...]) -> None:
         """Launch through numba-cuda-mlir's own launcher (compiling if needed)."""

@@ -215,6 +215,8 @@ class _Launch(ConfiguredLaunch):
         self._numba_launch: Any = None
 
     def __call__(self, *args: Any) -> None:
+        if self.take(args):
+            return
         if self._cluster is not None:
             self._clustered(args)
             return
@@ -232,7 +234,7 @@ class _Launch(ConfiguredLaunch):
         elif plan is None:
             self._numba(args, None)
         else:
-            plan.launch(self._grid, self._dims, self._shmem, self._stream, values)  # type: ignore[union-attr]
+            self.launch_plan(plan, args, values)  # type: ignore[arg-type]
 
     def _specialised(self, args: tuple[Any, ...], keys: tuple[Any, ...], values: list[Any]) -> bool:
         """The first launch of arguments among which some array's data is aligned: compiled for
@@ -246,7 +248,7 @@ class _Launch(ConfiguredLaunch):
             return False
         # keyed by the context current now: the compile may have created it
         self._cache.plans()[(self._dims, current_context(), keys)] = plan
-        plan.launch(self._grid, self._dims, self._shmem, self._stream, values)
+        self.launch_plan(plan, args, values)
         return True
 
     def _clustered(self, args: tuple[Any, ...]) -> None:
@@ -276,7 +278,7 @@ class _Launch(ConfiguredLaunch):
                 raise CoopTypeError(f"{what}: {problem}")
             # keyed by the context current now: the compile may have created it
             plans[(self._dims, self._cluster, current_context(), keys)] = plan
-        plan.launch(self._grid, self._dims, self._shmem, self._stream, values)
+        self.launch_plan(plan, args, values)
 
     def _numba(self, args: tuple[Any, ...], key: tuple[Any, ...] | None) -> None:
         """Launch through Numba's dispatcher (compiling if needed); then cache a plan for ``key``."""
