@@ -120,11 +120,11 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     # coop.block.argmax of the striped items with their default striped indices (no index per item)
     "argmax": ("items", "loop", "arranged"),
     # top-k: the hand-written design (Numba, CuTe, CUB C++), or the example's kernel as a user writes it
-    # with coop.warp.top_k (examples/numba/top_k_stream_rows.py; Numba only)
+    # with coop.warp.top_k (examples/numba/top_k_stream_rows.py, examples/cutlass/top_k_stream_rows.py)
     "topk": ("bitonic", "primitive"),
 }
 #: Designs that only some of numba / cute / cub have (the others have the kernel's first design).
-_ONLY = {("topk", "primitive"): ("numba",)}
+_ONLY = {("topk", "primitive"): ("numba", "cute")}
 #: Row bytes moved per element: read + written, or read only.
 _PASSES = {"cross_entropy": 1, "argmax": 1, "topk": 1}
 #: The kernels that also take 2-byte rows and other load/store algorithms (``--dtype``,
@@ -826,10 +826,10 @@ _NUMBA = {
 
 
 @functools.cache
-def example(name: str) -> Any:
-    """The module of ``examples/numba/<name>.py`` (the benchmark measures the examples' kernels)."""
-    path = Path(__file__).resolve().parents[1] / "examples" / "numba" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"coop_example_{name}", path)
+def example(name: str, dsl: str = "numba") -> Any:
+    """The module of ``examples/<dsl>/<name>.py`` (the benchmark measures the examples' kernels)."""
+    path = Path(__file__).resolve().parents[1] / "examples" / dsl / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"coop_example_{dsl}_{name}", path)
     assert spec is not None and spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -875,7 +875,10 @@ def _cute_kernel(
     dtype: str = "float32",
     alg: str = "striped",
 ) -> Any:
-    """The CuTe host of ``kernel`` in ``benchmarks/_rows_cutlass.py``."""
+    """The CuTe host of ``kernel`` in ``benchmarks/_rows_cutlass.py`` (top-k ``primitive``: the
+    example's)."""
+    if kernel == "topk" and variant == "primitive":
+        return example("top_k_stream_rows", "cutlass").make_row_top_k(n, TOPK, i, t, c)
     extra: dict[str, str] = {"variant": variant} if variant else {}
     if dtype != "float32" or alg != "striped":  # RMSNorm, softmax: converted, or another algorithm
         extra.update(dtype=dtype, algorithm=alg)
