@@ -304,7 +304,7 @@ def test_ordinary_launch_takes_arguments_like_the_last(kernels: Kernels, torch: 
     check(*fresh(shift=1), "a misaligned input")
     check(*fresh(), "aligned again")
     check(*fresh(shift=1), "misaligned again")
-    check(tx, ty, np.float32(a), b, "a float32 scalar")
+    check(tx, ty, np.float64(a), b, "a NumPy float64 scalar: another key, the same value")
     check(tx, ty, a, b, "a float again")
     poison = np.full(N, np.nan, np.float32)
     dx, dy = cuda.to_device(rng.uniform(-2, 2, N).astype(np.float32)), cuda.to_device(poison)
