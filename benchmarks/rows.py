@@ -33,7 +33,7 @@ registers by shuffle networks (see ``numba_topk``).
 
 The Numba kernels of the main designs are the examples' (``examples/numba/``, loaded by ``example``):
 RMSNorm ``after`` and ``staged`` from ``rmsnorm_rows.py``, softmax ``registers`` from
-``softmax_rows.py``, LayerNorm ``welford`` from ``layernorm_rows.py``, cross-entropy ``online`` from
+``row_softmax.py``, LayerNorm ``welford`` from ``layernorm_rows.py``, cross-entropy ``online`` from
 ``cross_entropy_loss.py``, argmax ``arranged`` from ``argmax_rows.py`` and top-k ``primitive`` from
 ``top_k_stream_rows.py``; the other variants are what-ifs written here.
 
@@ -116,7 +116,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     # into registers, then the row part staged in shared memory (the call waits for it) (both:
     # examples/numba/rmsnorm_rows.py); staged_late: the row part staged first, then the weights (CUB's order)
     "rmsnorm": ("after", "prefetch", "staged", "staged_late"),
-    # softmax: the row in registers (examples/numba/softmax_rows.py), or staged in shared memory
+    # softmax: the row in registers (examples/numba/row_softmax.py), or staged in shared memory
     # (load_to_shared first; exp written back in place, one exp an item), or staged and read from
     # there once into registers (staged_once, striped_vectors rows of any dtype: quack's design)
     "softmax": ("registers", "staged", "staged_once"),
@@ -392,7 +392,7 @@ def numba_rmsnorm(
 def numba_softmax(
     n: int, cluster: int, threads: int, items: int, variant: str = "registers", algorithm: str = "striped"
 ) -> Any:
-    """Variant ``registers`` (the row in registers) is the kernel of ``examples/numba/softmax_rows.py``;
+    """Variant ``registers`` (the row in registers) is the kernel of ``examples/numba/row_softmax.py``;
     ``staged`` and ``staged_once`` (the row part staged in shared memory first) are what-ifs kept here."""
     import numpy as np
     from cuda import coop
@@ -400,7 +400,7 @@ def numba_softmax(
     from numba import cuda
 
     if variant == "registers":  # the example's kernel, as a user copies it
-        return example("softmax_rows").make_softmax(cluster, threads, items, algorithm=algorithm)
+        return example("row_softmax").make_softmax(cluster, threads, items, algorithm=algorithm)
     if variant == "staged":
         return _numba_softmax_staged(n, cluster, threads, items)
     # staged_once: the row part staged in shared memory (load_to_shared), read from there once into
