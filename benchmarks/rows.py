@@ -31,6 +31,12 @@ first largest, then the argmax of those scalars, as at more tiles). Top-k (k = 1
 warp's part of the row through a threshold filter, its candidates merged into a list of 16 in
 registers by shuffle networks (see ``numba_topk``).
 
+The Numba kernels of the main designs are the examples' (``examples/numba/``, loaded by ``example``):
+RMSNorm ``after`` and ``staged`` from ``rmsnorm_rows.py``, softmax ``registers`` from
+``row_softmax.py``, LayerNorm ``welford`` from ``layernorm_rows.py``, cross-entropy ``online`` from
+``cross_entropy_loss.py``, argmax ``arranged`` from ``argmax_rows.py`` and top-k ``primitive`` from
+``top_k_stream_rows.py``; the other variants are what-ifs written here.
+
 GB/s counts the row bytes read + written (2 x 4 B per float32 element, 2 x 2 B per 2-byte one; the
 weight row stays in L2; 1 x 4 B for cross-entropy, argmax and top-k, which write one value or 16 per
 row); medians of interleaved batches (benchmarks/copy.py); torch's ``copy_`` of the same tensor is
@@ -106,12 +112,13 @@ KERNELS = ("rmsnorm", "softmax", "layernorm", "cross_entropy", "argmax", "topk")
 _KERNEL_CONFIGS = {"cross_entropy": REDUCE_CONFIGS, "argmax": REDUCE_CONFIGS, "topk": TOPK_CONFIGS}
 #: Designs of one kernel measured side by side: the first is the default (its tag has no suffix).
 VARIANTS: dict[str, tuple[str, ...]] = {
-    # staged: the weights loaded into registers, then the row part staged in shared memory (the call
-    # waits for it); staged_late: the row part staged first, then the weights (CUB's order)
+    # after: the row in registers, the weights loaded after the reduction; staged: the weights loaded
+    # into registers, then the row part staged in shared memory (the call waits for it) (both:
+    # examples/numba/rmsnorm_rows.py); staged_late: the row part staged first, then the weights (CUB's order)
     "rmsnorm": ("after", "prefetch", "staged", "staged_late"),
-    # softmax: the row in registers, or staged in shared memory (load_to_shared first; exp written
-    # back in place, one exp an item), or staged and read from there once into registers
-    # (staged_once, striped_vectors rows of any dtype: quack's design)
+    # softmax: the row in registers (examples/numba/row_softmax.py), or staged in shared memory
+    # (load_to_shared first; exp written back in place, one exp an item), or staged and read from
+    # there once into registers (staged_once, striped_vectors rows of any dtype: quack's design)
     "softmax": ("registers", "staged", "staged_once"),
     "layernorm": ("welford", "sumsq"),
     "cross_entropy": ("online", "twice"),
@@ -321,15 +328,25 @@ def _cub_kernels(
 def numba_rmsnorm(
     n: int, cluster: int, threads: int, items: int, variant: str = "after", algorithm: str = "striped"
 ) -> Any:
+    """y = x / sqrt(mean(x^2) + eps) * w. Variants ``after`` (the row in registers, the weights loaded
+    after the reduction) and ``staged`` (the weights into registers, then the row part staged in
+    shared memory and read from there twice) are the kernels of ``examples/numba/rmsnorm_rows.py``;
+    ``prefetch`` (the weights loaded before the reduction, quack's order) and ``staged_late`` (the row
+    part staged first, then the weights: CUB C++'s order) are what-ifs kept here."""
     import numpy as np
     from cuda import coop
     from cuda.coop._render import run_items
     from numba import cuda
     from numba.cuda import libdevice
 
+    if variant in ("after", "staged"):  # the example's kernels, as a user copies them
+        staged = variant == "staged"
+        return example("rmsnorm_rows").make_rmsnorm(
+            cluster, threads, items, staged=staged, algorithm=algorithm, eps=EPS
+        )
     tile = threads * items
     inv_n, eps = np.float32(1.0 / n), np.float32(EPS)
-    prefetch, staged, late = variant == "prefetch", variant.startswith("staged"), variant == "staged_late"
+    late = variant == "staged_late"
     # a thread's item i of a staged row part: (i // v * threads + t) * v + i % v (striped: v = 1), in
     # unsigned arithmetic: with Python's signed floor division and modulo of the loop's int64 index,
     # Numba's sum loop below was not unrolled (160 instructions a run of 4 items, scalar LDS) and the
@@ -344,33 +361,25 @@ def numba_rmsnorm(
         offset = (b // np.uint32(cluster)) * np.uint32(n) + rank * np.uint32(tile)
         xs = coop.ThreadData(items, np.float32)
         ws = coop.ThreadData(items, np.float32)
-        if staged:  # the weights into registers and the row part into shared memory (one bulk copy)
-            if not late:
-                coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
+        if late:  # the row part into shared memory (one bulk copy, issued first), then the weights
             row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
             coop.block.load_to_shared(x, row, tile, offset=offset)
-            if late:
-                coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
-        else:
+        else:  # prefetch: the row, then the weights into registers before the reduction (quack's order);
+            # their registers may cost occupancy (2026-12-03: 3.1 instead of 3.9 TB/s at 65536, 4 x 512 x 32)
             coop.block.load(x, xs, offset=offset, algorithm=algorithm)
-        if prefetch:  # the weights into registers before the reduction (quack's order)
-            coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
+        coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
         part = np.float32(0.0)
         for i in range(items):
             j = np.uint32(i)
-            e = row[(j // v * nt + t) * v + j % v] if staged else xs[i]
+            e = row[(j // v * nt + t) * v + j % v] if late else xs[i]
             part += e * e
         if cluster > 1:
             total = coop.cluster.sum(part)
         else:
             total = coop.block.sum(part, broadcast=True)
         scale = libdevice.rsqrtf(total * inv_n + eps)
-        # variant "after": the weights loaded after the reduction; before it (prefetch), their
-        # registers may cost occupancy (2026-12-03: 3.1 instead of 3.9 TB/s at 65536, 4 x 512 x 32)
-        if not prefetch and not staged:
-            coop.block.load(w, ws, offset=rank * tile, algorithm=algorithm)
         for i in range(items):
-            if staged:  # read again from shared memory: no row held in registers across the reduction
+            if late:  # read again from shared memory: no row held in registers across the reduction
                 j = np.uint32(i)
                 xs[i] = row[(j // v * nt + t) * v + j % v] * scale * ws[i]
             else:
@@ -383,17 +392,20 @@ def numba_rmsnorm(
 def numba_softmax(
     n: int, cluster: int, threads: int, items: int, variant: str = "registers", algorithm: str = "striped"
 ) -> Any:
+    """Variant ``registers`` (the row in registers) is the kernel of ``examples/numba/row_softmax.py``;
+    ``staged`` and ``staged_once`` (the row part staged in shared memory first) are what-ifs kept here."""
     import numpy as np
     from cuda import coop
     from cuda.coop._render import run_items
     from numba import cuda
 
-    tile = threads * items
+    if variant == "registers":  # the example's kernel, as a user copies it
+        return example("row_softmax").make_softmax(cluster, threads, items, algorithm=algorithm)
     if variant == "staged":
         return _numba_softmax_staged(n, cluster, threads, items)
     # staged_once: the row part staged in shared memory (load_to_shared), read from there once into
     # registers as striped_vectors arranges a thread's items (run i // v, item i % v of it)
-    once = variant == "staged_once"
+    tile = threads * items
     v = run_items(4, items)  # striped_vectors' run of float32 items
 
     def kernel(x, y):  # type: ignore[no-untyped-def]
@@ -402,13 +414,10 @@ def numba_softmax(
         rank = b % np.uint32(cluster)
         offset = (b // np.uint32(cluster)) * np.uint32(n) + rank * np.uint32(tile)
         xs = coop.ThreadData(items, np.float32)
-        if once:
-            row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
-            coop.block.load_to_shared(x, row, tile, offset=offset)
-            for i in range(items):
-                xs[i] = row[((i // v) * threads + t) * v + i % v]
-        else:
-            coop.block.load(x, xs, offset=offset, algorithm=algorithm)
+        row = cuda.shared.array(0, np.float32)  # tile floats: the launch's dynamic shared memory
+        coop.block.load_to_shared(x, row, tile, offset=offset)
+        for i in range(items):
+            xs[i] = row[((i // v) * threads + t) * v + i % v]
         top = xs[0]
         for i in range(1, items):
             top = max(top, xs[i])
