@@ -721,23 +721,24 @@ class PreparedLaunch:
                 ns[f"last{i}"] = ns[f"dt{i}"] = ns[f"sh{i}"] = ns[f"st{i}"] = ns[f"dv{i}"] = None
                 # a kernel specialised on aligned data: the fast paths take aligned pointers only
                 fits = f" and not a{i} % {s.align}" if s.align else ""
+                lines.append(f"    global last{i}")
+                if torch_tensor is not None:
+                    # A tensor like the last one (dtype, shape, strides, device): only its data moves
+                    # (the first test: the common case; its data pointer read once).
+                    aligned = f" and not (p := a{i}.data_ptr()) % {s.align}" if s.align else ""
+                    lines += [
+                        f"    if type(a{i}) is Tensor and a{i}.dtype is dt{i} and a{i}.shape == sh{i} and "
+                        f"a{i}.stride() == st{i} and a{i}.get_device() == dv{i} and not a{i}.requires_grad"
+                        f"{aligned}:",
+                        f"        {data} = {'p' if s.align else f'a{i}.data_ptr()'}",
+                        f"        last{i} = None",
+                        f"    elif type(a{i}) is int{fits}:",
+                    ]
+                else:
+                    lines.append(f"    if type(a{i}) is int{fits}:")
                 lines += [
-                    f"    global last{i}",
-                    f"    if type(a{i}) is int{fits}:",
                     f"        {data} = a{i}",
                     f"        last{i} = None",
-                ]
-                if torch_tensor is not None:
-                    # A tensor like the last one (dtype, shape, strides, device): only its data moves.
-                    fits = f" and not a{i}.data_ptr() % {s.align}" if s.align else ""
-                    lines += [
-                        f"    elif type(a{i}) is Tensor and a{i}.dtype is dt{i} and a{i}.shape == sh{i} and "
-                        f"a{i}.stride() == st{i} and a{i}.get_device() == dv{i} and not a{i}.requires_grad"
-                        f"{fits}:",
-                        f"        {data} = a{i}.data_ptr()",
-                        f"        last{i} = None",
-                    ]
-                lines += [
                     f"    elif a{i} is last{i}:",  # the DSL's device array of the last launch: in place
                     "        pass",
                     "    else:",
