@@ -541,6 +541,10 @@ class ConfiguredLaunch:
 def configured(kernel: Any, config: tuple[Any, ...], cluster: Any, make: Callable[..., Any]) -> Any:
     """The launch ``make(kernel, config, cluster)``, cached on the kernel by configuration (an
     unhashable configuration, a list, is not cached)."""
+    try:  # the common case first: a configuration launched before (one dict look-up)
+        return kernel.__dict__["_launches"].configs[(config, cluster)]
+    except (KeyError, TypeError):
+        pass
     cache = kernel._launch_cache()
     try:
         launch = cache.configs.get((config, cluster))
