@@ -34,6 +34,7 @@ from . import _cache, _link_worker
 from ._bundle import library_identity
 from ._errors import CoopCompileError
 from ._link_worker import library_file
+from ._nvshmem import variables_used_flags
 from ._stats import _bump
 
 #: nvJitLink input kinds by the names cuda.core (``ObjectCode.code_type``) and Numba use.
@@ -109,13 +110,16 @@ def link(inputs: Sequence[Input], arch: str, *, output: str = "cubin", options: 
 
 
 def link_exact(inputs: Sequence[Input], options: Sequence[str], output: str) -> bytes:
-    """nvJitLink of ``inputs`` with ``options`` (and ``-ptx`` for PTX), through the cache.
+    """nvJitLink of ``inputs`` with ``options`` (and ``-ptx`` for PTX), through the cache. Under
+    ``-optimize-unused-variables``, the device variables that NVSHMEM's module initialisation writes
+    are kept (``-variables-used=``; see ``_nvshmem``).
 
     Raises:
         CoopCompileError: nvJitLink failed (with its log).
     """
     if output == "ptx" and "-ptx" not in options:
         options = [*options, "-ptx"]
+    options = [*options, *variables_used_flags(options)]
     key = link_key([(kind, data) for kind, data, _name in inputs], options, output)
     return cached(key, output, lambda: _nvjitlink(inputs, list(options), output))
 
