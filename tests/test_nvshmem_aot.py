@@ -19,6 +19,7 @@ from cuda.coop import _nvshmem
 from cuda.coop._sass import _sections, _symbols
 
 from ._nvshmem_kernels import BLOCKS, THREADS, cute_host, numba_kernel, numba_mlir_kernel
+from .test_doc_snippets import _load  # docs/snippets/beyond_one_gpu*.py: docs/beyond_one_gpu.rst shows them
 
 ARCH = "sm_90a"
 SIG = "void(float32[::1], float32[::1])"
@@ -122,3 +123,23 @@ def test_without_the_extra_cute_nvshmem_init_names_it(without_nvshmem: None) -> 
     compiled: Any = CompiledCuteFunction(compiled=None, cubin=b"", arch=ARCH, symbols=())
     with pytest.raises(coop.CoopBackendError, match=re.escape("cuda-coop[nvshmem]")):
         compiled.nvshmem_init()
+
+
+def test_the_docs_numba_kernel_compiles_with_nvshmem() -> None:
+    _device_api("numba.cuda", "numba")
+    import cuda.coop.numba as numba_coop
+
+    snippet = _load("beyond_one_gpu")
+    for kernel, signature, options in snippet.NVSHMEM_NUMBA:
+        compiled = numba_coop.compile(kernel, signature, **options)
+        _check_linked(compiled.code, compiled.inspect())
+    compiled = snippet.compile_ahead_of_time()
+    _check_linked(compiled.code, compiled.inspect())
+
+
+def test_the_docs_cute_kernel_compiles_with_nvshmem(bitcode_for_the_target: None) -> None:
+    import cuda.coop.cutlass as cutlass_coop
+
+    for host, make_args in _load("beyond_one_gpu_cutlass").NVSHMEM_CUTE:
+        compiled = cutlass_coop.compile(host, *make_args(), arch=ARCH)
+        _check_linked(compiled.cubin, compiled.inspect())
