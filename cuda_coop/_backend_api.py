@@ -93,6 +93,8 @@ from ._launch import (
 )
 from ._link import Input as LinkInput
 from ._link import link, link_exact, parallel_links, side_by_side
+from ._nvshmem import library_init as nvshmem_library_init
+from ._nvshmem import variables_used as nvshmem_variables_used
 from ._operators import BOOL, FunctionTypes, UserFunction, builtin_alias, python_function
 from ._primitive import (
     Launch,

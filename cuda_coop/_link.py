@@ -34,6 +34,7 @@ from . import _cache, _link_worker
 from ._bundle import library_identity
 from ._errors import CoopCompileError
 from ._link_worker import library_file
+from ._nvshmem import variables_used_flags
 from ._stats import _bump
 
 #: nvJitLink input kinds by the names cuda.core (``ObjectCode.code_type``) and Numba use.
@@ -109,15 +110,24 @@ def link(inputs: Sequence[Input], arch: str, *, output: str = "cubin", options: 
 
 
 def link_exact(inputs: Sequence[Input], options: Sequence[str], output: str) -> bytes:
-    """nvJitLink of ``inputs`` with ``options`` (and ``-ptx`` for PTX), through the cache.
+    """nvJitLink of ``inputs`` with :func:`exact_options` of ``options``, through the cache.
 
     Raises:
         CoopCompileError: nvJitLink failed (with its log).
     """
-    if output == "ptx" and "-ptx" not in options:
-        options = [*options, "-ptx"]
+    options = exact_options(options, output)
     key = link_key([(kind, data) for kind, data, _name in inputs], options, output)
-    return cached(key, output, lambda: _nvjitlink(inputs, list(options), output))
+    return cached(key, output, lambda: _nvjitlink(inputs, options, output))
+
+
+def exact_options(options: Sequence[str], output: str) -> list[str]:
+    """What nvJitLink gets (and the cache key names) for a link with ``options`` into ``output``:
+    ``-ptx`` for PTX and, under ``-optimize-unused-variables``, the device variables that NVSHMEM's
+    module initialisation writes named as used (``-variables-used=``; see ``_nvshmem``)."""
+    options = list(options)
+    if output == "ptx" and "-ptx" not in options:
+        options.append("-ptx")
+    return [*options, *variables_used_flags(options)]
 
 
 def _nvjitlink(inputs: Sequence[Input], options: list[str], output: str) -> bytes:

@@ -32,6 +32,7 @@ from cuda.coop._backend_api import (
     causes,
     compiling,
     inspect_cubin,
+    nvshmem_library_init,
     prefetch_bundles,
     short_traceback,
     side_by_side,
@@ -152,6 +153,21 @@ class CompiledCuteFunction:
     def inspect(self) -> CubinReport:
         """Registers, shared memory and SASS facts of the linked cubin."""
         return inspect_cubin(self.cubin)
+
+    def nvshmem_init(self) -> Any:
+        """Run NVSHMEM's module initialisation on this function's device code (loaded now if it is
+        not yet), as nvshmem4py's ``cute_compile_helper`` does after ``cute.compile``: kernels that call
+        nvshmem4py's CuTe device API (``nvshmem.core.device.cute``) need it after
+        ``nvshmem.core.init`` and before their first launch.
+
+        Returns:
+            nvshmem4py's kernel object, for ``nvshmem.core.library_finalize`` once the launches are done.
+
+        Raises:
+            CoopBackendError: nvshmem4py is not installed (the message names the extra,
+                ``pip install 'cuda-coop[nvshmem]'``), or CuTe loaded no device code.
+        """
+        return nvshmem_library_init(lambda: _cute_hooks.loaded_library(self.compiled))
 
 
 def _compile_pass(
@@ -320,6 +336,7 @@ class _Traced:
     llvm_ir: Any
     kernels: Any
     timings: dict[str, float]
+    libraries: tuple[str, ...] = ()  # bitcode of the kernels' cute.extern calls (e.g. NVSHMEM's)
 
 
 def _trace(
@@ -335,6 +352,7 @@ def _trace(
 
     def capture(module: Any) -> None:
         captured["ir"] = _cute_hooks.device_llvm_ir(module)
+        captured["libraries"] = _cute_hooks.device_link_libraries(module)
         raise _Captured()
 
     first = TraceSession()
@@ -348,7 +366,7 @@ def _trace(
     if "ir" not in captured:
         raise CoopBackendError("CuTe did not hand over the device module (the DSL changed?)")
     llvm_ir, kernels = captured["ir"]
-    return _Traced(host, args, kwargs, plan, first, llvm_ir, kernels, timings)
+    return _Traced(host, args, kwargs, plan, first, llvm_ir, kernels, timings, captured["libraries"])
 
 
 def _finish(traced: _Traced) -> CompiledCuteFunction:
@@ -381,7 +399,7 @@ def _linked(traced: _Traced) -> _Linked:
     timings["bundle"] = time.perf_counter() - t0
     timings["nvrtc"] = compile_stats().nvrtc_seconds - before
     t0 = time.perf_counter()
-    kernel_ltoir = _lto.kernel_ltoir(traced.llvm_ir, kernels, arch, plan.nvvm)
+    kernel_ltoir = _lto.kernel_ltoir(traced.llvm_ir, kernels, arch, plan.nvvm, traced.libraries)
     timings["libnvvm"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     cubin = _lto.link(kernel_ltoir, bundle.objects, arch, plan.link, kernels=kernels)

@@ -18,6 +18,8 @@ from typing import Any
 from cuda.coop._backend_api import CoopBackendError, CoopTypeError, CoopValueError
 
 KERNELS_BINARY = "kernels_binary"  # host-module global holding the device binary
+#: the ``gpu.module`` attribute listing the bitcode files of ``cute.extern(source=cute.BitCode(...))``
+LINK_LIBRARIES = "link-libraries"
 #: libNVVM's data layout (the short LLVM NVPTX one makes nvJitLink refuse the module).
 NVVM_DATA_LAYOUT = (
     "e-p:64:64:64-p6:32:32:32-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32"
@@ -32,6 +34,7 @@ def check() -> None:
     from cutlass._mlir.dialects import llvm
     from cutlass.base_dsl.dsl import BaseDSL
 
+    jit_executor = importlib.import_module("cutlass.cutlass_dsl.cuda_jit_executor")
     needed = [
         (cute, "_get_launch_facts"),
         (importlib.import_module("cutlass.cute.launch_facts"), "_current_kernel"),
@@ -45,14 +48,18 @@ def check() -> None:
         (compiler, "CompileOptions"),
         (compiler, "_parse_compile_options_from_str"),
         (compiler, "_OPTION_REGISTRY"),
+        (compiler, "LinkLibraries"),
         (llvm, "translate_module_to_llvmir"),
         (llvm, "intr_assume"),
         (llvm, "getelementptr"),
         (llvm, "GEPNoWrapFlags"),
         (BaseDSL, "_lazy_initialize_dsl"),
+        (jit_executor.CudaDialectJitCompiledFunction, "library"),
         (importlib.import_module("cutlass._mlir.ir").InsertionPoint, "current"),
         (importlib.import_module("cutlass._mlir.ir"), "OpView"),
     ]
+    if getattr(getattr(compiler, "LinkLibraries", None), "_option_name", LINK_LIBRARIES) != LINK_LIBRARIES:
+        needed.append((compiler.LinkLibraries, f"_option_name {LINK_LIBRARIES!r}"))
     if not {"__enter__", "__exit__"} <= set(vars(compiler.PostCompileHookContext)):
         needed.append((compiler.PostCompileHookContext, "__enter__ (its own)"))
     for owner, name in needed:  # statically: a class property may raise when read (InsertionPoint.current)
@@ -311,6 +318,34 @@ def device_llvm_ir(module: Any) -> tuple[str, list[str]]:
                 kernels.append(str(ir.StringAttr(attrs["sym_name"]).value))
             op.operation.clone(at)
         return str(llvm.translate_module_to_llvmir(device.operation)), kernels
+
+
+def device_link_libraries(module: Any) -> tuple[str, ...]:
+    """The bitcode files the lowered module's ``gpu.module`` names for linking: CuTe records the
+    ``source=cute.BitCode(path)`` of each ``cute.extern`` function the kernels call in the module's
+    ``link-libraries`` attribute (``cutlass.base_dsl.ffi``), and links them itself through its
+    ``LinkLibraries`` option (``link-libraries``); coop's full-LTO route links them instead."""
+    from cutlass._mlir import ir
+
+    gpu = next((op for op in module.body.operations if op.operation.name == "gpu.module"), None)
+    if gpu is None or LINK_LIBRARIES not in gpu.operation.attributes:
+        return ()
+    paths = ir.ArrayAttr(gpu.operation.attributes[LINK_LIBRARIES])
+    return tuple(dict.fromkeys(str(ir.StringAttr(p).value) for p in paths))
+
+
+def loaded_library(compiled: Any) -> int:
+    """The ``CUlibrary`` handle of a CuTe compiled function's device code, loaded first if it is not
+    (CuTe's ``library`` property: the one library its launches use, on every device), as nvshmem4py's
+    ``cute_compile_helper`` hands it to ``nvshmem.core.library_init``.
+
+    Raises:
+        CoopBackendError: the function has no loadable device code (no kernel, or no JIT engine).
+    """
+    try:
+        return int(compiled.library)
+    except (AttributeError, RuntimeError) as exc:
+        raise CoopBackendError(f"CuTe loaded no device library for this function ({exc})") from exc
 
 
 def _kernels_binary(module: Any) -> Any:

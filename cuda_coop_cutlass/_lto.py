@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Sequence
 
 from cuda.coop._backend_api import CoopCompileError
@@ -45,12 +46,16 @@ def _renamed(text: str, names: dict[str, str]) -> str:
     return text
 
 
-def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str, options: Sequence[str] = ()) -> bytes:
+def kernel_ltoir(
+    llvm_ir: str, kernels: list[str], arch: str, options: Sequence[str] = (), libraries: Sequence[str] = ()
+) -> bytes:
     """libNVVM (``-nvvm-latest -gen-lto``) of CuTe's device LLVM IR; the kernels are kept alive
     through ``@llvm.used`` (LTO would otherwise drop them), declare their block size as an upper
     bound, as CUB's kernels do (see ``_REQNTID``), and are named by :func:`link_names` (see
     ``_PTXAS_WORD``; :func:`link` gives them their names back). ``options`` are further libNVVM
-    options."""
+    options; ``libraries`` are the bitcode files of the kernels' ``cute.extern`` functions (CuTe's
+    ``link-libraries``, e.g. NVSHMEM's device library), added lazily as libdevice is: only what
+    the kernels call is linked."""
     from cuda.bindings import nvvm
 
     names = link_names(kernels)
@@ -66,6 +71,9 @@ def kernel_ltoir(llvm_ir: str, kernels: list[str], arch: str, options: Sequence[
         if _LIBDEVICE_CALL in text:  # cute.math functions lower to libdevice calls
             libdevice = _libdevice()
             nvvm.lazy_add_module_to_program(prog, libdevice, len(libdevice), "libdevice")
+        for path in libraries:
+            library = _bitcode(path)
+            nvvm.lazy_add_module_to_program(prog, library, len(library), os.path.basename(path))
         opts = [f"-arch=compute_{arch[3:]}", "-nvvm-latest", "-gen-lto", *options]
         try:
             nvvm.compile_program(prog, len(opts), opts)
@@ -114,4 +122,11 @@ def _libdevice() -> bytes:
     from cuda.pathfinder import find_bitcode_lib
 
     with open(find_bitcode_lib("device"), "rb") as f:
+        return f.read()
+
+
+@functools.lru_cache(maxsize=4)
+def _bitcode(path: str) -> bytes:
+    """A ``cute.extern`` bitcode library's bytes (NVSHMEM's is ~50 MB: read once per process)."""
+    with open(path, "rb") as f:
         return f.read()

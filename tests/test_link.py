@@ -88,7 +88,7 @@ def test_the_link_key_follows_inputs_options_output_and_nvjitlink(
 
 def test_a_damaged_linked_entry_is_relinked_and_counted(inputs: list[_link.Input], cache: Path) -> None:
     good = _link.link_exact(inputs, OPTIONS, "cubin")
-    key = _link.link_key([(k, d) for k, d, _ in inputs], OPTIONS, "cubin")
+    key = _link.link_key([(k, d) for k, d, _ in inputs], _link.exact_options(OPTIONS, "cubin"), "cubin")
     entry = cache / "bundles" / f"{key}.bin"
     blob = bytearray(entry.read_bytes())
     blob[len(blob) // 2] ^= 0x10
@@ -151,6 +151,17 @@ def test_numba_links_coop_kernels_through_the_cache(inputs: list[_link.Input], c
     assert _is_cubin(first) and second == first and log == ""
     assert (middle.links - before.links, middle.link_cache_hits - before.link_cache_hits) == (1, 1)
     assert _is_cubin(plain) and (after.links, after.link_cache_hits) == (middle.links, middle.link_cache_hits)
+
+
+def test_naming_nvshmem_variables_changes_no_other_kernel(inputs: list[_link.Input]) -> None:
+    """Every link that drops unused variables names NVSHMEM's module variables as used (LTO-IR is
+    opaque: which inputs carry NVSHMEM cannot be read off them); a kernel without them links to the
+    same cubin, byte for byte."""
+    options = _link.exact_options(OPTIONS, "cubin")
+    assert options[:-1] == OPTIONS and options[-1].startswith("-variables-used=nvshmemi_device_state_d")
+    request = [("LTOIR", d, n) for _k, d, n in inputs]
+    named, plain = (_link._link_worker.link(request, o, "cubin") for o in (options, OPTIONS))
+    assert named[0] == plain[0] == "ok" and named[1] == plain[1]
 
 
 # --- the worker ---------------------------------------------------------------------------------

@@ -184,10 +184,13 @@ def drop_unused_variables_in_coop_links() -> None:
 
     Such a link also takes ``opt_level=1`` or ``2``: numba-cuda-mlir 0.6 hands the kernel's level to
     nvJitLink as ``-O1`` / ``-O2``, which nvJitLink refuses (``ERROR_UNRECOGNIZED_OPTION``: it takes
-    ``-O0`` and ``-O3``), so the LTO link runs at ``-O3``; the kernel's own compile keeps its level."""
+    ``-O0`` and ``-O3``), so the LTO link runs at ``-O3``; the kernel's own compile keeps its level.
+    The variables NVSHMEM's module initialisation writes are named as used (``variables_used``):
+    only the host writes them, so the option would delete them (nvshmem4py 0.4.1 means to name them
+    itself, through a ``linker`` attribute of the lowerer that numba-cuda-mlir 0.6 does not have)."""
     import dataclasses
 
-    from cuda.coop._backend_api import current
+    from cuda.coop._backend_api import current, nvshmem_variables_used
     from numba_cuda_mlir.numba_cuda.cudadrv import driver
 
     original = driver._Linker.__dict__["_get_linker_options"]
@@ -199,7 +202,10 @@ def drop_unused_variables_in_coop_links() -> None:
         if self._has_ltoir and current() is not None:
             level = options.optimization_level
             level = 3 if level in (1, 2) else level  # nvJitLink takes -O0 and -O3 only
-            options = dataclasses.replace(options, optimize_unused_variables=True, optimization_level=level)
+            used = nvshmem_variables_used(options.variables_used)
+            options = dataclasses.replace(
+                options, optimize_unused_variables=True, optimization_level=level, variables_used=used
+            )
         return options
 
     _get_linker_options.cuda_coop = True  # type: ignore[attr-defined]
