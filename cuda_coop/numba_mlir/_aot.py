@@ -24,8 +24,8 @@ from cuda.coop._numba_like._front_door import compile_many as compile_kernels
 
 from . import _ncm_hooks
 from ._dispatcher import jit_options
+from .kernel._dsl import PRESCAN
 from .kernel._limits import check_limits
-from .kernel._prescan import prescan
 
 
 def _compute_capability(arch: str) -> tuple[int, int]:
@@ -84,7 +84,7 @@ def _prepare(
     cluster_dims = normalize_cluster_dims(cluster, what="compile: cluster")
     py_func = getattr(func, "py_func", func)
     options = {**getattr(func, "options", {}), **options}
-    prescan(py_func)
+    PRESCAN.prescan(py_func)
     check_limits(py_func)
     return _Job(py_func, signature, dims, arch, cluster_dims, output, options)
 

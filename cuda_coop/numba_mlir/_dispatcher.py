@@ -23,8 +23,8 @@ from cuda.coop._numba_like._front_door import MISSING, CoopKernelBase
 
 from . import _ncm_hooks
 from ._launch import MARSHAL, argument_types, launchable, mlir_plan, try_plan
+from .kernel._dsl import PRESCAN
 from .kernel._limits import check_limits
-from .kernel._prescan import prescan
 
 
 def register_cap(block: tuple[int, int, int]) -> int | None:
@@ -111,7 +111,7 @@ class CoopKernel(CoopKernelBase):
         super().__init__(py_func, options, what="cuda.coop.numba_mlir.jit")
 
     def _prescan(self, py_func: Callable[..., None]) -> None:
-        prescan(py_func)
+        PRESCAN.prescan(py_func)
         check_limits(py_func)
 
     def _dispatcher(self, dims: tuple[int, int, int], clusters: tuple[int, int, int] | None) -> Any:

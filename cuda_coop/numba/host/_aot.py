@@ -22,7 +22,7 @@ from cuda.coop._numba_like._front_door import check_output
 from cuda.coop._numba_like._front_door import compile_many as compile_kernels
 
 from .. import _numba_hooks
-from ..kernel._prescan import prescan
+from ..kernel._dsl import PRESCAN
 from ._options import check_compile_options, code_options, link_options, with_launch_bounds
 
 
@@ -102,7 +102,7 @@ def _lower(
     max_registers = options.pop("max_registers", None)  # nvJitLink's ptxas takes it (below)
     options.pop("inline", None)  # "never" here (check_compile_options): numba-cuda's default
     py_func = getattr(func, "py_func", func)
-    prescan(py_func)
+    PRESCAN.prescan(py_func)
     cc = _numba_hooks.compute_capability(arch)
     with compiling(dims, arch, session=TraceSession(), cluster_dims=cluster_dims):
         codes, _ = cuda.compile_all(

@@ -28,7 +28,7 @@ from cuda.coop._numba_like._front_door import MISSING, CoopKernelBase
 
 from .. import _numba_hooks
 from .._numba_hooks import fast_path_blocker, kernel_function
-from ..kernel._prescan import prescan
+from ..kernel._dsl import PRESCAN
 from ._launch import numba_plan, resolve_kernel, try_plan
 from ._marshal import MARSHAL, read_args
 from ._options import check_jit_options, link_options, with_launch_bounds
@@ -158,7 +158,7 @@ class CoopKernel(CoopKernelBase):
         self._link_options = link_options(options)
 
     def _prescan(self, py_func: Callable[..., None]) -> None:
-        prescan(py_func)
+        PRESCAN.prescan(py_func)
 
     @contextlib.contextmanager
     def compiling(
