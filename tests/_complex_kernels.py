@@ -281,12 +281,12 @@ def numba_ir() -> None:
 
     import cuda.coop.numba  # noqa: F401  (activates the backend)
     from cuda.coop._session import TraceSession, compiling
-    from cuda.coop.numba.kernel._prescan import prescan
+    from cuda.coop.numba.kernel._dsl import PRESCAN
     from numba.cuda import compiler
 
     for dtype, block, items in AOT_CONFIGS:
         kernel = numba_kernel(dtype, block, items)
-        prescan(kernel)  # as the front doors do: its plain Python operators typed
+        PRESCAN.prescan(kernel)  # as the front doors do: its plain Python operators typed
         with compiling(dims(block), "sm_90a", session=TraceSession()):
             lib, _ = compiler._compile_pyfunc_with_fixup(
                 kernel, numba_signature(dtype), device=False, abi="numba", cc=(9, 0)

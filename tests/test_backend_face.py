@@ -21,6 +21,10 @@ FOLDERS = {
     "numba_mlir": ROOT / "cuda_coop" / "numba_mlir",
 }
 FACE = "cuda.coop._backend_api"
+#: what the two Numba-like backends share (their front door, their kernel side over a ``Dsl``): it
+#: reaches the core through the face too, and imports no DSL
+NUMBA_LIKE = "cuda.coop._numba_like"
+SHARED = {"numba": NUMBA_LIKE, "numba_mlir": NUMBA_LIKE}
 
 
 def _imports(path: Path, package: str) -> list[tuple[int, str, list[str]]]:
@@ -50,12 +54,14 @@ def _files(backend: str) -> list[tuple[Path, str]]:
     return out
 
 
-def _private_core_imports(path: Path, package: str) -> list[str]:
+def _private_core_imports(path: Path, package: str, shared: str = "") -> list[str]:
     bad = []
     for line, module, names in _imports(path, package):
         where = f"{path.name}:{line}"
         parts = module.split(".")
         if parts[:2] != ["cuda", "coop"] or module == FACE:
+            continue
+        if shared and (module == shared or module.startswith(shared + ".")):
             continue
         if len(parts) == 2:  # from cuda.coop import X: only public names
             bad += [f"{where} imports cuda.coop.{n}" for n in names if n.startswith("_")]
@@ -74,8 +80,43 @@ def test_every_registered_backend_has_a_checked_folder() -> None:
 def test_backend_imports_no_private_core_module_but_the_face(backend: str) -> None:
     files = _files(backend)
     assert files
-    bad = [b for f, package in files for b in _private_core_imports(f, package)]
+    bad = [b for f, package in files for b in _private_core_imports(f, package, SHARED.get(backend, ""))]
     assert not bad, f"import these through {FACE} (add them there if missing):\n" + "\n".join(bad)
+
+
+def _shared_files() -> list[tuple[Path, str]]:
+    folder = ROOT / "cuda_coop" / "_numba_like"
+    return [(path, NUMBA_LIKE) for path in sorted(folder.glob("*.py"))]
+
+
+def test_numba_like_shared_code_imports_the_face_only_and_no_dsl() -> None:
+    """cuda.coop._numba_like is written once for numba-cuda and numba-cuda-mlir: it takes the core
+    through the face, each DSL's names from the ``Dsl`` a backend gives it, never a DSL module."""
+    files = _shared_files()
+    assert files
+    bad = [b for f, package in files for b in _private_core_imports(f, package, NUMBA_LIKE)]
+    dsl = ("numba", "numba_cuda_mlir", "llvmlite", "cutlass", "cuda.coop.numba", "cuda.coop.cutlass")
+    bad += [
+        f"{f.name}:{line} imports {module}"
+        for f, package in files
+        for line, module, _names in _imports(f, package)
+        if any(module == m or module.startswith(m + ".") for m in dsl)
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_package_edits_its_import_path() -> None:
+    """Every module is imported by its own name from its own folder: no package appends to its
+    ``__path__`` (the numba-cuda-mlir kernel side once borrowed the Numba backend's modules so)."""
+    bad = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for folder in ("cuda_coop", "cuda_coop_cutlass")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if (isinstance(node, ast.Name) and node.id == "__path__")
+        or (isinstance(node, ast.Attribute) and node.attr == "__path__")
+    ]
+    assert not bad, "\n".join(bad)
 
 
 def test_the_guard_sees_a_private_import(tmp_path: Path) -> None:

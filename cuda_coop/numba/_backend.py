@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Activation of the Numba backend: registers typing, lowering and data models, transactionally.
 
-Every catalog row gets the same template (``_typing.primitive_template``); lowerings are registered
-per request as calls are typed (``_lowering.impl_key``). Nothing here names a primitive.
+Every catalog row gets the same template (``Typing.primitive_template``, ``cuda.coop._numba_like``);
+lowerings are registered per request as calls are typed (``_lowering.impl_key``). Nothing here names
+a primitive.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ _installed = False
 
 def _install() -> None:
     from cuda.coop._backend_api import AlgorithmEnumMeta
+    from cuda.coop._numba_like._barriers import typing_call
     from numba.cuda import types
     from numba.cuda.datamodel import models
     from numba.cuda.extending import lower_builtin, lower_getattr_generic, register_model, typeof_impl
     from numba.cuda.typing.templates import infer_getattr, infer_global
 
-    from .kernel import _barriers, _lowering, _typing
+    from .kernel import _lowering
+    from .kernel._dsl import TYPING
     from .kernel._types import (
         AlgorithmEnumType,
         AlignedArrayType,
@@ -39,14 +42,14 @@ def _install() -> None:
     register_model(PythonFunctionType)(models.OpaqueModel)
     for prim in CATALOG.values():
         primitive_added(prim)
-    _typing.ThreadDataTemplate.key = ThreadData
-    infer_global(ThreadData, types.Function(_typing.ThreadDataTemplate))
+    TYPING.ThreadDataTemplate.key = ThreadData
+    infer_global(ThreadData, types.Function(TYPING.ThreadDataTemplate))
     lower_builtin(ThreadData, types.Any, types.Any)(_lowering.lower_thread_data)
-    _typing.TempStorageTemplate.key = TempStorage
-    infer_global(TempStorage, types.Function(_typing.TempStorageTemplate))
+    TYPING.TempStorageTemplate.key = TempStorage
+    infer_global(TempStorage, types.Function(TYPING.TempStorageTemplate))
     lower_builtin(TempStorage, types.VarArg(types.Any))(_lowering.lower_temp_storage)
     register_model(AlgorithmEnumType)(models.OpaqueModel)
-    infer_getattr(_typing.AlgorithmMemberTemplate)
+    infer_getattr(TYPING.AlgorithmMemberTemplate)
     lower_getattr_generic(AlgorithmEnumType)(_lowering.lower_algorithm_member)
     _numba_hooks.float16_constants_as_bits()
     _numba_hooks.drop_unused_variables_in_coop_links()
@@ -55,7 +58,7 @@ def _install() -> None:
     _numba_hooks.cache_linked_coop_libraries()
     _numba_hooks.device_functions_ahead_of_time()
     _numba_hooks.helpers_per_kernel()
-    _numba_hooks.errors_name_the_call_site(_barriers.typing_call)
+    _numba_hooks.errors_name_the_call_site(typing_call)
     # Last, as singledispatch registrations cannot be rolled back: our own classes only.
     typeof_impl.register(AlgorithmEnumMeta)(lambda cls, c: AlgorithmEnumType(cls))
     for choices in CHOICES:
@@ -67,10 +70,11 @@ def primitive_added(prim: Primitive) -> None:
     from numba.cuda import types
     from numba.cuda.typing.templates import infer_global
 
-    from .kernel import _lowering, _typing
+    from .kernel import _lowering
+    from .kernel._dsl import TYPING
 
     stub = getattr(importlib.import_module(f"cuda.coop.{prim.scope}"), prim.name)
-    template = _typing.primitive_template(prim, _lowering.impl_key)
+    template = TYPING.primitive_template(prim, _lowering.impl_key)
     template.key = stub
     infer_global(stub, types.Function(template))
 

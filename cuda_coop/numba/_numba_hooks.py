@@ -457,7 +457,7 @@ def errors_name_the_call_site(typing_call: Callable[[Any, Any], AbstractContextM
     ``loc``) types the call inside :func:`cuda.coop._errors.call_site`, which the plan records for
     the bundle's own errors too. The same constraint names the call's statement (its ``target``
     variable in the type inferer's ``func_ir``) to ``typing_call`` (the TempStorage barrier
-    analysis's context, ``kernel._barriers.typing_call``)."""
+    analysis's context, ``cuda.coop._numba_like._barriers.typing_call``)."""
     from numba.cuda.core import typeinfer
 
     original = typeinfer.CallConstraint.__dict__["__call__"]

@@ -12,21 +12,20 @@ from typing import Any
 from cuda.coop._backend_api import (
     CompiledKernel,
     CoopTypeError,
-    CoopValueError,
     TraceSession,
     compiling,
-    kernel_jobs,
     normalize_arch,
     normalize_block_dims,
     normalize_cluster_dims,
-    prefetch_bundles,
     short_traceback,
 )
+from cuda.coop._numba_like._front_door import check_output
+from cuda.coop._numba_like._front_door import compile_many as compile_kernels
 
 from . import _ncm_hooks
 from ._dispatcher import jit_options
+from .kernel._dsl import PRESCAN
 from .kernel._limits import check_limits
-from .kernel._prescan import prescan
 
 
 def _compute_capability(arch: str) -> tuple[int, int]:
@@ -77,8 +76,7 @@ class _Job:
 def _prepare(
     func: Any, signature: Any, block: Any, arch: str, cluster: Any, output: str, options: dict[str, Any]
 ) -> _Job:
-    if output not in ("cubin", "ptx", "ltoir"):
-        raise CoopValueError(f"compile: output={output!r} is not one of cubin, ptx, ltoir")
+    check_output(output)
     if block is None:
         raise CoopTypeError("numba_mlir.compile needs block=, the block dimensions of its launches")
     arch = normalize_arch(arch)
@@ -86,7 +84,7 @@ def _prepare(
     cluster_dims = normalize_cluster_dims(cluster, what="compile: cluster")
     py_func = getattr(func, "py_func", func)
     options = {**getattr(func, "options", {}), **options}
-    prescan(py_func)
+    PRESCAN.prescan(py_func)
     check_limits(py_func)
     return _Job(py_func, signature, dims, arch, cluster_dims, output, options)
 
@@ -128,6 +126,19 @@ def _run(job: _Job, *, stop_at_link: bool = False) -> CompiledKernel | TraceSess
     )
 
 
+@dataclass
+class _Lowered:
+    """A job lowered up to its link: the trace session with its requests, or the compiled kernel of a
+    kernel without coop calls."""
+
+    job: _Job
+    result: CompiledKernel | TraceSession
+
+
+def _lowered(job: _Job) -> _Lowered:
+    return _Lowered(job, _run(job, stop_at_link=True))
+
+
 def _compiled(job: _Job) -> CompiledKernel:
     compiled = _run(job)
     assert isinstance(compiled, CompiledKernel)
@@ -164,15 +175,14 @@ def compile_many(
             with ``func``.
         CoopError: what :func:`compile` raises, for the first kernel that fails.
     """
-    with short_traceback():
-        jobs = [
+    return compile_kernels(
+        kernels,
+        lambda func, sig, block, given: _lowered(
             _prepare(func, sig, block, arch, given.pop("cluster", None), given.pop("output", output), given)
-            for func, sig, block, given in kernel_jobs(kernels)
-        ]
-        lowered = [_run(job, stop_at_link=True) for job in jobs]
-        sessions = [s.requests for s in lowered if isinstance(s, TraceSession)]
-        if sessions:
-            prefetch_bundles(sessions, normalize_arch(arch), processes)
-        return [
-            _compiled(job) if isinstance(s, TraceSession) else s for job, s in zip(jobs, lowered, strict=True)
-        ]
+        ),
+        lambda k: [k.result] if isinstance(k.result, TraceSession) else [],
+        lambda k: _compiled(k.job) if isinstance(k.result, TraceSession) else k.result,
+        arch=lambda k: k.job.arch,
+        processes=processes,
+        threads=False,
+    )

@@ -15,11 +15,13 @@ _installed = False
 
 
 def _install() -> None:
+    from cuda.coop._numba_like._barriers import typing_call
     from numba_cuda_mlir.extending import lower_builtin, refresh_registries, register_model, typing_registry
     from numba_cuda_mlir.models import ArrayModel, OpaqueModel
     from numba_cuda_mlir.numba_cuda import types
 
-    from .kernel import _lowering, _typing
+    from .kernel import _lowering
+    from .kernel._dsl import TYPING
     from .kernel._types import PythonFunctionType, TempStorageType, ThreadDataType
 
     register_model(ThreadDataType)(ArrayModel)
@@ -27,13 +29,13 @@ def _install() -> None:
     register_model(TempStorageType)(_pointer_model())
     for prim in CATALOG.values():
         _add(prim, typing_registry, lower_builtin, types)
-    _typing.ThreadDataTemplate.key = ThreadData
-    typing_registry.register_global(ThreadData, types.Function(_typing.ThreadDataTemplate))
+    TYPING.ThreadDataTemplate.key = ThreadData
+    typing_registry.register_global(ThreadData, types.Function(TYPING.ThreadDataTemplate))
     lower_builtin(ThreadData, types.VarArg(types.Any))(_lowering.lower_thread_data)
-    _typing.TempStorageTemplate.key = TempStorage
-    typing_registry.register_global(TempStorage, types.Function(_typing.TempStorageTemplate))
+    TYPING.TempStorageTemplate.key = TempStorage
+    typing_registry.register_global(TempStorage, types.Function(TYPING.TempStorageTemplate))
     lower_builtin(TempStorage, types.VarArg(types.Any))(_lowering.lower_temp_storage)
-    _ncm_hooks.errors_name_the_call_site()
+    _ncm_hooks.errors_name_the_call_site(typing_call)
     _ncm_hooks.drop_unused_variables_in_coop_links()
     _ncm_hooks.nan_aware_not_equal()
     refresh_registries()
@@ -52,10 +54,11 @@ def _pointer_model() -> type:
 
 
 def _add(prim: Primitive, typing_registry: Any, lower_builtin: Any, types: Any) -> None:
-    from .kernel import _lowering, _typing
+    from .kernel import _lowering
+    from .kernel._dsl import TYPING
 
     stub = getattr(importlib.import_module(f"cuda.coop.{prim.scope}"), prim.name)
-    template = _typing.primitive_template(prim, None)
+    template = TYPING.primitive_template(prim, None)
     template.key = stub
     _ncm_hooks.GENERICS[stub] = _ncm_hooks.GENERICS.pop(prim.qualname)
     typing_registry.register_global(stub, types.Function(template))

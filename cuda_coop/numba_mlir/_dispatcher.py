@@ -11,25 +11,20 @@ from typing import Any
 
 from cuda.coop._backend_api import (
     ConfiguredLaunch,
-    CoopTypeError,
-    LaunchCache,
-    PreparedLaunch,
+    LaunchPlan,
     TraceSession,
     Unsupported,
     check_workspaces,
     compiling,
-    configured,
     current_context,
-    normalize_block_dims,
-    normalize_cluster_dims,
-    prepare_launch,
     short_traceback,
 )
+from cuda.coop._numba_like._front_door import MISSING, CoopKernelBase
 
 from . import _ncm_hooks
 from ._launch import MARSHAL, argument_types, launchable, mlir_plan, try_plan
+from .kernel._dsl import PRESCAN
 from .kernel._limits import check_limits
-from .kernel._prescan import prescan
 
 
 def register_cap(block: tuple[int, int, int]) -> int | None:
@@ -52,117 +47,6 @@ def jit_options(options: dict[str, Any], block: tuple[int, int, int], arch: str)
     if cap is not None and "launch_bounds" not in options and "max_registers" not in options:
         out["max_registers"] = cap
     return out
-
-
-class CoopKernel:
-    """A Python kernel compiled per block shape, so that coop primitives see the exact dims.
-
-    Launch it like a numba-cuda-mlir kernel: ``kernel[grid, block](*args)`` (optionally ``[grid,
-    block, stream, dynamic_shared_bytes]``). The first launch with a block shape and argument types
-    compiles it, numba-cuda-mlir typing the arguments and launching as it does for its own kernels.
-    """
-
-    def __init__(self, py_func: Callable[..., None], options: dict[str, Any]) -> None:
-        if not callable(py_func):
-            raise CoopTypeError(f"cuda.coop.numba_mlir.jit: expected a Python function, got {py_func!r}")
-        self.py_func = py_func
-        prescan(py_func)
-        check_limits(py_func)
-        self.options = dict(options)
-        self._by_block: dict[tuple[tuple[int, int, int], tuple[int, int, int] | None], Any] = {}
-        self.__name__ = getattr(py_func, "__name__", "kernel")
-        self.__doc__ = py_func.__doc__
-
-    def for_block(self, block: int | tuple[int, ...], cluster: int | tuple[int, ...] | None = None) -> Any:
-        """The numba-cuda-mlir dispatcher of this kernel for ``block`` and ``cluster`` (made on first
-        use)."""
-        dims = normalize_block_dims(block, what=f"{self.__name__}: block")
-        clusters = normalize_cluster_dims(cluster, what=f"{self.__name__}: cluster")
-        disp = self._by_block.get((dims, clusters))
-        if disp is None:
-            from numba_cuda_mlir import cuda
-
-            arch = self._arch()
-            disp = cuda.jit(self.py_func, **jit_options(self.options, dims, arch))
-            # each compile (in the launcher, on new argument types) sees the block dims and gets a
-            # session of its own: one bundle per compiled kernel; a launch that compiles nothing
-            # pays nothing for it
-            _ncm_hooks.compile_in(disp, lambda: self.compiling(dims, clusters))
-            self._by_block[(dims, clusters)] = disp
-        return disp
-
-    def _arch(self) -> str:
-        return str(self.options.get("chip") or _ncm_hooks.current_arch())
-
-    def compiling(
-        self, dims: tuple[int, int, int], clusters: tuple[int, int, int] | None = None
-    ) -> contextlib.AbstractContextManager[None]:
-        """The context in which numba-cuda-mlir compiles this kernel for ``dims`` and ``clusters``:
-        a trace session of its own (one bundle per compiled kernel)."""
-        return compiling(dims, self._arch(), session=TraceSession(), cluster_dims=clusters)
-
-    def prepare(
-        self, grid: Any, block: Any, *args: Any, stream: Any = None, shared_mem: int = 0, cluster: Any = None
-    ) -> PreparedLaunch:
-        """Bind a launch once: validate the configuration, compile (if needed) and marshal ``args``;
-        as :meth:`cuda.coop.numba.CoopKernel.prepare`.
-
-        ``p.launch(*new_args)`` then rewrites only the argument slots and calls the driver; it takes
-        arguments of the same kinds (dtype, rank, layout), raw device pointers (ints) for arrays, and
-        nothing (the last arguments again). A handle belongs to one thread.
-
-        Raises:
-            CoopTypeError: an argument that is not a GPU array or a scalar (a host array), or a
-                kernel parameter type only numba-cuda-mlir's launcher passes (records).
-            CoopValueError: a kernel that numba-cuda-mlir must launch itself (``debug=True``,
-                extensions, literal arguments).
-            CoopLaunchConfigError: a bad grid, block, cluster or shared memory size.
-        """
-        what = self.__name__
-
-        def plan_of(dims: Any, clusters: Any, keys: list[Any]) -> Any:
-            disp = self.for_block(dims, clusters)
-            blocked = _ncm_hooks.fast_path_blocker(disp)
-            if blocked:
-                return blocked
-            with self.compiling(dims, clusters):
-                result = _ncm_hooks.resolve_kernel(disp, argument_types(disp, keys, args, what))
-            return _ncm_hooks.fast_path_blocker(disp, result) or mlir_plan(result, what, clusters)
-
-        return prepare_launch(
-            self,
-            grid,
-            block,
-            args,
-            stream=stream,
-            shared_mem=shared_mem,
-            cluster=cluster,
-            marshal=MARSHAL,
-            plan_of=plan_of,
-        )
-
-    def __getitem__(self, config: tuple[Any, ...]) -> _Launch:
-        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise CoopTypeError(
-                f"{self.__name__}[config]: config takes (grid, block[, stream[, shared_bytes]]), "
-                f"got {config!r}"
-            )
-        return self._configured(config, None)
-
-    def configure(
-        self, grid: Any, block: Any, stream: Any = 0, sharedmem: int = 0, *, cluster: Any = None
-    ) -> _Launch:
-        """``kernel[grid, block, stream, sharedmem]``, with a thread-block ``cluster`` if given."""
-        return self._configured((grid, block, stream, sharedmem), cluster)
-
-    def _configured(self, config: tuple[Any, ...], cluster: Any) -> _Launch:
-        return configured(self, config, cluster, _Launch)  # type: ignore[no-any-return]
-
-    def _launch_cache(self) -> LaunchCache:
-        return LaunchCache.of(self)
-
-
-_MISSING = object()
 
 
 class _Launch(ConfiguredLaunch):
@@ -189,8 +73,8 @@ class _Launch(ConfiguredLaunch):
             self._launcher(args)
             return
         plans = self._cache.plans()
-        plan = plans.get((self._dims, self._cluster, current_context(), keys), _MISSING)
-        if plan is _MISSING:
+        plan = plans.get((self._dims, self._cluster, current_context(), keys), MISSING)
+        if plan is MISSING:
             kernel = self._kernel
             with short_traceback(), kernel.compiling(self._dims, self._cluster):
                 disp = kernel.for_block(self._dims, self._cluster)
@@ -212,6 +96,58 @@ class _Launch(ConfiguredLaunch):
             self._own = disp[config] if self._cluster is None else disp[(*config, self._cluster)]
         with short_traceback():
             self._own(*map(launchable, args))
+
+
+class CoopKernel(CoopKernelBase):
+    """A Python kernel compiled per block shape, so that coop primitives see the exact dims.
+
+    Launch it like a numba-cuda-mlir kernel: ``kernel[grid, block](*args)`` (optionally ``[grid,
+    block, stream, dynamic_shared_bytes]``). The first launch with a block shape and argument types
+    compiles it, numba-cuda-mlir typing the arguments and launching as it does for its own kernels.
+    """
+
+    _launch = _Launch
+    _marshal = MARSHAL
+
+    def __init__(self, py_func: Callable[..., None], options: dict[str, Any]) -> None:
+        super().__init__(py_func, options, what="cuda.coop.numba_mlir.jit")
+
+    def _prescan(self, py_func: Callable[..., None]) -> None:
+        PRESCAN.prescan(py_func)
+        check_limits(py_func)
+
+    def _dispatcher(self, dims: tuple[int, int, int], clusters: tuple[int, int, int] | None) -> Any:
+        from numba_cuda_mlir import cuda
+
+        arch = self._arch()
+        disp = cuda.jit(self.py_func, **jit_options(self.options, dims, arch))
+        # each compile (in the launcher, on new argument types) sees the block dims and gets a
+        # session of its own: one bundle per compiled kernel; a launch that compiles nothing
+        # pays nothing for it
+        _ncm_hooks.compile_in(disp, lambda: self.compiling(dims, clusters))
+        return disp
+
+    def _arch(self) -> str:
+        return str(self.options.get("chip") or _ncm_hooks.current_arch())
+
+    def compiling(
+        self, dims: tuple[int, int, int], clusters: tuple[int, int, int] | None = None
+    ) -> contextlib.AbstractContextManager[None]:
+        """The context in which numba-cuda-mlir compiles this kernel for ``dims`` and ``clusters``:
+        a trace session of its own (one bundle per compiled kernel)."""
+        return compiling(dims, self._arch(), session=TraceSession(), cluster_dims=clusters)
+
+    def _plan(
+        self, dims: tuple[int, int, int], clusters: tuple[int, int, int] | None, keys: list[Any], args: Any
+    ) -> LaunchPlan | str:
+        what = self.__name__
+        disp = self.for_block(dims, clusters)
+        blocked = _ncm_hooks.fast_path_blocker(disp)
+        if blocked:
+            return blocked
+        with self.compiling(dims, clusters):
+            result = _ncm_hooks.resolve_kernel(disp, argument_types(disp, keys, args, what))
+        return _ncm_hooks.fast_path_blocker(disp, result) or mlir_plan(result, what, clusters)
 
 
 def jit(func: Callable[..., None] | None = None, **options: Any) -> Any:

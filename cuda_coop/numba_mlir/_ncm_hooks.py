@@ -236,15 +236,14 @@ def nan_aware_not_equal() -> None:
     table[operator.ne] = dataclasses.replace(entry, float=une)
 
 
-def errors_name_the_call_site() -> None:
+def errors_name_the_call_site(typing_call: Any) -> None:
     """A coop error raised while numba-cuda-mlir types a call names the call's line, and the
     TempStorage barrier analysis knows the call being typed: numba-cuda-mlir types with numba-cuda's
     ``CallConstraint`` (vendored), one per call, with its ``loc`` and ``target``; each is typed
-    inside :func:`call_site` and ``typing_call``, as the Numba backend does."""
+    inside :func:`call_site` and ``typing_call`` (the analysis's context,
+    ``cuda.coop._numba_like._barriers.typing_call``), as the Numba backend does."""
     from cuda.coop._backend_api import call_site
     from numba_cuda_mlir.numba_cuda.core import typeinfer
-
-    from .kernel._barriers import typing_call
 
     original = typeinfer.CallConstraint.__dict__["__call__"]
     if getattr(original, "cuda_coop", False):

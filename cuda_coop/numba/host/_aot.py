@@ -10,24 +10,20 @@ from typing import Any
 from cuda.coop._backend_api import (
     CompiledKernel,
     CoopTypeError,
-    CoopValueError,
     TraceSession,
     compiling,
-    kernel_jobs,
     link,
     normalize_arch,
     normalize_block_dims,
     normalize_cluster_dims,
-    prefetch_bundles,
     short_traceback,
-    side_by_side,
 )
+from cuda.coop._numba_like._front_door import check_output
+from cuda.coop._numba_like._front_door import compile_many as compile_kernels
 
 from .. import _numba_hooks
-from ..kernel._prescan import prescan
+from ..kernel._dsl import PRESCAN
 from ._options import check_compile_options, code_options, link_options, with_launch_bounds
-
-_OUTPUTS = ("cubin", "ptx", "ltoir")
 
 
 def compile(
@@ -90,8 +86,7 @@ def _lower(
             "those; arch= names the target (default 'sm_90a'; None: this machine's GPU)"
         )
     check_compile_options(options)
-    if output not in _OUTPUTS:
-        raise CoopValueError(f"compile: output={output!r} is not one of {', '.join(_OUTPUTS)}")
+    check_output(output)
     arch = _numba_hooks.current_device_arch() if arch is None else normalize_arch(arch)
     dims = normalize_block_dims(block, what="compile: block")
     cluster_dims = normalize_cluster_dims(cluster, what="compile: cluster")
@@ -107,7 +102,7 @@ def _lower(
     max_registers = options.pop("max_registers", None)  # nvJitLink's ptxas takes it (below)
     options.pop("inline", None)  # "never" here (check_compile_options): numba-cuda's default
     py_func = getattr(func, "py_func", func)
-    prescan(py_func)
+    PRESCAN.prescan(py_func)
     cc = _numba_hooks.compute_capability(arch)
     with compiling(dims, arch, session=TraceSession(), cluster_dims=cluster_dims):
         codes, _ = cuda.compile_all(
@@ -186,12 +181,14 @@ def compile_many(
             with ``func``.
         CoopError: what :func:`compile` raises, for the first kernel that fails.
     """
-    with short_traceback():
-        jobs = [
-            _lower(func, signature, block, arch, output, given.pop("cluster", None), given)
-            for func, signature, block, given in kernel_jobs(kernels)
-        ]
-        prefetch_bundles(
-            [s.requests for k in jobs for s in k.sessions], jobs[0].arch if jobs else "sm_90a", processes
-        )
-        return side_by_side(_finish, jobs, processes)
+    return compile_kernels(
+        kernels,
+        lambda func, signature, block, given: _lower(
+            func, signature, block, arch, output, given.pop("cluster", None), given
+        ),
+        lambda k: k.sessions,
+        _finish,
+        arch=lambda k: k.arch,
+        processes=processes,
+        threads=True,
+    )

@@ -13,190 +13,25 @@ from cuda.coop._backend_api import (
     ConfiguredLaunch,
     CoopTypeError,
     CoopValueError,
-    LaunchCache,
-    PreparedLaunch,
+    LaunchPlan,
     TraceSession,
     Unsupported,
     aligned,
     allow_dynamic_shared,
     check_workspaces,
     compiling,
-    configured,
     current_context,
     current_device,
-    normalize_block_dims,
-    normalize_cluster_dims,
-    prepare_launch,
     short_traceback,
 )
+from cuda.coop._numba_like._front_door import MISSING, CoopKernelBase
 
 from .. import _numba_hooks
 from .._numba_hooks import fast_path_blocker, kernel_function
-from ..kernel._prescan import prescan
+from ..kernel._dsl import PRESCAN
 from ._launch import numba_plan, resolve_kernel, try_plan
 from ._marshal import MARSHAL, read_args
 from ._options import check_jit_options, link_options, with_launch_bounds
-
-
-class CoopKernel:
-    """A Python kernel compiled per block shape, so that coop primitives see the exact dims.
-
-    Launch it like a Numba kernel: ``kernel[grid, block](*args)`` (optionally ``[grid, block,
-    stream, dynamic_shared_bytes]``), or with a thread-block cluster, ``kernel.configure(grid, block,
-    cluster=(2, 1, 1))(*args)``. The first launch with a given block shape (and cluster) compiles it
-    (for the signatures given to :func:`jit`, if any, else for the launch's argument types).
-
-    Attributes:
-        py_func: the Python function.
-        options: the options given to :func:`jit` (``compile`` inherits those that shape code).
-        signatures: the signatures given to :func:`jit`, or None.
-    """
-
-    def __init__(
-        self, py_func: Callable[..., None], options: dict[str, Any], signatures: tuple[Any, ...] | None = None
-    ) -> None:
-        check_jit_options(options, what="cuda.coop.numba.jit")
-        if not callable(py_func):
-            raise CoopTypeError(f"cuda.coop.numba.jit: expected a Python function, got {py_func!r}")
-        self.py_func = py_func
-        prescan(py_func)
-        self.options = dict(options)
-        self.signatures = signatures
-        self._link_options = link_options(options)
-        self._by_block: dict[tuple[tuple[int, int, int], tuple[int, int, int] | None], Any] = {}
-        self.__name__ = getattr(py_func, "__name__", "kernel")
-        self.__doc__ = py_func.__doc__
-
-    @contextlib.contextmanager
-    def compiling(
-        self, dims: tuple[int, int, int], cluster: tuple[int, int, int] | None = None
-    ) -> Iterator[None]:
-        """The context in which Numba compiles this kernel's specialisation for ``dims`` and
-        ``cluster`` (at most one kernel: its session collects the requests of the kernel and of its
-        device helpers); a coop error from the compile comes without Numba's frames (its message
-        names the kernel's line)."""
-        session = TraceSession()
-        with (
-            short_traceback(),
-            compiling(dims, session=session, link_options=self._link_options, cluster_dims=cluster),
-        ):
-            yield
-
-    def for_block(self, block: int | tuple[int, ...], cluster: int | tuple[int, ...] | None = None) -> Any:
-        """The Numba dispatcher specialised for ``block`` and ``cluster`` (created on first use; with
-        signatures given to :func:`jit`, compiled for them then). Launched directly
-        (``for_block(block)[grid, block](...)``, Numba's own launch), it compiles for ``block`` too."""
-        dims = normalize_block_dims(block, what=f"{self.__name__}: block")
-        clusters = normalize_cluster_dims(cluster, what=f"{self.__name__}: cluster")
-        disp = self._by_block.get((dims, clusters))
-        if disp is None:
-            from numba import cuda
-
-            # The block shape is known exactly: tell the compiler, as a CUB kernel's
-            # __launch_bounds__ would (unless the kernel caps its registers instead).
-            options = {**with_launch_bounds(self.options, dims[0] * dims[1] * dims[2]), "lto": True}
-            cache = options.pop("cache", False)
-            # The function form: numba-cuda 0.30's decorator form, cuda.jit(**options)(f), drops
-            # lto= and recomputes it as "not debug" (lto would be False under debug=True).
-            disp = cuda.jit(self.py_func, **options)
-            _numba_hooks.compile_in(disp, lambda: self.compiling(dims, clusters))
-            if cache:
-                _numba_hooks.cache_per_block(disp, dims, clusters)
-            if self.signatures is not None:
-                _numba_hooks.compile_only(disp, self.signatures, lambda: self.compiling(dims, clusters))
-            self._by_block[(dims, clusters)] = disp
-        return disp
-
-    def __getitem__(self, config: tuple[Any, ...]) -> _Launch:
-        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise CoopTypeError(
-                f"{self.__name__}[config]: config takes (grid, block[, stream[, shared_bytes]]), "
-                f"got {config!r}"
-            )
-        return self._configured(config, None)
-
-    def configure(
-        self, grid: Any, block: Any, stream: Any = 0, sharedmem: int = 0, *, cluster: Any = None
-    ) -> _Launch:
-        """The launch ``kernel[grid, block, stream, sharedmem]``, optionally with a thread-block
-        cluster: ``kernel.configure(grid, block, cluster=(2, 1, 1))(*args)``.
-
-        Args:
-            grid: the grid, an int or a tuple of 1 to 3 ints (with a cluster, a multiple of it in each
-                dimension).
-            block: the block, an int or a tuple of 1 to 3 ints.
-            stream: the stream (None or 0: the default stream; an int handle, a Numba, cuda.core,
-                torch or CuPy stream).
-            sharedmem: dynamic shared memory bytes.
-            cluster: the thread-block cluster (sm_90+), an int or a tuple of 1 to 3 ints, at most 16
-                blocks (more than 8 where the GPU allows non-portable sizes); None: no cluster. The
-                kernel is specialised for it (``coop.cluster`` primitives read it) and launched through
-                ``cuLaunchKernelEx``: its arguments must be GPU arrays (Numba, torch, CuPy, or objects
-                with ``__cuda_array_interface__`` / DLPack) and scalars.
-
-        Raises:
-            CoopLaunchConfigError: a bad grid, block, cluster, or a grid that is not a multiple of the
-                cluster.
-        """
-        return self._configured((grid, block, stream, sharedmem), cluster)
-
-    def _configured(self, config: tuple[Any, ...], cluster: Any) -> _Launch:
-        return configured(self, config, cluster, _Launch)  # type: ignore[no-any-return]
-
-    def prepare(
-        self, grid: Any, block: Any, *args: Any, stream: Any = None, shared_mem: int = 0, cluster: Any = None
-    ) -> PreparedLaunch:
-        """Bind a launch once: validate the configuration, compile (if needed) and marshal ``args``.
-
-        ``p.launch(*new_args)`` then rewrites only the argument slots and calls the driver; it
-        takes arguments of the same kinds (dtype, rank, layout), raw device pointers (ints) for
-        arrays, and nothing (the last arguments again). A handle belongs to one thread.
-
-        Args:
-            grid: the grid, an int or a tuple of 1 to 3 ints.
-            block: the block, an int or a tuple of 1 to 3 ints.
-            *args: the kernel's arguments: Numba device arrays, torch or CuPy GPU tensors, objects
-                with ``__cuda_array_interface__`` or ``__dlpack__``, scalars, tuples of those.
-            stream: the stream launches go to (None or 0: the default stream; an int handle, a
-                Numba, cuda.core, torch or CuPy stream).
-            shared_mem: dynamic shared memory bytes.
-            cluster: the thread-block cluster (sm_90+), as :meth:`configure` takes it; None: none.
-
-        Returns:
-            A :class:`~cuda.coop.numba.PreparedLaunch`.
-
-        Raises:
-            CoopTypeError: an argument that is not a GPU array or a scalar (a host array), or a
-                kernel parameter type only Numba's launch handles (records).
-            CoopValueError: a kernel that Numba must launch itself (``debug=True``, extensions).
-            CoopLaunchConfigError: a bad grid, block or shared memory size.
-        """
-        what = self.__name__
-
-        def plan_of(dims: Any, clusters: Any, keys: list[Any]) -> Any:
-            with self.compiling(dims, clusters):
-                disp = self.for_block(dims, clusters)
-                blocked = fast_path_blocker(disp)
-                kernel = None if blocked else resolve_kernel(disp, args, compile=True, what=what, keys=keys)
-            return fast_path_blocker(disp, kernel) or numba_plan(kernel, what, clusters)
-
-        return prepare_launch(
-            self,
-            grid,
-            block,
-            args,
-            stream=stream,
-            shared_mem=shared_mem,
-            cluster=cluster,
-            marshal=MARSHAL,
-            plan_of=plan_of,
-        )
-
-    def _launch_cache(self) -> LaunchCache:
-        return LaunchCache.of(self)
-
-
-_MISSING = object()
 
 
 class _Launch(ConfiguredLaunch):
@@ -226,8 +61,8 @@ class _Launch(ConfiguredLaunch):
             self._numba(args, None)
             return
         key = (self._dims, current_context(), keys)
-        plan = self._cache.plans().get(key, _MISSING)
-        if plan is _MISSING:
+        plan = self._cache.plans().get(key, MISSING)
+        if plan is MISSING:
             if any(map(aligned, keys)) and self._specialised(args, keys, values):
                 return
             self._numba(args, key)
@@ -297,6 +132,78 @@ class _Launch(ConfiguredLaunch):
             self._numba_launch(*args)
         if key is not None and key[1]:  # a context was current before the launch
             cache.plans()[key] = try_plan(disp, args, key[2], kernel.__name__)
+
+
+class CoopKernel(CoopKernelBase):
+    """A Python kernel compiled per block shape, so that coop primitives see the exact dims.
+
+    Launch it like a Numba kernel: ``kernel[grid, block](*args)`` (optionally ``[grid, block,
+    stream, dynamic_shared_bytes]``), or with a thread-block cluster, ``kernel.configure(grid, block,
+    cluster=(2, 1, 1))(*args)``. The first launch with a given block shape (and cluster) compiles it
+    (for the signatures given to :func:`jit`, if any, else for the launch's argument types).
+
+    Attributes:
+        py_func: the Python function.
+        options: the options given to :func:`jit` (``compile`` inherits those that shape code).
+        signatures: the signatures given to :func:`jit`, or None.
+    """
+
+    _launch = _Launch
+    _marshal = MARSHAL
+
+    def __init__(
+        self, py_func: Callable[..., None], options: dict[str, Any], signatures: tuple[Any, ...] | None = None
+    ) -> None:
+        check_jit_options(options, what="cuda.coop.numba.jit")
+        super().__init__(py_func, options, what="cuda.coop.numba.jit")
+        self.signatures = signatures
+        self._link_options = link_options(options)
+
+    def _prescan(self, py_func: Callable[..., None]) -> None:
+        PRESCAN.prescan(py_func)
+
+    @contextlib.contextmanager
+    def compiling(
+        self, dims: tuple[int, int, int], cluster: tuple[int, int, int] | None = None
+    ) -> Iterator[None]:
+        """The context in which Numba compiles this kernel's specialisation for ``dims`` and
+        ``cluster`` (at most one kernel: its session collects the requests of the kernel and of its
+        device helpers); a coop error from the compile comes without Numba's frames (its message
+        names the kernel's line)."""
+        session = TraceSession()
+        with (
+            short_traceback(),
+            compiling(dims, session=session, link_options=self._link_options, cluster_dims=cluster),
+        ):
+            yield
+
+    def _dispatcher(self, dims: tuple[int, int, int], clusters: tuple[int, int, int] | None) -> Any:
+        from numba import cuda
+
+        # The block shape is known exactly: tell the compiler, as a CUB kernel's
+        # __launch_bounds__ would (unless the kernel caps its registers instead).
+        options = {**with_launch_bounds(self.options, dims[0] * dims[1] * dims[2]), "lto": True}
+        cache = options.pop("cache", False)
+        # The function form: numba-cuda 0.30's decorator form, cuda.jit(**options)(f), drops
+        # lto= and recomputes it as "not debug" (lto would be False under debug=True).
+        disp = cuda.jit(self.py_func, **options)
+        _numba_hooks.compile_in(disp, lambda: self.compiling(dims, clusters))
+        if cache:
+            _numba_hooks.cache_per_block(disp, dims, clusters)
+        if self.signatures is not None:
+            _numba_hooks.compile_only(disp, self.signatures, lambda: self.compiling(dims, clusters))
+        return disp
+
+    def _plan(
+        self, dims: tuple[int, int, int], clusters: tuple[int, int, int] | None, keys: list[Any], args: Any
+    ) -> LaunchPlan | str:
+        with self.compiling(dims, clusters):
+            disp = self.for_block(dims, clusters)
+            blocked = fast_path_blocker(disp)
+            kernel = (
+                None if blocked else resolve_kernel(disp, args, compile=True, what=self.__name__, keys=keys)
+            )
+        return fast_path_blocker(disp, kernel) or numba_plan(kernel, self.__name__, clusters)
 
 
 def jit(func_or_sig: Any = None, **options: Any) -> Any:

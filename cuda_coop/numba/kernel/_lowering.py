@@ -34,8 +34,8 @@ from numba.cuda.typing.templates import signature
 
 from .. import _numba_hooks
 from .._numba_hooks import bundle_parts
+from ._dsl import DSL, TYPING
 from ._types import AlignedArrayType, ThreadDataType
-from ._typing import RECORDS, dtype_name, items_type, numba_type, record_dtype, slot_type
 
 _I8P = ir.IntType(8).as_pointer()
 _I32 = ir.IntType(32)
@@ -131,7 +131,7 @@ def _aligned(context: Any, alloca: ir.AllocaInstr, dtype: str | None) -> ir.Allo
 
 def _spill(context: Any, builder: ir.IRBuilder, ty: types.Type, val: ir.Value, dtype: str) -> ir.Value:
     """A scalar argument (or a constant) as a pointer to one value of ``dtype``."""
-    target = numba_type(dtype)
+    target = TYPING.numba_type(dtype)
     slot = _aligned(
         context, cgutils.alloca_once(builder, context.get_data_type(target), name="coop_value"), dtype
     )
@@ -157,7 +157,7 @@ def thread_data(context: Any, builder: ir.IRBuilder, aryty: ThreadDataType, stor
 
 def _storage(context: Any, builder: ir.IRBuilder, dtype: str, items: int) -> ir.Value:
     """Fresh storage for ``items`` items of ``dtype`` (a struct's: C's layout and alignment)."""
-    lltype = context.get_data_type(numba_type(dtype))
+    lltype = context.get_data_type(TYPING.numba_type(dtype))
     return _aligned(
         context, cgutils.alloca_once(builder, ir.ArrayType(lltype, items), name="coop_result"), dtype
     )
@@ -168,7 +168,7 @@ def _copy_fields(context: Any, builder: ir.IRBuilder, src: ir.Value, dst: ir.Val
     of its bytes as one ``[n x i8]`` would leave SROA slices of bytes, not registers of fields)."""
     src, dst = builder.bitcast(src, _I8P), builder.bitcast(dst, _I8P)
     for field, offset in zip(fields_of(dtype), field_offsets(fields_of(dtype)), strict=True):
-        ptr = context.get_data_type(numba_type(field)).as_pointer()
+        ptr = context.get_data_type(TYPING.numba_type(field)).as_pointer()
         at = [ir.Constant(_I32, offset)]
         value = builder.load(builder.bitcast(builder.gep(src, at), ptr))
         builder.store(value, builder.bitcast(builder.gep(dst, at), ptr))
@@ -188,12 +188,12 @@ def _field_results(context: Any, builder: ir.IRBuilder, slot: Any, storage: list
     if slot.scalar:
         zero = [ir.Constant(_I32, 0), ir.Constant(_I32, 0)]
         members = [builder.load(builder.gep(p, zero)) for p in storage]
-        return context.make_tuple(builder, numba_type(slot.dtype), members)
+        return context.make_tuple(builder, TYPING.numba_type(slot.dtype), members)
     members = [
-        thread_data(context, builder, ThreadDataType(numba_type(f), slot.items), p)
+        thread_data(context, builder, ThreadDataType(TYPING.numba_type(f), slot.items), p)
         for f, p in zip(fields, storage, strict=True)
     ]
-    return context.make_tuple(builder, items_type(slot.dtype, slot.items), members)
+    return context.make_tuple(builder, TYPING.items_type(slot.dtype, slot.items), members)
 
 
 def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
@@ -204,17 +204,17 @@ def define_operator(context: Any, module: ir.Module, op: UserFunction) -> None:
         return
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [_I8P, _I8P, _I8P]), op.symbol)
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
-    result_ty = types.boolean if op.result == BOOL else numba_type(op.result)
+    result_ty = types.boolean if op.result == BOOL else TYPING.numba_type(op.result)
     if op.records:  # a record is passed around as a pointer to its bytes (the C struct): the
         # function gets pointers to copies of its own, so that whichever it returns (or reads) only
         # these escape, and CUB's structs stay in registers
-        ty = RECORDS[op.records]
+        ty = TYPING.records[op.records]
         a, b = (
             builder.bitcast(_record_copy(context, builder, arg, op.dtype), context.get_value_type(ty))
             for arg in fn.args[1:]
         )
     else:
-        ty = numba_type(op.dtype)
+        ty = TYPING.numba_type(op.dtype)
         ptr = context.get_data_type(ty).as_pointer()
         a = builder.load(builder.bitcast(fn.args[1], ptr))
         b = builder.load(builder.bitcast(fn.args[2], ptr))
@@ -335,10 +335,10 @@ class NumbaCall(KernelAdapter):
         if isinstance(storage, list):
             return _field_results(context, builder, slot, storage)
         if not slot.scalar:
-            return thread_data(context, builder, slot_type(slot, records), storage)
+            return thread_data(context, builder, TYPING.slot_type(slot, records), storage)
         first = builder.gep(storage, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)])
         if slot.packed:  # a record: a pointer to its bytes
-            return builder.bitcast(first, context.get_value_type(slot_type(slot, records)))
+            return builder.bitcast(first, context.get_value_type(TYPING.slot_type(slot, records)))
         return builder.load(first)
 
     def returns(self, results: list[Any]) -> Any:
@@ -370,7 +370,7 @@ def lower_thread_data(context: Any, builder: ir.IRBuilder, sig: Any, args: list[
     )
     # a record's bytes (as Numba holds records) aligned as C's struct
     record = isinstance(aryty.dtype, types.Record)
-    _aligned(context, storage, record_dtype(aryty.dtype)[0] if record else dtype_name(aryty.dtype))
+    _aligned(context, storage, TYPING.record_dtype(aryty.dtype)[0] if record else DSL.dtype_name(aryty.dtype))
     return thread_data(context, builder, aryty, storage)
 
 

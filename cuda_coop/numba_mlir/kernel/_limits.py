@@ -9,8 +9,7 @@ from typing import Any
 
 from cuda.coop._backend_api import CoopTypeError
 
-from ._dsl import ir
-from ._prescan import coop_calls
+from ._dsl import PRESCAN, ir
 
 
 def check_limits(py_func: Any) -> None:
@@ -18,7 +17,7 @@ def check_limits(py_func: Any) -> None:
     passed to a coop call: numba-cuda-mlir 0.6 cannot lower ``make_function``."""
     if not isinstance(py_func, pytypes.FunctionType):
         return
-    for func_ir, call, prim in coop_calls(py_func):
+    for func_ir, call, prim in PRESCAN.coop_calls(py_func):
         for arg in [*call.args, *(v for _k, v in call.kws)]:
             try:
                 node = func_ir.get_definition(arg)

@@ -35,10 +35,9 @@ from numba_cuda_mlir.lowering_utilities import (
 )
 
 from .. import _ncm_hooks
-from ._dsl import types
+from ._dsl import DSL, TYPING, types
 from ._operators import define_struct_entry, operator_ltoir
 from ._types import ThreadDataType
-from ._typing import dtype_name, numba_type
 
 
 class Val(NamedTuple):
@@ -121,7 +120,7 @@ class MlirCall(KernelAdapter):
         return memref_data_pointer(self._load(v))
 
     def value_pointer(self, v: Val, dtype: str) -> Any:
-        target = numba_type(dtype)
+        target = TYPING.numba_type(dtype)
         lower = self.lower
         value = self._load(v)
         if v.ty != target:
@@ -133,7 +132,7 @@ class MlirCall(KernelAdapter):
         return pointer
 
     def new_items(self, dtype: str, items: int) -> tuple[Any, Any]:
-        storage = self.lower.get_storage_type(numba_type(dtype))
+        storage = self.lower.get_storage_type(TYPING.numba_type(dtype))
         with self.lower.alloca_insertion_point():
             mr = memref.alloca(
                 ir.MemRefType.get([items], storage), [], [], alignment=dtype_named(dtype).alignment
@@ -178,7 +177,7 @@ class MlirCall(KernelAdapter):
         """Item 0 of thread-private ``storage`` as a value of ``dtype``: numba-cuda-mlir stores some
         types as another (float16 and bfloat16 as i16, bool as i8) and converts on load."""
         raw = memref.load(storage, [arith.constant(ir.IndexType.get(), 0)])
-        return self.lower.from_storage(numba_type(dtype), raw)
+        return self.lower.from_storage(TYPING.numba_type(dtype), raw)
 
     def result(self, slot: Any, storage: Any, records: str) -> Any:
         if slot.packed:
@@ -221,7 +220,7 @@ def lower_thread_data(lower: Any, target: Any, args: list[Any], kws: list[tuple[
     """``coop.ThreadData(n, dtype)``: ``n`` items in thread-private memory (a static memref)."""
     ty = lower.get_numba_type(target.name)
     storage = lower.get_storage_type(ty.dtype)
-    name = dtype_name(ty.dtype)
+    name = DSL.dtype_name(ty.dtype)
     if name is None:  # typing let it through: a NumPy record type
         raise CoopBackendError(
             f"coop.ThreadData of {ty.dtype}: NumPy record items are not yet supported by the numba-cuda-mlir "

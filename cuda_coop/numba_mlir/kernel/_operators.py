@@ -21,7 +21,7 @@ from numba_cuda_mlir.lowering_utilities import get_or_insert_function, llvm_ptr_
 from numba_cuda_mlir.numba_cuda import types
 from numba_cuda_mlir.numba_cuda.cudadrv.linkable_code import LTOIR
 
-from ._typing import numba_type
+from ._dsl import TYPING
 
 
 def _wrapper(device: Any, outs: int, fields: int, truth: bool) -> Any:
@@ -52,10 +52,10 @@ def operator_ltoir(op: Any) -> LTOIR:
     fields = list(fields_of(op.dtype)) or [op.dtype]
     truth = op.result == BOOL
     outs = [] if truth else list(fields_of(op.result)) or [op.result]
-    out_types = [types.uint8] if truth else [numba_type(f) for f in outs]
+    out_types = [types.uint8] if truth else [TYPING.numba_type(f) for f in outs]
     device = cuda.jit(device=True)(python_function(op.function))
     wrapper = _wrapper(device, len(out_types), len(fields), truth)
-    pointers = [types.CPointer(t) for t in out_types + [numba_type(f) for f in fields] * 2]
+    pointers = [types.CPointer(t) for t in out_types + [TYPING.numba_type(f) for f in fields] * 2]
     name = op.symbol if len(fields) == 1 and len(out_types) == 1 else f"{op.symbol}_fields"
     code, _ = cuda.compile(
         wrapper, types.void(*pointers), device=True, abi="c", abi_info={"abi_name": name}, output="ltoir"

@@ -3,10 +3,11 @@
 whether a barrier already separates it from every earlier use of the buffer (then the library adds
 none), and whether it sits in a branch on the thread index (then a block barrier would deadlock).
 
-The call being typed is known through :func:`typing_call` (set by the hooks module around each of
-Numba's call constraints). The analysis is conservative both ways: it drops a barrier only when
-every path from an earlier use passes one, and it refuses only where a branch condition is computed
-from ``cuda.threadIdx``, ``cuda.laneid`` or ``cuda.grid``.
+The call being typed is known through :func:`typing_call` (set by each backend's hooks module
+around each of its DSL's call constraints); :class:`Barriers` reads the IR of one DSL. The analysis is
+conservative both ways: it drops a barrier only when every path from an earlier use passes one, and
+it refuses only where a branch condition is computed from ``cuda.threadIdx``, ``cuda.laneid`` or
+``cuda.grid``.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from typing import Any
 
 from cuda.coop._backend_api import TempStorageUse, site
 
-from ._dsl import compute_cfg_from_blocks, cuda, ir
-from ._prescan import _python_value
+from ._dsl import Dsl
+from ._prescan import Prescan
 
 _typing_call: contextvars.ContextVar[tuple[Any, str] | None] = contextvars.ContextVar(
     "cuda_coop_numba_typing_call", default=None
@@ -36,60 +37,72 @@ def typing_call(func_ir: Any, target: str) -> Iterator[None]:
         _typing_call.reset(token)
 
 
-def call_argument(position: int, keyword: str) -> Any:
-    """The Python value of an argument of the call being typed (``position`` or ``keyword``), folded
-    from the kernel's IR as ``_prescan._python_value`` folds it, or ``...``: for arguments Numba types
-    as runtime values though they are constants of the source (``coop.ThreadData(2 * ITEMS)``)."""
-    where = _typing_call.get()
-    if where is None:
-        return ...
-    func_ir, target = where
-    try:
-        call = func_ir.get_definition(target)
-    except Exception:
-        return ...
-    if not (isinstance(call, ir.Expr) and call.op == "call"):
-        return ...
-    kws = dict(call.kws)
-    var = kws[keyword] if keyword in kws else (call.args[position] if position < len(call.args) else None)
-    return ... if var is None else _python_value(func_ir, var)
+class Barriers:
+    """The analysis over one DSL's IR (the values of its variables as ``prescan`` folds them)."""
 
+    def __init__(self, dsl: Dsl, prescan: Prescan) -> None:
+        self.dsl = dsl
+        self.python_value = prescan.python_value
 
-def temp_storage_use(param: str, params: list[str], sharing: str, auto_sync: bool) -> TempStorageUse:
-    """The use of the TempStorage passed as ``param`` (of a primitive with parameters ``params``)
-    by the call being typed; only options when it is not known."""
-    use = TempStorageUse(sharing, auto_sync)
-    where = _typing_call.get()
-    if not auto_sync or where is None:
-        return use
-    try:
-        return _Kernel(where[0]).use(where[1], param, params, use)
-    except Exception:  # an IR shape the analysis does not know: keep the barrier, check nothing
-        return use
+    def call_argument(self, position: int, keyword: str) -> Any:
+        """The Python value of an argument of the call being typed (``position`` or ``keyword``),
+        folded from the kernel's IR as ``Prescan.python_value`` folds it, or ``...``: for arguments
+        the DSL types as runtime values though they are constants of the source
+        (``coop.ThreadData(2 * ITEMS)``)."""
+        where = _typing_call.get()
+        if where is None:
+            return ...
+        func_ir, target = where
+        try:
+            call = func_ir.get_definition(target)
+        except Exception:
+            return ...
+        if not (isinstance(call, self.dsl.ir.Expr) and call.op == "call"):
+            return ...
+        kws = dict(call.kws)
+        var = kws[keyword] if keyword in kws else (call.args[position] if position < len(call.args) else None)
+        return ... if var is None else self.python_value(func_ir, var)
 
+    def temp_storage_use(
+        self, param: str, params: list[str], sharing: str, auto_sync: bool
+    ) -> TempStorageUse:
+        """The use of the TempStorage passed as ``param`` (of a primitive with parameters ``params``)
+        by the call being typed; only options when it is not known."""
+        use = TempStorageUse(sharing, auto_sync)
+        where = _typing_call.get()
+        if not auto_sync or where is None:
+            return use
+        try:
+            return _Kernel(where[0], self).use(where[1], param, params, use)
+        except Exception:  # an IR shape the analysis does not know: keep the barrier, check nothing
+            return use
 
-def _sources() -> tuple[Any, ...]:
-    return (cuda.threadIdx, cuda.laneid, cuda.grid)
+    def sources(self) -> tuple[Any, ...]:
+        cuda = self.dsl.cuda
+        return (cuda.threadIdx, cuda.laneid, cuda.grid)
 
-
-def _barriers() -> tuple[Any, ...]:
-    """The calls that separate two uses of a buffer: the block's barriers, for calls of either
-    scope. (A ``cuda.syncwarp`` may name a part of the warp only: it is not counted.)"""
-    return (cuda.syncthreads, cuda.syncthreads_count, cuda.syncthreads_and, cuda.syncthreads_or)
+    def barriers(self) -> tuple[Any, ...]:
+        """The calls that separate two uses of a buffer: the block's barriers, for calls of either
+        scope. (A ``cuda.syncwarp`` may name a part of the warp only: it is not counted.)"""
+        cuda = self.dsl.cuda
+        return (cuda.syncthreads, cuda.syncthreads_count, cuda.syncthreads_and, cuda.syncthreads_or)
 
 
 class _Kernel:
-    def __init__(self, func_ir: Any) -> None:
+    def __init__(self, func_ir: Any, side: Barriers) -> None:
         self.ir = func_ir
+        self.nodes = side.dsl.ir  # the IR's classes
+        self.value = side.python_value
         self.blocks = func_ir.blocks
-        self.cfg = compute_cfg_from_blocks(self.blocks)
-        self.barriers = _barriers()
+        self.cfg = side.dsl.compute_cfg_from_blocks(self.blocks)
+        self.barriers = side.barriers()
+        self.sources = side.sources  # read where a branch is met
 
     def use(self, target: str, param: str, params: list[str], use: TempStorageUse) -> TempStorageUse:
         for label, block in self.blocks.items():
             for i, stmt in enumerate(block.body):
-                if isinstance(stmt, ir.Assign) and stmt.target.name == target:
-                    var = _argument(stmt.value, param, params)
+                if isinstance(stmt, self.nodes.Assign) and stmt.target.name == target:
+                    var = self._argument(stmt.value, param, params)
                     if var is None:
                         return use
                     # An exclusive buffer gives each call its own slice: only the call itself (run
@@ -103,26 +116,26 @@ class _Kernel:
     def _tainted(self) -> set[str]:
         """Variables computed (flow-insensitively) from the thread index."""
 
-        sources = _sources()
+        sources = self.sources()
         tainted: set[str] = set()
         changed = True
         while changed:
             changed = False
             for block in self.blocks.values():
-                for stmt in block.find_insts(ir.Assign):
+                for stmt in block.find_insts(self.nodes.Assign):
                     name = stmt.target.name
                     if name in tainted:
                         continue
                     value = stmt.value
-                    if _is_coop_call(self.ir, value):  # a collective's result: not followed
+                    if self._is_coop_call(value):  # a collective's result: not followed
                         continue
                     hit = (
                         any(v.name in tainted for v in value.list_vars())
                         if hasattr(value, "list_vars")
                         else False
                     )
-                    hit = hit or (isinstance(value, ir.Var) and value.name in tainted)
-                    hit = hit or _python_value(self.ir, stmt.target) in sources
+                    hit = hit or (isinstance(value, self.nodes.Var) and value.name in tainted)
+                    hit = hit or self.value(self.ir, stmt.target) in sources
                     if hit:
                         tainted.add(name)
                         changed = True
@@ -135,7 +148,7 @@ class _Kernel:
         tainted = None
         for a, block in self.blocks.items():
             term = block.terminator
-            if not isinstance(term, ir.Branch):
+            if not isinstance(term, self.nodes.Branch):
                 continue
             # `label` depends on the branch at `a` if it post-dominates one successor of `a` but
             # not `a` itself (some path from `a` avoids it).
@@ -147,6 +160,21 @@ class _Kernel:
             if term.cond.name in tainted:
                 return f"the branch at {site(term.loc.filename, term.loc.line)}"
         return ""
+
+    def _argument(self, call: Any, param: str, params: list[str]) -> Any:
+        """The variable a call expression passes as ``param``."""
+
+        if not (isinstance(call, self.nodes.Expr) and call.op == "call"):
+            return None
+        for name, var in call.kws:
+            if name == param:
+                return var
+        index = params.index(param)
+        return call.args[index] if index < len(call.args) else None
+
+    def _is_coop_call(self, value: Any) -> bool:
+        is_call = isinstance(value, self.nodes.Expr) and value.op == "call"
+        return is_call and getattr(self.value(self.ir, value.func), "__coop_primitive__", None) is not None
 
 
 class _Events:
@@ -167,8 +195,9 @@ class _Events:
     def _event(self, stmt: Any) -> str:
         """ "barrier", "use" (of the buffer) or "" for one statement."""
 
+        ir = self.kernel.nodes
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call":
-            if _python_value(self.kernel.ir, stmt.value.func) in self.kernel.barriers:
+            if self.kernel.value(self.kernel.ir, stmt.value.func) in self.kernel.barriers:
                 return "barrier"
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Var):
             return ""  # a rename of the buffer is not a use
@@ -199,7 +228,7 @@ class _Events:
         # A buffer made in this function is clean where the function starts; one passed in (a device
         # helper's argument) may have been used by the caller just before.
         dirty = {label: False for label in self.kernel.blocks}
-        dirty[entry] = not isinstance(self.storage, ir.Expr)
+        dirty[entry] = not isinstance(self.storage, self.kernel.nodes.Expr)
         changed = True
         while changed:  # dirtiness only grows: a fixpoint in at most len(blocks) rounds
             changed = False
@@ -210,20 +239,3 @@ class _Events:
                 if any(exits):
                     dirty[label], changed = True, True
         return dirty
-
-
-def _argument(call: Any, param: str, params: list[str]) -> Any:
-    """The variable a call expression passes as ``param``."""
-
-    if not (isinstance(call, ir.Expr) and call.op == "call"):
-        return None
-    for name, var in call.kws:
-        if name == param:
-            return var
-    index = params.index(param)
-    return call.args[index] if index < len(call.args) else None
-
-
-def _is_coop_call(func_ir: Any, value: Any) -> bool:
-    is_call = isinstance(value, ir.Expr) and value.op == "call"
-    return is_call and getattr(_python_value(func_ir, value.func), "__coop_primitive__", None) is not None
