@@ -608,3 +608,78 @@ def test_configured_launch_tries_the_recent_plans(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(_launch, "current_context", lambda: 8)
     assert not launch.take((t64, 3))
     assert len(calls) == 4
+
+
+class FakeTorchTensor(FakeTensor):
+    """A 1-D contiguous float32 tensor as ``Marshal.read_torch`` reads it too."""
+
+    itemsize = 4
+
+    def __init__(self, ptr: int, n: int, grad: bool = False) -> None:
+        super().__init__(ptr, (n,), (1,), grad)
+
+    def is_contiguous(self) -> bool:
+        return True
+
+    def is_conj(self) -> bool:
+        return False
+
+    def is_neg(self) -> bool:
+        return False
+
+    def numel(self) -> int:
+        return self.shape[0]
+
+
+@pytest.fixture
+def fake_torch_tensors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "torch", pytypes.SimpleNamespace(Tensor=FakeTorchTensor))
+
+
+@pytest.mark.usefixtures("fake_torch_tensors")
+def test_ordinary_launch_path_takes_then_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kernel[grid, block](...)`` end to end with a faked driver: the first launch keys its
+    arguments and launches the cached plan, the next ones like them are taken (only pointers and
+    scalars written), a scalar of another type keys another plan, a tensor that requires grad goes
+    to the DSL's own launch (never taken)."""
+    from cuda.coop import _launch
+    from cuda.coop.numba.host import _dispatcher as D
+
+    for module in (_launch, D):
+        monkeypatch.setattr(module, "current_context", lambda: 7)
+    slow: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(D._Launch, "_numba", lambda self, args, key: slow.append(args))
+    k = _kernel()
+    launch = k[3, 128]
+    calls: list[tuple[Any, ...]] = []
+    specs = [F32_C, F32_C, types.int64, types.float64]
+    plans = k._launch_cache().plans()
+
+    def plan_for(*args: Any) -> Any:
+        bp = _bound(specs, calls)
+        plans[(launch._dims, 7, M.read_args(args)[0])] = bp
+        return bp
+
+    t = [FakeTorchTensor(0x10000 * (i + 1), 512) for i in range(6)]
+    first = plan_for(t[0], t[1], 5, 1.5)
+    data = [o + M.MARSHAL.abi.data_slots[0] for o in first.plan.layout.offsets[:2]]
+    scalars = first.plan.layout.offsets[2:]
+    launch(t[0], t[1], 5, 1.5)
+    assert len(calls) == 1 and launch._local.recent == [first]
+    k[3, 128](t[2], t[3], 6, 2.5)  # taken: the same configuration's launch, new pointers and scalars
+    assert len(calls) == 2 and [first.buffer[d] for d in data] == [t[2].ptr, t[3].ptr]
+    assert first.buffer[scalars[0]] == 6 and struct.pack("<Q", first.buffer[scalars[1]]) == struct.pack(
+        "<d", 2.5
+    )
+    other = plan_for(t[2], t[3], np.int64(6), 2.5)
+    launch(t[2], t[3], np.int64(7), 2.5)  # another scalar type: another key, another plan
+    assert len(calls) == 3 and launch._local.recent == [other, first] and other.buffer[scalars[0]] == 7
+    launch(t[4], t[5], 8, 0.5)  # taken by the first plan again
+    assert len(calls) == 4 and launch._local.recent[0] is first and first.buffer[data[0]] == t[4].ptr
+    grad = (FakeTorchTensor(0x90000, 512, grad=True), t[5], 8, 0.5)
+    plans[(launch._dims, 7, M.read_args(grad)[0])] = None  # no plan passes it: the DSL's launch
+    launch(*grad)
+    assert len(calls) == 4 and len(slow) == 1  # never taken
+    plans[(launch._dims, 7, M.read_args([t[0], t[1], 5, 1.5])[0])] = None  # a key only the DSL launches
+    launch(FakeTorchTensor(0xA0000, 512), t[1], 5, 1.5)  # like the first plan's: taken all the same
+    assert len(calls) == 5

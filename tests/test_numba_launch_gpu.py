@@ -269,22 +269,28 @@ def test_prepared_fast_paths_follow_the_arguments(kernels: Kernels, torch: Any) 
     np.testing.assert_array_equal(dy.copy_to_host(), _want(dx.copy_to_host(), a, b))
 
 
-def test_ordinary_launch_takes_arguments_like_the_last(kernels: Kernels, torch: Any) -> None:
+TAKE_CASES = ["repeat", "shapes", "alignment", "scalars", "device arrays", "grad", "layouts and dtypes"]
+
+
+@pytest.mark.parametrize("case", TAKE_CASES)
+def test_ordinary_launch_takes_arguments_like_the_last(kernels: Kernels, torch: Any, case: str) -> None:
     """After a launch, ``kernel[grid, block]`` writes arguments like the last ones (a torch tensor of
     the same dtype, shape, strides, device and alignment; the same device array of the DSL's; a
-    scalar of the same type) without reading them in full. Interleave them with new tensors, longer
-    ones, misaligned views, other scalar types, the DSL's device arrays, other layouts and dtypes:
-    every result is right, and a tensor that requires grad is still refused."""
+    scalar of the same type) without reading them in full. Each case interleaves such launches with
+    ones that must key another plan (new tensors, longer ones, misaligned views, other scalar types,
+    the DSL's device arrays, other layouts and dtypes): every result is right, and a tensor that
+    requires grad is still refused."""
     cuda = kernels.cuda
     axpb, scale2d = kernels["axpb"], kernels["scale2d"]
     rng = np.random.default_rng()
+    cache = axpb._launch_cache()
 
     def check(tx: Any, ty: Any, a: Any, b: Any, what: str) -> None:
         axpb[GRID, THREADS](tx, ty, a, b)
         torch.cuda.synchronize()
         got = ty.cpu().numpy() if isinstance(ty, torch.Tensor) else ty.copy_to_host()
         x = tx.cpu().numpy() if isinstance(tx, torch.Tensor) else tx.copy_to_host()
-        np.testing.assert_array_equal(got[:N], _want(x[:N], float(a), float(b)), err_msg=what)
+        np.testing.assert_array_equal(got[:N], _want(x[:N], float(a), float(b)), err_msg=f"{case}: {what}")
 
     def fresh(n: int = N, shift: int = 0) -> tuple[Any, Any, float, float]:
         x, _, a, b = _data(rng)
@@ -292,40 +298,51 @@ def test_ordinary_launch_takes_arguments_like_the_last(kernels: Kernels, torch: 
         tx = torch.from_numpy(x).cuda()[shift:]  # shift 1: 4 bytes past an aligned allocation
         return tx, torch.full((n,), float("nan"), device="cuda"), a, b
 
-    cache = axpb._launch_cache()
-    for what in ("first", "second", "new tensors", "new tensors again"):
+    for what in ("first", "second"):
         check(*fresh(), what)
-    before = cache.slow_launches
     tx, ty, a, b = fresh()
-    for what in ("the same tensors", "the same again"):
-        ty.fill_(float("nan"))
-        check(tx, ty, a, b, what)
-    check(*fresh(2 * N), "longer tensors")
-    check(*fresh(shift=1), "a misaligned input")
-    check(*fresh(), "aligned again")
-    check(*fresh(shift=1), "misaligned again")
-    check(tx, ty, np.float64(a), b, "a NumPy float64 scalar: another key, the same value")
-    check(tx, ty, a, b, "a float again")
-    poison = np.full(N, np.nan, np.float32)
-    dx, dy = cuda.to_device(rng.uniform(-2, 2, N).astype(np.float32)), cuda.to_device(poison)
-    for what in ("device arrays", "the same device arrays", "a tensor and a device array"):
-        dy.copy_to_device(poison)
-        check(tx if what.startswith("a tensor") else dx, dy, a, b, what)
-    check(*fresh(), "tensors after device arrays")
-    if kernels.backend == "numba_mlir":
+    if case == "repeat":
+        before = cache.slow_launches
+        for what in ("new tensors", "new tensors again"):
+            check(*fresh(), what)
+        for what in ("the same tensors", "the same again"):
+            ty.fill_(float("nan"))
+            check(tx, ty, a, b, what)
         assert cache.slow_launches == before
-    with pytest.raises(Exception):  # noqa: B017 - the DSL's own refusal (torch: no interface with grad)
-        axpb[GRID, THREADS](tx.clone().requires_grad_(), ty, a, b)
-    f = float(rng.uniform(2, 3))
-    for dtype in (np.float32, np.float64, np.float32):
-        base = torch.from_numpy(rng.uniform(1, 2, (70, 90)).astype(dtype)).cuda()
-        for view in (base, base.t(), base, base[::2, 1::3]):
-            out = torch.full(view.shape, float("nan"), device="cuda", dtype=base.dtype)
-            scale2d[(8, 8), (16, 16)](view, out, f)
-            torch.cuda.synchronize()
-            want = (view.cpu().numpy().astype(np.float64) * f).astype(dtype)
-            what = f"{dtype.__name__} {view.stride()}"
-            np.testing.assert_array_equal(out.cpu().numpy(), want, err_msg=what)
+    elif case == "shapes":
+        check(*fresh(2 * N), "longer tensors")
+        check(*fresh(), "as long as before")
+        check(*fresh(3 * N), "longer again")
+    elif case == "alignment":
+        check(*fresh(shift=1), "a misaligned input")
+        check(*fresh(), "aligned again")
+        check(*fresh(shift=1), "misaligned again")
+    elif case == "scalars":
+        check(tx, ty, np.float64(a), b, "a NumPy float64 scalar: another key, the same value")
+        ty.fill_(float("nan"))
+        check(tx, ty, a, b, "a float again")
+    elif case == "device arrays":
+        poison = np.full(N, np.nan, np.float32)
+        dx, dy = cuda.to_device(rng.uniform(-2, 2, N).astype(np.float32)), cuda.to_device(poison)
+        for what in ("device arrays", "the same device arrays", "a tensor and a device array"):
+            dy.copy_to_device(poison)
+            check(tx if what.startswith("a tensor") else dx, dy, a, b, what)
+        check(*fresh(), "tensors after device arrays")
+    elif case == "grad":
+        with pytest.raises(Exception):  # noqa: B017 - the DSL's own refusal (torch: no interface with grad)
+            axpb[GRID, THREADS](tx.clone().requires_grad_(), ty, a, b)
+        check(*fresh(), "after the refusal")
+    else:
+        f = float(rng.uniform(2, 3))
+        for dtype in (np.float32, np.float64, np.float32):
+            base = torch.from_numpy(rng.uniform(1, 2, (70, 90)).astype(dtype)).cuda()
+            for view in (base, base.t(), base, base[::2, 1::3]):
+                out = torch.full(view.shape, float("nan"), device="cuda", dtype=base.dtype)
+                scale2d[(8, 8), (16, 16)](view, out, f)
+                torch.cuda.synchronize()
+                want = (view.cpu().numpy().astype(np.float64) * f).astype(dtype)
+                what = f"{dtype.__name__} {view.stride()}"
+                np.testing.assert_array_equal(out.cpu().numpy(), want, err_msg=what)
 
 
 def test_prepared_typed_errors_leave_the_slots(kernels: Kernels, torch: Any) -> None:
