@@ -27,6 +27,8 @@ from ._kinds import (
 )
 from ._operators import UserFunction
 from ._requests import Request
+from ._wrapper import Wrapper
+from ._wrapper import build as build_wrapper
 
 REQUIRED = inspect.Parameter.empty
 
@@ -114,36 +116,20 @@ class Cub:
 
 @dataclass(frozen=True)
 class Call:
-    """The C++ call: the method (``"{mode}"`` names a Choice whose option is the method), its
-    arguments by parameter or result name (absent optional ones are left out: that selects CUB's
-    overload), and the result that receives the method's return value. ``variants`` name another
-    method for when an optional parameter is given (``(("valid_items", "InclusiveScanPartial"),)``:
-    CUB spells some overloads as methods of their own); the first given one wins. ``orders`` give
-    the arguments for a Choice's option where its method takes them in another order
-    (``(("flags=tails", ("tail_flags", "items", "op")),)``); ``args`` holds for the others.
-    ``exprs`` are C++ expressions the call passes as arguments of their own names, built from the
-    call's parameters (``{T}`` the element type, ``{name}`` a parameter's local, or a compile-time
-    ``Constant``'s value): ``(("digits", "cub::BFEDigitExtractor<{T}>({begin_bit}, {num_bits})"),)``.
-    ``ctor`` names the arguments passed to the class's constructor after its ``TempStorage`` (absent
-    optional ones left out, which chooses CUB's constructor overload; a result there is an output
-    reference the constructor fills), for classes that take their input when constructed
-    (``cub::BlockRunLengthDecode`` takes the runs). ``texts`` fill a field of the method's name by
-    whether a parameter takes part (an optional one given, a Flag set): ``(("full", "valid_items",
-    "false", "true"),)`` turns ``"max_keys<{full}>"`` into ``max_keys<false>`` for a partial tile.
-    ``full_tile`` names a count parameter and the parameters that come with it (last among ``args``):
-    where the count is given, the wrapper calls the method without them when the count covers the
-    whole tile, as CUB's own agents do (a full tile moves unguarded: no compare, no default per
-    item), and with them otherwise (``("valid_items", "oob_default")``)."""
+    """The C++ call: the method (``"{mode}"`` names a Choice whose option is the method, ``"{name}"`` a
+    Flag's ``method`` text where it is set), its arguments by parameter or result name (absent optional
+    ones are left out: that selects CUB's overload), and the result that receives the method's return
+    value. An argument that is not a name is C++ passed as is (``"coop_arg_best<true>{}"``). ``ctor``
+    names the arguments passed to the class's constructor after its ``TempStorage`` (absent optional
+    ones left out, which chooses CUB's constructor overload; a result there is an output reference the
+    constructor fills), for classes that take their input when constructed (``cub::BlockRunLengthDecode``
+    takes the runs). Where the method or the arguments depend on the request in a way this cannot
+    say, the row's ``wrap`` hook returns the request's ``Call``."""
 
     method: str
     args: tuple[str, ...]
     returns: str | None = None
-    variants: tuple[tuple[str, str], ...] = ()
-    orders: tuple[tuple[str, tuple[str, ...]], ...] = ()
     ctor: tuple[str, ...] = ()
-    exprs: tuple[tuple[str, str], ...] = ()
-    texts: tuple[tuple[str, str, str, str], ...] = ()
-    full_tile: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -258,6 +244,9 @@ class Primitive:
         scratch: True when the CUB class always needs ``TempStorage``; the name of a Choice
             parameter when its option decides; False when never.
         check: a hook for the rules a table cannot say (runs after the parameters are checked).
+        wrap: a hook that returns the call of a request (``wrap(row, request) -> Call``) where it is not
+            ``call`` for every request: another method for an optional argument given, another order
+            of arguments for a choice's option, a C++ expression built from the request.
         returns_doc: the docstring's ``Returns`` text (None: returns nothing).
         returns_annotation: the return type in the ``.pyi`` stub.
         family: the catalog module the row is declared in (``"load_store"``, ``"reduce"``, ``"warp"``,
@@ -275,25 +264,23 @@ class Primitive:
     results: tuple[Result, ...] = ()
     scratch: bool | str = True
     check: Callable[[Resolver], None] | None = None
+    wrap: Callable[[Primitive, Request], Call] | None = None
     returns_doc: str | None = None
     returns_annotation: str = "None"
     family: str = ""
     _by_name: dict[str, Param] = field(init=False, repr=False, compare=False)
+    _wrappers: dict[Request, Wrapper] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_name", {p.name: p for p in self.params})
+        object.__setattr__(self, "_wrappers", {})
         payloads = [p for p in self.params if isinstance(p.kind, Payload)]
         assert len(payloads) == 1, f"{self.qualname}: one Payload parameter, got {len(payloads)}"
-        known = set(self._by_name) | {r.name for r in self.results} | {n for n, _e in self.call.exprs}
-        named = (
-            *self.call.args,
-            *self.call.ctor,
-            *(n for _o, args in self.call.orders for n in args),
-            self.call.returns,
-        )
-        unknown = [n for n in named if n is not None and n not in known]
+        known = set(self._by_name) | {r.name for r in self.results}
+        named = (*self.call.args, *self.call.ctor, self.call.returns or "")
+        unknown = [n for n in named if n.isidentifier() and n not in known]
         assert not unknown, f"{self.qualname}: the call names no parameter or result {unknown}"
-        for key in (*(k for k, _a in self.call.orders), *(k for k, _c in self.cub.classes)):
+        for key, _c in self.cub.classes:
             choice, _, option = key.partition("=")
             assert option in {o.value for o in self.choices()[choice].options}, f"{self.qualname}: {key}"
 
@@ -428,8 +415,10 @@ class Primitive:
             scratch_group=launch.scratch_group if scratch else 0,
             cluster_dims=cluster,
         )
-        slots, returns = self.slots(request)
-        return Plan(self, request, slots, returns, dict(r.operators), current_call_site(), r.records)
+        wrapper = self.wrapper(request)
+        return Plan(
+            self, request, wrapper.slots, wrapper.returns, dict(r.operators), current_call_site(), r.records
+        )
 
     def _check_cluster(self, launch: Launch) -> tuple[int, int, int]:
         """The launch's cluster dims, for a row of the cluster scope; CoopLaunchConfigError for a
@@ -500,32 +489,8 @@ class Primitive:
                         "view with unit stride"
                     )
 
-    def method(self, req: Request) -> str:
-        """The C++ method of ``req``'s call (a variant's when its parameter is given; a Choice's
-        option or a set Flag's text when the method names one)."""
-        method = next((m for name, m in self.call.variants if self.given(req, name)), self.call.method)
-        names = {k: c[str(req.option(k))].cxx for k, c in self.choices().items()}
-        for p in self.params:
-            text = p.kind.method_text(req)
-            if text is not None:
-                names[p.name] = text
-        for slot, name, given, absent in self.call.texts:
-            names[slot] = given if self.given(req, name) else absent
-        return method.format(**names)
-
-    def call_args(self, req: Request) -> tuple[str, ...]:
-        """The call's arguments by name, in the order of ``req``'s method (before leaving out the
-        absent ones)."""
-        for key, args in self.call.orders:
-            choice, _, option = key.partition("=")
-            if req.option(choice) == option:
-                return args
-        return self.call.args
-
     def given(self, req: Request, name: str) -> bool:
         """Whether parameter or result ``name`` takes part in ``req`` (optional ones by their tag)."""
-        if name in dict(self.call.exprs):
-            return True
         for res in self.results:
             if res.name == name:
                 if res.when is None:
@@ -538,6 +503,13 @@ class Primitive:
 
     def _tag(self, name: str) -> str | None:
         return getattr(self._by_name[name].kind, "tag", None)
+
+    def wrapper(self, req: Request) -> Wrapper:
+        """The wrapper of ``req`` (computed once per request): what the renderer formats."""
+        found = self._wrappers.get(req)
+        if found is None:
+            found = self._wrappers[req] = build_wrapper(self, req)
+        return found
 
     def slots(self, req: Request) -> tuple[tuple[Slot, ...], tuple[Slot, ...]]:
         """The C ABI of ``req``'s wrapper (its slots, in order) and the slots of what it returns.
