@@ -323,7 +323,7 @@ def numba_rmsnorm(
 ) -> Any:
     import numpy as np
     from cuda import coop
-    from cuda.coop._render import run_items
+    from cuda.coop._primitive import run_items
     from numba import cuda
     from numba.cuda import libdevice
 
@@ -385,7 +385,7 @@ def numba_softmax(
 ) -> Any:
     import numpy as np
     from cuda import coop
-    from cuda.coop._render import run_items
+    from cuda.coop._primitive import run_items
     from numba import cuda
 
     tile = threads * items
