@@ -42,7 +42,7 @@ def rmsnorm(
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
-    from cuda.coop._render import run_items
+    from cuda.coop._primitive import run_items
     from cuda.coop.cutlass._backend import cutlass_type
     from cutlass.memory import SmemAllocator
 
@@ -261,7 +261,7 @@ def _softmax_staged_once(n: int, cluster: int, threads: int, items: int, dtype: 
     import cutlass
     import cutlass.cute as cute
     from cuda import coop
-    from cuda.coop._render import run_items
+    from cuda.coop._primitive import run_items
     from cuda.coop.cutlass._backend import cutlass_type
     from cutlass.memory import SmemAllocator
 

@@ -335,7 +335,7 @@ def numba_rmsnorm(
     part staged first, then the weights: CUB C++'s order) are what-ifs kept here."""
     import numpy as np
     from cuda import coop
-    from cuda.coop._render import run_items
+    from cuda.coop._primitive import run_items
     from numba import cuda
     from numba.cuda import libdevice
 
@@ -396,7 +396,7 @@ def numba_softmax(
     ``staged`` and ``staged_once`` (the row part staged in shared memory first) are what-ifs kept here."""
     import numpy as np
     from cuda import coop
-    from cuda.coop._render import run_items
+    from cuda.coop._primitive import run_items
     from numba import cuda
 
     if variant == "registers":  # the example's kernel, as a user copies it

@@ -40,7 +40,7 @@ class Option:
             items 8 bytes at a time at most and stores ``__half`` / ``__nv_bfloat16`` one by one).
         runs: the option moves each thread's items in runs of consecutive items, the runs striped
             over the threads, each run one vector access where the array is aligned to it (the
-            renderer's runs path, :func:`cuda.coop._render.run_items`); scalar items only.
+            renderer's runs path, :func:`cuda.coop._primitive.run_items`); scalar items only.
     """
 
     value: str

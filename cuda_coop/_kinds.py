@@ -272,10 +272,6 @@ class Kind:
         positions), or None to leave it out."""
         return None
 
-    def expression_field(self, req: Request, name: str) -> str:
-        """What ``{name}`` stands for in a row's C++ expression: the parameter's local by default."""
-        return name
-
     def method_text(self, req: Request) -> str | None:
         """The text ``{name}`` stands for in the call's method name, or None (not in the name)."""
         return None
@@ -634,6 +630,9 @@ class Count(Kind):
     otherwise: str | None = None  # C++ passed in its place when absent, so that later arguments keep
     # their positions (``{T}`` is the element type): CUB's defaulted ``end_bit = sizeof(T) * 8``
     negative: bool = False  # a signed int (a distance), not a count
+    full_tile: bool = False  # given, a call whose count covers the whole tile leaves it and the
+    # arguments after it out (a full tile moves unguarded: no compare, no default per item, as CUB's
+    # own agents move it); the renderer branches on the count
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         if not arg.given:
@@ -1179,9 +1178,6 @@ class Constant(Kind):
         r.record(name, str(value))
 
     def template_arg(self, req: Request, name: str, given: bool) -> str | None:
-        return str(req.option(name))
-
-    def expression_field(self, req: Request, name: str) -> str:
         return str(req.option(name))
 
 

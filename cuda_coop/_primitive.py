@@ -6,19 +6,21 @@ wrapper are all derived."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from ._choices import Choices
 from ._dims import check_cluster_blocks
-from ._dtypes import dtype_named, fields_of
+from ._dtypes import DTYPES, dtype_named, fields_of
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError, current_call_site
 from ._kinds import (
     AUTO_SYNC,
     Arg,
     Choice,
+    Count,
     Form,
     Kind,
+    LogicalWarp,
     Payload,
     Shape,
     Slot,
@@ -27,6 +29,7 @@ from ._kinds import (
 )
 from ._operators import UserFunction
 from ._requests import Request
+from ._wrapper import FIELD, WORD, Body, Scratch, Wrapper, cluster_state
 
 REQUIRED = inspect.Parameter.empty
 
@@ -114,36 +117,20 @@ class Cub:
 
 @dataclass(frozen=True)
 class Call:
-    """The C++ call: the method (``"{mode}"`` names a Choice whose option is the method), its
-    arguments by parameter or result name (absent optional ones are left out: that selects CUB's
-    overload), and the result that receives the method's return value. ``variants`` name another
-    method for when an optional parameter is given (``(("valid_items", "InclusiveScanPartial"),)``:
-    CUB spells some overloads as methods of their own); the first given one wins. ``orders`` give
-    the arguments for a Choice's option where its method takes them in another order
-    (``(("flags=tails", ("tail_flags", "items", "op")),)``); ``args`` holds for the others.
-    ``exprs`` are C++ expressions the call passes as arguments of their own names, built from the
-    call's parameters (``{T}`` the element type, ``{name}`` a parameter's local, or a compile-time
-    ``Constant``'s value): ``(("digits", "cub::BFEDigitExtractor<{T}>({begin_bit}, {num_bits})"),)``.
-    ``ctor`` names the arguments passed to the class's constructor after its ``TempStorage`` (absent
-    optional ones left out, which chooses CUB's constructor overload; a result there is an output
-    reference the constructor fills), for classes that take their input when constructed
-    (``cub::BlockRunLengthDecode`` takes the runs). ``texts`` fill a field of the method's name by
-    whether a parameter takes part (an optional one given, a Flag set): ``(("full", "valid_items",
-    "false", "true"),)`` turns ``"max_keys<{full}>"`` into ``max_keys<false>`` for a partial tile.
-    ``full_tile`` names a count parameter and the parameters that come with it (last among ``args``):
-    where the count is given, the wrapper calls the method without them when the count covers the
-    whole tile, as CUB's own agents do (a full tile moves unguarded: no compare, no default per
-    item), and with them otherwise (``("valid_items", "oob_default")``)."""
+    """The C++ call: the method (``"{mode}"`` names a Choice whose option is the method, ``"{name}"`` a
+    Flag's ``method`` text where it is set), its arguments by parameter or result name (absent optional
+    ones are left out: that selects CUB's overload), and the result that receives the method's return
+    value. An argument that is not a name is C++ passed as is (``"coop_arg_best<true>{}"``). ``ctor``
+    names the arguments passed to the class's constructor after its ``TempStorage`` (absent optional
+    ones left out, which chooses CUB's constructor overload; a result there is an output reference the
+    constructor fills), for classes that take their input when constructed (``cub::BlockRunLengthDecode``
+    takes the runs). Where the method or the arguments depend on the request in a way this cannot
+    say, the row's ``wrap`` hook returns the request's ``Call``."""
 
     method: str
     args: tuple[str, ...]
     returns: str | None = None
-    variants: tuple[tuple[str, str], ...] = ()
-    orders: tuple[tuple[str, tuple[str, ...]], ...] = ()
     ctor: tuple[str, ...] = ()
-    exprs: tuple[tuple[str, str], ...] = ()
-    texts: tuple[tuple[str, str, str, str], ...] = ()
-    full_tile: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -258,6 +245,9 @@ class Primitive:
         scratch: True when the CUB class always needs ``TempStorage``; the name of a Choice
             parameter when its option decides; False when never.
         check: a hook for the rules a table cannot say (runs after the parameters are checked).
+        wrap: a hook that returns the call of a request (``wrap(row, request) -> Call``) where it is not
+            ``call`` for every request: another method for an optional argument given, another order
+            of arguments for a choice's option, a C++ expression built from the request.
         returns_doc: the docstring's ``Returns`` text (None: returns nothing).
         returns_annotation: the return type in the ``.pyi`` stub.
         family: the catalog module the row is declared in (``"load_store"``, ``"reduce"``, ``"warp"``,
@@ -275,25 +265,23 @@ class Primitive:
     results: tuple[Result, ...] = ()
     scratch: bool | str = True
     check: Callable[[Resolver], None] | None = None
+    wrap: Callable[[Primitive, Request], Call] | None = None
     returns_doc: str | None = None
     returns_annotation: str = "None"
     family: str = ""
     _by_name: dict[str, Param] = field(init=False, repr=False, compare=False)
+    _wrappers: dict[Request, Wrapper] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_name", {p.name: p for p in self.params})
+        object.__setattr__(self, "_wrappers", {})
         payloads = [p for p in self.params if isinstance(p.kind, Payload)]
         assert len(payloads) == 1, f"{self.qualname}: one Payload parameter, got {len(payloads)}"
-        known = set(self._by_name) | {r.name for r in self.results} | {n for n, _e in self.call.exprs}
-        named = (
-            *self.call.args,
-            *self.call.ctor,
-            *(n for _o, args in self.call.orders for n in args),
-            self.call.returns,
-        )
-        unknown = [n for n in named if n is not None and n not in known]
+        known = set(self._by_name) | {r.name for r in self.results}
+        named = (*self.call.args, *self.call.ctor, self.call.returns or "")
+        unknown = [n for n in named if n.isidentifier() and n not in known]
         assert not unknown, f"{self.qualname}: the call names no parameter or result {unknown}"
-        for key in (*(k for k, _a in self.call.orders), *(k for k, _c in self.cub.classes)):
+        for key, _c in self.cub.classes:
             choice, _, option = key.partition("=")
             assert option in {o.value for o in self.choices()[choice].options}, f"{self.qualname}: {key}"
 
@@ -428,8 +416,10 @@ class Primitive:
             scratch_group=launch.scratch_group if scratch else 0,
             cluster_dims=cluster,
         )
-        slots, returns = self.slots(request)
-        return Plan(self, request, slots, returns, dict(r.operators), current_call_site(), r.records)
+        wrapper = self.wrapper(request)
+        return Plan(
+            self, request, wrapper.slots, wrapper.returns, dict(r.operators), current_call_site(), r.records
+        )
 
     def _check_cluster(self, launch: Launch) -> tuple[int, int, int]:
         """The launch's cluster dims, for a row of the cluster scope; CoopLaunchConfigError for a
@@ -500,32 +490,8 @@ class Primitive:
                         "view with unit stride"
                     )
 
-    def method(self, req: Request) -> str:
-        """The C++ method of ``req``'s call (a variant's when its parameter is given; a Choice's
-        option or a set Flag's text when the method names one)."""
-        method = next((m for name, m in self.call.variants if self.given(req, name)), self.call.method)
-        names = {k: c[str(req.option(k))].cxx for k, c in self.choices().items()}
-        for p in self.params:
-            text = p.kind.method_text(req)
-            if text is not None:
-                names[p.name] = text
-        for slot, name, given, absent in self.call.texts:
-            names[slot] = given if self.given(req, name) else absent
-        return method.format(**names)
-
-    def call_args(self, req: Request) -> tuple[str, ...]:
-        """The call's arguments by name, in the order of ``req``'s method (before leaving out the
-        absent ones)."""
-        for key, args in self.call.orders:
-            choice, _, option = key.partition("=")
-            if req.option(choice) == option:
-                return args
-        return self.call.args
-
     def given(self, req: Request, name: str) -> bool:
         """Whether parameter or result ``name`` takes part in ``req`` (optional ones by their tag)."""
-        if name in dict(self.call.exprs):
-            return True
         for res in self.results:
             if res.name == name:
                 if res.when is None:
@@ -538,6 +504,13 @@ class Primitive:
 
     def _tag(self, name: str) -> str | None:
         return getattr(self._by_name[name].kind, "tag", None)
+
+    def wrapper(self, req: Request) -> Wrapper:
+        """The wrapper of ``req`` (computed once per request): what the renderer formats."""
+        found = self._wrappers.get(req)
+        if found is None:
+            found = self._wrappers[req] = build_wrapper(self, req)
+        return found
 
     def slots(self, req: Request) -> tuple[tuple[Slot, ...], tuple[Slot, ...]]:
         """The C ABI of ``req``'s wrapper (its slots, in order) and the slots of what it returns.
@@ -583,3 +556,199 @@ def check_items_per_thread(value: object, *, primitive: str) -> int:
     if not 1 <= value <= 256:
         raise CoopValueError(f"{primitive}: items_per_thread={value} must be in 1..256")
     return value
+
+
+def run_items(itemsize: int, items_per_thread: int) -> int:
+    """The items of one run of ``algorithm="striped_vectors"``: 4, 2 or 1, the largest that divides
+    ``items_per_thread`` with the run at most 16 bytes."""
+    return next(v for v in (4, 2, 1) if items_per_thread % v == 0 and v * itemsize <= 16)
+
+
+# --- the wrapper of a request ----------------------------------------------------------------------
+
+
+def build_wrapper(prim: Primitive, req: Request) -> Wrapper:
+    """The wrapper of ``req``, a request of ``prim`` (:meth:`Primitive.wrapper` keeps it): from the
+    row's class and call (or its ``wrap`` hook's) and the kinds of its parameters, every C++ text the
+    renderer needs; it looks nothing up in the row."""
+    slots, returns = prim.slots(req)
+    options = {k: c[str(req.option(k))] for k, c in prim.choices().items()}
+    cub = prim.cub_class(req)
+    width = next((int(str(req.option(p.name))) for p in prim.params if isinstance(p.kind, LogicalWarp)), 0)
+    storage = prim.needs_scratch(dict(req.options))
+    if req.has(FIELD) and req.caller_temp_storage:
+        scratch = Scratch.FIELD
+    elif req.caller_temp_storage:
+        scratch = Scratch.CALLER
+    else:
+        scratch = Scratch.OWN if storage else Scratch.NONE
+    sync = scratch is Scratch.OWN or (scratch is Scratch.CALLER and req.has(AUTO_SYNC))
+    functions = [
+        (symbol, dtype, result)
+        for p in prim.params
+        for symbol, (dtype, result) in p.kind.user_functions(req, p.name).items()
+    ]
+    w = Wrapper(
+        req,
+        Body.CALL,
+        prim.scope,
+        width,
+        cub.cls,
+        tuple(_template_arg(prim, req, n) for n in cub.template),
+        cub.header,
+        slots,
+        returns,
+        storage,
+        scratch,
+        sync,
+        headers=tuple(h for p in prim.params for h in p.kind.headers),
+        functions=tuple(functions),
+    )
+    if fields_of(req.dtype) and any(s.shape is Shape.ARRAY and s.fields for s in slots):
+        parts = tuple(prim.wrapper(sub) for sub in field_requests(req, storage))
+        return replace(w, body=Body.FIELDS, parts=parts)
+    moved = _word_requests(req, options, slots)
+    if moved is not None:
+        parts = (prim.wrapper(moved[0]), prim.wrapper(moved[1]))
+        return replace(w, body=Body.WORDS, parts=parts)
+    call = prim.wrap(prim, req) if prim.wrap is not None else prim.call
+    named = _arguments(prim, req, call.args)
+    args = tuple(text for _, text, _ in named)
+    if any(o.runs for o in options.values()):
+        runs = run_items(DTYPES[req.dtype].itemsize, req.items_per_thread)
+        return replace(w, body=Body.RUNS, runs=runs, method=call.method, args=args)
+    names = {k: o.cxx for k, o in options.items()}
+    names.update({p.name: t for p in prim.params if (t := p.kind.method_text(req)) is not None})
+    ctor = _arguments(prim, req, call.ctor)
+    payload = prim.payload
+    keep = payload.kind.keep_past if isinstance(payload.kind, Payload) else None
+    kept = keep is not None and storage and prim.given(req, keep[0]) and not prim.given(req, keep[1])
+    return replace(
+        w,
+        inits=tuple(
+            (
+                res.name,
+                res.init,
+                next(s.items * (s.shape is Shape.ITEMS) for s in slots if s.name == res.init),
+            )
+            for res in prim.results
+            if res.init is not None and prim.given(req, res.name)
+        ),
+        rank=any(p.kind.uses_rank(req) for p in prim.params),
+        group_threads=any(p.kind.uses_group_threads(req) for p in prim.params),
+        setup=tuple(setup for _, _, setup in (*named, *ctor) if setup),
+        ctor=tuple(text for _, text, _ in ctor),
+        method=call.method.format(**names),
+        args=args,
+        result=call.returns,
+        full_tile=_full_tile(prim, req, options, named),
+        keep_past=(payload.name, keep[0]) if kept else None,  # type: ignore[index]
+        broadcast=tuple(
+            (res.name, dtype_named(next(s.dtype for s in slots if s.name == res.name)).cxx)
+            for res in prim.results
+            if res.broadcast and prim.given(req, res.name) and prim.given(req, res.broadcast)
+        ),
+    )
+
+
+def _template_arg(prim: Primitive, req: Request, name: str) -> str:
+    x, y, z = req.block_dims
+    fixed = {
+        "T": dtype_named(req.dtype).cxx,
+        "BLOCK_DIM_X": str(x),
+        "BLOCK_DIM_Y": str(y),
+        "BLOCK_DIM_Z": str(z),
+        "ITEMS_PER_THREAD": str(req.items_per_thread),
+    }
+    if req.cluster_dims is not None:
+        cx, cy, cz = req.cluster_dims
+        fixed["CLUSTER_BLOCKS"] = str(cx * cy * cz)
+        fixed["CLUSTER_STATE"] = cluster_state(req.scratch_group)
+    if name == "INDEXED_T":  # an item paired with its index (of an arg-reduction: scalar items)
+        return dtype_named(indexed_dtype(req.dtype)).cxx
+    if name in fixed:
+        return fixed[name]
+    fixed_here = dict(prim.cub_class(req).fixed)
+    if name in fixed_here:
+        return fixed_here[name]
+    text = prim.param(name).kind.template_arg(req, name, prim.given(req, name))
+    if text is None:
+        raise AssertionError(f"{prim.qualname}: template parameter {name!r} is neither fixed nor a choice")
+    return text
+
+
+def _arguments(prim: Primitive, req: Request, names: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(name, C++ text, C++ statements it needs first) of each argument that takes part: a slot's local
+    (a result's fresh storage; for an absent argument with a fallback, the backend passed the
+    fallback's value in the slot), the kind's own C++, or for an absent one the kind's stand-in
+    (later arguments keep their positions). An argument that is no name is C++ passed as is."""
+    results = {r.name for r in prim.results}
+    out = []
+    for name in names:
+        if not name.isidentifier():
+            out.append((name, name, ""))
+            continue
+        kind = prim.param(name).kind if name not in results else None
+        if not prim.given(req, name):
+            absent = kind.absent_arg(req) if kind is not None else None
+            if absent is not None:
+                out.append((name, absent, ""))
+            continue
+        setup, text = kind.call_arg(req, name) if kind is not None else ("", name)
+        out.append((name, text, setup))
+    return out
+
+
+def _full_tile(
+    prim: Primitive, req: Request, options: dict, named: Sequence[tuple[str, str, str]]
+) -> tuple[str, int] | None:
+    """(the count's C++, the arguments the unguarded call keeps) where ``req``'s call has a given
+    count whose kind moves a full tile unguarded (``Count.full_tile``: it and the arguments after it
+    are left out); None otherwise, and for an algorithm that moves a full tile by another route
+    (``vectorize``: unguarded it needs an aligned array, guarded it reads item by item)."""
+    if any(o.words for o in options.values()):
+        return None
+    kinds = {p.name: p.kind for p in prim.params}
+    for k, (name, text, _) in enumerate(named):
+        kind = kinds.get(name)
+        if isinstance(kind, Count) and kind.full_tile:
+            return text, k
+    return None
+
+
+def field_requests(req: Request, storage: bool) -> list[Request]:
+    """The scalar request of each field of a per-field request (equal field types share one). A
+    field's call gets its group's slice of the request's scratch from the request's wrapper, so that
+    the fields' calls use the same bytes of the same group whatever their types (a warp's slices
+    of different field types would otherwise overlap other warps' slices)."""
+    scratch = storage or req.caller_temp_storage
+    tags = tuple(t for t in req.tags if t != AUTO_SYNC) + (FIELD,)
+    return list(
+        dict.fromkeys(
+            replace(req, dtype=f, tags=tags, caller_temp_storage=scratch) for f in fields_of(req.dtype)
+        )
+    )
+
+
+def _word_requests(req: Request, options: dict, slots: Sequence[Slot]) -> tuple[Request, Request] | None:
+    """For a request whose items move as words, the same call over 4-byte words and the call that
+    moves the items where the array is not aligned to the words' vector; None for any other request.
+
+    A request's items move as words where its algorithm says so (``Option.words``: ``vectorize``,
+    which names ``direct`` for the other case) and it has scalar items narrower than a word that fill
+    whole words, a full tile of a contiguous array. CUB vectorizes 4-byte words to 16-byte accesses
+    (two ``LDG.E.128`` for 16 bfloat16 items), but narrower items by their own size: 2-byte items
+    load 8 bytes at a time at most, and a ``__half`` or ``__nv_bfloat16`` store is not vectorized at
+    all (``CubVector`` of them is a plain struct of 2-byte alignment): 16 ``STG.E.U16`` per thread,
+    each warp store spread over 1 KB."""
+    choice = next((k for k, o in options.items() if o.words), None)
+    d, word = DTYPES.get(req.dtype), DTYPES[WORD].itemsize
+    if choice is None or d is None or d.structured or d.itemsize >= word:
+        return None
+    if req.items_per_thread * d.itemsize % word:
+        return None
+    if any(s.shape not in (Shape.ARRAY, Shape.ITEMS) or s.strided or s.packed for s in slots):
+        return None  # a partial tile (a count, a default), a strided array, records (or scratch)
+    count = req.items_per_thread * d.itemsize // word
+    other = tuple((k, options[choice].words if k == choice else v) for k, v in req.options)
+    return replace(req, dtype=WORD, items_per_thread=count), replace(req, options=other)

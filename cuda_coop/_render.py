@@ -3,7 +3,8 @@
 are C++ headers beside it, ``include/coop/*.cuh``: a unit includes those it needs).
 
 Requests become a translation unit (:func:`render_requests`): for each request an ``extern "C"
-__device__`` wrapper around its CUB class, whose C ABI is the request's slots (``Primitive.slots``);
+__device__`` wrapper around its class, formatted from the request's :class:`~cuda.coop._wrapper.Wrapper`
+(which its row computes once, ``Primitive.wrapper``: the class, the C ABI, the method and its arguments);
 size and alignment probes of every CUB ``TempStorage`` (read back from NVRTC's lowered name
 expressions); and for each user function (operator or comparator) an ``extern "C"`` declaration
 (the backend defines it in the kernel) wrapped in a functor that full LTO inlines into CUB's loops.
@@ -24,22 +25,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from ._catalog import CATALOG
 from ._dtypes import DTYPES, complex_pair, dtype_named, fields_of, is_complex
-from ._kinds import (
-    AUTO_SYNC,
-    LogicalWarp,
-    Payload,
-    Shape,
-    Slot,
-    indexed_dtype,
-)
+from ._kinds import Shape, Slot
 from ._operators import BOOL
-from ._primitive import Primitive
 from ._requests import Request
+from ._wrapper import WORD, Body, Scratch, Wrapper, cluster_state, cxx
 
 #: coop's own device code: C++ headers shipped in the package (``include/coop/*.cuh``), on NVRTC's
 #: include path (``_bundle``; their bytes are part of the renderer's fingerprint) and included by the
@@ -65,43 +59,16 @@ _PROBE = "coop_probe"
 #: coop's complex product: on pairs (re, im) of one float, and on complex numbers.
 _COMPLEX_PAIRS = _include("complex_multiplies.cuh")
 _COMPLEX = _include("complex.cuh")
-_WARP = _include("warp.cuh")
-_CLUSTER = _include("cluster.cuh")
+#: coop's helpers of a scope's rows (the lane mask of a logical warp, cluster reduce and its state, the
+#: grid's look-back), in the order a unit includes them.
+_SCOPES = {"warp": _include("warp.cuh"), "cluster": _include("cluster.cuh"), "grid": _include("grid.cuh")}
 _STRIPED_RUNS = _include("striped_runs.cuh")
-_GRID = _include("grid.cuh")
 #: ``coop.block.load_to_shared``: its class (in a unit) and the kernel's side of it (in the glue: the
 #: mbarrier and the prologue that arms it).
-_LOAD_TO_SHARED = _include("load_to_shared.cuh")
 _STAGE_GLUE = _include("load_to_shared_glue.cuh")
 _STAGE_CLASS = "coop_block_load_to_shared"
 #: coop's own class templates (not CUB's), by class name: the header a unit that uses one includes.
-_COOP_CLASSES = {_STAGE_CLASS: _LOAD_TO_SHARED}
-
-
-def run_items(itemsize: int, items_per_thread: int) -> int:
-    """The items of one run of ``algorithm="striped_vectors"``: 4, 2 or 1, the largest that divides
-    ``items_per_thread`` with the run at most 16 bytes."""
-    return next(v for v in (4, 2, 1) if items_per_thread % v == 0 and v * itemsize <= 16)
-
-
-def _runs_option(req: Request) -> bool:
-    """Whether ``req`` moves its items in striped runs (an option with ``runs`` chosen)."""
-    return any(c[str(req.option(k))].runs for k, c in _row(req).choices().items())
-
-
-def _runs_wrapper(req: Request) -> tuple[str, str]:
-    """The wrapper of a load or store in striped runs: coop_striped_runs over the call's slots in
-    their order (the array, the items, then a count and a default where given)."""
-    prim = _row(req)
-    slots, _ = prim.slots(req)
-    runs = run_items(DTYPES[req.dtype].itemsize, req.items_per_thread)
-    threads = math.prod(req.block_dims)
-    body = "".join(_unpack(s) for s in slots)
-    cls = f"coop_striped_runs<{_cxx(req.dtype)}, {threads}, {req.items_per_thread}, {runs}>"
-    method = "Load" if prim.name == "load" else "Store"
-    args = ", ".join(s.name for s in slots if s.shape is not Shape.SCRATCH)
-    body += f"  {cls}::{method}({_scope(req).rank()}, {args});\n"
-    return ", ".join(_abi(s) for s in slots), body
+_COOP_CLASSES = {_STAGE_CLASS: _include("load_to_shared.cuh")}
 
 
 #: How every unit of requests begins: CUB's configuration, which brings in most of libcu++ (about three
@@ -126,9 +93,10 @@ def kernel_prologue(req: Request) -> str | None:
     """The bundle function a backend calls once at the entry of the kernel (or device function) that
     makes the call ``req``, before any of its code, or None: the cluster rows' state (mbarriers armed
     and published by one cluster barrier)."""
-    if _row(req).scope == "cluster":
+    w = _wrapper(req)
+    if w.scope == "cluster":
         return f"coop_cluster_begin_{req.scratch_group}"
-    if _row(req).cub_class(req).cls == _STAGE_CLASS:
+    if w.cls == _STAGE_CLASS:
         return _stage_begin(math.prod(req.block_dims))
     return None
 
@@ -137,10 +105,6 @@ def _stage_begin(threads: int) -> str:
     """The prologue of a kernel of ``threads`` threads a block that calls ``coop.block.load_to_shared``
     (one per block size: every kernel of a bundle has its own instance of the mbarrier it arms)."""
     return f"coop_stage_begin_{threads}"
-
-
-def _cluster_state(group: int) -> str:
-    return f"coop_cluster_state_{group}"
 
 
 def temp_storage_symbol(slot: int, use: int | None = None) -> str:
@@ -184,26 +148,16 @@ def warp_slice_symbol(group: int) -> str:
     return f"coop_warp_slice_{group}"
 
 
-def _row(req: Request) -> Primitive:
-    return CATALOG[req.primitive]
-
-
-def _cxx(dtype: str) -> str:
-    return dtype_named(dtype).cxx
-
-
-def _width(prim: Primitive, req: Request) -> int:
-    """The logical warp width of a warp-scope request (its LogicalWarp parameter)."""
-    name = next(p.name for p in prim.params if isinstance(p.kind, LogicalWarp))
-    return int(str(req.option(name)))
+def _wrapper(req: Request) -> Wrapper:
+    return CATALOG[req.primitive].wrapper(req)
 
 
 class _Scope:
     """How a scope's threads are grouped, in C++: the block as one group."""
 
-    def __init__(self, prim: Primitive, req: Request) -> None:
-        x, y, z = req.block_dims
-        self.req = req
+    def __init__(self, w: Wrapper) -> None:
+        x, y, z = w.request.block_dims
+        self.req = w.request
         self.tid = f"cub::RowMajorTid({x}, {y}, {z})"
         self.threads = x * y * z
 
@@ -223,9 +177,9 @@ class _Scope:
     def barrier(self) -> str:
         return "__syncthreads();"
 
-    def no_scratch(self, symbol: str) -> tuple[str, str]:
-        """(statements, constructor) of a class that needs no scratch."""
-        return "", f"{symbol}_t()"
+    def no_scratch(self, symbol: str) -> tuple[str, str | None]:
+        """(statements, the constructor's storage argument or None) of a class that needs no scratch."""
+        return "", None
 
     def broadcast(self, name: str, t: str) -> str:
         """Give the group's first thread's ``name`` to every thread of the group."""
@@ -241,9 +195,9 @@ class _Scope:
 class _WarpScope(_Scope):
     """Logical warps of the row's width: a scratch slice each, warp-level barriers, shuffles."""
 
-    def __init__(self, prim: Primitive, req: Request) -> None:
-        super().__init__(prim, req)
-        self.width = _width(prim, req)
+    def __init__(self, w: Wrapper) -> None:
+        super().__init__(w)
+        self.width = w.width
         self.mask = f"coop_warp_mask<{self.width}>()"
 
     def rank(self) -> str:
@@ -265,7 +219,7 @@ class _WarpScope(_Scope):
     def barrier(self) -> str:
         return f"__syncwarp({self.mask});"
 
-    def no_scratch(self, symbol: str) -> tuple[str, str]:
+    def no_scratch(self, symbol: str) -> tuple[str, str | None]:
         # CUB's warp classes take a TempStorage&; those that need none have an empty one, which a
         # local stands in for (checked, so that a class that does need scratch cannot get a local).
         storage = f"typename {symbol}_t::TempStorage"
@@ -273,7 +227,7 @@ class _WarpScope(_Scope):
             f"  static_assert(sizeof({storage}) <= sizeof(int), "
             f'"coop: {symbol} was planned without scratch but its TempStorage is not empty");\n'
             f"  {storage} no_scratch;\n"
-        ), f"{symbol}_t(no_scratch)"
+        ), "no_scratch"
 
     def broadcast(self, name: str, t: str) -> str:
         return f"  {name} = cub::ShuffleIndex<{self.width}>({name}, 0, {self.mask});\n"
@@ -290,55 +244,13 @@ class _ClusterScope(_Scope):
         raise NotImplementedError("coop: a cluster's thread count is the launch's, not known here")
 
 
-def _scope(req: Request) -> _Scope:
-    prim = _row(req)
-    return {"warp": _WarpScope, "cluster": _ClusterScope}.get(prim.scope, _Scope)(prim, req)
-
-
-def _template_arg(prim: Primitive, req: Request, name: str) -> str:
-    x, y, z = req.block_dims
-    fixed = {
-        "T": _cxx(req.dtype),
-        "BLOCK_DIM_X": str(x),
-        "BLOCK_DIM_Y": str(y),
-        "BLOCK_DIM_Z": str(z),
-        "ITEMS_PER_THREAD": str(req.items_per_thread),
-    }
-    if req.cluster_dims is not None:
-        cx, cy, cz = req.cluster_dims
-        fixed["CLUSTER_BLOCKS"] = str(cx * cy * cz)
-        fixed["CLUSTER_STATE"] = _cluster_state(req.scratch_group)
-    if name == "INDEXED_T":  # an item paired with its index (of an arg-reduction: scalar items)
-        return _cxx(indexed_dtype(req.dtype))
-    if name in fixed:
-        return fixed[name]
-    fixed_here = dict(prim.cub_class(req).fixed)
-    if name in fixed_here:
-        return fixed_here[name]
-    text = prim.param(name).kind.template_arg(req, name, prim.given(req, name))
-    if text is None:
-        raise AssertionError(f"{prim.qualname}: template parameter {name!r} is neither fixed nor a choice")
-    return text
-
-
-def _cub_type(req: Request) -> str:
-    prim = _row(req)
-    cub = prim.cub_class(req)
-    return f"{cub.cls}<{', '.join(_template_arg(prim, req, n) for n in cub.template)}>"
-
-
-def _user_functions(requests: Sequence[Request]) -> dict[str, tuple[str, str]]:
-    """User function symbol -> (argument element type, result), over all requests."""
-    found: dict[str, tuple[str, str]] = {}
-    for req in requests:
-        for p in _row(req).params:
-            found.update(p.kind.user_functions(req, p.name))
-    return found
+def _scope(w: Wrapper) -> _Scope:
+    return {"warp": _WarpScope, "cluster": _ClusterScope}.get(w.scope, _Scope)(w)
 
 
 def _user_function(symbol: str, dtype: str, result: str) -> str:
-    t = _cxx(dtype)
-    r = "bool" if result == BOOL else _cxx(result)
+    t = cxx(dtype)
+    r = "bool" if result == BOOL else cxx(result)
     return (
         f'extern "C" __device__ void {symbol}(void* out, const void* a, const void* b);\n'
         f"struct {symbol}_functor\n"
@@ -359,10 +271,10 @@ def _struct(dtype: str) -> str:
     ``!=``)."""
     d = dtype_named(dtype)
     t = d.cxx
-    fields = "".join(f"  {_cxx(f)} f{k};\n" for k, f in enumerate(d.fields))
+    fields = "".join(f"  {cxx(f)} f{k};\n" for k, f in enumerate(d.fields))
     ops, pair = "", f"(const {t}& a, const {t}& b)"
     for sym in "+*-":
-        parts = ", ".join(f"static_cast<{_cxx(f)}>(a.f{k} {sym} b.f{k})" for k, f in enumerate(d.fields))
+        parts = ", ".join(f"static_cast<{cxx(f)}>(a.f{k} {sym} b.f{k})" for k, f in enumerate(d.fields))
         ops += f"  friend __device__ {t} operator{sym}{pair} {{ return {t}{{{parts}}}; }}\n"
     equal = " && ".join(f"a.f{k} == b.f{k}" for k in range(len(d.fields)))
     ops += f"  friend __device__ bool operator=={pair} {{ return {equal}; }}\n"
@@ -384,10 +296,10 @@ def _abi(slot: Slot) -> str:
 def _unpack_fields(slot: Slot) -> str:
     """A structured slot as CUB sees it: a local of the struct type (items: an array of structs)
     gathered from the kernel's one array (or value) per field."""
-    t, n, local = _cxx(slot.dtype), slot.items, slot.name
+    t, n, local = cxx(slot.dtype), slot.items, slot.name
     out = ""
     for k, f in enumerate(slot.fields):
-        ft = _cxx(f)
+        ft = cxx(f)
         if slot.shape is Shape.ITEMS:
             out += f"  {ft} (&{local}_f{k})[{n}] = *static_cast<{ft} (*)[{n}]>({local}_f{k}_);\n"
         else:
@@ -420,7 +332,7 @@ def _unpack(slot: Slot) -> str:
     """The C++ local that a slot becomes (named after its parameter or result)."""
     if slot.fields:
         return _unpack_fields(slot)
-    t = _cxx(slot.dtype) if slot.dtype else ""
+    t = cxx(slot.dtype) if slot.dtype else ""
     n, local = slot.items, slot.name
     if slot.shape is Shape.ITEMS and slot.copy:  # CUB may rearrange them: it gets a copy
         return (
@@ -441,83 +353,39 @@ def _unpack(slot: Slot) -> str:
     return ""  # SCRATCH: used as is
 
 
-def _expression(prim: Primitive, req: Request, text: str) -> str:
-    """A row's C++ expression with its fields filled: ``{T}``, a compile-time Constant's value, or a
-    parameter's local."""
-    fields = {"T": _cxx(req.dtype)}
-    for p in prim.params:
-        fields[p.name] = p.kind.expression_field(req, p.name)
-    return text.format(**fields)
-
-
-#: The tag of a per-field request's field: its scratch pointer is its group's own TempStorage,
-#: sliced (and synchronised) by the per-field request's wrapper.
-_FIELD = "field"
-
-
-def _per_field(req: Request) -> bool:
-    """A request whose items of a structured type come from (or go to) a tuple of arrays, one per
-    field: each field is its own CUB call (:func:`_field_requests`), as a kernel written by hand
-    would load or store it."""
-    return bool(fields_of(req.dtype)) and any(
-        s.shape is Shape.ARRAY and s.fields for s in _row(req).slots(req)[0]
-    )
-
-
-def _field_requests(req: Request) -> list[Request]:
-    """The scalar request of each field of a per-field request (equal field types share one). A
-    field's call gets its group's slice of the request's scratch from the request's wrapper, so that
-    the fields' calls use the same bytes of the same group whatever their types (a warp's slices
-    of different field types would otherwise overlap other warps' slices)."""
-    scratch = _row(req).needs_scratch(dict(req.options)) or req.caller_temp_storage
-    tags = tuple(t for t in req.tags if t != AUTO_SYNC) + (_FIELD,)
-    return list(
-        dict.fromkeys(
-            replace(req, dtype=f, tags=tags, caller_temp_storage=scratch) for f in fields_of(req.dtype)
-        )
-    )
-
-
-def _per_field_class(req: Request) -> str:
+def _per_field_class(w: Wrapper) -> str:
     """A per-field request's class: only its ``TempStorage``, a union of its fields' (the field calls
     run one after the other, each after a barrier over the group's previous use of the scratch)."""
-    members = "".join(
-        f"    typename {sub.symbol}_t::TempStorage f{k};\n" for k, sub in enumerate(_field_requests(req))
-    )
-    return f"struct {req.symbol}_t\n{{\n  union TempStorage\n  {{\n{members}  }};\n}};\n"
+    members = "".join(f"    typename {sub.symbol}_t::TempStorage f{k};\n" for k, sub in enumerate(w.parts))
+    return f"struct {w.symbol}_t\n{{\n  union TempStorage\n  {{\n{members}  }};\n}};\n"
 
 
-def _per_field_wrapper(req: Request) -> tuple[str, str]:
+def _per_field_body(w: Wrapper) -> str:
     """A per-field request's wrapper: its fields' wrappers called in field order, each with the
     field's pointers, the slots that all fields share (a count) and the group's slice of the scratch;
     a barrier before each field's use of the scratch (before the first too for the call's own
     scratch or ``auto_sync``, as for any call)."""
-    prim = _row(req)
-    slots = prim.slots(req)[0]
+    req, slots = w.request, w.slots
     fielded = {s.name for s in slots if s.fields}
-    subs = {sub.dtype: sub for sub in _field_requests(req)}
-    scope, body, first = _scope(req), "", ""
+    subs = {sub.request.dtype: sub for sub in w.parts}
+    scope, body, first = _scope(w), "", ""
     records = [s for s in slots if s.packed and s.shape is not Shape.ARRAY]
     body += "".join(_split_records(s) for s in records)  # structs held as structs: the fields'
     after = "".join(_join_records(s) for s in records)  # calls take one array (or value) per field
     records_named = {s.name for s in records}
-    needs = prim.needs_scratch(dict(req.options))
-    if needs:
-        base = (
-            "temp_storage_"
-            if req.caller_temp_storage
-            else f"{scratch_symbol(prim.scope, req.scratch_group)}()"
-        )
+    if w.storage:
+        own = f"{scratch_symbol(w.scope, req.scratch_group)}()"
+        base = "temp_storage_" if w.scratch is Scratch.CALLER else own
         body += f"  void* const coop_slice = &{scope.slice(base)};\n"
-        if not req.caller_temp_storage or req.has(AUTO_SYNC):
+        if w.sync:
             first = f"  {scope.barrier()}\n"
-    elif req.caller_temp_storage:
+    elif w.scratch is Scratch.CALLER:
         body += "  void* const coop_slice = temp_storage_;  // CUB's TempStorage is empty here\n"
-    between = f"  {scope.barrier()}  // the next field reuses the scratch\n" if needs else ""
+    between = f"  {scope.barrier()}  // the next field reuses the scratch\n" if w.storage else ""
     for k, field in enumerate(fields_of(req.dtype)):
         sub = subs[field]
         args = []
-        for s in prim.slots(sub)[0]:
+        for s in sub.slots:
             if s.shape is Shape.SCRATCH:
                 args.append("coop_slice")
                 continue
@@ -527,17 +395,17 @@ def _per_field_wrapper(req: Request) -> tuple[str, str]:
             own = f"{s.name}_f{k}_" if s.name in fielded else f"{s.name}_"
             args.append(own + (f", {s.name}_f{k}_stride_" if s.strided else ""))
         body += (between if k else first) + f"  {sub.symbol}({', '.join(args)});\n"
-    return ", ".join(_abi(s) for s in slots), body + after
+    return body + after
 
 
 def _split_records(slot: Slot) -> str:
     """Locals of each field of a slot of structs (a per-field request's records), filled from them."""
-    t, n, fields = _cxx(slot.dtype), slot.items, fields_of(slot.dtype)
+    t, n, fields = cxx(slot.dtype), slot.items, fields_of(slot.dtype)
     if slot.shape is Shape.VALUE:
         whole = f"*static_cast<const {t}*>({slot.name}_)"
-        return "".join(f"  {_cxx(f)} {slot.name}_f{k} = ({whole}).f{k};\n" for k, f in enumerate(fields))
+        return "".join(f"  {cxx(f)} {slot.name}_f{k} = ({whole}).f{k};\n" for k, f in enumerate(fields))
     out = f"  {t}* const {slot.name}_structs = static_cast<{t}*>({slot.name}_);\n"
-    out += "".join(f"  {_cxx(f)} {slot.name}_f{k}[{n}];\n" for k, f in enumerate(fields))
+    out += "".join(f"  {cxx(f)} {slot.name}_f{k}[{n}];\n" for k, f in enumerate(fields))
     gather = " ".join(f"{slot.name}_f{k}[i] = {slot.name}_structs[i].f{k};" for k in range(len(fields)))
     return out + f"  for (int i = 0; i < {n}; ++i) {{ {gather} }}\n"
 
@@ -552,93 +420,59 @@ def _join_records(slot: Slot) -> str:
     return f"  for (int i = 0; i < {slot.items}; ++i) {{ {scatter} }}\n"
 
 
-def _wrapper(req: Request, linkage: str = 'extern "C"') -> str:
-    """The wrapper of ``req``: an ``extern "C"`` function a kernel calls, or with ``linkage="static"``
-    one only its own unit calls (another unit may define the same)."""
-    abi, body = _wrapper_parts(req)
-    return f"{linkage} __device__ void {req.symbol}({abi})\n{{\n{body}}}\n"
+def _format(w: Wrapper, linkage: str = 'extern "C"') -> str:
+    """The wrapper ``w`` as C++: an ``extern "C"`` function a kernel calls, or with
+    ``linkage="static"`` one only its own unit calls (another unit may define the same)."""
+    abi = ", ".join(_abi(s) for s in w.slots)
+    body = _BODIES[w.body](w)
+    return f"{linkage} __device__ void {w.symbol}({abi})\n{{\n{body}}}\n"
 
 
-def _wrapper_parts(req: Request) -> tuple[str, str]:
-    """(the C ABI parameters, the body) of the wrapper of ``req``."""
-    if _per_field(req):
-        return _per_field_wrapper(req)
-    moved = _word_requests(req)
-    if moved is not None:
-        return _words_wrapper(req, *moved)
-    if _runs_option(req):
-        return _runs_wrapper(req)
-    prim = _row(req)
-    slots, _ = prim.slots(req)
-    t, n = _cxx(req.dtype), req.items_per_thread
-    abi = ", ".join(_abi(s) for s in slots)
-    body = "".join(_unpack(s) for s in slots)
-    for res in prim.results:
-        if res.init is not None and prim.given(req, res.name):
-            src = next(s for s in slots if s.name == res.init)
-            if src.shape is Shape.ITEMS:
-                body += f"  for (int i = 0; i < {src.items}; ++i) {res.name}[i] = {res.init}[i];\n"
-            else:
-                body += f"  {res.name} = {res.init};\n"
-    scope = _scope(req)
-    if any(p.kind.uses_rank(req) for p in prim.params):
+def _runs_body(w: Wrapper) -> str:
+    """A load or store in striped runs: coop_striped_runs's method over the call's arguments."""
+    req = w.request
+    cls = (
+        f"coop_striped_runs<{cxx(req.dtype)}, {math.prod(req.block_dims)}, {req.items_per_thread}, {w.runs}>"
+    )
+    unpack = "".join(_unpack(s) for s in w.slots)
+    return unpack + f"  {cls}::{w.method}({_scope(w).rank()}, {', '.join(w.args)});\n"
+
+
+def _call_body(w: Wrapper) -> str:
+    """The class constructed on its scratch, its method called with the wrapper's arguments."""
+    req, scope = w.request, _scope(w)
+    t, n = cxx(req.dtype), req.items_per_thread
+    body = "".join(_unpack(s) for s in w.slots)
+    for result, init, items in w.inits:
+        if items:
+            body += f"  for (int i = 0; i < {items}; ++i) {result}[i] = {init}[i];\n"
+        else:
+            body += f"  {result} = {init};\n"
+    if w.rank:
         body += f"  const int coop_rank = {scope.rank()};\n"
-    if any(p.kind.uses_group_threads(req) for p in prim.params):
+    if w.group_threads:
         body += f"  constexpr int coop_group_threads = {scope.group_threads()};\n"
-    results = {r.name for r in prim.results}
-    exprs = dict(prim.call.exprs)
-
-    def named_arguments(names: Sequence[str]) -> list[tuple[str, str]]:
-        nonlocal body
-        args = []
-        for name in names:
-            if name in exprs:
-                args.append((name, _expression(prim, req, exprs[name])))
-                continue
-            kind = prim.param(name).kind if name not in results else None
-            if not prim.given(req, name):
-                absent = kind.absent_arg(req) if kind is not None else None  # keeps later ones in place
-                if absent is not None:
-                    args.append((name, absent))
-                continue
-            # a slot's local (a result's fresh storage; for an absent argument with a fallback, the
-            # backend passed the fallback's value in the slot), or the kind's own C++
-            setup, text = kind.call_arg(req, name) if kind is not None else ("", name)
-            body += setup
-            args.append((name, text))
-        return args
-
-    named = named_arguments(prim.call_args(req))
-    args = [text for _, text in named]
-    ctor_args = "".join(f", {text}" for _, text in named_arguments(prim.call.ctor))
-    scratch = prim.needs_scratch(dict(req.options))
-    if req.has(_FIELD) and req.caller_temp_storage:  # a per-field request's field: its group's scratch
-        own = f"*reinterpret_cast<typename {req.symbol}_t::TempStorage*>(temp_storage_)"
-        ctor = f"{req.symbol}_t({own}{ctor_args})"
-    elif req.caller_temp_storage:
-        ctor = f"{req.symbol}_t({scope.slice('temp_storage_')}{ctor_args})"
-        if req.has(AUTO_SYNC):  # coop.TempStorage(auto_sync=True): the barrier before a reuse is ours
-            body += f"  {scope.barrier()}\n"
-    elif scratch:
+    body += "".join(w.setup)
+    if w.scratch is Scratch.FIELD:  # a per-field request's field: its group's scratch
+        storage: str | None = f"*reinterpret_cast<typename {w.symbol}_t::TempStorage*>(temp_storage_)"
+    elif w.scratch is Scratch.CALLER:
+        storage = scope.slice("temp_storage_")
+    elif w.scratch is Scratch.OWN:
         # All implicit scratch of a kernel's scope is one buffer: wait until every thread of the group
         # is done with its previous use (CUB requires a barrier before a TempStorage is reused).
-        buffer = f"{scratch_symbol(prim.scope, req.scratch_group)}()"
-        ctor = f"{req.symbol}_t({scope.slice(buffer)}{ctor_args})"
-        body += f"  {scope.barrier()}\n"
+        storage = scope.slice(f"{scratch_symbol(w.scope, req.scratch_group)}()")
     else:
-        setup, ctor = scope.no_scratch(req.symbol)
+        setup, storage = scope.no_scratch(w.symbol)
         body += setup
-        if ctor_args:  # the constructor's arguments follow its storage, if it takes any
-            ctor = ctor[:-1] + (ctor_args if not ctor.endswith("()") else ctor_args[2:]) + ")"
-    method = prim.method(req)
-    call = f"{ctor}.{method}({', '.join(args)});\n"
-    call = f"  {prim.call.returns} = {call}" if prim.call.returns else f"  {call}"
-    payload = prim.payload
-    keep = payload.kind.keep_past if isinstance(payload.kind, Payload) else None
-    if keep and scratch and prim.given(req, keep[0]) and not prim.given(req, keep[1]):
+    if w.sync:  # the call's own scratch, or coop.TempStorage(auto_sync=True): the barrier is ours
+        body += f"  {scope.barrier()}\n"
+    callee = f"{w.symbol}_t({', '.join(a for a in (storage, *w.ctor) if a is not None)}).{w.method}"
+    assign = f"{w.result} = " if w.result else ""
+    call = f"  {assign}{callee}({', '.join(w.args)});\n"
+    if w.keep_past is not None:
         # CUB's transposing algorithms exchange the whole tile, so items past the count would come
         # back permuted from other threads: restore the thread's own previous values, as promised.
-        items, count = payload.name, keep[0]
+        items, count = w.keep_past
         call = (
             f"  {t} previous[{n}];\n"
             f"  for (int i = 0; i < {n}; ++i) previous[i] = {items}[i];\n"
@@ -647,105 +481,55 @@ def _wrapper_parts(req: Request) -> tuple[str, str]:
             f"  for (int i = 0; i < {n}; ++i)\n"
             f"    if (first + i >= {count}) {items}[i] = previous[i];\n"
         )
-    full = _full_tile_call(prim, req, named, f"{ctor}.{method}")
-    if full is not None:  # a full tile moves unguarded, as in CUB's agents
-        count, whole = full
+    if w.full_tile is not None:  # a full tile moves unguarded, as in CUB's agents
+        count, kept = w.full_tile
+        whole = f"{assign}{callee}({', '.join(w.args[:kept])});\n"
         partial = "".join(f"  {line}\n" for line in call.splitlines())
         tile = scope.group_threads() * n
         call = f"  if ({count} >= {tile})\n  {{\n    {whole}  }}\n  else\n  {{\n{partial}  }}\n"
-    for res in prim.results:
-        if res.broadcast and prim.given(req, res.name) and prim.given(req, res.broadcast):
-            call += scope.broadcast(res.name, _cxx(next(s.dtype for s in slots if s.name == res.name)))
-    call += "".join(_pack_fields(s) for s in slots)
-    return abi, body + call
+    call += "".join(scope.broadcast(result, rt) for result, rt in w.broadcast)
+    call += "".join(_pack_fields(s) for s in w.slots)
+    return body + call
 
 
-def _full_tile_call(
-    prim: Primitive, req: Request, named: Sequence[tuple[str, str]], callee: str
-) -> tuple[str, str] | None:
-    """(the count's C++, the call for a full tile) where ``req``'s call names a ``full_tile`` count
-    and it is given; None otherwise, and for an algorithm that moves a full tile by another route
-    (``vectorize``: unguarded it needs an aligned array, guarded it reads item by item)."""
-    if not prim.call.full_tile or not prim.given(req, prim.call.full_tile[0]):
-        return None
-    if any(c[str(req.option(k))].words for k, c in prim.choices().items()):
-        return None
-    dropped = [name for name, _ in named if name in prim.call.full_tile]
-    kept = [text for name, text in named if name not in dropped]
-    assert [name for name, _ in named[len(kept) :]] == dropped, f"{prim.key}: full_tile must come last"
-    renamed = {name for name, _ in prim.call.variants} | {name for _, name, _, _ in prim.call.texts}
-    assert not renamed & set(prim.call.full_tile), f"{prim.key}: full_tile must not choose the method"
-    call = f"{callee}({', '.join(kept)});\n"
-    return dict(named)[prim.call.full_tile[0]], f"{prim.call.returns} = {call}" if prim.call.returns else call
-
-
-def _by_group(requests: Sequence[Request]) -> dict[int, list[Request]]:
-    """``requests`` by scratch group (kernel), in group order."""
-    groups: dict[int, list[Request]] = {}
-    for r in requests:
-        groups.setdefault(r.scratch_group, []).append(r)
+def _by_group(wrappers: Sequence[Wrapper]) -> dict[int, list[Wrapper]]:
+    """``wrappers`` by scratch group (kernel), in group order."""
+    groups: dict[int, list[Wrapper]] = {}
+    for w in wrappers:
+        groups.setdefault(w.request.scratch_group, []).append(w)
     return dict(sorted(groups.items()))
 
 
-def _cluster_states(requests: Sequence[Request]) -> list[str]:
+def _cluster_states(wrappers: Sequence[Wrapper]) -> list[str]:
     """Each kernel's (scratch group's) cluster state, sized for the item types of its cluster calls,
     and its prologue (see ``kernel_prologue``)."""
     out = []
-    for group, mine in _by_group(requests).items():
-        blocks = {math.prod(r.cluster_dims or (1,)) for r in mine}
+    for group, mine in _by_group(wrappers).items():
+        blocks = {math.prod(w.request.cluster_dims or (1,)) for w in mine}
         assert len(blocks) == 1, f"the cluster calls of one kernel see one cluster, got {blocks}"
-        items = dict.fromkeys(_template_arg(_row(r), r, _row(r).cub_class(r).template[0]) for r in mine)
-        state = _cluster_state(group)
+        items = dict.fromkeys(w.template[0] for w in mine)
+        state = cluster_state(group)
         out.append(f"using {state} = coop_cluster_state<{blocks.pop()}, {', '.join(items)}>;\n")
         out.append(f'extern "C" __device__ void coop_cluster_begin_{group}()\n{{\n  {state}::begin();\n}}\n')
     return out
-
-
-#: What a vectorizing load or store moves items narrower than it as (:func:`_word_requests`).
-_WORD = "uint32"
-
-
-def _word_requests(req: Request) -> tuple[Request, Request] | None:
-    """For a request whose items move as words, the same call over 4-byte words and the call that
-    moves the items where the array is not aligned to the words' vector; None for any other request.
-
-    A request's items move as words where its algorithm says so (``Option.words``: ``vectorize``,
-    which names ``direct`` for the other case) and it has scalar items narrower than a word that fill
-    whole words, a full tile of a contiguous array. CUB vectorizes 4-byte words to 16-byte accesses
-    (two ``LDG.E.128`` for 16 bfloat16 items), but narrower items by their own size: 2-byte items
-    load 8 bytes at a time at most, and a ``__half`` or ``__nv_bfloat16`` store is not vectorized at
-    all (``CubVector`` of them is a plain struct of 2-byte alignment): 16 ``STG.E.U16`` per thread,
-    each warp store spread over 1 KB."""
-    prim = _row(req)
-    otherwise = {k: c[str(req.option(k))].words for k, c in prim.choices().items()}
-    choice = next((k for k, other in otherwise.items() if other), None)
-    d, word = DTYPES.get(req.dtype), DTYPES[_WORD].itemsize
-    if choice is None or d is None or d.structured or d.itemsize >= word:
-        return None
-    if req.items_per_thread * d.itemsize % word:
-        return None
-    if any(s.shape not in (Shape.ARRAY, Shape.ITEMS) or s.strided or s.packed for s in prim.slots(req)[0]):
-        return None  # a partial tile (a count, a default), a strided array, records (or scratch)
-    count = req.items_per_thread * d.itemsize // word
-    options = tuple((k, otherwise[choice] if k == choice else v) for k, v in req.options)
-    return replace(req, dtype=_WORD, items_per_thread=count), replace(req, options=options)
 
 
 def _vector_bytes(words: int) -> int:
     """The alignment of the vector CUB moves ``words`` 4-byte words per thread in: 4 of them where
     they are a multiple of 4, else 2 where even, else 1 (``InternalLoadDirectBlockedVectorized``; a
     store's vector is never larger)."""
-    return DTYPES[_WORD].itemsize * (4 if words % 4 == 0 else 2 if words % 2 == 0 else 1)
+    return DTYPES[WORD].itemsize * (4 if words % 4 == 0 else 2 if words % 2 == 0 else 1)
 
 
-def _words_wrapper(req: Request, words: Request, other: Request) -> tuple[str, str]:
-    """The wrapper of a request whose items move as words (:func:`_word_requests`): where every array
-    is aligned to the words' vector, the items are packed into words (items the call reads), the word
+def _words_body(w: Wrapper) -> str:
+    """The wrapper of a request whose items move as words (``Body.WORDS``): where every array is
+    aligned to the words' vector, the items are packed into words (items the call reads), the word
     request's wrapper moves them, and they are unpacked (items the call writes); elsewhere the other
     request's wrapper moves the items (CUB's vector path needs that alignment too)."""
-    prim, t, size = _row(req), _cxx(req.dtype), DTYPES[req.dtype].itemsize
-    per, bits, unsigned = DTYPES[_WORD].itemsize // size, 8 * size, _cxx(f"uint{8 * size}")
-    slots = prim.slots(req)[0]
+    req, (words, other) = w.request, (p.request for p in w.parts)
+    t, size = cxx(req.dtype), DTYPES[req.dtype].itemsize
+    per, bits, unsigned = DTYPES[WORD].itemsize // size, 8 * size, cxx(f"uint{8 * size}")
+    slots = w.slots
     align = _vector_bytes(words.items_per_thread)
     aligned = " && ".join(
         f"::cuda::std::is_sufficiently_aligned<{align}>({s.name}_)" for s in slots if s.shape is Shape.ARRAY
@@ -756,13 +540,13 @@ def _words_wrapper(req: Request, words: Request, other: Request) -> tuple[str, s
             args.append(f"{s.name}_")
             continue
         local = f"{s.name}_words"
-        setup += f"    {_cxx(_WORD)} {local}[{words.items_per_thread}];\n"
+        setup += f"    {cxx(WORD)} {local}[{words.items_per_thread}];\n"
         if s.copy:  # items the call only reads: packed, lowest item in the lowest bits (little-endian)
             body += (
                 f"  const {t} (&{s.name})[{s.items}] = *static_cast<const {t} (*)[{s.items}]>({s.name}_);\n"
             )
             parts = " | ".join(
-                f"static_cast<{_cxx(_WORD)}>(::cuda::std::bit_cast<{unsigned}>({s.name}[w * {per} + {k}]))"
+                f"static_cast<{cxx(WORD)}>(::cuda::std::bit_cast<{unsigned}>({s.name}[w * {per} + {k}]))"
                 f" << {bits * k}"
                 for k in range(per)
             )
@@ -781,7 +565,16 @@ def _words_wrapper(req: Request, words: Request, other: Request) -> tuple[str, s
         f"    {words.symbol}({', '.join(args)});\n{after}  }}\n"
         f"  else\n  {{\n    {other.symbol}({plain});\n  }}\n"
     )
-    return ", ".join(_abi(s) for s in slots), body
+    return body
+
+
+#: How each kind of wrapper body is formatted.
+_BODIES = {
+    Body.CALL: _call_body,
+    Body.RUNS: _runs_body,
+    Body.FIELDS: _per_field_body,
+    Body.WORDS: _words_body,
+}
 
 
 def _dtype_headers(dtypes: Iterable[object]) -> list[str]:
@@ -806,58 +599,51 @@ def render_requests(requests: Sequence[Request]) -> RenderedRequests:
     for other kernels. Only cluster rows depend on theirs (one state per kernel, sized for the item
     types of all its cluster calls): their unit also defines that state's prologue.
     """
-    headers = dict.fromkeys(_row(r).cub_class(r).header for r in requests)
-    slots = [s for r in requests for s in _row(r).slots(r)[0]]
-    dtypes = {r.dtype for r in requests} | {v for r in requests for _k, v in r.options}
-    dtypes |= {s.dtype for s in slots if s.dtype}
-    structs = sorted(d for d in dtypes if isinstance(d, str) and fields_of(d))  # options may be ints
-    dtypes |= {f for d in structs for f in fields_of(d)}
-    if any(s.strided for s in slots):
-        headers["cuda/iterator"] = None
+    wrappers = [_wrapper(r) for r in requests]
     # A per-field request's fields are scalar requests of their own (classes and wrappers), declared
     # before the per-field requests that use them.
-    split = [r for r in requests if _per_field(r)]
-    fields = list(dict.fromkeys(sub for r in split for sub in _field_requests(r)))
-    plain = [r for r in requests if r not in split] + fields
+    split = [w for w in wrappers if w.body is Body.FIELDS]
+    plain = [w for w in wrappers if w.body is not Body.FIELDS] + [p for w in split for p in w.parts]
     # A request whose items move as words calls the wrappers of its word request and of the request
     # that moves the items otherwise: declared before it.
-    moved = [m for r in plain if (pair := _word_requests(r)) is not None for m in pair]
-    plain = list(dict.fromkeys([*moved, *plain]))
-    runs = any(_runs_option(r) for r in requests)
+    moved = [p for w in plain if w.body is Body.WORDS for p in w.parts]
+    plain = list({w.request: w for w in [*moved, *plain]}.values())
+    dtypes = {w.request.dtype for w in wrappers} | {v for w in wrappers for _k, v in w.request.options}
+    dtypes |= {s.dtype for w in wrappers for s in w.slots if s.dtype}
+    structs = sorted(d for d in dtypes if isinstance(d, str) and fields_of(d))  # options may be ints
+    dtypes |= {f for d in structs for f in fields_of(d)}
+    headers = dict.fromkeys(w.header for w in wrappers)
+    if any(s.strided for w in wrappers for s in w.slots):
+        headers["cuda/iterator"] = None
+    runs = any(w.body is Body.RUNS for w in wrappers)
     if moved or runs:
         headers["cuda/std/bit"] = None  # items packed into words bit for bit
     headers.update(dict.fromkeys(_dtype_headers(dtypes)))
-    functions = _user_functions(requests)
-    headers.update(dict.fromkeys(h for r in requests for p in _row(r).params for h in p.kind.headers))
+    headers.update(dict.fromkeys(h for w in wrappers for h in w.headers))
     parts = [PCH_PREFIX, *(f"#include <{h}>\n" for h in headers)]
     parts.append(_COMMON)
     parts += _complex_preambles(dtypes)
     parts += [_struct(d) for d in structs]
-    if any(_row(r).scope == "warp" for r in requests):
-        parts.append(_WARP)
-    clusters = [r for r in requests if _row(r).scope == "cluster"]
-    if clusters:
-        parts.append(_CLUSTER)
-    if any(_row(r).scope == "grid" for r in requests):
-        parts.append(_GRID)
-    classes = dict.fromkeys(_row(r).cub_class(r).cls for r in requests)
+    scopes = {w.scope for w in wrappers}
+    parts += [text for scope, text in _SCOPES.items() if scope in scopes]
+    classes = dict.fromkeys(w.cls for w in wrappers)
     parts += [_COOP_CLASSES[c] for c in classes if c in _COOP_CLASSES]
-    if runs:
-        parts.append(_STRIPED_RUNS)
+    parts += [_STRIPED_RUNS] if runs else []
+    functions = {symbol: (dtype, result) for w in wrappers for symbol, dtype, result in w.functions}
     parts += [_user_function(symbol, dtype, result) for symbol, (dtype, result) in functions.items()]
+    clusters = [w for w in wrappers if w.scope == "cluster"]
     parts += _cluster_states(clusters)
     probes: dict[str, str] = {}
-    scratch = [r for r in requests if _row(r).needs_scratch(dict(r.options))]
-    for req in plain:
-        parts.append(f"using {req.symbol}_t = {_cub_type(req)};\n")
-    parts += [_per_field_class(req) for req in split]
-    for req in scratch:
-        ts = f"{req.symbol}_storage"
-        parts.append(f"using {ts} = typename {req.symbol}_t::TempStorage;\n")
-        probes[f"&{_PROBE}<sizeof({ts}), alignof({ts})>"] = req.symbol
-    implicit = {scratch_symbol(_row(r).scope, r.scratch_group) for r in scratch if not r.caller_temp_storage}
+    scratch = [w for w in wrappers if w.storage]
+    parts += [f"using {w.symbol}_t = {w.cub_type};\n" for w in plain]
+    parts += [_per_field_class(w) for w in split]
+    for w in scratch:
+        ts = f"{w.symbol}_storage"
+        parts.append(f"using {ts} = typename {w.symbol}_t::TempStorage;\n")
+        probes[f"&{_PROBE}<sizeof({ts}), alignof({ts})>"] = w.symbol
+    implicit = {scratch_symbol(w.scope, w.request.scratch_group) for w in scratch if w.scratch is Scratch.OWN}
     parts += [f'extern "C" __device__ void* {symbol}();\n' for symbol in sorted(implicit)]
-    warps = sorted({r.scratch_group for r in scratch if _row(r).scope == "warp"})
+    warps = sorted({w.request.scratch_group for w in scratch if w.scope == "warp"})
     parts += [
         f'extern "C" __device__ void* {warp_slice_symbol(g)}(void* base, int tid, int width);\n'
         for g in warps
@@ -865,10 +651,9 @@ def render_requests(requests: Sequence[Request]) -> RenderedRequests:
     # The wrappers of fields and words only this unit calls are its own (internal): another unit may
     # have the same ones, and a kernel may link both.
     top = set(requests)
-    for req in [*plain, *split]:
-        parts.append(_wrapper(req) if req in top else _wrapper(req, "static"))
+    parts += [_format(w) if w.request in top else _format(w, "static") for w in [*plain, *split]]
     defines = [r.symbol for r in requests]
-    defines += sorted({f"coop_cluster_begin_{r.scratch_group}" for r in clusters})
+    defines += sorted({f"coop_cluster_begin_{w.request.scratch_group}" for w in clusters})
     return RenderedRequests(source="".join(parts), probes=probes, defines=tuple(defines))
 
 
@@ -930,13 +715,14 @@ def render_glue(
     ``coop.TempStorage`` (shared: as large as the largest of its kernel's caller-scratch calls;
     exclusive: one slice per call, laid out as a C struct); the prologues of ``load_to_shared``.
     """
+    wrappers = {r: _wrapper(r) for r in requests}
     scratch = [r for r in requests if r.symbol in probed]
     storage = {r.symbol: probed[r.symbol] for r in scratch}
     slices = []
-    for group in sorted({r.scratch_group for r in scratch if _row(r).scope == "warp"}):
-        warps = [r for r in scratch if _row(r).scope == "warp" and r.scratch_group == group]
+    for group in sorted({r.scratch_group for r in scratch if wrappers[r].scope == "warp"}):
+        warps = [r for r in scratch if wrappers[r].scope == "warp" and r.scratch_group == group]
         unit, align = _union_layout(probed[r.symbol] for r in warps)
-        narrowest = min(_width(_row(r), r) for r in warps)
+        narrowest = min(wrappers[r].width for r in warps)
         for r in warps:
             storage[r.symbol] = (unit * -(-math.prod(r.block_dims) // narrowest), align)
         slices.append(
@@ -951,7 +737,7 @@ def render_glue(
     # coop.TempStorage, then the implicit scratch. Each on a 16-byte boundary whatever its order (see
     # ``_bytes``).
     parts: list[str] = []
-    staged = sorted({math.prod(r.block_dims) for r in requests if _row(r).cub_class(r).cls == _STAGE_CLASS})
+    staged = sorted({math.prod(r.block_dims) for r in requests if wrappers[r].cls == _STAGE_CLASS})
     if staged:
         parts.append(_STAGE_GLUE)
         parts += [
@@ -978,7 +764,7 @@ def render_glue(
     buffers: dict[str, list[Request]] = {}  # by accessor: a cluster row's scratch is its block's
     for r in scratch:
         if not r.caller_temp_storage:
-            buffers.setdefault(scratch_symbol(_row(r).scope, r.scratch_group), []).append(r)
+            buffers.setdefault(scratch_symbol(wrappers[r].scope, r.scratch_group), []).append(r)
     for symbol, members in sorted(buffers.items()):
         size, align = _union_layout(storage[r.symbol] for r in members)
         body = f"{_bytes('scratch', size, align)}  return scratch;\n"

@@ -239,4 +239,4 @@ def test_grid_benchmark_variants_still_apply() -> None:
         for old, _new in patches:
             first, last = old if isinstance(old, tuple) else (old, "")
             assert first in header and last in header[header.index(first) :]
-    assert _render._GRID == "#include <coop/grid.cuh>\n"
+    assert _render._SCOPES["grid"] == "#include <coop/grid.cuh>\n"

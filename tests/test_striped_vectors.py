@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cuda.coop._render import render_requests, run_items
+from cuda.coop._primitive import run_items
+from cuda.coop._render import render_requests
 from cuda.coop._requests import Request
 
 from ._reference import tile_positions

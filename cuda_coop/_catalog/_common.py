@@ -6,10 +6,25 @@ the arg-reductions' item arrangements), in that order, and the parameters severa
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from .._choices import Choices, Option
 from .._dtypes import DTYPES
 from .._kinds import BlockShape, Count, Element, GlobalArray, Offset, Operator, Payload, Scratch
-from .._primitive import Param
+from .._primitive import Call, Param, Primitive
+from .._requests import Request
+
+
+def method_when_given(name: str, method: str) -> Callable[[Primitive, Request], Call]:
+    """A row's ``wrap`` hook: the call with ``method`` where optional parameter ``name`` is given (CUB
+    spells some overloads as methods of their own: ``InclusiveScanPartial`` for a partial tile)."""
+
+    def wrap(prim: Primitive, req: Request) -> Call:
+        return replace(prim.call, method=method) if prim.given(req, name) else prim.call
+
+    return wrap
+
 
 # --- choice tables ----------------------------------------------------------------------------------
 
@@ -300,7 +315,11 @@ _OOB_DEFAULT = Param(
     requires=("valid_items",),
 )
 _STORE_VALID = Param(
-    "valid_items", Count("partial"), "int | None", "number of valid items; only those are written.", None
+    "valid_items",
+    Count("partial", full_tile=True),
+    "int | None",
+    "number of valid items; only those are written.",
+    None,
 )
 _SORT_OOB_DEFAULT = Param(
     "oob_default",

@@ -4,10 +4,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from .._choices import Choices
 from .._errors import CoopLaunchConfigError
 from .._kinds import HARDWARE_WARP, Choice, Element, Flag, GridState, GridStatePayload, Tile
 from .._primitive import Call, Cub, Param, Primitive, Resolver, Result
+from .._requests import Request
 from ._common import _BLOCK_DIMS, _OP, _TEMP, _TPB, _VALUE, _X, BLOCK_SCAN_ALGORITHMS
 
 # coop's own class templates (the renderer writes them into the bundle): CUB's BlockScan with CUB's
@@ -104,6 +108,18 @@ GRID_TILE_INDEX = Primitive(
 )
 
 
+def _grid_scan_call(method: str, op: bool) -> Callable[[Primitive, Request], Call]:
+    """The grid scan's method: ``{method}Init`` where a seed is given, with a template argument that
+    says whether the tile's prefix is read (``InclusiveScanInit<true>``)."""
+
+    def wrap(prim: Primitive, req: Request) -> Call:
+        init = "Init" if op and prim.given(req, "initial_value") else ""
+        prefix = "true" if prim.given(req, "tile_prefix") else "false"
+        return replace(prim.call, method=f"{method}{init}<{prefix}>")
+
+    return wrap
+
+
 def _grid_scan(name: str, method: str, summary: str, *, op: bool, note: str = "") -> Primitive:
     params = [_X, _GRID_STATE, _GRID_TILE]
     operator: tuple[str, ...] = ()  # the operator's arguments in the call, before the workspace
@@ -126,12 +142,8 @@ def _grid_scan(name: str, method: str, summary: str, *, op: bool, note: str = ""
         family="grid",
         cub=Cub("coop_grid_scan", _GRID_HEADER, cub),
         params=tuple(params),
-        call=Call(
-            f"{method}<{{prefix}}>",
-            args,
-            variants=(("initial_value", f"{method}Init<{{prefix}}>"),) if op else (),
-            texts=(("prefix", "tile_prefix", "true", "false"),),
-        ),
+        call=Call(method, args),
+        wrap=_grid_scan_call(method, op),
         results=(
             Result("out", "the scanned items, shaped like ``x``.", like_payload=True),
             Result("total", "the inclusive prefix through this tile (initial_value included).", when="total"),

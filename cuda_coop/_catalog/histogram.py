@@ -8,7 +8,7 @@ from .._dtypes import DTYPES
 from .._errors import CoopTypeError, CoopValueError
 from .._kinds import Choice, Constant, Counters, Flag, Offset, Payload
 from .._primitive import STATIC_SHARED_LIMIT, Call, Cub, Param, Primitive, Resolver
-from ._common import _BLOCK_DIMS, _TEMP, _TPB
+from ._common import _BLOCK_DIMS, _TEMP, _TPB, method_when_given
 from .sort import _check_radix_counters
 
 BLOCK_HISTOGRAM_ALGORITHMS = Choices(
@@ -106,7 +106,8 @@ HISTOGRAM = Primitive(
         _TEMP,
         _TPB,
     ),
-    call=Call("Composite", ("samples", "counters"), variants=(("init", "Histogram"),)),
+    call=Call("Composite", ("samples", "counters")),
+    wrap=method_when_given("init", "Histogram"),
     scratch="algorithm",
     check=_check_histogram,
     summary="Count the block's samples into bins (CUB BlockHistogram).",

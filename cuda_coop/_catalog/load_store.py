@@ -50,7 +50,7 @@ LOAD = Primitive(
         ),
         Param(
             "valid_items",
-            Count("partial"),
+            Count("partial", full_tile=True),
             "int | None",
             "number of valid items in the tile; items past it are not read.",
             None,
@@ -59,9 +59,7 @@ LOAD = Primitive(
         _TEMP,
         _TPB,
     ),
-    call=Call(
-        "Load", ("src", "items", "valid_items", "oob_default"), full_tile=("valid_items", "oob_default")
-    ),
+    call=Call("Load", ("src", "items", "valid_items", "oob_default")),
     scratch="algorithm",
     summary="Load a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockLoad).",
     details=(
@@ -156,7 +154,7 @@ STORE = Primitive(
         _TEMP,
         _TPB,
     ),
-    call=Call("Store", ("dst", "items", "valid_items"), full_tile=("valid_items",)),
+    call=Call("Store", ("dst", "items", "valid_items")),
     scratch="algorithm",
     summary="Store a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockStore).",
     details=(

@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .._choices import Choices, Option
 from .._errors import CoopTypeError, CoopValueError
 from .._kinds import Choice, Comparator, Count, Element, Flag, Operator, Payload
 from .._operators import ASSOCIATIVE, PREDICATES
 from .._primitive import Call, Cub, Param, Primitive, Resolver, Result
-from ._common import _BLOCK_DIMS, _TEMP, _TPB, _TUPLED, _TUPLED_OR_SCALAR, _VALUE
+from ._common import _BLOCK_DIMS, _TEMP, _TPB, _TUPLED, _TUPLED_OR_SCALAR, _VALUE, method_when_given
 
 _BLOCKED_ITEMS = Param(
     "items",
@@ -101,10 +103,9 @@ ADJACENT_DIFFERENCE = Primitive(
         _TPB,
     ),
     call=Call(
-        "Subtract{direction}",
-        ("items", "out", "op", "valid_items", "tile_predecessor", "tile_successor"),
-        variants=(("valid_items", "Subtract{direction}PartialTile"),),
+        "Subtract{direction}", ("items", "out", "op", "valid_items", "tile_predecessor", "tile_successor")
     ),
+    wrap=method_when_given("valid_items", "Subtract{direction}PartialTile"),
     results=(Result("out", "each item combined with its neighbour.", like_payload=True),),
     check=_check_neighbours,
     summary="Combine each item with its left or right neighbour in the tile (CUB BlockAdjacentDifference).",
@@ -146,6 +147,13 @@ BLOCK_DISCONTINUITY_FLAGS = Choices(
 )
 
 _HEADS = ("heads", "heads_and_tails")
+#: The arguments of each ``flags`` option's method (CUB's ``FlagHeads``, ``FlagTails``,
+#: ``FlagHeadsAndTails``), in its order.
+_FLAG_ARGS = {
+    "heads": ("head_flags", "items", "op", "tile_predecessor"),
+    "tails": ("tail_flags", "items", "op", "tile_successor"),
+    "heads_and_tails": ("head_flags", "tile_predecessor", "tail_flags", "tile_successor", "items", "op"),
+}
 _TAILS = ("tails", "heads_and_tails")
 
 DISCONTINUITY = Primitive(
@@ -191,17 +199,8 @@ DISCONTINUITY = Primitive(
         _TEMP,
         _TPB,
     ),
-    call=Call(
-        "Flag{flags}",
-        ("head_flags", "items", "op", "tile_predecessor"),
-        orders=(
-            ("flags=tails", ("tail_flags", "items", "op", "tile_successor")),
-            (
-                "flags=heads_and_tails",
-                ("head_flags", "tile_predecessor", "tail_flags", "tile_successor", "items", "op"),
-            ),
-        ),
-    ),
+    call=Call("Flag{flags}", _FLAG_ARGS["heads"]),
+    wrap=lambda prim, req: replace(prim.call, args=_FLAG_ARGS[str(req.option("flags"))]),
     results=(
         Result(
             "head_flags",
@@ -333,10 +332,13 @@ SHUFFLE = Primitive(
         _TEMP,
         _TPB,
     ),
-    call=Call(
-        "{mode}",
-        ("x", "out", "distance"),
-        orders=(("mode=up", ("x", "out", "suffix")), ("mode=down", ("x", "out", "prefix"))),
+    call=Call("{mode}", ("x", "out", "distance")),
+    # CUB's Up and Down take the item shifted out where Offset and Rotate take the distance
+    wrap=lambda prim, req: replace(
+        prim.call,
+        args={"up": ("x", "out", "suffix"), "down": ("x", "out", "prefix")}.get(
+            str(req.option("mode")), prim.call.args
+        ),
     ),
     results=(
         Result("out", "the values moved in.", like_payload=True, init="x"),

@@ -4,6 +4,8 @@ sorting and data-dependent page)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .._choices import Choices, Option
 from .._dtypes import DTYPES, dtype_named
 from .._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
@@ -20,6 +22,7 @@ from .._kinds import (
     Payload,
 )
 from .._primitive import Call, Cub, Param, Primitive, Resolver, Result
+from .._requests import Request
 from ._common import _ALL_DTYPES, _BLOCK_DIMS, _RADIX_TUPLES, _TEMP, _TPB, _TUPLED, ITEM_ARRANGEMENTS
 from .sort import _check_radix_counters, _check_staged_tile
 from .warp import _WIDTH, _WTEMP
@@ -79,6 +82,12 @@ def _check_radix_rank(r: Resolver) -> None:
         )
     if r.option("algorithm") != "match":
         _check_radix_counters(r, num, "num_bits")
+
+
+def _rank_call(prim: Primitive, req: Request) -> Call:
+    """RankKeys with CUB's digit of the keys' bits ``begin_bit .. begin_bit+num_bits-1``."""
+    digits = f"cub::BFEDigitExtractor<{dtype_named(req.dtype).cxx}>(begin_bit, {req.option('num_bits')})"
+    return replace(prim.call, args=(*prim.call.args, digits))
 
 
 RADIX_RANK = Primitive(
@@ -149,11 +158,8 @@ RADIX_RANK = Primitive(
         _TEMP,
         _TPB,
     ),
-    call=Call(
-        "RankKeys",
-        ("keys", "ranks", "digits"),
-        exprs=(("digits", "cub::BFEDigitExtractor<{T}>({begin_bit}, {num_bits})"),),
-    ),
+    call=Call("RankKeys", ("keys", "ranks")),
+    wrap=_rank_call,
     results=(Result("ranks", "each key's rank.", like_payload=True, dtype="int32"),),
     check=_check_radix_rank,
     summary="Rank the block's keys by one digit of their bits, stably (CUB BlockRadixRank).",
@@ -178,6 +184,16 @@ def _check_top_k(r: Resolver) -> None:
             f"{r.block_dims}; launch block=({r.threads}, 1, 1) and index the threads by x"
         )
     _check_staged_tile(r, "the selected items are gathered through a tile in shared memory")
+
+
+def _top_k_call(prim: Primitive, req: Request) -> Call:
+    """CUB names its four methods by what they select (``max``/``min``: largest or not), what they move
+    (``pairs`` with values, else ``keys``) and whether the tile is full (no ``valid_items``):
+    ``min_pairs<false>`` for the smallest pairs of a partial tile."""
+    select = "max" if prim.given(req, "largest") else "min"
+    what = "pairs" if prim.given(req, "values") else "keys"
+    full = "false" if prim.given(req, "valid_items") else "true"
+    return replace(prim.call, method=f"{select}_{what}<{full}>")
 
 
 TOP_K = Primitive(
@@ -234,15 +250,8 @@ TOP_K = Primitive(
         _TEMP,
         _TPB,
     ),
-    call=Call(
-        "{select}_{what}<{full}>",
-        ("keys", "values", "k", "valid_items"),
-        texts=(
-            ("select", "largest", "max", "min"),
-            ("what", "values", "pairs", "keys"),
-            ("full", "valid_items", "false", "true"),
-        ),
-    ),
+    call=Call("max_keys<true>", ("keys", "values", "k", "valid_items")),
+    wrap=_top_k_call,
     check=_check_top_k,
     summary="Select the block's k largest (or smallest) keys, and their values (CUB's block top-k).",
     details=(

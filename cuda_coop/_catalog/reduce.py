@@ -117,9 +117,9 @@ def _arg_call(best: str, count: str | None) -> Call:
     """CUB's Reduce of the (value, index) pairs with coop's arg operator (``best``: "largest" or
     "smallest"), over the first ``count`` threads or lanes when that parameter is given (a row
     without a count parameter passes None)."""
-    op = f"coop_arg_best<{'true' if best == 'largest' else 'false'}>{{{{}}}}"
-    args = ("x", "best") if count is None else ("x", "best", count)
-    return Call("Reduce", args, returns="result", exprs=(("best", op),))
+    op = f"coop_arg_best<{'true' if best == 'largest' else 'false'}>{{}}"
+    args = ("x", op) if count is None else ("x", op, count)
+    return Call("Reduce", args, returns="result")
 
 
 _INDICES = Param(

@@ -25,6 +25,7 @@ from ._common import (
     WARP_EXCHANGE_MODES,
     WARP_LOAD_ALGORITHMS,
     WARP_STORE_ALGORITHMS,
+    method_when_given,
 )
 from .reduce import _ARG_RESULTS, _ARG_RETURNS, _ARRANGEMENT, _INDICES, _arg_call, _arg_details, _arg_x
 from .sort import _CMP, _check_sort_fits
@@ -198,11 +199,8 @@ def _warp_scan(name: str, method: str, summary: str, *, op: bool, note: str = ""
         family="warp",
         cub=_WSCAN_CUB,
         params=tuple(params),
-        call=Call(
-            method,
-            tuple(n for n in order if n in names),
-            variants=(("valid_items", f"{method}Partial"),) if op else (),
-        ),
+        call=Call(method, tuple(n for n in order if n in names)),
+        wrap=method_when_given("valid_items", f"{method}Partial") if op else None,
         results=_WSCAN_RESULTS,
         scratch=False,
         summary=summary,
@@ -417,7 +415,7 @@ WARP_LOAD = Primitive(
         ),
         Param(
             "valid_items",
-            Count("partial"),
+            Count("partial", full_tile=True),
             "int | None",
             "number of valid items in the logical warp's tile; items past it are not read.",
             None,
@@ -427,9 +425,7 @@ WARP_LOAD = Primitive(
         _WTEMP,
         _TPB,
     ),
-    call=Call(
-        "Load", ("src", "items", "valid_items", "oob_default"), full_tile=("valid_items", "oob_default")
-    ),
+    call=Call("Load", ("src", "items", "valid_items", "oob_default")),
     scratch="algorithm",
     summary="Load a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpLoad).",
     details=_WARP_DETAILS + "Each logical warp reads its own tile (give each its ``offset``). Lane ``l`` "
@@ -466,7 +462,7 @@ WARP_STORE = Primitive(
         _WTEMP,
         _TPB,
     ),
-    call=Call("Store", ("dst", "items", "valid_items"), full_tile=("valid_items",)),
+    call=Call("Store", ("dst", "items", "valid_items")),
     scratch="algorithm",
     summary="Store a tile of ``threads_in_warp * items_per_thread`` items per logical warp (CUB WarpStore).",
     details=_WARP_DETAILS + "Each logical warp writes its own tile (give each its ``offset``). Items are "
