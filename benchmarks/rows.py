@@ -127,7 +127,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     # coop.block.argmax of the striped items with their default striped indices (no index per item)
     "argmax": ("items", "loop", "arranged"),
     # top-k: the hand-written design (Numba, CuTe, CUB C++), or the example's kernel as a user writes it
-    # with coop.warp.top_k (examples/numba/top_k_stream_rows.py, examples/cutlass/top_k_stream_rows.py)
+    # with coop.warp.top_k (examples/numba/top_k_stream_rows.py, examples/cutlass/top_k_stream_rows_cute.py)
     "topk": ("bitonic", "primitive"),
 }
 #: Designs that only some of numba / cute / cub have (the others have the kernel's first design).
@@ -592,8 +592,8 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
     tiles = n // (cluster * tile)
     ninf = np.float32(-np.inf)
     whole = tiles == 1 and variant in ("items", "arranged")
-    arranged = variant == "arranged" and cluster == 1  # (coop.cluster.argmax has no arrangement)
-    if whole and arranged:  # the example's kernel, as a user copies it
+    arranged = variant == "arranged"  # the default striped indices, no index ThreadData
+    if whole and arranged and cluster == 1:  # the example's kernel, as a user copies it
         return example("argmax_rows").make_row_argmax(threads, items)
 
     def kernel(x, values, indices):  # type: ignore[no-untyped-def]
@@ -603,7 +603,10 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
         row = b // cluster
         first = rank * tiles * tile  # the block's first item in the row
         xs = coop.ThreadData(items, np.float32)
-        if whole:
+        if whole and arranged:  # a cluster's parts, each striped over its block
+            coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
+            value, index = coop.cluster.argmax(xs, arrangement="striped")
+        elif whole:
             coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
             where = coop.ThreadData(items, np.int32)
             for i in range(items):
@@ -887,7 +890,7 @@ def _cute_kernel(
     """The CuTe host of ``kernel`` in ``benchmarks/_rows_cutlass.py`` (top-k ``primitive``: the
     example's)."""
     if kernel == "topk" and variant == "primitive":
-        return example("top_k_stream_rows", "cutlass").make_row_top_k(n, TOPK, i, t, c)
+        return example("top_k_stream_rows_cute", "cutlass").make_row_top_k(n, TOPK, i, t, c)
     extra: dict[str, str] = {"variant": variant} if variant else {}
     if dtype != "float32" or alg != "striped":  # RMSNorm, softmax: converted, or another algorithm
         extra.update(dtype=dtype, algorithm=alg)

@@ -10,6 +10,7 @@ catalog row built from these kinds; only a new kind touches the backends and the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -412,7 +413,7 @@ class IndexedPayload(Payload):
         return not req.has(Index.tag)  # the default index is the item's position
 
     def uses_group_threads(self, req: Request) -> bool:
-        return self._striped(req)
+        return self._striped(req) and req.cluster_dims is None  # a cluster's stripes are its blocks'
 
     def _striped(self, req: Request) -> bool:
         """Default indices of several items a thread, striped over the group."""
@@ -433,11 +434,13 @@ class IndexedPayload(Payload):
             return setup, f"{name}_pairs"
         # the default indices ascend with the items: the thread's first best item, then one pair
         at = f"coop_arg_first<{'true' if self.largest else 'false'}>({name}, {name}_best)"
-        index = (
-            f"coop_rank + coop_group_threads * {name}_at"
-            if self._striped(req)
-            else f"coop_rank * {n} + {name}_at"
-        )
+        if not self._striped(req):
+            index = f"coop_rank * {n} + {name}_at"
+        elif req.cluster_dims is None:
+            index = f"coop_rank + coop_group_threads * {name}_at"
+        else:  # each block's part of the cluster's tile striped over the block (coop_rank: block, thread)
+            threads = math.prod(req.block_dims)
+            index = f"coop_rank / {threads} * {threads * n} + coop_rank % {threads} + {threads} * {name}_at"
         setup = (
             f"  {dtype_named(req.dtype).cxx} {name}_best;\n"
             f"  const int {name}_at = {at};\n"

@@ -3,7 +3,8 @@
 (partial: the last blocks of the cluster hold fewer valid items, or none), each block loading its
 part of the row (blocked, ``valid_items`` and an ``oob_default`` that cannot win), then
 ``coop.cluster.sum`` of int32 items, ``coop.cluster.reduce`` with a user maximum of float32 items,
-``coop.cluster.argmax`` / ``argmin`` (default indices: positions in the cluster's tile) and the
+``coop.cluster.argmax`` of the blocked items / ``argmin`` of the same items loaded striped, with
+``arrangement="striped"`` (default indices: positions in the cluster's tile, either way) and the
 field-wise sum of an (int32, int64) tuple; every thread of every block writes what it got, so the
 test checks that the whole cluster has the row's result. Numba and CuTe kernels of the same form."""
 
@@ -130,12 +131,12 @@ def numba_kernel(cfg: Config) -> Any:
         xl = coop.ThreadData(n, np.int64)
         coop.block.load(ints, xi, offset=offset, valid_items=valid, oob_default=0)
         coop.block.load(floats, xf, offset=offset, valid_items=valid, oob_default=low)
-        coop.block.load(floats, xg, offset=offset, valid_items=valid, oob_default=high)
+        coop.block.load(floats, xg, offset=offset, valid_items=valid, oob_default=high, algorithm="striped")
         coop.block.load(longs, xl, offset=offset, valid_items=valid, oob_default=0)
         s = coop.cluster.sum(xi)
         m = coop.cluster.reduce(xf, bigger)
         best = coop.cluster.argmax(xf)
-        worst = coop.cluster.argmin(xg)
+        worst = coop.cluster.argmin(xg, arrangement="striped")
         p = coop.cluster.sum((xi, xl))
         g = b * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t
         total[g] = s
@@ -178,12 +179,14 @@ def cute_host(cfg: Config) -> Any:
         xl = coop.ThreadData(n, cutlass.Int64)
         coop.block.load(ints, xi, offset=offset, valid_items=valid, oob_default=0)
         coop.block.load(floats, xf, offset=offset, valid_items=valid, oob_default=-float("inf"))
-        coop.block.load(floats, xg, offset=offset, valid_items=valid, oob_default=float("inf"))
+        coop.block.load(
+            floats, xg, offset=offset, valid_items=valid, oob_default=float("inf"), algorithm="striped"
+        )
         coop.block.load(longs, xl, offset=offset, valid_items=valid, oob_default=0)
         s = coop.cluster.sum(xi)
         m = coop.cluster.reduce(xf, bigger)
         best = coop.cluster.argmax(xf)
-        worst = coop.cluster.argmin(xg)
+        worst = coop.cluster.argmin(xg, arrangement="striped")
         p = coop.cluster.sum((xi, xl))
         g = b * threads + t
         total[g] = s

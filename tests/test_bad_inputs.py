@@ -437,8 +437,11 @@ ROWS: list[tuple[str, str, type[Exception], str]] = [
      "arrangement= arranges the default indices, and indices= gives them; pass one of the two"),
     ("warp-argmin-arrangement-runtime", "coop.warp.argmin(items, arrangement=s, threads_in_warp=8)", E,
      "arrangement must be a compile-time constant"),
-    ("cluster-argmax-arrangement", "coop.cluster.argmax(items, arrangement='striped')", E,
-     "unexpected keyword argument 'arrangement'"),
+    ("cluster-argmax-arrangement-and-indices",
+     "coop.cluster.argmax(items, indices=ints, arrangement='striped')", V,
+     "arrangement= arranges the default indices, and indices= gives them; pass one of the two"),
+    ("cluster-argmin-arrangement-runtime", "coop.cluster.argmin(items, arrangement=s)", E,
+     "arrangement must be a compile-time constant"),
     # warp top-k
     ("warp-top-k-k-runtime", "coop.warp.top_k(items, ints[0])", E,
      "k must be a compile-time constant int (1..32)"),

@@ -70,6 +70,22 @@ def test_request_is_specialised_for_the_cluster() -> None:
     assert kernel_prologue(block.request) is None  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize(("arrangement", "index"), [
+    (None, "coop_rank * 4 + x_at"),
+    ("blocked", "coop_rank * 4 + x_at"),
+    ("striped", "coop_rank / 128 * 512 + coop_rank % 128 + 128 * x_at"),
+])  # fmt: skip
+def test_cluster_argmax_default_indices_by_arrangement(arrangement: str | None, index: str) -> None:
+    """A cluster's default indices: its blocks' parts one after the other, each blocked or striped
+    over its block (``coop_rank`` is the block's rank times its threads plus the thread's)."""
+    args = {"x": Arg(Form.THREAD_DATA, "ThreadData(4, float32)", dtype="float32", items=4)}
+    if arrangement is not None:
+        args["arrangement"] = Arg(Form.CONSTANT, repr(arrangement), value=arrangement)
+    plan = CATALOG["cluster.argmax"].resolve(args, Launch((128, 1, 1), "unknown", cluster_dims=(4, 1, 1)))
+    source = render_requests([plan.request]).source  # type: ignore[attr-defined]
+    assert f"x_pair{{x_best, {index}}}" in source, source
+
+
 def _one_cluster_barrier_first(sass: str) -> None:
     """The kernel's cluster calls (five in the test kernels) share one cluster barrier, at the start
     of the kernel (the prologue), before its first global load."""

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from .._choices import Choices
-from .._kinds import Choice
+from .._kinds import Choice, IndexArrangement
 from .._primitive import Call, Cub, Param, Primitive, Result
-from ._common import _BLOCK_DIMS, _OP, _TEMP, _TPB, BLOCK_REDUCE_ALGORITHMS
+from ._common import _BLOCK_DIMS, _OP, _TEMP, _TPB, BLOCK_REDUCE_ALGORITHMS, ITEM_ARRANGEMENTS
 from .reduce import _INDICES, _X_REDUCE, _arg_call, _arg_x
 
 # Not one CUB class: coop's own class template (the renderer writes it into the bundle) runs CUB's
@@ -68,6 +68,17 @@ CLUSTER_REDUCE = _cluster_reduce(
 )
 
 
+_CLUSTER_ARRANGEMENT = Param(
+    "arrangement",
+    IndexArrangement(ITEM_ARRANGEMENTS),
+    "str | ItemArrangement",
+    "how each block's items sit in its part of the cluster's tile, for their default indices: "
+    "``'blocked'`` (thread ``t``'s item ``i`` is at ``t*N + i`` of its block's part) or ``'striped'`` "
+    "(``t + i*T``, as a ``striped`` load of the block's part leaves them); not with ``indices``.",
+    "blocked",
+)
+
+
 def _cluster_arg(name: str, best: str) -> Primitive:
     return Primitive(
         scope="cluster",
@@ -75,8 +86,9 @@ def _cluster_arg(name: str, best: str) -> Primitive:
         family="cluster",
         cub=Cub("coop_cluster_reduce", "cub/block/block_reduce.cuh", ("INDEXED_T", *_CLUSTER_TEMPLATE)),
         params=(
-            _arg_x(best, "thread", arranged=False),
+            _arg_x(best, "thread", arranged=True),
             _INDICES,
+            _CLUSTER_ARRANGEMENT,
             _CLUSTER_ALG,
             _TEMP,
             _TPB,
@@ -87,9 +99,11 @@ def _cluster_arg(name: str, best: str) -> Primitive:
         "blocks of the thread-block cluster).",
         details=_CLUSTER_DETAILS
         + " An item's index is its ``indices`` entry when given, else its position in the cluster's tile: "
-        "the blocks' tiles one after the other in block-rank order, each in the blocked arrangement (the "
-        "block's rank in the cluster times the block's items, plus the thread's rank times the items per "
-        "thread, plus the item). Ties go to the smallest index and a NaN wins over every number, as for "
+        "the blocks' tiles one after the other in block-rank order, each in the arrangement "
+        "``arrangement`` names (the block's rank in the cluster times the block's items, plus, blocked, "
+        "the thread's rank times the items per thread plus the item, or, striped, the thread's rank plus "
+        "the item times the block's threads). Ties go to the smallest index and a NaN wins over every "
+        "number, as for "
         "``coop.block." + name + "``. The items have one scalar type; the index is an int32.",
         returns_doc="a tuple ``(value, index)``: the value of the element type and its int32 index, in "
         "every thread of every block of the cluster.",
