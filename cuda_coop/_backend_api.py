@@ -80,15 +80,12 @@ from ._launch import (
     LaunchCache,
     LaunchPlan,
     Layout,
-    PreparedLaunch,
     allow_dynamic_shared,
-    arg_names,
     cluster_of,
     configured,
     current_context,
     current_device,
     dim3,
-    prepare_launch,
     shared_bytes,
 )
 from ._link import Input as LinkInput
@@ -96,6 +93,7 @@ from ._link import link, link_exact, parallel_links, side_by_side
 from ._nvshmem import library_init as nvshmem_library_init
 from ._nvshmem import variables_used as nvshmem_variables_used
 from ._operators import BOOL, FunctionTypes, UserFunction, builtin_alias, python_function
+from ._prepared import PreparedLaunch, arg_names, prepare_launch
 from ._primitive import (
     Launch,
     Plan,

@@ -8,7 +8,8 @@ import types as pytypes
 from typing import Any
 
 from cuda.coop._args import Marshal, Spec
-from cuda.coop._launch import Layout, PreparedLaunch
+from cuda.coop._launch import Layout
+from cuda.coop._prepared import PreparedLaunch
 
 
 def fake_prepared(

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from cuda import coop
 from cuda.coop import _args as A
-from cuda.coop._launch import Layout, PreparedLaunch
+from cuda.coop._launch import Layout
+from cuda.coop._prepared import PreparedLaunch
 from cuda.coop._streams import stream_handle
 from cuda.coop.numba.host import _marshal as M
 from numba.cuda import types

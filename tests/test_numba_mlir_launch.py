@@ -17,7 +17,8 @@ pytest.importorskip("numba_cuda_mlir", reason="numba-cuda-mlir is not installed"
 import cuda.coop.numba_mlir as ncoop  # noqa: E402
 from cuda import coop  # noqa: E402
 from cuda.coop._args import MEMREF_ABI, Unsupported  # noqa: E402
-from cuda.coop._launch import Layout, PreparedLaunch  # noqa: E402
+from cuda.coop._launch import Layout
+from cuda.coop._prepared import PreparedLaunch  # noqa: E402
 from cuda.coop.numba_mlir import _launch, _ncm_hooks  # noqa: E402
 from numba_cuda_mlir import types  # noqa: E402
 
