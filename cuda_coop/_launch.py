@@ -328,23 +328,21 @@ class BoundPlan:
             return
         if self.ns is None:
             self.ns, self.take = _compile_take(self.plan, self.buffer)
-        ns, own, torch = self.ns, self.plan.marshal.is_own_array, sys.modules.get("torch")
+        ns, own = self.ns, self.plan.marshal.is_own_array
         for i, a in enumerate(args):
-            kind = type(a)
-            ns[f"dt{i}"] = ns[f"kd{i}"] = None
+            ns[f"kd{i}"] = None
             ns[f"own{i}"] = _dead
-            if torch is not None and kind is torch.Tensor and not a.dtype.is_complex and not a.requires_grad:
-                ns[f"dt{i}"], ns[f"sh{i}"], ns[f"st{i}"] = a.dtype, a.shape, a.stride()
-                ns[f"dv{i}"], ns[f"al{i}"] = a.get_device(), a.data_ptr() % ALIGN == 0
-            elif own(kind):
+            if note_tensor(ns, i, a):
+                ns[f"al{i}"] = a.data_ptr() % ALIGN == 0
+            elif own(type(a)):
                 ns[f"own{i}"] = weakref.ref(a)
             else:
-                ns[f"kd{i}"] = kind
+                ns[f"kd{i}"] = type(a)
 
-    def launch_taken(
+    def launch_written(
         self, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int, stream: Any
     ) -> None:
-        """Launch with the arguments :meth:`take` just wrote."""
+        """Launch with the arguments the buffer holds (written by :meth:`launch` or :meth:`take`)."""
         if shmem > DEFAULT_DYNAMIC_SHARED:
             self.plan.allow_shared(shmem)
         gx, gy, gz = grid
@@ -357,26 +355,33 @@ class BoundPlan:
         self, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int, stream: Any, values: Any
     ) -> None:
         """Pack ``values`` (the flat parameters) and launch on ``stream`` (a ``CUstream``)."""
-        if shmem > DEFAULT_DYNAMIC_SHARED:
-            self.plan.allow_shared(shmem)
         if self.tiles:
             check_grid_fits(self.what, grid, self.tiles)
         self.pack_into(self.buffer, 0, *values)
-        (err,) = self.launch_fn(
-            self.function,
-            grid[0],
-            grid[1],
-            grid[2],
-            block[0],
-            block[1],
-            block[2],
-            shmem,
-            stream,
-            self.address,
-            0,
-        )
-        if err:
-            raise self.plan.launch_error(err, self.what)
+        self.launch_written(grid, block, shmem, stream)
+
+
+def tensor_like_noted(i: int) -> str:
+    """The generated test that argument ``a<i>`` is a torch tensor like the one :func:`note_tensor`
+    noted at its position (the namespace's ``Tensor``, ``dt<i>``, ``sh<i>``, ``st<i>``, ``dv<i>``):
+    the same type, dtype, shape, strides and device, and not requiring grad, so only its data pointer
+    can differ. The launch paths' fast paths (:meth:`BoundPlan.take`, the prepared launch) share it."""
+    return (
+        f"type(a{i}) is Tensor and a{i}.dtype is dt{i} and a{i}.shape == sh{i} and "
+        f"a{i}.stride() == st{i} and a{i}.get_device() == dv{i} and not a{i}.requires_grad"
+    )
+
+
+def note_tensor(ns: dict[str, Any], i: int, a: Any) -> bool:
+    """Note argument ``a`` at position ``i`` in ``ns`` for :func:`tensor_like_noted` if it is a real
+    torch tensor (not a subclass; not complex: conjugation is per tensor); else note that none is
+    (``dt<i>`` None, which no tensor's dtype is). Returns whether one was noted."""
+    torch = sys.modules.get("torch")
+    if torch is not None and type(a) is torch.Tensor and not a.dtype.is_complex:
+        ns[f"dt{i}"], ns[f"sh{i}"], ns[f"st{i}"], ns[f"dv{i}"] = a.dtype, a.shape, a.stride(), a.get_device()
+        return True
+    ns[f"dt{i}"] = None
+    return False
 
 
 def _take_nothing(*args: Any) -> bool:
@@ -405,8 +410,7 @@ def _compile_take(plan: LaunchPlan, buffer: Any) -> tuple[dict[str, Any], Callab
         if isinstance(s, ArraySpec):
             data = " = ".join(f"buffer[{plan.layout.offsets[i] + d}]" for d in s.data_slots)
             lines += [
-                f"    if type(a{i}) is Tensor and a{i}.dtype is dt{i} and a{i}.shape == sh{i} and "
-                f"a{i}.stride() == st{i} and a{i}.get_device() == dv{i} and not a{i}.requires_grad:",
+                f"    if {tensor_like_noted(i)}:",
                 f"        p = a{i}.data_ptr()",
                 f"        if (p % {ALIGN} == 0) is not al{i}:",
                 "            return False",
@@ -515,7 +519,7 @@ class ConfiguredLaunch:
                 if plan is not recent[0]:
                     recent.remove(plan)
                     recent.insert(0, plan)
-                plan.launch_taken(self._grid, self._dims, self._shmem, self._stream)
+                plan.launch_written(self._grid, self._dims, self._shmem, self._stream)
                 return True
         return False
 

@@ -30,7 +30,9 @@ from ._launch import (
     Params,
     cluster_of,
     dim3,
+    note_tensor,
     shared_bytes,
+    tensor_like_noted,
 )
 from ._streams import stream_handle
 
@@ -205,9 +207,7 @@ class PreparedLaunch:
                     # (the first test: the common case; its data pointer read once).
                     aligned = f" and not (p := a{i}.data_ptr()) % {s.align}" if s.align else ""
                     lines += [
-                        f"    if type(a{i}) is Tensor and a{i}.dtype is dt{i} and a{i}.shape == sh{i} and "
-                        f"a{i}.stride() == st{i} and a{i}.get_device() == dv{i} and not a{i}.requires_grad"
-                        f"{aligned}:",
+                        f"    if {tensor_like_noted(i)}{aligned}:",
                         f"        {data} = {'p' if s.align else f'a{i}.data_ptr()'}",
                         f"        last{i} = None",
                         f"    elif type(a{i}) is int{fits}:",
@@ -253,16 +253,7 @@ class PreparedLaunch:
 
         def record(a: Any) -> None:
             ns[f"last{i}"] = a if own(type(a)) else None
-            torch = sys.modules.get("torch")
-            if torch is not None and type(a) is torch.Tensor and not a.dtype.is_complex:
-                ns[f"dt{i}"], ns[f"sh{i}"], ns[f"st{i}"], ns[f"dv{i}"] = (
-                    a.dtype,
-                    a.shape,
-                    a.stride(),
-                    a.get_device(),
-                )
-            else:
-                ns[f"dt{i}"] = None
+            note_tensor(ns, i, a)
 
         return record
 

@@ -572,7 +572,7 @@ def test_bound_plan_takes_arguments_like_the_ones_it_noted() -> None:
     ]
     for args in unlike:
         assert not bp.take(*args), args
-    bp.launch_taken((2, 1, 1), (128, 1, 1), 0, 0x99)
+    bp.launch_written((2, 1, 1), (128, 1, 1), 0, 0x99)
     assert calls[-1] == ("F", 2, 1, 1, 128, 1, 1, 0, 0x99, bp.address, 0)
     bp.remember([FakeTensor(0x3004, (64,), (1,)), t, 1])  # now a misaligned tensor and a tensor
     assert bp.take(FakeTensor(0x4004, (64,), (1,)), FakeTensor(0x5000, (64,), (1,)), 2)
