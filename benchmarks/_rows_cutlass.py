@@ -430,7 +430,8 @@ def cross_entropy(n: int, cluster: int, threads: int, items: int, variant: str =
 def argmax(n: int, cluster: int, threads: int, items: int, variant: str = "items") -> Any:
     """The row's largest value and its first index: ``coop.block.argmax`` (``coop.cluster.argmax``)
     of the striped items with their row indices (variant ``arranged``: with their default striped
-    indices); with several tiles a block (or variant ``loop``), each thread's first
+    indices; ``auto``: loaded with ``algorithm="auto"``, numbered ``arrangement="auto"``); with
+    several tiles a block (or variant ``loop``), each thread's first
     largest over them, then the argmax of those scalars."""
     import cutlass
     import cutlass.cute as cute
@@ -439,6 +440,7 @@ def argmax(n: int, cluster: int, threads: int, items: int, variant: str = "items
     tile = threads * items
     tiles = n // (cluster * tile)
     assert cluster * tiles * tile == n
+    load = "auto" if variant == "auto" else "striped"
 
     @cute.kernel
     def kernel(x: cute.Tensor, values: cute.Tensor, indices: cute.Tensor) -> None:
@@ -448,13 +450,13 @@ def argmax(n: int, cluster: int, threads: int, items: int, variant: str = "items
         row = b // cluster
         first = rank * (tiles * tile)  # the block's first item in the row
         xs = coop.ThreadData(items, cutlass.Float32)
-        if cutlass.const_expr(tiles == 1 and variant == "arranged"):
-            # the striped items with their default striped indices (no index per item)
-            coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
+        if cutlass.const_expr(tiles == 1 and variant in ("arranged", "auto")):
+            # the striped items (in runs: auto) with their default indices (no index per item)
+            coop.block.load(x, xs, offset=row * n + first, algorithm=load)
             if cutlass.const_expr(cluster > 1):
-                r = coop.cluster.argmax(xs, arrangement="striped")
+                r = coop.cluster.argmax(xs, arrangement=load)
             else:
-                r = coop.block.argmax(xs, arrangement="striped")
+                r = coop.block.argmax(xs, arrangement=load)
         elif cutlass.const_expr(tiles == 1 and variant in ("items", "arranged")):
             coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
             where = coop.ThreadData(items, cutlass.Int32)

@@ -125,7 +125,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     # argmax at one tile a block: coop.block.argmax of the items with their indices, or the thread's
     # own loop then an argmax of scalars (CUB C++'s design, whatever the variant), or
     # coop.block.argmax of the striped items with their default striped indices (no index per item)
-    "argmax": ("items", "loop", "arranged"),
+    "argmax": ("items", "loop", "arranged", "auto"),
     # top-k: the hand-written design (Numba, CuTe, CUB C++), or the example's kernel as a user writes it
     # with coop.warp.top_k (examples/numba/top_k_stream_rows.py, examples/cutlass/top_k_stream_rows_cute.py)
     "topk": ("bitonic", "primitive"),
@@ -591,10 +591,11 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
     tile = threads * items
     tiles = n // (cluster * tile)
     ninf = np.float32(-np.inf)
-    whole = tiles == 1 and variant in ("items", "arranged")
-    arranged = variant == "arranged"  # the default striped indices, no index ThreadData
+    whole = tiles == 1 and variant in ("items", "arranged", "auto")
+    arranged = variant in ("arranged", "auto")  # default indices (striped / runs), no index ThreadData
+    load = "auto" if variant == "auto" else "striped"
     if whole and arranged and cluster == 1:  # the example's kernel, as a user copies it
-        return example("argmax_rows").make_row_argmax(threads, items)
+        return example("argmax_rows").make_row_argmax(threads, items, algorithm=load)
 
     def kernel(x, values, indices):  # type: ignore[no-untyped-def]
         b = cuda.blockIdx.x
@@ -603,9 +604,9 @@ def numba_argmax(n: int, cluster: int, threads: int, items: int, variant: str = 
         row = b // cluster
         first = rank * tiles * tile  # the block's first item in the row
         xs = coop.ThreadData(items, np.float32)
-        if whole and arranged:  # a cluster's parts, each striped over its block
-            coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
-            value, index = coop.cluster.argmax(xs, arrangement="striped")
+        if whole and arranged:  # a cluster's parts, each striped (or in runs) over its block
+            coop.block.load(x, xs, offset=row * n + first, algorithm=load)
+            value, index = coop.cluster.argmax(xs, arrangement=load)
         elif whole:
             coop.block.load(x, xs, offset=row * n + first, algorithm="striped")
             where = coop.ThreadData(items, np.int32)

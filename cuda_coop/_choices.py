@@ -40,7 +40,8 @@ class Option:
             items 8 bytes at a time at most and stores ``__half`` / ``__nv_bfloat16`` one by one).
         runs: the option moves each thread's items in runs of consecutive items, the runs striped
             over the threads, each run one vector access where the array is aligned to it (the
-            renderer's runs path, :func:`cuda.coop._primitive.run_items`); scalar items only.
+            renderer's runs path, :func:`cuda.coop._dtypes.run_items`); a tuple's fields must
+            make runs of one length.
     """
 
     value: str
@@ -58,17 +59,32 @@ class Option:
     runs: bool = False
 
 
+#: The name that stands for a table's measured best option (:attr:`Choices.auto`).
+AUTO = "auto"
+
+
 @dataclass(frozen=True)
 class Choices:
-    """A closed set of options, exposed as a ``str`` enum named ``enum_name`` in ``cuda.coop``."""
+    """A closed set of options, exposed as a ``str`` enum named ``enum_name`` in ``cuda.coop``.
+
+    Attributes:
+        auto: where set, the option that the name ``"auto"`` (and the enum's ``AUTO``) stands for:
+            the one measured fastest wherever it applies, resolved when the call is checked (a
+            request never holds ``"auto"``); ``auto_doc`` says why, for the docs.
+    """
 
     enum_name: str
     doc: str
     options: tuple[Option, ...]
+    auto: str = ""
+    auto_doc: str = ""
     enum: type[Enum] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        assert not self.auto or any(o.value == self.auto for o in self.options), self.auto
         classdict = AlgorithmEnumMeta.__prepare__(self.enum_name, (str, Enum))
+        if self.auto:
+            classdict[AUTO.upper()] = AUTO
         for o in self.options:
             classdict[o.value.upper()] = o.value
         classdict["__doc__"] = self.doc
@@ -82,13 +98,17 @@ class Choices:
         """The option's name for a member of this enum or a (case-insensitive) name; None if it is
         neither (a member of another enum is not accepted)."""
         if isinstance(value, Enum):
-            return str(value.value) if isinstance(value, self.enum) else None
+            if not isinstance(value, self.enum):
+                return None
+            value = value.value
         if isinstance(value, str):
             low = value.lower()
+            if low == AUTO and self.auto:
+                return self.auto
             if any(o.value == low for o in self.options):
                 return low
         return None
 
     def allowed(self) -> str:
         """The options, quoted, for messages."""
-        return ", ".join(repr(o.value) for o in self.options)
+        return ", ".join([repr(AUTO)] * bool(self.auto) + [repr(o.value) for o in self.options])

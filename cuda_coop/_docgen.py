@@ -50,6 +50,8 @@ def choice_table(choices: Choices) -> str:
         "     - what it does",
         "     - notes",
     ]
+    if choices.auto:
+        lines += ['   * - ``"auto"``', f"     - {choices.auto_doc}", f'     - as ``"{choices.auto}"``']
     for o in choices.options:
         lines += [f'   * - ``"{o.value}"``', f"     - {o.doc}", f"     - {_notes(o)}"]
     return "\n".join(lines) + "\n"

@@ -205,3 +205,9 @@ def dtype_named(name: str) -> DType:
         return DTYPES[name]
     except KeyError:
         raise CoopTypeError(f"unsupported element type {name!r}; supported: {', '.join(DTYPES)}") from None
+
+
+def run_items(itemsize: int, items_per_thread: int) -> int:
+    """The items of one run of ``algorithm="striped_vectors"``: 4, 2 or 1, the largest that divides
+    ``items_per_thread`` with the run at most 16 bytes."""
+    return next(v for v in (4, 2, 1) if items_per_thread % v == 0 and v * itemsize <= 16)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, ClassVar
 
-from ._choices import Choices
+from ._choices import AUTO, Choices
 from ._dims import is_int, normalize_block_dims
 from ._dtypes import (
     DTYPES,
@@ -25,6 +25,7 @@ from ._dtypes import (
     dtype_named,
     fields_of,
     is_complex,
+    run_items,
     supported_name,
     tuple_name,
 )
@@ -413,12 +414,17 @@ class IndexedPayload(Payload):
         return not req.has(Index.tag)  # the default index is the item's position
 
     def uses_group_threads(self, req: Request) -> bool:
-        return self._striped(req) and req.cluster_dims is None  # a cluster's stripes are its blocks'
+        return self._runs(req) < req.items_per_thread and req.cluster_dims is None  # a cluster's: its blocks'
 
-    def _striped(self, req: Request) -> bool:
-        """Default indices of several items a thread, striped over the group."""
-        striped = bool(self.arrangement) and req.option(self.arrangement) == "striped"
-        return striped and not req.has(Index.tag) and not req.has("scalar")
+    def _runs(self, req: Request) -> int:
+        """The items of a run of consecutive tile positions in a thread's default indices: all its
+        items (blocked; also given indices and scalars, which have no striped runs), 1 (striped) or
+        ``striped_vectors``' run."""
+        n = req.items_per_thread
+        arrangement = req.option(self.arrangement) if self.arrangement else "blocked"
+        if req.has(Index.tag) or req.has("scalar") or arrangement == "blocked":
+            return n
+        return 1 if arrangement == "striped" else run_items(dtype_named(req.dtype).itemsize, n)
 
     def call_arg(self, req: Request, name: str) -> tuple[str, str]:
         pair, n = dtype_named(indexed_dtype(req.dtype)).cxx, req.items_per_thread
@@ -434,13 +440,23 @@ class IndexedPayload(Payload):
             return setup, f"{name}_pairs"
         # the default indices ascend with the items: the thread's first best item, then one pair
         at = f"coop_arg_first<{'true' if self.largest else 'false'}>({name}, {name}_best)"
-        if not self._striped(req):
+        v = self._runs(req)
+        threads = math.prod(req.block_dims)
+        if v == n:
             index = f"coop_rank * {n} + {name}_at"
-        elif req.cluster_dims is None:
+        elif v == 1 and req.cluster_dims is None:
             index = f"coop_rank + coop_group_threads * {name}_at"
-        else:  # each block's part of the cluster's tile striped over the block (coop_rank: block, thread)
-            threads = math.prod(req.block_dims)
+        elif (
+            v == 1
+        ):  # each block's part of the cluster's tile striped over the block (coop_rank: block, thread)
             index = f"coop_rank / {threads} * {threads * n} + coop_rank % {threads} + {threads} * {name}_at"
+        elif req.cluster_dims is None:  # item i of thread t at ((i / v) * T + t) * v + i % v
+            index = f"({name}_at / {v} * coop_group_threads + coop_rank) * {v} + {name}_at % {v}"
+        else:
+            index = (
+                f"coop_rank / {threads} * {threads * n} + ({name}_at / {v} * {threads} "
+                f"+ coop_rank % {threads}) * {v} + {name}_at % {v}"
+            )
         setup = (
             f"  {dtype_named(req.dtype).cxx} {name}_best;\n"
             f"  const int {name}_at = {at};\n"
@@ -759,6 +775,8 @@ class Choice(Kind):
             raise CoopValueError(f"{member} is not one of {self.choices.allowed()}")
         if option is None:
             raise CoopValueError(f"{r.q}: unknown {name}={value!r}; allowed: {self.choices.allowed()}")
+        if str(getattr(value, "value", value)).lower() == AUTO:
+            r.auto[name] = option  # for messages: the user wrote "auto"
         r.record(name, option)
 
     def template_arg(self, req: Request, name: str, given: bool) -> str | None:
@@ -767,10 +785,12 @@ class Choice(Kind):
 
 @dataclass(frozen=True)
 class IndexArrangement(Choice):
-    """How an arg-reduction's default indices number the items (``blocked`` or ``striped``, the
-    arrangement of the load that gave them); with ``indices`` given it has nothing to arrange."""
+    """How an arg-reduction's default indices number the items (``blocked``, ``striped`` or, where
+    ``runs``, ``striped_vectors``: the arrangement of the load that gave them); with ``indices``
+    given it has nothing to arrange."""
 
     indices: str = "indices"
+    runs: bool = False  # the row numbers items in striped runs (a block's striped_vectors load)
 
     def check(self, r: Resolver, name: str, arg: Arg, default: object = None) -> None:
         super().check(r, name, arg, default)
@@ -778,6 +798,12 @@ class IndexArrangement(Choice):
             raise CoopValueError(
                 f"{r.q}: {name}= arranges the default indices, and {self.indices}= gives them; pass "
                 f"one of the two"
+            )
+        if not self.runs and self.choices[str(r.option(name))].value == "striped_vectors":
+            others = ", ".join(repr(o.value) for o in self.choices.options if o.value != "striped_vectors")
+            raise CoopValueError(
+                f"{r.q}: {name}={arg.value!r} numbers the items as a block's striped_vectors load leaves "
+                f"them (runs striped over a block's threads), which {r.q} has no loads of; use {others}"
             )
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from ._choices import Choices
 from ._dims import check_cluster_blocks
-from ._dtypes import DTYPES, dtype_named, fields_of
+from ._dtypes import DTYPES, dtype_named, fields_of, run_items
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError, current_call_site
 from ._kinds import (
     AUTO_SYNC,
@@ -191,6 +191,7 @@ class Resolver:
         self.caller_temp_storage = False
         self.constants: dict[str, int] = {}  # compile-time values of runtime-capable parameters
         self.strided: dict[str, str] = {}  # arrays given as strided views: their stride, for messages
+        self.auto: dict[str, str] = {}  # choices given as "auto": the option it stands for, for messages
         self.records = ""  # the payload's record type (NumPy records), as the backend names it
 
     def set_payload(self, dtype: str, n: int, *, scalar: bool) -> None:
@@ -211,6 +212,11 @@ class Resolver:
 
     def option(self, name: str) -> str | None:
         return dict(self.options).get(name)
+
+    def shown(self, name: str) -> str:
+        """``name=value`` of a recorded choice as the call wrote it (``"auto"`` named with its option)."""
+        value = self.option(name)
+        return f"{name}='auto' ({value!r})" if name in self.auto else f"{name}={value!r}"
 
     @property
     def threads(self) -> int:
@@ -463,21 +469,28 @@ class Primitive:
             if option.whole_warps and r.threads % 32:
                 others = ", ".join(repr(o.value) for o in choices.options if not o.whole_warps)
                 raise CoopLaunchConfigError(
-                    f"{r.q}: {name}={option.value!r} needs a block of a multiple of 32 threads, the block "
+                    f"{r.q}: {r.shown(name)} needs a block of a multiple of 32 threads, the block "
                     f"has {r.threads} {r.block_dims}; use a block of 32*k threads or another {name} "
                     f"({others})"
                 )
             if option.one_dimensional and r.block_dims[1:] != (1, 1):
                 others = ", ".join(repr(o.value) for o in choices.options if not o.one_dimensional)
                 raise CoopLaunchConfigError(
-                    f"{r.q}: {name}={option.value!r} needs a 1-D block, the block is {r.block_dims}; "
+                    f"{r.q}: {r.shown(name)} needs a 1-D block, the block is {r.block_dims}; "
                     f"launch block=({r.threads}, 1, 1) or use another {name} ({others})"
                 )
-            if option.runs and r.dtype and fields_of(r.dtype):
+            if (
+                option.runs
+                and r.dtype
+                and len({run_items(DTYPES[f].itemsize, r.n) for f in fields_of(r.dtype)}) > 1
+            ):
                 others = ", ".join(repr(o.value) for o in choices.options if not o.runs)
+                lengths = ", ".join(f"{f}: {run_items(DTYPES[f].itemsize, r.n)}" for f in fields_of(r.dtype))
                 raise CoopTypeError(
-                    f"{r.q}: {name}={option.value!r} moves scalar items, and {r.payload_name} holds tuples "
-                    f"({r.dtype}); use another {name} ({others}), or one call per field"
+                    f"{r.q}: {r.shown(name)} moves each field of {r.payload_name} ({r.dtype}) in "
+                    f"runs of up to 16 bytes, and at {r.n} items a thread its fields' runs differ ({lengths} "
+                    f"items), so their items would not line up; use another {name} ({others}), or one call "
+                    "per field"
                 )
             if option.stages_tile:
                 r.check_tile_fits(name, option.value)
@@ -485,7 +498,7 @@ class Primitive:
                 if option.contiguous:
                     others = ", ".join(repr(o.value) for o in choices.options if not o.contiguous)
                     raise CoopValueError(
-                        f"{r.q}: {array} is a strided view ({stride}), and {name}={option.value!r} needs "
+                        f"{r.q}: {array} is a strided view ({stride}), and {r.shown(name)} needs "
                         f"a contiguous one; use {name} {others} (one strided access per item), or pass a "
                         "view with unit stride"
                     )
@@ -556,12 +569,6 @@ def check_items_per_thread(value: object, *, primitive: str) -> int:
     if not 1 <= value <= 256:
         raise CoopValueError(f"{primitive}: items_per_thread={value} must be in 1..256")
     return value
-
-
-def run_items(itemsize: int, items_per_thread: int) -> int:
-    """The items of one run of ``algorithm="striped_vectors"``: 4, 2 or 1, the largest that divides
-    ``items_per_thread`` with the run at most 16 bytes."""
-    return next(v for v in (4, 2, 1) if items_per_thread % v == 0 and v * itemsize <= 16)
 
 
 # --- the wrapper of a request ----------------------------------------------------------------------

@@ -615,7 +615,7 @@ def render_requests(requests: Sequence[Request]) -> RenderedRequests:
     headers = dict.fromkeys(w.header for w in wrappers)
     if any(s.strided for w in wrappers for s in w.slots):
         headers["cuda/iterator"] = None
-    runs = any(w.body is Body.RUNS for w in wrappers)
+    runs = any(w.body is Body.RUNS for w in plain)  # a per-field request's fields among them
     if moved or runs:
         headers["cuda/std/bit"] = None  # items packed into words bit for bit
     headers.update(dict.fromkeys(_dtype_headers(dtypes)))

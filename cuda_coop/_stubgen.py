@@ -95,7 +95,8 @@ def _choices(package: str) -> str:
     if package == "cuda.coop":
         classes = []
         for c in CHOICES:
-            members = "".join(f'    {o.value.upper()} = "{o.value}"\n' for o in c.options)
+            values = ["auto"] * bool(c.auto) + [o.value for o in c.options]
+            members = "".join(f'    {v.upper()} = "{v}"\n' for v in values)
             classes.append(f"class {c.enum_name}(str, Enum):\n{members}")
         return "\n".join(classes)
     return "".join(f"from cuda.coop import {c.enum_name} as {c.enum_name}\n" for c in CHOICES)

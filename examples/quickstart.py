@@ -23,10 +23,10 @@ def scale(src: NDArray[np.float32], dst: NDArray[np.float32], factor: float, n: 
     items = coop.ThreadData(ITEMS, np.float32)
     base = cuda.blockIdx.x * TILE
     valid = min(TILE, n - base)  # the last tile may be partial
-    coop.block.load(src, items, offset=base, algorithm="vectorize", valid_items=valid, oob_default=0.0)
+    coop.block.load(src, items, offset=base, algorithm="auto", valid_items=valid, oob_default=0.0)
     for i in range(ITEMS):
         items[i] *= factor
-    coop.block.store(dst, items, offset=base, algorithm="vectorize", valid_items=valid)
+    coop.block.store(dst, items, offset=base, algorithm="auto", valid_items=valid)
 
 
 def run_on_gpu() -> None:

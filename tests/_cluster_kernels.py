@@ -3,7 +3,8 @@
 (partial: the last blocks of the cluster hold fewer valid items, or none), each block loading its
 part of the row (blocked, ``valid_items`` and an ``oob_default`` that cannot win), then
 ``coop.cluster.sum`` of int32 items, ``coop.cluster.reduce`` with a user maximum of float32 items,
-``coop.cluster.argmax`` of the blocked items / ``argmin`` of the same items loaded striped, with
+``coop.cluster.argmax`` of the items loaded with ``algorithm="auto"`` (``arrangement="auto"``: in runs
+at 8 items a thread, blocked at 4) / ``argmin`` of the same items loaded striped, with
 ``arrangement="striped"`` (default indices: positions in the cluster's tile, either way) and the
 field-wise sum of an (int32, int64) tuple; every thread of every block writes what it got, so the
 test checks that the whole cluster has the row's result. Numba and CuTe kernels of the same form."""
@@ -18,7 +19,7 @@ import numpy as np
 CLUSTERS = (1, 2, 4, 8, 16)
 #: Block shapes: whole warps, 96 threads in 2-D, 70 threads in 3-D (a partial hardware warp).
 BLOCKS: tuple[Any, ...] = (128, (32, 3), (5, 7, 2))
-ITEMS = (1, 4)
+ITEMS = (1, 4, 8)
 ROWS = 3  # clusters in the grid (an odd number)
 OUTPUTS = ("total", "top", "amax_v", "amax_i", "amin_v", "amin_i", "pair0", "pair1")
 _POISON = {"int32": -7, "float32": np.nan, "int64": -7}
@@ -130,12 +131,12 @@ def numba_kernel(cfg: Config) -> Any:
         xg = coop.ThreadData(n, np.float32)
         xl = coop.ThreadData(n, np.int64)
         coop.block.load(ints, xi, offset=offset, valid_items=valid, oob_default=0)
-        coop.block.load(floats, xf, offset=offset, valid_items=valid, oob_default=low)
+        coop.block.load(floats, xf, offset=offset, valid_items=valid, oob_default=low, algorithm="auto")
         coop.block.load(floats, xg, offset=offset, valid_items=valid, oob_default=high, algorithm="striped")
         coop.block.load(longs, xl, offset=offset, valid_items=valid, oob_default=0)
         s = coop.cluster.sum(xi)
         m = coop.cluster.reduce(xf, bigger)
-        best = coop.cluster.argmax(xf)
+        best = coop.cluster.argmax(xf, arrangement="auto")
         worst = coop.cluster.argmin(xg, arrangement="striped")
         p = coop.cluster.sum((xi, xl))
         g = b * cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z + t
@@ -178,14 +179,16 @@ def cute_host(cfg: Config) -> Any:
         xg = coop.ThreadData(n, cutlass.Float32)
         xl = coop.ThreadData(n, cutlass.Int64)
         coop.block.load(ints, xi, offset=offset, valid_items=valid, oob_default=0)
-        coop.block.load(floats, xf, offset=offset, valid_items=valid, oob_default=-float("inf"))
+        coop.block.load(
+            floats, xf, offset=offset, valid_items=valid, oob_default=-float("inf"), algorithm="auto"
+        )
         coop.block.load(
             floats, xg, offset=offset, valid_items=valid, oob_default=float("inf"), algorithm="striped"
         )
         coop.block.load(longs, xl, offset=offset, valid_items=valid, oob_default=0)
         s = coop.cluster.sum(xi)
         m = coop.cluster.reduce(xf, bigger)
-        best = coop.cluster.argmax(xf)
+        best = coop.cluster.argmax(xf, arrangement="auto")
         worst = coop.cluster.argmin(xg, arrangement="striped")
         p = coop.cluster.sum((xi, xl))
         g = b * threads + t

@@ -22,11 +22,12 @@ C = TypeVar("C")
 def tile_positions(threads: int, ipt: int, algorithm: str, itemsize: int = 4) -> np.ndarray:
     """``pos[t, j]``: index within the tile of thread ``t``'s item ``j`` (of ``itemsize`` bytes).
 
-    ``striped_vectors``: runs of ``v`` items striped over the threads, ``v`` the largest of 4, 2, 1
-    that divides ``ipt`` with ``v * itemsize <= 16`` (as documented in ``BlockLoadAlgorithm``)."""
+    ``striped_vectors`` (and ``auto``, documented to stand for it): runs of ``v`` items striped over
+    the threads, ``v`` the largest of 4, 2, 1 that divides ``ipt`` with ``v * itemsize <= 16`` (as
+    documented in ``BlockLoadAlgorithm``)."""
     t = np.arange(threads)[:, None]
     j = np.arange(ipt)[None, :]
-    if algorithm == "striped_vectors":
+    if algorithm in ("striped_vectors", "auto"):
         v = max(v for v in (1, 2, 4) if ipt % v == 0 and v * itemsize <= 16)
         return ((j // v) * threads + t) * v + j % v
     return j * threads + t if algorithm == "striped" else t * ipt + j

@@ -33,7 +33,8 @@ def test_public_surface_is_derived_from_the_rows() -> None:
     assert used == {c.enum_name for c in CHOICES}
     for choices in CHOICES:
         enum = getattr(coop, choices.enum_name)
-        assert enum is choices.enum and [m.value for m in enum] == [o.value for o in choices.options]
+        values = ["auto"] * bool(choices.auto) + [o.value for o in choices.options]
+        assert enum is choices.enum and [m.value for m in enum] == values
 
 
 #: The documented order of the rows (the API reference, ``coop.<scope>.__all__``, the stubs), recorded

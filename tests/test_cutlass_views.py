@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """CuTe tensors as CuTe users write them, as ``src``/``dst`` of coop.block.load/store: a tile of one
 row (``cute.local_tile``), ``tensor[row, None]``, a whole compact 2-D tensor with ``offset=``, a
-column (a strided 1-D view, ``direct``/``striped`` only); refused layouts name the view that works.
+column (a strided 1-D view: ``direct``, ``striped``, and ``striped_vectors`` / ``auto`` item by item in
+their runs); refused layouts name the view that works.
 Ahead of time here; on the GPU against NumPy (both static and dynamic layouts)."""
 
 from typing import Any
@@ -60,7 +61,7 @@ def _fake(view: str) -> Any:
 
 
 @pytest.mark.parametrize("view", VIEWS)
-@pytest.mark.parametrize("algorithm", ["direct", "striped"])
+@pytest.mark.parametrize("algorithm", ["direct", "striped", "striped_vectors", "auto"])
 def test_views_compile_and_inline(view: str, algorithm: str) -> None:
     report = cutlass_coop.compile(_host(view, algorithm), _fake(view), _fake(view)).inspect()
     assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0
@@ -77,7 +78,7 @@ def test_contiguous_views_take_every_algorithm(view: str, algorithm: str) -> Non
 def test_a_strided_view_names_its_stride_and_the_fix(algorithm: str) -> None:
     message = (
         rf"src is a strided view \(stride {ROWS}\), and algorithm='{algorithm}' needs a contiguous one; "
-        "use algorithm 'direct', 'striped'"
+        "use algorithm 'direct', 'striped', 'striped_vectors'"
     )
     with pytest.raises(coop.CoopValueError, match=message):
         cutlass_coop.compile(_host("column", algorithm), _fake("column"), _fake("column"))
@@ -104,7 +105,7 @@ def test_a_layout_that_stays_refused_says_which_view_works() -> None:
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
-@pytest.mark.parametrize("algorithm", ["direct", "striped", "vectorize"])
+@pytest.mark.parametrize("algorithm", ["direct", "striped", "vectorize", "auto"])
 @pytest.mark.parametrize("view", VIEWS)
 def test_views_on_the_gpu(view: str, algorithm: str, dynamic: bool) -> None:
     import torch

@@ -56,9 +56,9 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block
             Option(
                 "striped_vectors",
                 f"{prefix}STRIPED",
-                "consecutive threads access consecutive runs of up to 4 items, one vector access each",
+                "consecutive threads access consecutive runs of up to 4 items, one vector access each "
+                "(a strided view: item by item, in the same arrangement)",
                 arrangement="striped_vectors",
-                contiguous=True,
                 runs=True,
             )
         )
@@ -106,12 +106,31 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block
             "the largest that divides ``n`` and keeps a run within 16 bytes (4 for items of 1, 2 and 4 "
             "bytes, which therefore line up between arrays of those sizes; 2 for 8-byte items). Each "
             "run is one vector access where the array is aligned to it, a warp's 32 runs contiguous: "
-            "the fastest way to move 2-byte items at 8 or more per thread. Scalar items only."
+            "the fastest way to move 2-byte items at 8 or more per thread. A tuple's fields move one "
+            "after the other, and must make runs of one length (fields of 1, 2 and 4 bytes do)."
             if block
             else "."
         ),
         tuple(options),
+        auto="striped_vectors" if block else "",
+        auto_doc=_AUTO_TILE_DOC if block else "",
     )
+
+
+#: Why ``algorithm="auto"`` of a block load or store is ``striped_vectors`` (measured, docs/performance.rst).
+_AUTO_TILE_DOC = (
+    "the algorithm measured fastest, resolved when the call is checked: ``striped_vectors``, at every "
+    "item size, items per thread and block shape measured (H100 and H200, 2026-12: float32 and "
+    "bfloat16 rows of 4096-262144 and copies, 1-64 items a thread). At 1, 2 or 4 items a thread of "
+    "up to 4 bytes its run is the thread's whole tile, one vector access as ``vectorize`` makes; at 8 "
+    "and more, runs of 4 items striped over the threads, as quack-kernels and Triton move rows "
+    "(in those runs ``vectorize`` moved 0.55-1.00x and ``striped`` 0.84-1.00x of its bandwidth, "
+    "docs/performance.rst). The items come in the "
+    "``STRIPED_VECTORS`` arrangement: a load and a store with ``auto`` of the same items per thread "
+    "match, arrays of 1-, 2- and 4-byte items line up, and an arg-reduction of such items takes "
+    "``arrangement='auto'``. Name an algorithm where the order matters (a scan or sort wants "
+    "``blocked``: ``transpose`` or ``vectorize``)."
+)
 
 
 BLOCK_LOAD_ALGORITHMS = _tile_algorithms("BlockLoadAlgorithm", "cub::BLOCK_LOAD_", "load")
@@ -243,7 +262,16 @@ ITEM_ARRANGEMENTS = Choices(
             "coop_item_arrangement::striped",
             "thread ``t``'s item ``i`` is at ``t + i*T`` (``T`` threads)",
         ),
+        Option(
+            "striped_vectors",
+            "coop_item_arrangement::striped_vectors",
+            "thread ``t``'s item ``i`` is at ``((i // v)*T + t)*v + i % v``, runs of ``v`` items as a "
+            "``striped_vectors`` load of the items' type leaves them (block scope)",
+        ),
     ),
+    auto="striped_vectors",
+    auto_doc="the arrangement of a block load with ``algorithm='auto'`` of the items' type: "
+    "``striped_vectors``",
 )
 
 #: The shared choice tables, in the order their enums are exported (before those of the families).

@@ -70,11 +70,13 @@ CLUSTER_REDUCE = _cluster_reduce(
 
 _CLUSTER_ARRANGEMENT = Param(
     "arrangement",
-    IndexArrangement(ITEM_ARRANGEMENTS),
+    IndexArrangement(ITEM_ARRANGEMENTS, runs=True),
     "str | ItemArrangement",
     "how each block's items sit in its part of the cluster's tile, for their default indices: "
-    "``'blocked'`` (thread ``t``'s item ``i`` is at ``t*N + i`` of its block's part) or ``'striped'`` "
-    "(``t + i*T``, as a ``striped`` load of the block's part leaves them); not with ``indices``.",
+    "``'blocked'`` (thread ``t``'s item ``i`` is at ``t*N + i`` of its block's part), ``'striped'`` "
+    "(``t + i*T``, as a ``striped`` load of the block's part leaves them) or ``'striped_vectors'`` "
+    "(in runs, as a ``striped_vectors`` load leaves them; ``'auto'``: as a load with "
+    "``algorithm='auto'``); not with ``indices``.",
     "blocked",
 )
 

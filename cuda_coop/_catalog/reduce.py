@@ -134,10 +134,21 @@ _ARRANGEMENT = Param(
     "arrangement",
     IndexArrangement(ITEM_ARRANGEMENTS),
     "str | ItemArrangement",
-    "how the items sit in the tile, for their default indices: ``'blocked'`` (thread ``t``'s item ``i`` "
-    "is at ``t*N + i``) or ``'striped'`` (``t + i*T``, as a ``striped`` load leaves them); not with "
-    "``indices``. Default indices cost no register per item: each thread keeps its first best item "
+    "how the items sit in the tile, for their default indices: ``'blocked'`` (lane ``l``'s item ``i`` "
+    "is at ``l*N + i``) or ``'striped'`` (``l + i*W``, as a ``striped`` load leaves them); not with "
+    "``indices``. Default indices cost no register per item: each lane keeps its first best item "
     "and its position.",
+    "blocked",
+)
+_BLOCK_ARRANGEMENT = Param(
+    "arrangement",
+    IndexArrangement(ITEM_ARRANGEMENTS, runs=True),
+    "str | ItemArrangement",
+    "how the items sit in the tile, for their default indices: ``'blocked'`` (thread ``t``'s item ``i`` "
+    "is at ``t*N + i``), ``'striped'`` (``t + i*T``, as a ``striped`` load leaves them) or "
+    "``'striped_vectors'`` (in runs, as a ``striped_vectors`` load of the items' type leaves them; "
+    "``'auto'``: as a load with ``algorithm='auto'``); not with ``indices``. Default indices cost no "
+    "register per item: each thread keeps its first best item and its position.",
     "blocked",
 )
 
@@ -172,7 +183,7 @@ def _block_arg(name: str, best: str) -> Primitive:
         params=(
             _arg_x(best, "thread", arranged=True),
             _INDICES,
-            _ARRANGEMENT,
+            _BLOCK_ARRANGEMENT,
             *_REDUCE_COMMON,
         ),
         call=_arg_call(best, "num_valid"),

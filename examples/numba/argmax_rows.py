@@ -6,6 +6,8 @@ item ``t + i * THREADS``) and ``coop.block.argmax(items, arrangement="striped")`
 the same way. With these default indices coop keeps each thread's first best item and its position
 in a loop before the block's reduction: one compare and one select an item, no index register per
 item, as a hand-written loop (``benchmarks/rows.py`` measures this kernel, variant ``arranged``).
+``algorithm="auto"`` with ``arrangement="auto"`` loads the row in runs of 4 items (one 16-byte access
+each) and numbers the items in those runs (variant ``auto``); the main program runs both.
 The answer is NumPy's ``np.argmax``: ties go to the smallest index, a NaN wins over every number.
 
 On a GPU the results are checked against NumPy (rows with ties and NaNs); without one the kernels
@@ -26,16 +28,17 @@ from numpy.typing import NDArray
 SHAPES = {4096: (256, 16), 16384: (1024, 16)}
 
 
-def make_row_argmax(threads: int, items: int) -> Any:
-    """The argmax kernel for rows of ``threads * items`` float32, a block per row."""
+def make_row_argmax(threads: int, items: int, algorithm: str = "striped") -> Any:
+    """The argmax kernel for rows of ``threads * items`` float32, a block per row, the row loaded
+    with ``algorithm`` (``"striped"`` or ``"auto"``) and numbered in the same arrangement."""
     n = threads * items
 
     @numba_coop.jit
     def row_argmax(x: NDArray[np.float32], values: NDArray[np.float32], indices: NDArray[np.int64]) -> None:
         row = cuda.blockIdx.x
         xs = coop.ThreadData(items, np.float32)
-        coop.block.load(x, xs, offset=row * n, algorithm="striped")
-        value, index = coop.block.argmax(xs, arrangement="striped")  # defined in thread 0
+        coop.block.load(x, xs, offset=row * n, algorithm=algorithm)
+        value, index = coop.block.argmax(xs, arrangement=algorithm)  # defined in thread 0
         if cuda.threadIdx.x == 0:
             values[row] = value
             indices[row] = index
@@ -45,11 +48,11 @@ def make_row_argmax(threads: int, items: int) -> Any:
 
 def main() -> None:
     sig = "void(float32[::1], float32[::1], int64[::1])"
-    for n, (threads, items) in SHAPES.items():
-        kernel = make_row_argmax(threads, items)
+    for (n, (threads, items)), algorithm in zip(SHAPES.items(), ("striped", "auto"), strict=True):
+        kernel = make_row_argmax(threads, items, algorithm)
         if not cuda.is_available():
             report = numba_coop.compile(kernel, sig, block=threads).inspect()
-            print(f"compiled row_argmax for rows of {n} ahead of time for sm_90a (no GPU here)")
+            print(f"compiled row_argmax ({algorithm}) for rows of {n} ahead of time for sm_90a (no GPU here)")
             print(report.summary())
             continue
         rng = np.random.default_rng()
@@ -62,7 +65,7 @@ def main() -> None:
         want = np.argmax(x, axis=1)
         np.testing.assert_array_equal(indices.copy_to_host(), want)
         np.testing.assert_array_equal(values.copy_to_host(), x[np.arange(rows), want])
-        print(f"argmax of {rows} rows of {n} float32 (ties, a NaN): matches np.argmax")
+        print(f"argmax ({algorithm}) of {rows} rows of {n} float32 (ties, a NaN): matches np.argmax")
 
 
 if __name__ == "__main__":

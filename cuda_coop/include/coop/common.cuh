@@ -10,11 +10,13 @@
 template <unsigned long long Size, unsigned long long Align> __device__ char coop_probe;
 
 // How a thread's items sit in its group's tile (coop.ItemArrangement), for the indices coop's own
-// algorithms give them by default: blocked (thread t's item i at t * N + i) or striped (t + i * T).
+// algorithms give them by default: blocked (thread t's item i at t * N + i), striped (t + i * T) or
+// striped in runs of V (((i / V) * T + t) * V + i % V, a block's striped_vectors load).
 enum class coop_item_arrangement
 {
   blocked,
   striped,
+  striped_vectors,
 };
 
 // CUB's block prefix callback as a running prefix: the first warp reads the tile's prefix and

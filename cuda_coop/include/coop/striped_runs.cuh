@@ -7,10 +7,12 @@
 #include <cub/block/block_store.cuh>
 #include <cuda/std/bit>
 #include <cuda/std/memory>
+#include <cuda/std/type_traits>
 
 // algorithm="striped_vectors": item r * V + k of thread t is item (r * THREADS + t) * V + k of the
-// tile. Where the tile is aligned to a run, CUB's striped load/store moves each run as one vector
-// word (a warp's access covers 32 consecutive runs); elsewhere, and for partial tiles, item by item.
+// tile. Where the tile is a pointer aligned to a run, CUB's striped load/store moves each run as one
+// vector word (a warp's access covers 32 consecutive runs); elsewhere (a misaligned tile, a strided
+// view's iterator), and for partial tiles, item by item in the same arrangement.
 template <int BYTES>
 struct coop_run_word;
 template <>
@@ -73,13 +75,17 @@ struct coop_striped_runs
     }
   }
 
-  static __device__ __forceinline__ void Load(int tid, const T* src, T (&items)[ITEMS])
+  template <typename Src>
+  static __device__ __forceinline__ void Load(int tid, Src src, T (&items)[ITEMS])
   {
-    if (::cuda::std::is_sufficiently_aligned<sizeof(word)>(src))
+    if constexpr (::cuda::std::is_pointer_v<Src>)
     {
-      LoadWords(tid, src, items);
+      if (::cuda::std::is_sufficiently_aligned<sizeof(word)>(src))
+      {
+        LoadWords(tid, src, items);
+        return;
+      }
     }
-    else
     {
 #pragma unroll
       for (int j = 0; j < ITEMS; ++j)
@@ -89,7 +95,8 @@ struct coop_striped_runs
     }
   }
 
-  static __device__ __forceinline__ void Load(int tid, const T* src, T (&items)[ITEMS], int valid)
+  template <typename Src>
+  static __device__ __forceinline__ void Load(int tid, Src src, T (&items)[ITEMS], int valid)
   {
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j)
@@ -101,7 +108,8 @@ struct coop_striped_runs
     }
   }
 
-  static __device__ __forceinline__ void Load(int tid, const T* src, T (&items)[ITEMS], int valid, T oob)
+  template <typename Src>
+  static __device__ __forceinline__ void Load(int tid, Src src, T (&items)[ITEMS], int valid, T oob)
   {
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j)
@@ -128,13 +136,17 @@ struct coop_striped_runs
     cub::StoreDirectStriped<THREADS>(tid, reinterpret_cast<word*>(dst), words);
   }
 
-  static __device__ __forceinline__ void Store(int tid, T* dst, const T (&items)[ITEMS])
+  template <typename Dst>
+  static __device__ __forceinline__ void Store(int tid, Dst dst, const T (&items)[ITEMS])
   {
-    if (::cuda::std::is_sufficiently_aligned<sizeof(word)>(dst))
+    if constexpr (::cuda::std::is_pointer_v<Dst>)
     {
-      StoreWords(tid, dst, items);
+      if (::cuda::std::is_sufficiently_aligned<sizeof(word)>(dst))
+      {
+        StoreWords(tid, dst, items);
+        return;
+      }
     }
-    else
     {
 #pragma unroll
       for (int j = 0; j < ITEMS; ++j)
@@ -144,7 +156,8 @@ struct coop_striped_runs
     }
   }
 
-  static __device__ __forceinline__ void Store(int tid, T* dst, const T (&items)[ITEMS], int valid)
+  template <typename Dst>
+  static __device__ __forceinline__ void Store(int tid, Dst dst, const T (&items)[ITEMS], int valid)
   {
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j)

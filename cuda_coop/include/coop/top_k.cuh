@@ -388,6 +388,7 @@ template <typename T, int K, int ITEMS, int WIDTH, coop_item_arrangement ARRANGE
 class coop_warp_top_k
 {
   static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0, "a logical warp of 1..32 lanes");
+  static_assert(ARRANGEMENT != coop_item_arrangement::striped_vectors, "a warp's items are blocked or striped");
   static_assert(K >= 1 && K <= WIDTH, "the list holds one entry a lane: 1 <= k <= the logical warp's lanes");
   static_assert(ITEMS >= 1 && ITEMS <= 64, "a lane marks its items in one 64-bit word: 1..64 items");
 

@@ -15,6 +15,7 @@ __version__: str
 
 # BEGIN generated: choices
 class BlockLoadAlgorithm(str, Enum):
+    AUTO = "auto"
     DIRECT = "direct"
     STRIPED = "striped"
     VECTORIZE = "vectorize"
@@ -24,6 +25,7 @@ class BlockLoadAlgorithm(str, Enum):
     WARP_TRANSPOSE_TIMESLICED = "warp_transpose_timesliced"
 
 class BlockStoreAlgorithm(str, Enum):
+    AUTO = "auto"
     DIRECT = "direct"
     STRIPED = "striped"
     VECTORIZE = "vectorize"
@@ -78,8 +80,10 @@ class WarpBatchedArrangement(str, Enum):
     BLOCKED = "blocked"
 
 class ItemArrangement(str, Enum):
+    AUTO = "auto"
     BLOCKED = "blocked"
     STRIPED = "striped"
+    STRIPED_VECTORS = "striped_vectors"
 
 class BlockRadixSortOutput(str, Enum):
     BLOCKED = "blocked"

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy.typing as npt
 
-from . import BlockReduceAlgorithm, TempStorage, ThreadData
+from . import BlockReduceAlgorithm, ItemArrangement, TempStorage, ThreadData
 
 __all__ = ["sum", "reduce", "argmax", "argmin"]
 
@@ -17,8 +17,8 @@ def sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, algorithm: str | BlockR
 def reduce(x: ThreadData | tuple[ThreadData, ...] | Any, op: str | Callable[[Any, Any], Any], *, algorithm: str | BlockReduceAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Reduce the items of every block of the thread-block cluster with an operator."""
 
-def argmax(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
+def argmax(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., arrangement: str | ItemArrangement = ..., algorithm: str | BlockReduceAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
     """The cluster's largest item and its index (a reduction of (value, index) pairs over the blocks of the thread-block cluster)."""
 
-def argmin(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
+def argmin(x: ThreadData | Any, *, indices: ThreadData | int | None = ..., arrangement: str | ItemArrangement = ..., algorithm: str | BlockReduceAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> tuple[Any, Any]:
     """The cluster's smallest item and its index (a reduction of (value, index) pairs over the blocks of the thread-block cluster)."""
