@@ -18,6 +18,7 @@ NumPy is imported on first use: importing this module (as the backend face does)
 from __future__ import annotations
 
 import enum
+import inspect
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -395,17 +396,27 @@ def aligned(key: Key) -> bool:
     return key[0] not in (SCALAR, TUPLE) and bool(key[7])
 
 
-def problem_of(key: Key) -> Rejection | None:
-    """What is wrong with an argument whatever the kernel (a host array, a tensor needing grad)."""
+def problem_of(key: Key, *, host: bool = True) -> Rejection | None:
+    """What is wrong with an argument whatever the kernel (a tensor needing grad, a lazily conjugated
+    view, a masked array; with ``host``, an array in host memory)."""
     if key[0] == SCALAR:
         return None
     if key[0] == TUPLE:
-        return next((p for p in map(problem_of, key[1]) if p), None)
+        return next((p for p in (problem_of(k, host=host) for k in key[1]) if p), None)
     if key[6]:
         return CoopTypeError, key[6]
-    if key[4] == HOST:
+    if host and key[4] == HOST:
         return CoopValueError, _HOST
     return None
+
+
+def arg_names(py_func: Callable[..., Any], n: int) -> list[str]:
+    """The kernel's parameter names (``arg<i>`` where it has none)."""
+    try:
+        names = list(inspect.signature(py_func).parameters)
+    except (TypeError, ValueError):
+        names = []
+    return [names[i] if i < len(names) else f"arg{i}" for i in range(n)]
 
 
 def _dtype_name(dtype: Any) -> str:

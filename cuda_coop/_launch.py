@@ -25,7 +25,9 @@ from ._args import (
     Marshal,
     ScalarSpec,
     Spec,
+    arg_names,
     check_grid_fits,
+    problem_of,
     workspace_tiles,
 )
 from ._dims import PORTABLE_CLUSTER_BLOCKS, normalize_block_dims, normalize_cluster_dims
@@ -522,6 +524,17 @@ class ConfiguredLaunch:
                 plan.launch_written(self._grid, self._dims, self._shmem, self._stream)
                 return True
         return False
+
+    def refuse(self, args: tuple[Any, ...], keys: Sequence[Key]) -> None:
+        """The typed error for an argument that no kernel takes (a tensor that requires grad, a lazily
+        conjugated view, a masked array), named, before any launch: the DSL's own launch might take
+        it (torch 2.11's array interface no longer refuses a tensor that requires grad). Arrays in
+        host memory go on to the DSL's launch, which copies them."""
+        for i, key in enumerate(keys):
+            problem = problem_of(key, host=False)
+            if problem:
+                name = arg_names(self._kernel.py_func, len(args))[i]
+                raise problem[0](f"{self._kernel.__name__}: argument {i} ({name}): {problem[1]}")
 
     def launch_plan(self, plan: BoundPlan, args: tuple[Any, ...], values: Sequence[Any]) -> None:
         """Launch ``args`` (whose flat values are ``values``) through ``plan``, found by their keys;

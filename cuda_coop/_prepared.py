@@ -18,6 +18,7 @@ from ._args import (
     Marshal,
     ScalarSpec,
     Unsupported,
+    arg_names,
     check_grid_fits,
     problem_of,
     workspace_tiles,
@@ -62,15 +63,6 @@ def check_prepare_args(
             raise problem[0](f"{what}: argument {i} ({names[i]}): {problem[1]}")
         keys.append(key)
     return keys
-
-
-def arg_names(py_func: Callable[..., Any], n: int) -> list[str]:
-    """The kernel's parameter names (``arg<i>`` where it has none)."""
-    try:
-        names = list(inspect.signature(py_func).parameters)
-    except (TypeError, ValueError):
-        names = []
-    return [names[i] if i < len(names) else f"arg{i}" for i in range(n)]
 
 
 def prepare_launch(

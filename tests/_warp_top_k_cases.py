@@ -56,7 +56,9 @@ def cases() -> list[Case]:
     out += [Case(16, 16, mode="blocked"), Case(3, 32, mode="blocked")]
     out += [Case(16, 16, mode="indices"), Case(32, 4, mode="indices")]
     out += [Case(16, 8, dtype="float16"), Case(8, 16, dtype="int32"), Case(32, 8, dtype="bfloat16")]
-    out += [Case(16, 64, tiles=2), Case(7, 16, width=16), Case(4, 8, width=8)]
+    # 64 items a lane (a 64-bit marks word) at every k of the row benchmark (rows of 4096, 1w128x64)
+    out += [Case(k, 64, tiles=2) for k in (1, 8, 16, 32)]
+    out += [Case(7, 16, width=16), Case(4, 8, width=8)]
     return out
 
 

@@ -641,8 +641,8 @@ def fake_torch_tensors(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_ordinary_launch_path_takes_then_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """``kernel[grid, block](...)`` end to end with a faked driver: the first launch keys its
     arguments and launches the cached plan, the next ones like them are taken (only pointers and
-    scalars written), a scalar of another type keys another plan, a tensor that requires grad goes
-    to the DSL's own launch (never taken)."""
+    scalars written), a scalar of another type keys another plan, a tensor that requires grad is
+    refused by name (never taken, never handed to the DSL's launch)."""
     from cuda.coop import _launch
     from cuda.coop.numba.host import _dispatcher as D
 
@@ -678,9 +678,9 @@ def test_ordinary_launch_path_takes_then_keys(monkeypatch: pytest.MonkeyPatch) -
     launch(t[4], t[5], 8, 0.5)  # taken by the first plan again
     assert len(calls) == 4 and launch._local.recent[0] is first and first.buffer[data[0]] == t[4].ptr
     grad = (FakeTorchTensor(0x90000, 512, grad=True), t[5], 8, 0.5)
-    plans[(launch._dims, 7, M.read_args(grad)[0])] = None  # no plan passes it: the DSL's launch
-    launch(*grad)
-    assert len(calls) == 4 and len(slow) == 1  # never taken
+    with pytest.raises(coop.CoopTypeError, match=r"argument 0 \(x\): it requires grad; pass x.detach\(\)"):
+        launch(*grad)  # refused by name, never taken, never handed to the DSL's launch
+    assert len(calls) == 4 and not slow
     plans[(launch._dims, 7, M.read_args([t[0], t[1], 5, 1.5])[0])] = None  # a key only the DSL launches
     launch(FakeTorchTensor(0xA0000, 512), t[1], 5, 1.5)  # like the first plan's: taken all the same
     assert len(calls) == 5

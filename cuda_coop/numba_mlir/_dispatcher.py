@@ -74,6 +74,8 @@ class _Launch(ConfiguredLaunch):
             return
         plans = self._cache.plans()
         plan = plans.get((self._dims, self._cluster, current_context(), keys), MISSING)
+        if plan is MISSING or plan is None:
+            self.refuse(args, keys)
         if plan is MISSING:
             kernel = self._kernel
             with short_traceback(), kernel.compiling(self._dims, self._cluster):

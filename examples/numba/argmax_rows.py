@@ -1,17 +1,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """Row argmax: the largest value of each row and its first index, one block per row.
 
-Each thread loads its part of the row striped (coalesced: thread ``t``'s item ``i`` is the row's
-item ``t + i * THREADS``) and ``coop.block.argmax(items, arrangement="striped")`` numbers the items
-the same way. With these default indices coop keeps each thread's first best item and its position
-in a loop before the block's reduction: one compare and one select an item, no index register per
-item, as a hand-written loop (``benchmarks/rows.py`` measures this kernel, variant ``arranged``).
-``algorithm="auto"`` with ``arrangement="auto"`` loads the row in runs of 4 items (one 16-byte access
-each) and numbers the items in those runs (variant ``auto``); the main program runs both.
-The answer is NumPy's ``np.argmax``: ties go to the smallest index, a NaN wins over every number.
+Each thread loads its part of the row with ``algorithm="auto"`` (runs of 4 consecutive items, one
+16-byte access each, the runs striped over the threads: coalesced and wide) and
+``coop.block.argmax(items, arrangement="auto")`` numbers the items the same way. With these default
+indices coop keeps each thread's first best item and its position in a loop before the block's
+reduction: one compare and one select an item, no index register per item, as a hand-written loop
+(``benchmarks/rows.py`` measures this kernel, variant ``auto``; ``algorithm="striped"`` with
+``arrangement="striped"``, variant ``arranged``, numbers a striped load). The answer is NumPy's
+``np.argmax``: ties go to the smallest index, a NaN wins over every number.
 
-On a GPU the results are checked against NumPy (rows with ties and NaNs); without one the kernels
-are compiled ahead of time for sm_90a and their SASS is reported.
+On a GPU the results are checked against NumPy (rows with ties and NaNs), for both loads; without
+one the kernels are compiled ahead of time for sm_90a and their SASS is reported.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 SHAPES = {4096: (256, 16), 16384: (1024, 16)}
 
 
-def make_row_argmax(threads: int, items: int, algorithm: str = "striped") -> Any:
+def make_row_argmax(threads: int, items: int, algorithm: str = "auto") -> Any:
     """The argmax kernel for rows of ``threads * items`` float32, a block per row, the row loaded
     with ``algorithm`` (``"striped"`` or ``"auto"``) and numbered in the same arrangement."""
     n = threads * items
@@ -48,7 +48,7 @@ def make_row_argmax(threads: int, items: int, algorithm: str = "striped") -> Any
 
 def main() -> None:
     sig = "void(float32[::1], float32[::1], int64[::1])"
-    for (n, (threads, items)), algorithm in zip(SHAPES.items(), ("striped", "auto"), strict=True):
+    for (n, (threads, items)), algorithm in zip(SHAPES.items(), ("auto", "striped"), strict=True):
         kernel = make_row_argmax(threads, items, algorithm)
         if not cuda.is_available():
             report = numba_coop.compile(kernel, sig, block=threads).inspect()

@@ -62,6 +62,8 @@ class _Launch(ConfiguredLaunch):
             return
         key = (self._dims, current_context(), keys)
         plan = self._cache.plans().get(key, MISSING)
+        if plan is MISSING or plan is None:
+            self.refuse(args, keys)
         if plan is MISSING:
             if any(map(aligned, keys)) and self._specialised(args, keys, values):
                 return
