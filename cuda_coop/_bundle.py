@@ -134,11 +134,12 @@ def _nvrtc_identity() -> str:
 
 #: The modules whose code decides what C++ a request's symbol stands for (an index entry maps a
 #: symbol to the unit that defines it, so a change here must miss the index: another cuda-coop):
-#: every module of the catalog package among them, with coop's headers (``_render.coop_headers``).
+#: every module of the catalog and kinds packages among them, with coop's headers
+#: (``_render.coop_headers``).
 _RENDERING = (
     "_render.py",
     *sorted(f"_catalog/{p.name}" for p in (Path(__file__).parent / "_catalog").glob("*.py")),
-    "_kinds.py",
+    *sorted(f"_kinds/{p.name}" for p in (Path(__file__).parent / "_kinds").glob("*.py")),
     "_primitive.py",
     "_requests.py",
     "_dtypes.py",

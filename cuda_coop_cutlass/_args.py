@@ -133,6 +133,13 @@ def to_stream(value: Any, spec: StreamSpec) -> Any:
 Spec = TensorSpec | PointerSpec | StreamSpec
 
 
+def is_stream_parameter(annotation: Any, value: Any) -> bool:
+    """A CUDA stream parameter (``cuda.bindings.driver.CUstream``)."""
+    from cuda.bindings import driver
+
+    return annotation is driver.CUstream or isinstance(value, driver.CUstream)
+
+
 def specs_for(compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Spec]:
     """Tensor and pointer specs by runtime parameter name, from the arguments the function was
     compiled with; none for a TVM-FFI function (its entry takes torch and DLPack tensors itself)."""
@@ -143,7 +150,7 @@ def specs_for(compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> d
     out: dict[str, Spec] = {}
     for name, value in zip(names, values, strict=False):
         spec: Spec | None = spec_of(name, value) or pointer_spec_of(name, value)
-        if spec is None and _cute_hooks.is_stream_parameter(annotations.get(name), value):
+        if spec is None and is_stream_parameter(annotations.get(name), value):
             spec = StreamSpec(name)
         if spec is not None:
             out[name] = spec

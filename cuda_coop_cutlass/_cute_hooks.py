@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cuda.coop._backend_api import CoopBackendError, CoopTypeError, CoopValueError
+from cuda.coop._backend_api import CoopBackendError, CoopTypeError
 
 KERNELS_BINARY = "kernels_binary"  # host-module global holding the device binary
 #: the ``gpu.module`` attribute listing the bitcode files of ``cute.extern(source=cute.BitCode(...))``
@@ -123,47 +123,30 @@ def option_class(name: str) -> Any:
     return getattr(compiler, name)
 
 
-def compile_options(bracket: Any, options: Any) -> Any:
-    """CuTe's ``CompileOptions`` for ``cute.compile[bracket](..., options=options)``, the two forms
-    merged (where both set an option, the string wins).
-
-    Raises:
-        CoopTypeError: a bracket entry is not a CuTe compile option, or ``options`` not a string.
-        CoopValueError: the options string is malformed (CuTe's message included).
-    """
+def bracket_options(bracket: Any) -> Any:
+    """CuTe's ``CompileOptions`` of ``cute.compile[bracket]`` (CuTe's own error if an entry is not a
+    compile option)."""
     from cutlass.base_dsl import compiler
 
-    try:
-        merged = compiler.CompileCallable(bracket)._compile_options
-    except Exception as exc:
-        raise CoopTypeError(
-            f"cuda.coop.cutlass.compile[{bracket!r}]: each entry must be a cute.compile option (an "
-            f"instance or class such as cute.GenerateLineInfo); CuTe says: {_first_line(exc)}"
-        ) from None
-    if options is None or options == "":
-        return merged
-    if not isinstance(options, str):
-        raise CoopTypeError(
-            f"options= must be a string as cute.compile takes it (e.g. '--opt-level 2'), got {options!r}; "
-            "pass option objects as cuda.coop.cutlass.compile[option, ...](host, *args)"
-        )
-    try:
-        parsed = compiler._parse_compile_options_from_str(options)
-    except Exception as exc:
-        raise CoopValueError(f"options={options!r} is malformed: {_first_line(exc)}") from None
+    return compiler.CompileCallable(bracket)._compile_options
+
+
+def parse_options(text: str) -> Any:
+    """CuTe's ``CompileOptions`` of an ``options=`` string (CuTe's own error if it is malformed)."""
+    from cutlass.base_dsl import compiler
+
+    return compiler._parse_compile_options_from_str(text)
+
+
+def merge_options(into: Any, parsed: Any) -> Any:
+    """``into`` with every option that ``parsed`` sets away from its default, and ``parsed``'s debug
+    selectors and ptxas diagnostics (where both set an option, ``parsed`` wins)."""
     for cls, opt in parsed.options.items():
         if opt.value != cls._default:
-            merged.options[cls] = opt
-    merged._debug_selectors |= parsed._debug_selectors
-    merged._ptxas_diagnostics_enabled |= parsed._ptxas_diagnostics_enabled
-    return merged
-
-
-def _first_line(exc: BaseException) -> str:
-    import re
-
-    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip()
-    return next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
+            into.options[cls] = opt
+    into._debug_selectors |= parsed._debug_selectors
+    into._ptxas_diagnostics_enabled |= parsed._ptxas_diagnostics_enabled
+    return into
 
 
 def apply_environment(options: Any, dsl: Any) -> None:
@@ -607,50 +590,9 @@ def rectify(compiled: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> lis
     return list(compiled.execution_args.get_rectified_args(args, kwargs))
 
 
-def binder(compiled: Any) -> Callable[[tuple[Any, ...], dict[str, Any]], list[Any]]:
-    """A function binding ``(args, kwargs)`` to the runtime parameters in order (defaults,
-    keywords), as CuTe's call does, without comparing values (``rectify`` compares each with a
-    marker, which arrays refuse).
-
-    The function raises CoopTypeError for arguments the signature does not bind.
-    """
-    import inspect
-
-    signature = compiled.execution_args.signature
-    params = list(signature.parameters.values())
-    names = [p.name for p in params]
-    takes = f"the compiled function takes ({', '.join(names)})"
-    if any(p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params):
-
-        def bind_any(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-            try:
-                bound = signature.bind(*args, **kwargs)
-            except TypeError as exc:
-                raise CoopTypeError(f"{takes}: {exc}") from None
-            bound.apply_defaults()
-            return list(bound.arguments.values())
-
-        return bind_any
-    index = {n: i for i, n in enumerate(names)}
-    missing = object()
-    defaults = [missing if p.default is inspect.Parameter.empty else p.default for p in params]
-
-    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        if len(args) > len(names):
-            raise CoopTypeError(f"{takes}: got {len(args)} positional arguments")
-        out = [*args, *defaults[len(args) :]]
-        for name, value in kwargs.items():
-            at = index.get(name)
-            if at is None or at < len(args):
-                what = "an unexpected" if at is None else "a second value for the"
-                raise CoopTypeError(f"{takes}: got {what} argument {name!r}")
-            out[at] = value
-        lacking = [n for n, v in zip(names, out, strict=True) if v is missing]
-        if lacking:
-            raise CoopTypeError(f"{takes}: missing {', '.join(lacking)}")
-        return out
-
-    return bind
+def runtime_signature(compiled: Any) -> Any:
+    """The ``inspect.Signature`` of a CuTe compiled function's runtime parameters."""
+    return compiled.execution_args.signature
 
 
 def marshal(compiled: Any, values: list[Any]) -> tuple[list[int], Any]:
@@ -780,13 +722,6 @@ def pointer_info(value: Any) -> tuple[Any, int, int] | None:
     if type(value) is not _POINTER[0]:
         return None
     return value.dtype, int(value._pointer), int(value._assumed_align)
-
-
-def is_stream_parameter(annotation: Any, value: Any) -> bool:
-    """A CUDA stream parameter (``cuda.bindings.driver.CUstream``)."""
-    from cuda.bindings import driver
-
-    return annotation is driver.CUstream or isinstance(value, driver.CUstream)
 
 
 def numeric_type(annotation: Any) -> Any:

@@ -16,6 +16,7 @@ the caller drops it.
 from __future__ import annotations
 
 import ctypes
+import inspect
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -91,6 +92,50 @@ def _reader(kind: type) -> Reader | None:
     return read  # type: ignore[return-value]
 
 
+def binder(compiled: Any) -> Callable[[tuple[Any, ...], dict[str, Any]], list[Any]]:
+    """A function binding ``(args, kwargs)`` to the runtime parameters in order (defaults,
+    keywords), as CuTe's call does, without comparing values (``rectify`` compares each with a
+    marker, which arrays refuse).
+
+    The function raises CoopTypeError for arguments the signature does not bind.
+    """
+    signature = _cute_hooks.runtime_signature(compiled)
+    params = list(signature.parameters.values())
+    names = [p.name for p in params]
+    takes = f"the compiled function takes ({', '.join(names)})"
+    if any(p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params):
+
+        def bind_any(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise CoopTypeError(f"{takes}: {exc}") from None
+            bound.apply_defaults()
+            return list(bound.arguments.values())
+
+        return bind_any
+    index = {n: i for i, n in enumerate(names)}
+    missing = object()
+    defaults = [missing if p.default is inspect.Parameter.empty else p.default for p in params]
+
+    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        if len(args) > len(names):
+            raise CoopTypeError(f"{takes}: got {len(args)} positional arguments")
+        out = [*args, *defaults[len(args) :]]
+        for name, value in kwargs.items():
+            at = index.get(name)
+            if at is None or at < len(args):
+                what = "an unexpected" if at is None else "a second value for the"
+                raise CoopTypeError(f"{takes}: got {what} argument {name!r}")
+            out[at] = value
+        lacking = [n for n, v in zip(names, out, strict=True) if v is missing]
+        if lacking:
+            raise CoopTypeError(f"{takes}: missing {', '.join(lacking)}")
+        return out
+
+    return bind
+
+
 class PreparedLaunch:
     """A CuTe compiled function bound to its arguments: :meth:`launch` rewrites them and launches.
 
@@ -108,7 +153,7 @@ class PreparedLaunch:
         self._compiled = compiled
         self._names = [n for n, _a in params]
         values = _cute_hooks.rectify(compiled, *_args.convert(specs, self._names, args, kwargs))
-        self._bind = _cute_hooks.binder(compiled)
+        self._bind = binder(compiled)
         given = self._bind(args, kwargs)  # as given (a tensor slot learns their keys)
         call, self._result, extras, self._executor = _cute_hooks.executor(compiled)  # after the checks
         for (name, annotation), value in zip(params, values, strict=False):  # before CuTe's casts
@@ -148,7 +193,7 @@ class PreparedLaunch:
             name in specs
             or _cute_hooks.pointer_info(value) is not None
             or _cute_hooks.numeric_type(annotation) is not None
-            or _cute_hooks.is_stream_parameter(annotation, value)
+            or _args.is_stream_parameter(annotation, value)
         )
 
     def _setter(self, at: int, name: str, annotation: Any, value: Any, specs: dict[str, _args.Spec]) -> Any:
@@ -161,7 +206,7 @@ class PreparedLaunch:
         numeric = _cute_hooks.numeric_type(annotation)
         if numeric is not None:
             return self._scalar_setter(at, name, numeric, value)
-        if _cute_hooks.is_stream_parameter(annotation, value):
+        if _args.is_stream_parameter(annotation, value):
             slot = ctypes.c_void_p(stream_handle(value, what=f"argument {name!r}"))
 
             def set_stream(new: Any) -> None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from cuda.coop._backend_api import CoopValueError
+from cuda.coop._backend_api import CoopTypeError, CoopValueError
 
 from . import _arch, _cute_hooks
 
@@ -85,6 +86,40 @@ def _ptxas_tokens(value: str) -> list[str]:
     return shlex.split(text)
 
 
+def compile_options(bracket: Any, options: Any) -> Any:
+    """CuTe's ``CompileOptions`` for ``cute.compile[bracket](..., options=options)``, the two forms
+    merged (where both set an option, the string wins).
+
+    Raises:
+        CoopTypeError: a bracket entry is not a CuTe compile option, or ``options`` not a string.
+        CoopValueError: the options string is malformed (CuTe's message included).
+    """
+    try:
+        merged = _cute_hooks.bracket_options(bracket)
+    except Exception as exc:
+        raise CoopTypeError(
+            f"cuda.coop.cutlass.compile[{bracket!r}]: each entry must be a cute.compile option (an "
+            f"instance or class such as cute.GenerateLineInfo); CuTe says: {_first_line(exc)}"
+        ) from None
+    if options is None or options == "":
+        return merged
+    if not isinstance(options, str):
+        raise CoopTypeError(
+            f"options= must be a string as cute.compile takes it (e.g. '--opt-level 2'), got {options!r}; "
+            "pass option objects as cuda.coop.cutlass.compile[option, ...](host, *args)"
+        )
+    try:
+        parsed = _cute_hooks.parse_options(options)
+    except Exception as exc:
+        raise CoopValueError(f"options={options!r} is malformed: {_first_line(exc)}") from None
+    return _cute_hooks.merge_options(merged, parsed)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip()
+    return next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
+
+
 def plan(bracket: Any, options: Any, arch: object, dsl: Any) -> Plan:
     """Check every option given (bracket form, ``options=`` string and the DSL's environment
     variables), resolve the architecture and say what each step needs.
@@ -93,7 +128,7 @@ def plan(bracket: Any, options: Any, arch: object, dsl: Any) -> Plan:
         CoopTypeError, CoopValueError: a malformed options string, an unknown or refused option, a
             bad architecture or none at all.
     """
-    base = _cute_hooks.compile_options(bracket, options)
+    base = compile_options(bracket, options)
     effective = copy.deepcopy(base)
     _cute_hooks.apply_environment(effective, dsl)
     values = _values(effective)

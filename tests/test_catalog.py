@@ -83,10 +83,11 @@ def test_each_family_lists_what_it_declares() -> None:
         )
 
 
-def test_the_renderer_fingerprint_reads_every_catalog_module() -> None:
-    """The bundle cache's index keys change when any module of the catalog does."""
-    folder = Path(catalog_common.__file__).parent
-    assert {f"_catalog/{p.name}" for p in folder.glob("*.py")} <= set(_bundle._RENDERING)
+def test_the_renderer_fingerprint_reads_every_catalog_and_kinds_module() -> None:
+    """The bundle cache's index keys change when any module of the catalog or of the kinds does."""
+    for package in ("_catalog", "_kinds"):
+        folder = Path(catalog_common.__file__).parents[1] / package
+        assert {f"{package}/{p.name}" for p in folder.glob("*.py")} <= set(_bundle._RENDERING), package
 
 
 def test_adding_a_row_twice_is_refused() -> None:

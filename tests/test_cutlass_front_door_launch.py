@@ -22,7 +22,7 @@ import cuda.coop.cutlass as cutlass_coop  # noqa: E402
 import cutlass  # noqa: E402
 import cutlass.cute as cute  # noqa: E402
 from cuda import coop  # noqa: E402
-from cuda.coop.cutlass import _args, _cute_hooks  # noqa: E402
+from cuda.coop.cutlass import _args, _cute_hooks, _launch  # noqa: E402
 from cutlass.cute.runtime import make_ptr  # noqa: E402
 
 from ._cute_kernels import launch_args, launch_host  # noqa: E402
@@ -201,11 +201,11 @@ def test_launch_hooks_present(compiled: Any) -> None:
         assert name in JitExecutor.__init__.__code__.co_names or hasattr(JitExecutor, name), name
     assert callable(compiled.compiled.execution_args.generate_execution_args)
     assert list(compiled.compiled.execution_args.signature.parameters) == compiled._names
-    # what the call state relies on (plain_reentry, cuda_error, binder)
+    # what the call state relies on (plain_reentry, cuda_error, the binder over runtime_signature)
     assert hasattr(compiled.compiled, "_pyir_spec") and hasattr(compiled.compiled, "total_added_arguments")
     assert _cute_hooks.plain_reentry(compiled.compiled)
     assert "DSLCudaRuntimeError" in type(_cute_hooks.cuda_error(700)).__name__
-    bind = _cute_hooks.binder(compiled.compiled)
+    bind = _launch.binder(compiled.compiled)
     assert bind((1, 2), {"offset": 3, "stream": 4, "scale": 5}) == [1, 2, 5, 3, 4]
     with pytest.raises(coop.CoopTypeError, match="missing offset, stream"):
         bind((1, 2, 3), {})
