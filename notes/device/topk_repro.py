@@ -1,0 +1,20 @@
+# session 17: the CuTe top-k example kernel at k = 8, 64 items a lane, rows of 4096 (rows.py's failing config)
+import sys, numpy as np, torch
+sys.path.insert(0, "examples/cutlass")
+import top_k_stream_rows_cute as ex
+import cuda.coop.cutlass as cutlass_coop
+from cutlass.cute.runtime import from_dlpack
+k, items, rows = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+N = 4096
+host = ex.make_row_top_k(N, k, items, 128)
+rng = np.random.default_rng()
+x = rng.standard_normal((rows, N)).astype(np.float32)
+tx = torch.from_numpy(x.reshape(-1)).cuda()
+values = torch.full((rows * k,), float("nan"), device="cuda")
+indices = torch.full((rows * k,), -1, dtype=torch.int64, device="cuda")
+compiled = cutlass_coop.compile(host, *(from_dlpack(t, assumed_align=16) for t in (tx, values, indices)))
+print(compiled.inspect().summary(), flush=True)
+compiled(tx, values, indices)
+torch.cuda.synchronize()
+order = np.stack([np.lexsort((np.arange(N), -r.astype(np.float64)))[:k] for r in x])
+print("same:", np.array_equal(indices.cpu().numpy().reshape(rows, k), order), flush=True)
