@@ -1,11 +1,11 @@
-# session 17: the CuTe top-k example kernel at k = 8, 64 items a lane, rows of 4096 (rows.py's failing config)
+# the CuTe top-k example kernel: python topk_repro.py K ITEMS ROWS [N], checked against NumPy
 import sys, numpy as np, torch
 sys.path.insert(0, "examples/cutlass")
 import top_k_stream_rows_cute as ex
 import cuda.coop.cutlass as cutlass_coop
 from cutlass.cute.runtime import from_dlpack
 k, items, rows = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-N = 4096
+N = int(sys.argv[4]) if len(sys.argv) > 4 else 4096  # row length
 host = ex.make_row_top_k(N, k, items, 128)
 rng = np.random.default_rng()
 x = rng.standard_normal((rows, N)).astype(np.float32)
