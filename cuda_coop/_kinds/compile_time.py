@@ -72,7 +72,8 @@ class IndexArrangement(Choice):
             others = ", ".join(repr(o.value) for o in self.choices.options if o.value != "striped_vectors")
             raise CoopValueError(
                 f"{r.q}: {name}={arg.value!r} numbers the items as a block's striped_vectors load leaves "
-                f"them (runs striped over a block's threads), which {r.q} has no loads of; use {others}"
+                f"them (runs striped over a block's threads), and {r.q} numbers a logical warp's items "
+                f"(a warp load leaves them blocked or striped); use {others}"
             )
 
 
