@@ -18,7 +18,7 @@ from ._reference import random_array
 pytestmark = pytest.mark.gpu
 
 ROWS = 7
-#: (dtype, items per thread, block): runs of 4 (float32 x 16, float16 x 8, int8 x 16), of 2
+#: (dtype, items per thread, block): runs of 4 (float32 x 16, 32, 64, float16 x 8, int8 x 16), of 2
 #: (float64 x 8), of 1 (int32 x 3: striped) and the whole thread's tile (float32 x 4: blocked).
 CASES = [
     ("float32", 16, 128),
@@ -27,6 +27,8 @@ CASES = [
     ("int8", 16, 64),
     ("float64", 8, (16, 4)),
     ("int32", 3, 33),
+    ("float32", 32, 64),  # many items a thread: the argmax keeps one index, not 32 or 64
+    ("float32", 64, (32, 1)),
 ]
 
 
