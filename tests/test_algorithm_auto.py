@@ -137,3 +137,25 @@ def test_cute_strided_views_move_runs_item_by_item() -> None:
     assert set(ops) == {"LDG.E", "STG.E"}, ops  # a column: one access per item, no vectors
     ops = _ops(cutlass_coop.compile(_host("row", "auto"), _fake("row"), _fake("row")).inspect())
     assert ops == {"LDG.E.128": 1, "STG.E.128": 1}, ops  # a 16-byte aligned row: the run is one vector
+
+
+@pytest.mark.parametrize("items", [16, 32, 64])
+def test_argmax_of_many_items_in_runs_keeps_one_index(items: int) -> None:
+    """A row loaded with ``auto`` and its argmax with ``arrangement="auto"``: no local memory, no
+    call, and no more registers at 64 items a thread than the items themselves need (the loop keeps
+    one best item and its position, not an index an item)."""
+    import cuda.coop.numba as numba_coop
+    import numba
+    from numba import cuda
+    from numba.cuda import types
+
+    def kernel(x, out):  # type: ignore[no-untyped-def]
+        xs = coop.ThreadData(items, numba.float32)
+        coop.block.load(x, xs, offset=cuda.blockIdx.x * 64 * items, algorithm="auto")
+        v, i = coop.block.argmax(xs, arrangement="auto")
+        if cuda.threadIdx.x == 0:
+            out[cuda.blockIdx.x] = i
+
+    report = numba_coop.compile(kernel, types.void(types.float32[::1], types.int32[::1]), block=64).inspect()
+    assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
+    assert max(report.registers.values()) <= items + 40, report.registers
