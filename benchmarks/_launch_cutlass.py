@@ -44,11 +44,7 @@ def _raw_launch(src: Any, dst: Any, stream: int) -> Callable[[], Any]:
     """A pre-packed cuLaunchKernel of an NVRTC kernel with the same parameters, through ctypes."""
     from cuda.core import Device, Program, ProgramOptions
 
-    source = (
-        'extern "C" __global__ void k(const int* s, int* d, int a, float b) {\n'
-        "  int i = blockIdx.x * 512 + threadIdx.x;\n"
-        "  for (int j = 0; j < 4; ++j) d[i + 128 * j] = s[i + 128 * j] * a + (int)b;\n}\n"
-    )
+    source = Path(__file__).with_name("_launch_cutlass_raw.cu").read_text()
     arch = "sm_" + Device().arch
     kernel = Program(source, "c++", ProgramOptions(arch=arch)).compile("cubin").get_kernel("k")
     libcuda = ctypes.CDLL("libcuda.so.1")

@@ -35,179 +35,17 @@ BLOCK, ITEMS = 128, 4
 TILE = BLOCK * ITEMS
 TYPES = {"int32": "int", "int64": "long long", "float64": "double", "float32": "float", "int3": "coop_int3"}
 
-SOURCE = r"""
-#include <cub/block/block_scan.cuh>
-#include <cub/agent/single_pass_scan_operators.cuh>
-
-struct coop_int3 { int x, y, z; };
-__device__ __forceinline__ coop_int3 operator+(coop_int3 a, coop_int3 b)
-{
-  return {a.x + b.x, a.y + b.y, a.z + b.z};
-}
-
-// The workspace: this header, then two tile-state areas, each on a 256-byte boundary; launch e scans
-// in area e % 2 and invalidates, for the next launch, area (e + 1) % 2.
-struct alignas(16) coop_grid_header
-{
-  unsigned int ticket;   // tiles handed out in this launch
-  unsigned int done;     // blocks that finished their scan in this launch
-  unsigned int epoch;    // launches so far
-  unsigned int capacity; // tiles per area
-};
-constexpr size_t COOP_GRID_AREAS_AT = 256;
-
-template <typename T>
-struct coop_grid
-{
-  using TileState = cub::ScanTileState<T>;
-
-  static __host__ __device__ size_t area_stride(unsigned int capacity)
-  {
-    size_t bytes = 0;
-    TileState::AllocationSize(int(capacity), bytes);
-    return (bytes + 255) & ~size_t(255);
-  }
-  static __device__ __forceinline__ TileState area(void* ws, unsigned int capacity, unsigned int epoch)
-  {
-    size_t bytes = 0;
-    TileState::AllocationSize(int(capacity), bytes);
-    TileState state;
-    char* at = static_cast<char*>(ws) + COOP_GRID_AREAS_AT + (epoch & 1u) * area_stride(capacity);
-    state.Init(int(capacity), at, bytes);
-    return state;
-  }
-  static __device__ __forceinline__ void invalidate(cub::ScanTileState<T, true>& s, int tile)
-  {
-    typename TileState::TxnWord word{};
-    reinterpret_cast<typename TileState::TileDescriptor*>(&word)->status =
-      typename TileState::StatusWord(cub::SCAN_TILE_INVALID);
-    s.d_tile_descriptors[TileState::TILE_STATUS_PADDING + tile] = word;
-  }
-  static __device__ __forceinline__ void invalidate(cub::ScanTileState<T, false>& s, int tile)
-  {
-    using Status = typename TileState::StatusWord;
-    s.d_tile_status[TileState::TILE_STATUS_PADDING + tile] = Status(cub::SCAN_TILE_INVALID);
-  }
-};
-
-// One thread per tile of both areas (CUB's own InitializeStatus), and the header.
-template <typename T>
-__device__ void coop_grid_init(void* ws, unsigned int capacity)
-{
-  if (blockIdx.x == 0 && threadIdx.x == 0)
-  {
-    *static_cast<coop_grid_header*>(ws) = coop_grid_header{0, 0, 0, capacity};
-  }
-  for (unsigned int e = 0; e < 2; ++e)
-  {
-    auto state = coop_grid<T>::area(ws, capacity, e);
-    state.InitializeStatus(int(capacity));
-  }
-}
-
-__device__ __forceinline__ int coop_grid_tile_index(void* ws, int* slot)
-{
-  coop_grid_header* h = static_cast<coop_grid_header*>(ws);
-  if (threadIdx.x == 0)
-  {
-    if (gridDim.x * gridDim.y * gridDim.z > h->capacity)
-    {
-      __trap();
-    }
-    *slot = int(atomicAdd(&h->ticket, 1u));
-  }
-  __syncthreads();
-  return *slot;
-}
-
-template <typename T, int BLOCK_THREADS, int ITEMS_PER_THREAD>
-struct coop_grid_exclusive_sum
-{
-  using BlockScanT = cub::BlockScan<T, BLOCK_THREADS>;
-  using Prefix     = cub::TilePrefixCallbackOp<T, ::cuda::std::plus<>, typename coop_grid<T>::TileState>;
-  struct TempStorage
-  {
-    typename BlockScanT::TempStorage scan;
-    typename Prefix::TempStorage prefix;
-  };
-
-  static __device__ __forceinline__ void
-  run(TempStorage& ts, T (&items)[ITEMS_PER_THREAD], T (&out)[ITEMS_PER_THREAD], void* ws, int tile,
-      T& through)
-  {
-    coop_grid_header* h = static_cast<coop_grid_header*>(ws);
-    const unsigned int grid     = gridDim.x * gridDim.y * gridDim.z;
-    const unsigned int capacity = h->capacity;
-    const unsigned int epoch    = *reinterpret_cast<volatile unsigned int*>(&h->epoch);
-    auto state = coop_grid<T>::area(ws, capacity, epoch);
-    auto next  = coop_grid<T>::area(ws, capacity, epoch + 1);
-    for (unsigned int i = tile + threadIdx.x * grid; i < capacity; i += BLOCK_THREADS * grid)
-    {
-      coop_grid<T>::invalidate(next, int(i));
-    }
-    if (tile == 0)
-    {
-      T aggregate;
-      BlockScanT(ts.scan).ExclusiveSum(items, out, aggregate);
-      if (threadIdx.x == 0)
-      {
-        state.SetInclusive(0, aggregate);
-      }
-      through = aggregate;
-    }
-    else
-    {
-      Prefix prefix(state, ts.prefix, ::cuda::std::plus<>{}, tile);
-      BlockScanT(ts.scan).ExclusiveSum(items, out, prefix);
-      __syncthreads();
-      through = prefix.GetInclusivePrefix();
-    }
-    __syncthreads();
-    if (threadIdx.x == 0)
-    {
-      __threadfence();
-      if (atomicAdd(&h->done, 1u) == grid - 1)
-      {
-        __threadfence();
-        h->ticket = 0;
-        h->done   = 0;
-        h->epoch  = epoch + 1;
-      }
-    }
-  }
-};
-
+#: The prototype's C++ (``grid_proto.cu``), compiled with ``GRID_PROTO_BLOCK`` and ``GRID_PROTO_ITEMS``
+#: defined; ``KERNELS`` names its kernels for one item type (``name``, ``T``).
+SOURCE = Path(__file__).with_name("grid_proto.cu").read_text()
+KERNELS = """
 extern "C" __global__ void init_{name}(void* ws, unsigned int capacity)
-{
-  coop_grid_init<{T}>(ws, capacity);
-}
-
+{{ coop_grid_init<{T}>(ws, capacity); }}
 extern "C" __global__ void stride_{name}(unsigned long long* out, unsigned int capacity)
-{
-  *out = coop_grid<{T}>::area_stride(capacity);
-}
-
-extern "C" __global__ void __launch_bounds__({BLOCK}) cumsum_{name}(
-  const {T}* src, {T}* dst, {T}* through_out, void* ws, long long n, unsigned int delay)
-{
-  using Scan = coop_grid_exclusive_sum<{T}, {BLOCK}, {ITEMS}>;
-  __shared__ typename Scan::TempStorage ts;
-  __shared__ int slot;
-  const int tile = coop_grid_tile_index(ws, &slot);
-  if (delay)  // blocks finish out of order: a pseudo-random wait per tile
-  {
-    const unsigned int ns = (unsigned(tile) * 2654435761u >> 20) % delay;
-    for (unsigned int k = 0; k < ns; k += 1000) __nanosleep(1000);
-  }
-  const {T} coop_zero{};
-  {T} items[{ITEMS}], out[{ITEMS}];
-  const long long base = (long long)tile * {TILE} + threadIdx.x * {ITEMS};
-  for (int j = 0; j < {ITEMS}; ++j) items[j] = base + j < n ? src[base + j] : coop_zero;
-  {T} through;
-  Scan::run(ts, items, out, ws, tile, through);
-  for (int j = 0; j < {ITEMS}; ++j) if (base + j < n) dst[base + j] = out[j];
-  if (threadIdx.x == 0) through_out[tile] = through;
-}
+{{ *out = coop_grid<{T}>::area_stride(capacity); }}
+extern "C" __global__ void __launch_bounds__(GRID_PROTO_BLOCK) cumsum_{name}(const {T}* src, {T}* dst,
+  {T}* through_out, void* ws, long long n, unsigned int delay)
+{{ grid_proto_cumsum(src, dst, through_out, ws, n, delay); }}
 """
 
 
@@ -221,13 +59,8 @@ def build(names: list[str], arch: str) -> bytes:
         for k, v in _bundle._options(arch).items()
         if k not in ("link_time_optimization", "relocatable_device_code")
     }
-    head, body = SOURCE.split('extern "C" __global__ void init_{name}', 1)
-    body = 'extern "C" __global__ void init_{name}' + body
-    text = head + "".join(
-        body.replace("{name}", n).replace("{T}", TYPES[n]).replace("{BLOCK}", str(BLOCK))
-        .replace("{ITEMS}", str(ITEMS)).replace("{TILE}", str(TILE))
-        for n in names
-    )  # fmt: skip
+    options["define_macro"] = [("GRID_PROTO_BLOCK", str(BLOCK)), ("GRID_PROTO_ITEMS", str(ITEMS))]
+    text = SOURCE + "".join(KERNELS.format(name=n, T=TYPES[n]) for n in names)
     return bytes(Program(text, "c++", ProgramOptions(**options)).compile("cubin").code)
 
 

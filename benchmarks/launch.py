@@ -34,13 +34,8 @@ from typing import Any  # noqa: E402
 N = 4096
 THREADS, ITEMS = 128, 4
 
-CUPY_SOURCE = r"""
-extern "C" __global__ void add1(const float* x, float* y, int n)
-{
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = x[i] + 1.0f;
-}
-"""
+#: The plain kernel of the CuPy rows (``launch_add1.cu``: ``y[i] = x[i] + 1``).
+CUPY_SOURCE = Path(__file__).with_name("launch_add1.cu").read_text()
 
 RAW = "raw cuLaunchKernel, args packed once"
 GOALS = [

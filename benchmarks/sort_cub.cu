@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUB C++ peers of benchmarks/sort.py (read by it as CUB_SOURCE and compiled with NVRTC,
 // the kernels instantiated by name expression).
-#include <cub/block/block_load.cuh>
-#include <cub/block/block_store.cuh>
-#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_histogram.cuh>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_store.cuh>
 
 template <int Threads, int Items>
 __global__ void __launch_bounds__(Threads) cub_sort_keys(const int* src, int* dst)
 {
-  using Load = cub::BlockLoad<int, Threads, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  using Sort = cub::BlockRadixSort<int, Threads, Items>;
+  using Load  = cub::BlockLoad<int, Threads, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Sort  = cub::BlockRadixSort<int, Threads, Items>;
   using Store = cub::BlockStore<int, Threads, Items, cub::BLOCK_STORE_STRIPED>;
-  __shared__ union { typename Load::TempStorage load; typename Sort::TempStorage sort; } ts;
+  __shared__ union
+  {
+    typename Load::TempStorage load;
+    typename Sort::TempStorage sort;
+  } ts;
   const size_t base = size_t(blockIdx.x) * Threads * Items;
   int keys[Items];
   Load(ts.load).Load(src + base, keys);
@@ -22,13 +26,16 @@ __global__ void __launch_bounds__(Threads) cub_sort_keys(const int* src, int* ds
 }
 
 template <int Threads, int Items>
-__global__ void __launch_bounds__(Threads)
-cub_sort_pairs(const int* src, const int* vsrc, int* dst, int* vdst)
+__global__ void __launch_bounds__(Threads) cub_sort_pairs(const int* src, const int* vsrc, int* dst, int* vdst)
 {
-  using Load = cub::BlockLoad<int, Threads, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  using Sort = cub::BlockRadixSort<int, Threads, Items, int>;
+  using Load  = cub::BlockLoad<int, Threads, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Sort  = cub::BlockRadixSort<int, Threads, Items, int>;
   using Store = cub::BlockStore<int, Threads, Items, cub::BLOCK_STORE_STRIPED>;
-  __shared__ union { typename Load::TempStorage load; typename Sort::TempStorage sort; } ts;
+  __shared__ union
+  {
+    typename Load::TempStorage load;
+    typename Sort::TempStorage sort;
+  } ts;
   const size_t base = size_t(blockIdx.x) * Threads * Items;
   int keys[Items];
   int values[Items];
@@ -44,7 +51,7 @@ cub_sort_pairs(const int* src, const int* vsrc, int* dst, int* vdst)
 template <int Threads, int Items, int Bins, int Tiles, bool Unroll>
 __global__ void __launch_bounds__(Threads) cub_histogram(const unsigned char* src, int* out)
 {
-  using Load = cub::BlockLoad<unsigned char, Threads, Items, cub::BLOCK_LOAD_VECTORIZE>;
+  using Load      = cub::BlockLoad<unsigned char, Threads, Items, cub::BLOCK_LOAD_VECTORIZE>;
   using Histogram = cub::BlockHistogram<unsigned char, Threads, Items, Bins, cub::BLOCK_HISTO_ATOMIC>;
   __shared__ int counts[Bins];
   const size_t base = size_t(blockIdx.x) * Threads * Items * Tiles;

@@ -100,19 +100,32 @@ class Result:
 
 
 @dataclass(frozen=True)
+class When:
+    """A request that chose ``option`` for the Choice parameter ``param``: ``When("algorithm",
+    "match")``."""
+
+    param: str
+    option: str
+
+    def holds(self, req: Request) -> bool:
+        """Whether ``req`` chose this option."""
+        return req.option(self.param) == self.option
+
+
+@dataclass(frozen=True)
 class Cub:
     """The CUB class: its name, header and template parameters in CUB's order, each named:
     ``T``, ``BLOCK_DIM_X``/``Y``/``Z``, ``ITEMS_PER_THREAD``, a parameter of a template kind, or a
     name of ``fixed`` (a template argument that coop does not expose, given as C++ text so that the
     ones after it can be named). ``classes`` give another class for a Choice's option
-    (``(("algorithm=match", Cub("cub::BlockRadixRankMatch", ...)),)``), where CUB spells an
+    (``((When("algorithm", "match"), Cub("cub::BlockRadixRankMatch", ...)),)``), where CUB spells an
     algorithm as a class of its own with its own template parameters."""
 
     cls: str
     header: str
     template: tuple[str, ...]
     fixed: tuple[tuple[str, str], ...] = ()
-    classes: tuple[tuple[str, Cub], ...] = ()
+    classes: tuple[tuple[When, Cub], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -287,9 +300,9 @@ class Primitive:
         named = (*self.call.args, *self.call.ctor, self.call.returns or "")
         unknown = [n for n in named if n.isidentifier() and n not in known]
         assert not unknown, f"{self.qualname}: the call names no parameter or result {unknown}"
-        for key, _c in self.cub.classes:
-            choice, _, option = key.partition("=")
-            assert option in {o.value for o in self.choices()[choice].options}, f"{self.qualname}: {key}"
+        for when, _c in self.cub.classes:
+            options = {o.value for o in self.choices()[when.param].options}
+            assert when.option in options, f"{self.qualname}: {when}"
 
     @property
     def key(self) -> str:
@@ -372,9 +385,8 @@ class Primitive:
 
     def cub_class(self, req: Request) -> Cub:
         """The CUB class of ``req``: the row's, or another for the Choice option that names one."""
-        for key, cub in self.cub.classes:
-            choice, _, option = key.partition("=")
-            if req.option(choice) == option:
+        for when, cub in self.cub.classes:
+            if when.holds(req):
                 return cub
         return self.cub
 

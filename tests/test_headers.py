@@ -2,10 +2,14 @@
 """coop's own device code is C++ headers (``cuda_coop/include/coop/*.cuh``, package data), not text in
 the renderer: each header compiles on its own with NVRTC (the bundle's options, sm_90a) with a use
 that instantiates its templates, the renderer includes the headers and carries none of their code,
-their bytes are part of the cache keys, and the package ships them (NVRTC, no GPU)."""
+their bytes are part of the cache keys, the package ships them, and clang-format keeps them and the
+benchmarks' C++ in the repository's style (NVRTC, no GPU)."""
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -240,3 +244,36 @@ def test_grid_benchmark_variants_still_apply() -> None:
             first, last = old if isinstance(old, tuple) else (old, "")
             assert first in header and last in header[header.index(first) :]
     assert _render._SCOPES["grid"] == "#include <coop/grid.cuh>\n"
+
+
+def _clang_format() -> str | None:
+    """The clang-format of the test extra's wheel, else one on the PATH."""
+    try:
+        import clang_format
+    except ImportError:
+        return shutil.which("clang-format")
+    path = Path(clang_format.get_executable("clang-format"))
+    return str(path) if path.is_file() else shutil.which("clang-format")
+
+
+#: The C++ files that the repository's .clang-format keeps formatted.
+FORMATTED = sorted([*coop_headers(), *(ROOT / "benchmarks").glob("*.cu")])
+
+
+@pytest.mark.parametrize("path", FORMATTED, ids=lambda p: p.name)
+def test_cpp_is_clang_formatted(path: Path) -> None:
+    """``clang-format --dry-run --Werror`` finds nothing to change (the style: .clang-format at the
+    repository's root; to fix: ``clang-format -i cuda_coop/include/coop/*.cuh benchmarks/*.cu``)."""
+    exe = _clang_format()
+    if exe is None:
+        pytest.skip("no clang-format (the test extra installs it: pip install '.[test]')")
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True).stdout
+    major = re.search(r"version (\d+)", version)
+    if major is None or major.group(1) != "23":
+        pytest.skip(f"{version.strip()}: the style is checked with clang-format 23 (the test extra's pin)")
+    run = subprocess.run(
+        [exe, "--dry-run", "--Werror", f"--style=file:{ROOT / '.clang-format'}", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, f"{path.relative_to(ROOT)} is not clang-formatted:\n{run.stderr[:2000]}"

@@ -21,7 +21,7 @@ from .._kinds import (
     Items,
     Payload,
 )
-from .._primitive import Call, Cub, Param, Primitive, Resolver, Result
+from .._primitive import Call, Cub, Param, Primitive, Resolver, Result, When
 from .._requests import Request
 from ._common import _ALL_DTYPES, _BLOCK_DIMS, _RADIX_TUPLES, _TEMP, _TPB, _TUPLED, ITEM_ARRANGEMENTS
 from .sort import _check_radix_counters, _check_staged_tile
@@ -109,7 +109,7 @@ RADIX_RANK = Primitive(
         fixed=_RANK_FIXED,
         classes=(
             (
-                "algorithm=match",
+                When("algorithm", "match"),
                 Cub(
                     "cub::BlockRadixRankMatch",
                     "cub/block/block_radix_rank.cuh",

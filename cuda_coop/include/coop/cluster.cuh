@@ -6,6 +6,7 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/util_ptx.cuh>
+
 #include <cuda/ptx>
 #include <cuda/std/algorithm>
 #include <cuda/std/cstddef>
@@ -59,7 +60,7 @@ struct coop_cluster_state
     // backends call this first thing in the kernel's entry block, and a branch inlined there would
     // split the block, leaving the kernel's allocas out of it and its items in local memory.
     coop_cluster_state& s = get();
-    const unsigned first = threadIdx.x + threadIdx.y + threadIdx.z == 0;
+    const unsigned first  = threadIdx.x + threadIdx.y + threadIdx.z == 0;
     asm volatile(
       "{\n\t.reg .pred p;\n\t"
       "setp.ne.u32 p, %0, 0;\n\t"
@@ -84,14 +85,19 @@ struct coop_cluster_state
 };
 
 // The interface is BlockReduce's (a TempStorage, Reduce and Sum of an item or of a thread's items).
-template <typename T, int BLOCK_DIM_X, cub::BlockReduceAlgorithm ALGORITHM, int BLOCK_DIM_Y, int BLOCK_DIM_Z,
-          int CLUSTER_BLOCKS, typename STATE>
+template <typename T,
+          int BLOCK_DIM_X,
+          cub::BlockReduceAlgorithm ALGORITHM,
+          int BLOCK_DIM_Y,
+          int BLOCK_DIM_Z,
+          int CLUSTER_BLOCKS,
+          typename STATE>
 class coop_cluster_reduce
 {
-  using block_t = cub::BlockReduce<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y, BLOCK_DIM_Z>;
+  using block_t                      = cub::BlockReduce<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y, BLOCK_DIM_Z>;
   static constexpr int block_threads = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
-  static constexpr int pushers = block_threads < 32 ? block_threads : 32; // warp 0's threads
-  static constexpr int words = (sizeof(T) + 3) / 4;
+  static constexpr int pushers       = block_threads < 32 ? block_threads : 32; // warp 0's threads
+  static constexpr int words         = (sizeof(T) + 3) / 4;
   static_assert(sizeof(T) <= sizeof(typename STATE::slot_t) && alignof(T) <= alignof(typename STATE::slot_t),
                 "coop: the kernel's cluster state was sized without this item type");
 
@@ -142,10 +148,10 @@ private:
   template <typename Op>
   __device__ __forceinline__ T combine(unsigned call, const T& aggregate, Op op)
   {
-    STATE& state = STATE::get();
-    const int stage = call & 1;
+    STATE& state          = STATE::get();
+    const int stage       = call & 1;
     const unsigned parity = (call >> 1) & 1;
-    const int tid = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
+    const int tid         = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
     if constexpr (block_threads <= 32)
     {
       __syncthreads();
@@ -167,7 +173,7 @@ private:
       // CUB defines the aggregate in thread 0; warp 0 pushes it as words with st.async, whose bytes
       // complete the receiving block's mbarrier transaction (no release fence per arrival)
       unsigned value[words] = {};
-      const T aggregate0 = cub::ShuffleIndex<32>(aggregate, 0, mask);
+      const T aggregate0    = cub::ShuffleIndex<32>(aggregate, 0, mask);
       ::cuda::std::memcpy(value, &aggregate0, sizeof(T));
       const unsigned rank = __clusterRelativeBlockRank();
       // a trip count known at compile time (one round where the cluster has no more blocks than
@@ -179,7 +185,7 @@ private:
         if (peer < CLUSTER_BLOCKS)
         {
           STATE& theirs = *static_cast<STATE*>(__cluster_map_shared_rank(&state, peer));
-          unsigned* to = reinterpret_cast<unsigned*>(theirs.slot[stage][rank].bytes);
+          unsigned* to  = reinterpret_cast<unsigned*>(theirs.slot[stage][rank].bytes);
 #pragma unroll
           for (int w = 0; w < words; ++w)
           {

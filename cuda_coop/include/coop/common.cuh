@@ -7,7 +7,8 @@
 
 #include <cub/config.cuh>
 
-template <unsigned long long Size, unsigned long long Align> __device__ char coop_probe;
+template <unsigned long long Size, unsigned long long Align>
+__device__ char coop_probe;
 
 // How a thread's items sit in its group's tile (coop.ItemArrangement), for the indices coop's own
 // algorithms give them by default: blocked (thread t's item i at t * N + i), striped (t + i * T) or
@@ -29,7 +30,7 @@ struct coop_running_prefix
   __device__ __forceinline__ T operator()(T aggregate)
   {
     T prefix = running;
-    running = op(prefix, aggregate);
+    running  = op(prefix, aggregate);
     return prefix;
   }
 };

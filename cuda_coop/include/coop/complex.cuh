@@ -3,8 +3,9 @@
 // with complex numbers.
 #pragma once
 
-#include <coop/complex_multiplies.cuh>
 #include <cuda/std/complex>
+
+#include <coop/complex_multiplies.cuh>
 
 template <typename F>
 struct coop_complex_multiplies<::cuda::std::complex<F>>

@@ -7,6 +7,7 @@
 #include <cub/agent/single_pass_scan_operators.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/util_ptx.cuh>
+
 #include <cuda/std/cstddef>
 #include <cuda/std/functional>
 #include <cuda/std/type_traits>
@@ -24,15 +25,15 @@ using coop_grid_words = unsigned long long*; // the workspace, as the kernel pas
 // the grid do not queue the header's reads behind them.
 struct alignas(16) coop_grid_header
 {
-  unsigned int magic;    // coop.grid.MAGIC: an initialised workspace
-  unsigned int layout;   // sizeof(T) << 1 | single word
+  unsigned int magic; // coop.grid.MAGIC: an initialised workspace
+  unsigned int layout; // sizeof(T) << 1 | single word
   unsigned int capacity; // tiles per area
-  unsigned int epoch;    // launches so far
+  unsigned int epoch; // launches so far
   unsigned int unused[28];
   unsigned int ticket; // tiles handed out in this launch (byte 128)
 
   static constexpr unsigned int MAGIC = 0x706F6F63u; // coop.grid.MAGIC
-  static constexpr unsigned int BYTES = 256;         // coop.grid.HEADER_BYTES: the areas follow
+  static constexpr unsigned int BYTES = 256; // coop.grid.HEADER_BYTES: the areas follow
 
   // magic, layout, capacity, epoch
   static __device__ __forceinline__ uint4 read(coop_grid_words ws)
@@ -44,10 +45,10 @@ struct alignas(16) coop_grid_header
 template <typename T>
 struct coop_grid_area
 {
-  static constexpr bool single = sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8;
-  using State = cub::ScanTileState<T, single>;
+  static constexpr bool single         = sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8;
+  using State                          = cub::ScanTileState<T, single>;
   static constexpr unsigned int layout = (unsigned(sizeof(T)) << 1) | unsigned(single);
-  static constexpr int padding = State::TILE_STATUS_PADDING;
+  static constexpr int padding         = State::TILE_STATUS_PADDING;
 
   static __device__ __forceinline__ size_t round(size_t n)
   {
@@ -148,14 +149,20 @@ template <typename T, bool SUM>
 struct coop_grid_delay
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  static constexpr bool tuned = SUM && ::cuda::std::is_arithmetic_v<T> && !::cuda::std::is_same_v<T, bool>
-                             && sizeof(T) <= 8;
-  static constexpr bool fp    = ::cuda::std::is_floating_point_v<T>;
+  static constexpr bool tuned =
+    SUM && ::cuda::std::is_arithmetic_v<T> && !::cuda::std::is_same_v<T, bool> && sizeof(T) <= 8;
+  static constexpr bool fp           = ::cuda::std::is_floating_point_v<T>;
   static constexpr unsigned int size = sizeof(T);
   static constexpr unsigned int delay =
-    size == 1 ? 168 : size == 2 ? 376 : size == 4 ? (fp ? 688 : 648) : (fp ? 576 : 632);
+    size == 1   ? 168
+    : size == 2 ? 376
+    : size == 4 ? (fp ? 688 : 648)
+                : (fp ? 576 : 632);
   static constexpr unsigned int l2_write =
-    size == 1 ? 1140 : size == 2 ? 1125 : size == 4 ? (fp ? 1140 : 1245) : (fp ? 1215 : 1290);
+    size == 1   ? 1140
+    : size == 2 ? 1125
+    : size == 4 ? (fp ? 1140 : 1245)
+                : (fp ? 1215 : 1290);
   using type = ::cuda::std::conditional_t<tuned,
                                           cub::detail::fixed_delay_constructor_t<delay, l2_write>,
                                           cub::detail::default_delay_constructor_t<T>>;
@@ -173,7 +180,7 @@ class coop_grid_scan
   template <typename Op>
   using Delay = typename coop_grid_delay<T, ::cuda::std::is_same_v<Op, ::cuda::std::plus<>>>::type;
   template <typename Op>
-  using Prefix = cub::TilePrefixCallbackOp<T, Op, State, Delay<Op>>;
+  using Prefix                 = cub::TilePrefixCallbackOp<T, Op, State, Delay<Op>>;
   static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
   enum Mode
   {
@@ -197,14 +204,12 @@ public:
   // ``results``: what the caller asks for besides the items, in this order: the inclusive prefix
   // through this tile (``total``), then, when PREFIX, the tile's exclusive prefix (``tile_prefix``)
   template <bool PREFIX, int N, typename... Results>
-  __device__ __forceinline__ void
-  ExclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, Results&... results)
+  __device__ __forceinline__ void ExclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, Results&... results)
   {
     Run<EXCLUSIVE_SUM, false, PREFIX>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, results...);
   }
   template <bool PREFIX, int N, typename... Results>
-  __device__ __forceinline__ void
-  InclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, Results&... results)
+  __device__ __forceinline__ void InclusiveSum(T (&x)[N], T (&out)[N], coop_grid_words ws, int tile, Results&... results)
   {
     Run<INCLUSIVE_SUM, false, PREFIX>(x, out, ::cuda::std::plus<>{}, x[0], ws, tile, results...);
   }
@@ -255,8 +260,7 @@ private:
     // the whole first warp
     __device__ __forceinline__ void Open()
     {
-      if (header.x != coop_grid_header::MAGIC || header.y != Area::layout || grid > header.z
-          || unsigned(tile) >= grid)
+      if (header.x != coop_grid_header::MAGIC || header.y != Area::layout || grid > header.z || unsigned(tile) >= grid)
       {
         __trap(); // not a workspace for items of this size and this grid, or not this launch's tile
       }

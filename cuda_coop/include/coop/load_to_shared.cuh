@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cub/util_ptx.cuh>
+
 #include <cuda/ptx>
 #include <cuda/std/cstdint>
 #include <cuda/std/type_traits>
+
 #include <nv/target>
 
 // coop.block.load_to_shared: a contiguous run of items from global into shared memory. The kernel's
@@ -33,12 +35,13 @@ public:
     {
       __trap(); // coop.block.load_to_shared: dst is not in shared memory
     }
-    const int tid = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
+    const int tid        = cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
     const unsigned bytes = num_items > 0 ? unsigned(num_items) * unsigned(sizeof(T)) : 0u;
-    using address = ::cuda::std::uintptr_t;
-    const address where = reinterpret_cast<address>(src) | reinterpret_cast<address>(dst);
+    using address        = ::cuda::std::uintptr_t;
+    const address where  = reinterpret_cast<address>(src) | reinterpret_cast<address>(dst);
     // an mbarrier phase counts at most 2^20 - 1 bytes
     const bool bulk = ((where | bytes) % 16) == 0 && bytes > 0 && bytes < (1u << 20);
+    // clang-format off: statements as a macro's argument
     NV_IF_ELSE_TARGET(
       NV_PROVIDES_SM_90,
       (::cuda::std::uint64_t* full = coop_stage_full(); ::cuda::std::uint64_t phase;
@@ -58,6 +61,7 @@ public:
          phase = ::cuda::ptx::mbarrier_arrive(full);
        } while (!::cuda::ptx::mbarrier_try_wait(full, phase)){}),
       (copy(src, dst, num_items, tid); __syncthreads();));
+    // clang-format on
   }
 
 private:

@@ -18,6 +18,7 @@ extern "C" __device__ unsigned long long* coop_stage_full()
 template <int THREADS>
 __device__ __forceinline__ void coop_stage_begin()
 {
+  // clang-format off: statements as a macro's argument
   NV_IF_TARGET(
     NV_PROVIDES_SM_90,
     (__syncthreads(); const unsigned first = threadIdx.x + threadIdx.y + threadIdx.z == 0;
@@ -31,4 +32,5 @@ __device__ __forceinline__ void coop_stage_begin()
                     "r"(THREADS)
                   : "memory");
      __syncthreads();));
+  // clang-format on
 }

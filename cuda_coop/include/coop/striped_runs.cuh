@@ -5,6 +5,7 @@
 
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_store.cuh>
+
 #include <cuda/std/bit>
 #include <cuda/std/memory>
 #include <cuda/std/type_traits>

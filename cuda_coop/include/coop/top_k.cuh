@@ -29,14 +29,16 @@
 // NaN items are never selected (every comparison with a NaN is false).
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cub/util_ptx.cuh>
+
 #include <cuda/ptx>
 #include <cuda/std/bit>
 #include <cuda/std/climits>
 #include <cuda/std/limits>
 #include <cuda/std/type_traits>
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 
 #include <coop/common.cuh>
 #include <coop/warp.cuh>
@@ -162,7 +164,7 @@ __device__ __forceinline__ bool coop_topk_before(T av, int ai, T bv, int bi)
 template <int W, typename T>
 __device__ __forceinline__ void coop_topk_exchange(T& v, int& i, int d, bool first, unsigned mask)
 {
-  const T pv  = __shfl_xor_sync(mask, v, d, W);
+  const T pv   = __shfl_xor_sync(mask, v, d, W);
   const int pi = __shfl_xor_sync(mask, i, d, W);
   if (coop_topk_before(pv, pi, v, i) == first)
   {
@@ -339,9 +341,9 @@ using coop_topk_word = ::cuda::std::conditional_t<(ITEMS > 32), unsigned long lo
 template <bool GE, typename T, int ITEMS>
 __device__ __forceinline__ coop_topk_word<ITEMS> coop_topk_marks(const T (&items)[ITEMS], T thr)
 {
-  using word          = coop_topk_word<ITEMS>;
-  constexpr word top  = word(1) << (8 * sizeof(word) - 1);
-  word mask           = 0;
+  using word         = coop_topk_word<ITEMS>;
+  constexpr word top = word(1) << (8 * sizeof(word) - 1);
+  word mask          = 0;
   _CCCL_PRAGMA_UNROLL_FULL()
   for (int i = 0; i < ITEMS; ++i)
   {
@@ -392,8 +394,8 @@ class coop_warp_top_k
   static_assert(K >= 1 && K <= WIDTH, "the list holds one entry a lane: 1 <= k <= the logical warp's lanes");
   static_assert(ITEMS >= 1 && ITEMS <= 64, "a lane marks its items in one 64-bit word: 1..64 items");
 
-  static constexpr int P = coop_topk_pow2(K);
-  using word             = coop_topk_word<ITEMS>;
+  static constexpr int P    = coop_topk_pow2(K);
+  using word                = coop_topk_word<ITEMS>;
   static constexpr word top = word(1) << (8 * sizeof(word) - 1);
   // At most this many candidates are inserted one at a time, more merged (see coop_topk_few).
   static constexpr int FEW = coop_topk_few(K, WIDTH, ITEMS);
@@ -424,8 +426,7 @@ public:
   }
 
   template <typename Pair>
-  __device__ __forceinline__ void
-  TopK(const T (&items)[ITEMS], const int (&indices)[ITEMS], int first, Pair& result)
+  __device__ __forceinline__ void TopK(const T (&items)[ITEMS], const int (&indices)[ITEMS], int first, Pair& result)
   {
     Pair none;
     run<false, true>(items, none, indices, first, result);
@@ -492,11 +493,10 @@ private:
   static __device__ __forceinline__ int count(word bits, unsigned mask)
   {
     int n = ::cuda::std::popcount(bits);
-    NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,
-                      (n = static_cast<int>(__reduce_add_sync(mask, static_cast<unsigned>(n)));),
-                      (_CCCL_PRAGMA_UNROLL_FULL() for (int d = 1; d < WIDTH; d *= 2) {
-                        n += __shfl_xor_sync(mask, n, d, WIDTH);
-                      }))
+    NV_IF_ELSE_TARGET(
+      NV_PROVIDES_SM_80,
+      (n = static_cast<int>(__reduce_add_sync(mask, static_cast<unsigned>(n)));),
+      (_CCCL_PRAGMA_UNROLL_FULL() for (int d = 1; d < WIDTH; d *= 2) { n += __shfl_xor_sync(mask, n, d, WIDTH); }))
     return n;
   }
 
@@ -532,7 +532,7 @@ private:
   __device__ __forceinline__ void merge(T& lv, int& li, int count, int lane, unsigned mask)
   {
     __syncwarp(mask);
-    T cv  = coop_topk_lowest<T>();
+    T cv   = coop_topk_lowest<T>();
     int ci = coop_topk_no_index;
     if (lane < count)
     {
@@ -624,7 +624,7 @@ private:
     {
       for (unsigned who = __ballot_sync(mask, bits != 0); who != 0; who = __ballot_sync(mask, bits != 0))
       {
-        T cv  = low;
+        T cv   = low;
         int ci = coop_topk_no_index;
         if (bits != 0)
         {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cub/util_ptx.cuh>
+
 #include <cuda/ptx>
 
 // The lanes of the calling thread's logical warp of Width threads.
