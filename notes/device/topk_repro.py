@@ -1,9 +1,15 @@
+# SPDX-License-Identifier: Apache-2.0
 # the CuTe top-k example kernel: python topk_repro.py K ITEMS ROWS [N], checked against NumPy
-import sys, numpy as np, torch
+import sys
+
+import numpy as np
+import torch
+
 sys.path.insert(0, "examples/cutlass")
-import top_k_stream_rows_cute as ex
 import cuda.coop.cutlass as cutlass_coop
+import top_k_stream_rows_cute as ex
 from cutlass.cute.runtime import from_dlpack
+
 k, items, rows = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 N = int(sys.argv[4]) if len(sys.argv) > 4 else 4096  # row length
 host = ex.make_row_top_k(N, k, items, 128)
