@@ -40,7 +40,7 @@ def test_dtype_mismatch_between_array_and_thread_data() -> None:
 
 
 def test_unknown_algorithm() -> None:
-    with pytest.raises(coop.CoopValueError, match="unknown algorithm='fastest'; allowed: 'direct'"):
+    with pytest.raises(coop.CoopValueError, match="unknown algorithm='fastest'; allowed: 'auto', 'direct'"):
         _compile(copy_kernel(algorithm="fastest"))
 
 
