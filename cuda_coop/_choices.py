@@ -94,20 +94,24 @@ class Choices:
     def __getitem__(self, value: str) -> Option:
         return next(o for o in self.options if o.value == value)
 
-    def normalize(self, value: object) -> str | None:
-        """The option's name for a member of this enum or a (case-insensitive) name; None if it is
-        neither (a member of another enum is not accepted)."""
+    def _name(self, value: object) -> str | None:
+        """The lower-case name a member of this enum or a string spells; None for anything else (a
+        member of another enum among them)."""
         if isinstance(value, Enum):
-            if not isinstance(value, self.enum):
-                return None
-            value = value.value
-        if isinstance(value, str):
-            low = value.lower()
-            if low == AUTO and self.auto:
-                return self.auto
-            if any(o.value == low for o in self.options):
-                return low
-        return None
+            return str(value.value) if isinstance(value, self.enum) else None
+        return value.lower() if isinstance(value, str) else None
+
+    def normalize(self, value: object) -> str | None:
+        """The option's name for a member of this enum or a (case-insensitive) name, ``"auto"`` as
+        the option it stands for; None if it is neither (a member of another enum is not accepted)."""
+        low = self._name(value)
+        if low == AUTO and self.auto:
+            return self.auto
+        return low if any(o.value == low for o in self.options) else None
+
+    def names_auto(self, value: object) -> bool:
+        """Whether ``value`` is this table's ``"auto"`` (for messages that say what the call wrote)."""
+        return bool(self.auto) and self._name(value) == AUTO
 
     def allowed(self) -> str:
         """The options, quoted, for messages."""

@@ -204,7 +204,7 @@ class Resolver:
         self.caller_temp_storage = False
         self.constants: dict[str, int] = {}  # compile-time values of runtime-capable parameters
         self.strided: dict[str, str] = {}  # arrays given as strided views: their stride, for messages
-        self.auto: dict[str, str] = {}  # choices given as "auto": the option it stands for, for messages
+        self.auto: set[str] = set()  # the choices the call gave as "auto", for messages
         self.records = ""  # the payload's record type (NumPy records), as the backend names it
 
     def set_payload(self, dtype: str, n: int, *, scalar: bool) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from .._choices import AUTO, Choices
+from .._choices import Choices
 from .._dims import is_int, normalize_block_dims
 from .._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError
 from ._common import Arg, Form, Kind
@@ -44,8 +44,8 @@ class Choice(Kind):
             raise CoopValueError(f"{member} is not one of {self.choices.allowed()}")
         if option is None:
             raise CoopValueError(f"{r.q}: unknown {name}={value!r}; allowed: {self.choices.allowed()}")
-        if str(getattr(value, "value", value)).lower() == AUTO:
-            r.auto[name] = option  # for messages: the user wrote "auto"
+        if self.choices.names_auto(value):
+            r.auto.add(name)  # for messages: the call wrote "auto"
         r.record(name, option)
 
     def template_arg(self, req: Request, name: str, given: bool) -> str | None:
@@ -68,7 +68,7 @@ class IndexArrangement(Choice):
                 f"{r.q}: {name}= arranges the default indices, and {self.indices}= gives them; pass "
                 f"one of the two"
             )
-        if not self.runs and self.choices[str(r.option(name))].value == "striped_vectors":
+        if not self.runs and r.option(name) == "striped_vectors":
             others = ", ".join(repr(o.value) for o in self.choices.options if o.value != "striped_vectors")
             raise CoopValueError(
                 f"{r.q}: {name}={arg.value!r} numbers the items as a block's striped_vectors load leaves "

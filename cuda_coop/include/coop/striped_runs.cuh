@@ -87,12 +87,10 @@ struct coop_striped_runs
         return;
       }
     }
-    {
 #pragma unroll
-      for (int j = 0; j < ITEMS; ++j)
-      {
-        items[j] = src[at(tid, j)];
-      }
+    for (int j = 0; j < ITEMS; ++j)
+    {
+      items[j] = src[at(tid, j)];
     }
   }
 
@@ -148,12 +146,10 @@ struct coop_striped_runs
         return;
       }
     }
-    {
 #pragma unroll
-      for (int j = 0; j < ITEMS; ++j)
-      {
-        dst[at(tid, j)] = items[j];
-      }
+    for (int j = 0; j < ITEMS; ++j)
+    {
+      dst[at(tid, j)] = items[j];
     }
   }
 
