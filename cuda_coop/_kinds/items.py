@@ -186,21 +186,23 @@ class IndexedPayload(Payload):
         # the default indices ascend with the items: the thread's first best item, then one pair
         at = f"coop_arg_first<{'true' if self.largest else 'false'}>({name}, {name}_best)"
         v = self._runs(req)
-        threads = math.prod(req.block_dims)
+        # striped or in runs: item i of the thread of rank t among T at ((i / v) * T + t) * v + i % v;
+        # in a cluster, of the block's part (coop_rank: block, thread), after the earlier blocks' parts
+        if req.cluster_dims is None:
+            rank, group, part = "coop_rank", "coop_group_threads", ""
+        else:
+            threads = math.prod(req.block_dims)
+            rank, group, part = (
+                f"coop_rank % {threads}",
+                str(threads),
+                f"coop_rank / {threads} * {threads * n} + ",
+            )
         if v == n:
             index = f"coop_rank * {n} + {name}_at"
-        elif v == 1 and req.cluster_dims is None:
-            index = f"coop_rank + coop_group_threads * {name}_at"
         elif v == 1:
-            # each block's part of the cluster's tile striped over the block (coop_rank: block, thread)
-            index = f"coop_rank / {threads} * {threads * n} + coop_rank % {threads} + {threads} * {name}_at"
-        elif req.cluster_dims is None:  # item i of thread t at ((i / v) * T + t) * v + i % v
-            index = f"({name}_at / {v} * coop_group_threads + coop_rank) * {v} + {name}_at % {v}"
+            index = f"{part}{rank} + {group} * {name}_at"
         else:
-            index = (
-                f"coop_rank / {threads} * {threads * n} + ({name}_at / {v} * {threads} "
-                f"+ coop_rank % {threads}) * {v} + {name}_at % {v}"
-            )
+            index = f"{part}({name}_at / {v} * {group} + {rank}) * {v} + {name}_at % {v}"
         setup = (
             f"  {dtype_named(req.dtype).cxx} {name}_best;\n"
             f"  const int {name}_at = {at};\n"
