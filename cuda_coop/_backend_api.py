@@ -102,7 +102,7 @@ from ._primitive import (
     check_items_per_thread,
 )
 from ._registry import register_on_import
-from ._render import kernel_prologue, temp_storage_symbol
+from ._render import is_bundle_function, kernel_prologue, temp_storage_symbol
 from ._requests import Request
 from ._sass import CubinReport, disassemble, inspect_cubin
 from ._session import TraceSession, compiling, current

@@ -107,6 +107,20 @@ def _stage_begin(threads: int) -> str:
     return f"coop_stage_begin_{threads}"
 
 
+# Every function of the bundle that a kernel calls (request wrappers, prologues, scratch accessors) is
+# named with this prefix. A backend declares each one `convergent` in the kernel's IR: a wrapper holds
+# barriers and warp collectives, and an optimizer that sees only a plain external call may duplicate it
+# into diverged paths. (libNVVM's jump threading did so to a CuTe kernel whose two block sums had an
+# `if tid == 0` store between them: each thread ran its own copy of the second sum's barriers and warp
+# reduction, and the kernel hung on an H100.)
+BUNDLE_SYMBOL_PREFIX = "coop_"
+
+
+def is_bundle_function(name: str) -> bool:
+    """Whether ``name`` is a function of the bundle (what a backend declares ``convergent``)."""
+    return name.startswith(BUNDLE_SYMBOL_PREFIX)
+
+
 def temp_storage_symbol(slot: int, use: int | None = None) -> str:
     """Name of the accessor of caller-owned shared scratch number ``slot`` (its base), or of the slice
     of its ``use``-th call (an exclusive one)."""

@@ -15,11 +15,13 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cuda.coop._backend_api import CoopBackendError, CoopTypeError
+from cuda.coop._backend_api import CoopBackendError, CoopTypeError, is_bundle_function
 
 KERNELS_BINARY = "kernels_binary"  # host-module global holding the device binary
 #: the ``gpu.module`` attribute listing the bitcode files of ``cute.extern(source=cute.BitCode(...))``
 LINK_LIBRARIES = "link-libraries"
+# the LLVM dialect's attribute of a `convergent` function (llvm.func; LLVM IR's `convergent`)
+CONVERGENT = "convergent"
 #: libNVVM's data layout (the short LLVM NVPTX one makes nvJitLink refuse the module).
 NVVM_DATA_LAYOUT = (
     "e-p:64:64:64-p6:32:32:32-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32"
@@ -284,7 +286,9 @@ def post_compile_hook(dsl: Any, hook: Callable[[Any], None]) -> Iterator[None]:
 
 
 def device_llvm_ir(module: Any) -> tuple[str, list[str]]:
-    """LLVM IR text of the lowered module's ``gpu.module`` and the names of its kernels."""
+    """LLVM IR text of the lowered module's ``gpu.module`` and the names of its kernels; the
+    declarations of the bundle's functions (``cute.ffi`` declares them plain) are ``convergent``
+    (see ``cuda.coop._render.BUNDLE_SYMBOL_PREFIX``)."""
     from cutlass._mlir import ir
     from cutlass._mlir.dialects import llvm
 
@@ -299,8 +303,15 @@ def device_llvm_ir(module: Any) -> tuple[str, list[str]]:
             attrs = op.operation.attributes
             if "gpu.kernel" in attrs or "nvvm.kernel" in attrs:
                 kernels.append(str(ir.StringAttr(attrs["sym_name"]).value))
-            op.operation.clone(at)
+            copy = op.operation.clone(at)
+            if _is_declaration(op) and is_bundle_function(_symbol_name(op.operation)):
+                copy.attributes[CONVERGENT] = ir.UnitAttr.get()
         return str(llvm.translate_module_to_llvmir(device.operation)), kernels
+
+
+def _is_declaration(op: Any) -> bool:
+    """Whether ``op`` is an ``llvm.func`` without a body (an external function)."""
+    return op.operation.name == "llvm.func" and not op.operation.regions[0].blocks
 
 
 def device_link_libraries(module: Any) -> tuple[str, ...]:

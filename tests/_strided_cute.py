@@ -34,12 +34,14 @@ class Case:
     block: tuple[int, int]
     dtype: str
     dynamic: bool  # the tensors' layouts dynamic (a runtime column stride)
+    unrolled: bool = False  # the tiles one after another (cutlass.range_constexpr), not a loop
 
     @property
     def id(self) -> str:
         bx, by = self.block
         stride = "dynamic" if self.dynamic else "static"
-        return f"{self.algorithm}-{self.follow}-{bx}x{by}-{self.dtype}-{stride}"
+        loop = "-unrolled" if self.unrolled else ""
+        return f"{self.algorithm}-{self.follow}-{bx}x{by}-{self.dtype}-{stride}{loop}"
 
     @property
     def threads(self) -> int:
@@ -56,12 +58,13 @@ class Case:
 
 def cases() -> list[Case]:
     return [
-        Case(a, f, b, d, dyn)
+        Case(a, f, b, d, dyn, unrolled)
         for a in ALGORITHMS
         for f in FOLLOWS
         for b in BLOCKS
         for d in DTYPES
         for dyn in (False, True)
+        for unrolled in (False, True)
     ]
 
 
@@ -72,31 +75,40 @@ def by_id(name: str) -> Case:
 def host(case: Case) -> Any:
     """The ``@cute.jit`` host launching one block per column of a ``(rows, COLS)`` tensor."""
     algorithm, follow, (bx, by), tile = case.algorithm, case.follow, case.block, case.tile
+    unrolled = case.unrolled
     dtype = getattr(cutlass, case.dtype.capitalize())
+
+    @cute.jit
+    def tile_of(c: cute.Tensor, o: cute.Tensor, tl: cutlass.Int32, tx: cutlass.Int32, ty: cutlass.Int32):  # type: ignore[no-untyped-def]
+        from cuda import coop
+
+        items = coop.ThreadData(ITEMS, dtype)
+        coop.block.load(c, items, offset=tl * tile, algorithm=algorithm)
+        if cutlass.const_expr(follow == "sum"):
+            s = coop.block.sum(items)
+            if tx == 0 and ty == 0:
+                o[tl] = s
+        if cutlass.const_expr(follow == "reduce"):
+            m = coop.block.reduce(items, "max", algorithm="raking")
+            if tx == 0 and ty == 0:
+                o[tl] = m
+        if cutlass.const_expr(follow == "inclusive_sum"):
+            run = coop.block.inclusive_sum(items)
+            coop.block.store(o, run, offset=tl * tile, algorithm=algorithm)
+        if cutlass.const_expr(follow == "store"):
+            coop.block.store(o, items, offset=tl * tile, algorithm=algorithm)
 
     @cute.kernel
     def kernel(mat: cute.Tensor, out: cute.Tensor):  # type: ignore[no-untyped-def]
-        from cuda import coop
-
         col, _, _ = cute.arch.block_idx()
         tx, ty, _ = cute.arch.thread_idx()
         c, o = mat[None, col], out[None, col]  # strided views, layout (rows):(COLS)
-        for tl in range(TILES):
-            items = coop.ThreadData(ITEMS, dtype)
-            coop.block.load(c, items, offset=tl * tile, algorithm=algorithm)
-            if cutlass.const_expr(follow == "sum"):
-                s = coop.block.sum(items)
-                if tx == 0 and ty == 0:
-                    o[tl] = s
-            if cutlass.const_expr(follow == "reduce"):
-                m = coop.block.reduce(items, "max", algorithm="raking")
-                if tx == 0 and ty == 0:
-                    o[tl] = m
-            if cutlass.const_expr(follow == "inclusive_sum"):
-                run = coop.block.inclusive_sum(items)
-                coop.block.store(o, run, offset=tl * tile, algorithm=algorithm)
-            if cutlass.const_expr(follow == "store"):
-                coop.block.store(o, items, offset=tl * tile, algorithm=algorithm)
+        if cutlass.const_expr(unrolled):  # the tiles' code one after another (a Python loop)
+            for tl in cutlass.range_constexpr(TILES):
+                tile_of(c, o, cutlass.Int32(tl), tx, ty)
+        else:  # a loop in the kernel
+            for tl in range(TILES):
+                tile_of(c, o, tl, tx, ty)
 
     @cute.jit
     def launch(mat: cute.Tensor, out: cute.Tensor):  # type: ignore[no-untyped-def]

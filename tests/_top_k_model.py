@@ -64,6 +64,47 @@ def pth_largest(m: np.ndarray, p: int) -> np.ndarray:
     return m
 
 
+def wth_largest_of_two(m1: np.ndarray, m2: np.ndarray) -> np.ndarray:
+    """``coop_topk_wth_largest_of_two``: m1 sorted descending and m2 ascending over the lanes, the
+    larger of each lane's two, the least of those (the W-th largest of the 2 W values)."""
+    w = len(m1)
+    lane = np.arange(w)
+    s = 2
+    while s <= w:
+        d = s // 2
+        while d:
+            keep = _direction(lane, s, d)
+            p1, p2 = m1[lane ^ d], m2[lane ^ d]
+            m1 = np.where(keep, np.fmax(m1, p1), np.fmin(m1, p1))
+            m2 = np.where(keep, np.fmin(m2, p2), np.fmax(m2, p2))
+            d //= 2
+        s *= 2
+    m = np.fmax(m1, m2)
+    d = w // 2
+    while d:
+        m = np.fmin(m, m[lane ^ d])
+        d //= 2
+    return m
+
+
+def threshold(items: np.ndarray, p: int, low: np.ndarray) -> np.ndarray:
+    """The warp's threshold while the list is not full, in every lane (``threshold``): with P == W
+    (W > 1, 2+ items a lane), the W-th largest of the lanes' two best items, NaN items passed over;
+    else the P-th largest of the lanes' maxima."""
+    w, n = items.shape
+    if p == w and w > 1 and n > 1:
+        m1 = np.full(w, low, items.dtype)
+        m2 = m1.copy()
+        with np.errstate(invalid="ignore"):
+            for i in range(n):
+                x = items[:, i]
+                lo = np.where(x > m1, m1, x)  # a NaN item: NaN, which fmax passes over
+                m2 = np.fmax(lo, m2)
+                m1 = np.fmax(x, m1)
+        return wth_largest_of_two(m1, m2)
+    return pth_largest(np.fmax.reduce(np.concatenate([np.full((w, 1), low), items], 1), 1), p)
+
+
 def best_ascending(v: np.ndarray, i: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
     w = len(v)
     lane = np.arange(w)
@@ -175,7 +216,7 @@ def top_k_call(
             bits = items >= (thr if ge else next_up(thr))
             total = int(bits.sum())
         if total > w:  # not full, or more than the lanes: the tile's lane maxima raise the threshold
-            ms = pth_largest(np.fmax.reduce(np.concatenate([np.full((w, 1), low), items], 1), 1), p)
+            ms = threshold(items, p, low)
             assert (ms == ms[0]).all(), "the P-th largest is the same in every lane"
             m = ms[0]
             if not full or (ms > thr).any():  # a vote (__any_sync), which ptxas knows is warp-uniform

@@ -74,6 +74,24 @@ def test_merges_on_random_rows_are_few() -> None:
     assert merges <= 4
 
 
+def test_a_full_width_list_takes_its_first_tile_in_about_one_merge() -> None:
+    """k = 32 of 32 lanes, one tile of 32 x 32 random items (a row of 1024): the threshold from the
+    lanes' two best items lets ~36 items through (one merge, then a few insertions) where the least of
+    the lanes' maxima let ~122 (four merges)."""
+    rng = np.random.default_rng(11)
+    merges = []
+    for _ in range(20):
+        stats: dict[str, int] = {}
+        row = rng.standard_normal(1024).astype(np.float32)
+        tile = row.reshape(32, 32).T
+        v, i = model.top_k_call(tile, 32, stats=stats)
+        order = np.lexsort((np.arange(1024), -row.astype(np.float64)))[:32]
+        np.testing.assert_array_equal(i, order)
+        np.testing.assert_array_equal(v, row[order])
+        merges.append(stats["merges"])
+    assert max(merges) <= 2 and np.mean(merges) <= 1.5, merges
+
+
 _AOT = [c for c in cases() if c.dtype != "bfloat16"]  # Numba has no bfloat16 arrays
 
 

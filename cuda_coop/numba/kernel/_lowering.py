@@ -94,7 +94,11 @@ def impl_key(plan: Plan) -> PlanKey:
 
 
 def _declare(builder: ir.IRBuilder, symbol: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
-    return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, args), symbol)
+    """The declaration of the bundle's function ``symbol``, ``convergent`` (see
+    ``cuda.coop._render.BUNDLE_SYMBOL_PREFIX``)."""
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, args), symbol)
+    fn.attributes.add("convergent")
+    return fn
 
 
 def _call_at_entry(builder: ir.IRBuilder, symbol: str) -> None:

@@ -74,6 +74,15 @@ def _ptr() -> ir.Type:
     return llvm.PointerType.get()
 
 
+def _declare(symbol: str, fty: ir.FunctionType, module: Any) -> Any:
+    """The declaration of the bundle's function ``symbol`` in ``module``, ``convergent`` (see
+    ``cuda.coop._render.BUNDLE_SYMBOL_PREFIX``; func-to-llvm carries the attribute to the
+    ``llvm.func``)."""
+    callee = get_or_insert_function(symbol, fty, module)
+    callee.attributes["llvm.convergent"] = ir.UnitAttr.get()
+    return callee
+
+
 class MlirCall(KernelAdapter):
     """How numba-cuda-mlir spells one call's values for ``emit_call``: (Numba type, IR variable)
     pairs, loaded when a slot needs them; pointers as ``!llvm.ptr``; MLIR ops built at the
@@ -152,11 +161,11 @@ class MlirCall(KernelAdapter):
         return slot, self._load(v)
 
     def call_pointer(self, symbol: str) -> Any:
-        callee = get_or_insert_function(symbol, ir.FunctionType.get([], [_ptr()]), self.lower.mlir_gpu_module)
+        callee = _declare(symbol, ir.FunctionType.get([], [_ptr()]), self.lower.mlir_gpu_module)
         return func.call([_ptr()], callee.name.value, [])
 
     def call_at_entry(self, symbol: str) -> None:
-        callee = get_or_insert_function(symbol, ir.FunctionType.get([], []), self.lower.mlir_gpu_module)
+        callee = _declare(symbol, ir.FunctionType.get([], []), self.lower.mlir_gpu_module)
         with ir.InsertionPoint.at_block_begin(self.lower.mlir_funcOp.entry_block):
             func.call([], callee.name.value, [])
 
@@ -170,7 +179,7 @@ class MlirCall(KernelAdapter):
 
     def extern_call(self, symbol: str, args: list[Any], is_int: list[bool]) -> None:
         fty = ir.FunctionType.get([T.i32() if i else _ptr() for i in is_int], [])
-        callee = get_or_insert_function(symbol, fty, self.lower.mlir_gpu_module)
+        callee = _declare(symbol, fty, self.lower.mlir_gpu_module)
         func.call([], callee.name.value, args)
 
     def _item0(self, storage: Any, dtype: str) -> Any:
@@ -237,7 +246,5 @@ def lower_temp_storage(lower: Any, target: Any, args: list[Any], kws: list[tuple
     site of the kernel's session)."""
     ty = lower.get_numba_type(target.name)  # one type per TempStorage() call site: its slot's key
     slot = session_of(lower).new_temp_storage(0, ty.sharing, key=ty)
-    callee = get_or_insert_function(
-        temp_storage_symbol(slot), ir.FunctionType.get([], [_ptr()]), lower.mlir_gpu_module
-    )
+    callee = _declare(temp_storage_symbol(slot), ir.FunctionType.get([], [_ptr()]), lower.mlir_gpu_module)
     lower.store_var(target, func.call([_ptr()], callee.name.value, []))
