@@ -47,9 +47,6 @@ VARIANTS = {
             "cub::detail::fixed_delay_constructor_t<{0}, {1}>;",
         ),
     ),
-    # the tile is blockIdx.x, as in CUB's DeviceScan, not a ticket: the ticket's share (right only
-    # while the hardware starts blocks in order, which CUB relies on and coop.grid does not)
-    "blockidx": (("storage_.tile = int(atomicAdd(&h->ticket, 1u));", "storage_.tile = int(blockIdx.x);"),),
     # the first warp waits for its header read before its scan (as until the twelfth session: a
     # shuffle of the header's words before the scan): what the look-back's header read costs on a
     # tile's critical path when its latency is not hidden
@@ -66,7 +63,7 @@ VARIANTS = {
 
 
 def apply_variant(variant: str) -> None:
-    """Patch the grid scan's C++ of this process by ``variant`` (``delay=L2B,L2W``, ``blockidx``,
+    """Patch the grid scan's C++ of this process by ``variant`` (``delay=L2B,L2W``,
     ``earlyheader``; several joined by ``+``): a patched copy of ``coop/grid.cuh`` in a temporary
     directory, put first on the include path of the process's NVRTC compiles."""
     from cuda.coop import _bundle, _render
@@ -196,6 +193,7 @@ def compaction(
     threads: int = 256,
     items: int = 16,
     min_blocks: int = 0,
+    order: str = "ticket",
 ) -> dict[str, Any]:
     """The one-kernel compaction (keep the positive floats) with ``threads`` x ``items`` tiles against
     CUB, CuPy and torch (CUB's sm_90 tuning of ``DeviceSelect::If`` for 4-byte items: 384 x 17, a
@@ -211,14 +209,14 @@ def compaction(
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "numba"))
     from grid_compaction import make_keep_positive
 
-    k = make_keep_positive(threads, items, min_blocks)[blocks, threads]
+    k = make_keep_positive(threads, items, min_blocks, order)[blocks, threads]
     state = coop.grid.ScanState(blocks, np.int32, array_module="cupy")
     dst, count = cp.full_like(x, np.nan), cp.zeros(1, cp.int32)
     k(x, dst, count, state, n)
     m = int(count.get()[0])
     row: dict[str, Any] = {
         "ok": m == want.size and bool(np.array_equal(dst[:m].get(), want)),
-        "tile": f"{threads}x{items}" + (f"/{min_blocks}" if min_blocks else ""),
+        "tile": f"{threads}x{items}" + (f"/{min_blocks}" if min_blocks else "") + f" {order}",
         "coop_ms": median_ms(lambda: k(x, dst, count, state, n)),
         "cupy_ms": median_ms(lambda: x[x > 0]),
     }
@@ -240,13 +238,18 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     ap.add_argument("--cub", default=None, help="a built cub_device (else built here with nvcc)")
     ap.add_argument(
-        "--variant", default=None, help="delay=L2B,L2W, blockidx, earlyheader, joined by + (VARIANTS)"
+        "--variant", default=None, help="delay=L2B,L2W, earlyheader, joined by + (VARIANTS)"
     )
     ap.add_argument("--no-compact", action="store_true", help="the cumsum rows only")
     ap.add_argument(
         "--compact-tiles",
         default="256x16",
         help="the compaction's tiles, e.g. 256x16,384x17 (CUB's If); 384x17/3: launch bounds (384, 3)",
+    )
+    ap.add_argument(
+        "--compact-orders",
+        default="ticket,block",
+        help="coop.grid.tile_index's orders to measure the compaction with (ticket, block)",
     )
     args = ap.parse_args()
     if args.variant:
@@ -314,9 +317,10 @@ def main() -> None:
         for tile in args.compact_tiles.split(","):
             shape, _, bound = tile.partition("/")
             threads, items = (int(v) for v in shape.split("x"))
-            row = compaction(n, rng, cub_rows, torch, threads, items, int(bound or 0))
-            out["compact"].append(row)
-            print(json.dumps(row), flush=True)
+            for order in args.compact_orders.split(","):
+                row = compaction(n, rng, cub_rows, torch, threads, items, int(bound or 0), order)
+                out["compact"].append(row)
+                print(json.dumps(row), flush=True)
 
     def f(v: float | None) -> str:
         return "-" if v is None else f"{v:.3f}"

@@ -30,13 +30,13 @@ def host(cfg: gk.Config) -> Any:
     fill = gk.padding(cfg)
     scan = getattr(coop.grid, method)
     operator = _user if op == "user" else op
-    alg = cfg.algorithm
+    alg, order = cfg.algorithm, cfg.order
 
     @cute.kernel
     def kernel(src: cute.Tensor, dst: cute.Tensor, totals: cute.Tensor, state: cute.Tensor, n: cutlass.Int32):
         tx, ty, tz = cute.arch.thread_idx()
         t = tx + bx * (ty + by * tz)
-        tile = coop.grid.tile_index(state)
+        tile = coop.grid.tile_index(state, order=order)
         base = tile * tile_items
         valid = cutlass.min(n - base, tile_items)
         items = coop.ThreadData(n_items, dt)

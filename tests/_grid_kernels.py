@@ -32,6 +32,7 @@ class Config:
     grid: int
     delay: int = 8  # sleeps of 1 us at most per block
     algorithm: str = "warp_scans"  # the block scan within the tile
+    order: str = "ticket"  # coop.grid.tile_index's order
 
     @property
     def threads(self) -> int:
@@ -49,7 +50,8 @@ class Config:
     def id(self) -> str:
         b = "x".join(map(str, self.block))
         alg = "" if self.algorithm == "warp_scans" else f"-{self.algorithm}"
-        return f"{self.scan}-{self.dtype}-b{b}-i{self.items}-g{self.grid}{alg}"
+        order = "" if self.order == "ticket" else f"-{self.order}"
+        return f"{self.scan}-{self.dtype}-b{b}-i{self.items}-g{self.grid}{alg}{order}"
 
 
 def data(rng: np.random.Generator, cfg: Config) -> np.ndarray:
@@ -123,12 +125,12 @@ def numba_kernel(cfg: Config, cuda: Any = None) -> Any:
     scan = getattr(coop.grid, method)
     operator = _user if op == "user" else op
     seed = None if init is None else dtype.type(init)
-    alg = cfg.algorithm
+    alg, order = cfg.algorithm, cfg.order
 
     if op is None:
 
         def kernel(src, dst, totals, state, n):  # type: ignore[no-untyped-def]
-            tile = coop.grid.tile_index(state)
+            tile = coop.grid.tile_index(state, order=order)
             for _k in range((tile * 2654435761 >> 7) % delay):
                 cuda.nanosleep(1000)
             base = tile * tile_items
@@ -145,7 +147,7 @@ def numba_kernel(cfg: Config, cuda: Any = None) -> Any:
     elif seed is None:
 
         def kernel(src, dst, totals, state, n):  # type: ignore[no-untyped-def]
-            tile = coop.grid.tile_index(state)
+            tile = coop.grid.tile_index(state, order=order)
             for _k in range((tile * 2654435761 >> 7) % delay):
                 cuda.nanosleep(1000)
             base = tile * tile_items
@@ -164,7 +166,7 @@ def numba_kernel(cfg: Config, cuda: Any = None) -> Any:
     else:
 
         def kernel(src, dst, totals, state, n):  # type: ignore[no-untyped-def]
-            tile = coop.grid.tile_index(state)
+            tile = coop.grid.tile_index(state, order=order)
             for _k in range((tile * 2654435761 >> 7) % delay):
                 cuda.nanosleep(1000)
             base = tile * tile_items

@@ -56,7 +56,7 @@ EXPORTED_CHOICES = """
     BlockLoadAlgorithm BlockStoreAlgorithm BlockReduceAlgorithm BlockScanAlgorithm BlockExchangeMode
     WarpLoadAlgorithm WarpStoreAlgorithm WarpExchangeAlgorithm WarpExchangeMode WarpBatchedArrangement
     ItemArrangement BlockRadixSortOutput BlockAdjacentDirection BlockDiscontinuityFlags BlockShuffleMode
-    BlockHistogramAlgorithm BlockRadixRankAlgorithm
+    BlockHistogramAlgorithm BlockRadixRankAlgorithm GridTileOrder
 """.split()
 
 

@@ -161,6 +161,47 @@ def test_kinds_refuse_what_is_not_a_workspace_or_a_tile() -> None:
         index.resolve({"state": _arg(Form.ARRAY, "uint64", stride=2)}, launch)
 
 
+def test_tile_index_order_is_a_checked_choice() -> None:
+    launch = Launch((128, 1, 1), "unknown")
+    index = CATALOG["grid.tile_index"]
+    state = _arg(Form.ARRAY, "uint64")
+    assert dict(index.resolve({"state": state}, launch).request.options)["order"] == "ticket"
+    for order in ("block", coop.GridTileOrder.BLOCK):
+        asked = index.resolve({"state": state, "order": Arg(Form.CONSTANT, "str", value=order)}, launch)
+        assert dict(asked.request.options)["order"] == "block"
+    with pytest.raises(coop.CoopValueError, match="order.*'ticket'.*'block'"):
+        index.resolve({"state": state, "order": Arg(Form.CONSTANT, "str", value="blockidx")}, launch)
+
+
+@pytest.mark.parametrize("backend", ["numba", "cutlass"])
+def test_tile_index_in_block_order_takes_no_ticket(backend: str) -> None:
+    """``order='block'``: no atomic on the workspace and no barrier to share a ticket (one barrier
+    fewer than the ticket's kernel); the scan's first warp still checks the workspace (a trap)."""
+    reports = {}
+    for order in ("ticket", "block"):
+        cfg = gk.Config("exclusive_sum", "int32", (128, 1, 1), 4, 7, order=order)
+        if backend == "numba":
+            import cuda.coop.numba as numba_coop
+
+            sig = "void(int32[::1], int32[::1], int32[::1], uint64[::1], int64)"
+            reports[order] = numba_coop.compile(gk.numba_kernel(cfg), sig, block=cfg.block).inspect()
+        else:
+            pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+            import cuda.coop.cutlass as cutlass_coop
+            import cutlass
+
+            from ._cute_kernels import fake_tensor
+            from ._grid_cute import host
+
+            tensors = [fake_tensor(cfg.dtype, 1024) for _ in range(3)] + [fake_tensor("uint64", 1024)]
+            compiled = cutlass_coop.compile(host(cfg), *tensors, cutlass.Int32(5), cutlass.Int32(5))
+            reports[order] = compiled.inspect()
+    ticket, block = reports["ticket"].sass, reports["block"].sass
+    assert "ATOMG.E.ADD" in ticket and "ATOMG.E.ADD" not in block, block
+    assert block.count("BAR.SYNC") == ticket.count("BAR.SYNC") - 1, (ticket, block)
+    assert "BPT.TRAP" in block  # the scan's check of the workspace
+
+
 def test_host_call_is_refused() -> None:
     with pytest.raises(coop.CoopHostCallError, match="kernel-side function"):
         coop.grid.tile_index(np.zeros(4, np.uint64))

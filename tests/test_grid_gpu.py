@@ -40,6 +40,10 @@ _CASES = [
     gk.Config("inclusive_max_init", "bfloat16", (64, 1, 1), 4, 90),  # CuTe only: no bfloat16 arrays in Numba
     gk.Config("inclusive_sum", "complex64", (64, 1, 1), 2, 150),  # Numba only: no complex items in CuTe
     gk.Config("exclusive_sum", "complex128", (32, 1, 1), 1, 9),
+    # each block's tile its index (order="block", CUB's choice): many blocks, a 2-D block, an operator
+    gk.Config("exclusive_sum", "int32", (128, 1, 1), 1, 65536, delay=2, order="block"),
+    gk.Config("inclusive_sum", "float32", (32, 3, 1), 3, 777, order="block"),
+    gk.Config("exclusive_user_init", "int64", (128, 1, 1), 2, 999, order="block"),
     # the sanitizers' (a few blocks: the sanitizers run the look-back's waits at a crawl)
     gk.Config("inclusive_sum", "int64", (32, 3, 1), 3, 9),
     gk.Config("inclusive_sum", "float64", (48, 1, 1), 5, 6),

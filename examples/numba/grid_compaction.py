@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Grid scans: a one-kernel 1-D cumsum and a one-kernel stream compaction.
 
-Each block takes its tile with ``coop.grid.tile_index`` (a ticket: blocks may start in any order),
+Each block takes its tile with ``coop.grid.tile_index`` (a ticket: blocks may start in any order;
+``order="block"``: the block's index, as CUB's own scans take it),
 scans it with ``coop.grid.exclusive_sum`` (CUB's decoupled look-back: the items of every earlier
 tile are counted in, in one launch) and writes. The compaction scans the keep-flags of its items:
 an item's exclusive sum is its place in the output, and the last tile's ``total`` is the output's
@@ -41,9 +42,12 @@ def cumsum(src: NDArray[np.int32], dst: NDArray[np.int32], state: NDArray[np.uin
     coop.block.store(dst, out, offset=base, valid_items=valid)
 
 
-def make_keep_positive(threads: int, items: int, blocks_per_sm: int = 0) -> Any:
+def make_keep_positive(threads: int, items: int, blocks_per_sm: int = 0, order: str = "ticket") -> Any:
     """The compaction kernel (keep the positive float32 items, in order) with tiles of ``threads`` x
-    ``items``; ``blocks_per_sm``: its launch bounds ``(threads, blocks_per_sm)`` (0: none)."""
+    ``items``; ``blocks_per_sm``: its launch bounds ``(threads, blocks_per_sm)`` (0: none); ``order``:
+    how a block gets its tile (``coop.grid.tile_index``'s ``order``: ``"ticket"``, safe whatever
+    order the hardware starts blocks in, or ``"block"``, the block's index as CUB's ``DeviceSelect``
+    takes it, without the ticket's atomic and barrier)."""
     tile = threads * items
 
     # launch bounds of the thread count alone are the default
@@ -55,7 +59,7 @@ def make_keep_positive(threads: int, items: int, blocks_per_sm: int = 0) -> Any:
         state: NDArray[np.uint64],
         n: int,
     ) -> None:
-        t = coop.grid.tile_index(state)
+        t = coop.grid.tile_index(state, order=order)
         base = t * tile
         x = coop.ThreadData(items, np.float32)
         coop.block.load(
@@ -78,6 +82,8 @@ def make_keep_positive(threads: int, items: int, blocks_per_sm: int = 0) -> Any:
 
 
 keep_positive = make_keep_positive(KEEP_THREADS, KEEP_ITEMS, KEEP_BLOCKS_PER_SM)
+#: the same, each block's tile its index (CUB's choice: no ticket, so no atomic and no barrier)
+keep_positive_by_index = make_keep_positive(KEEP_THREADS, KEEP_ITEMS, KEEP_BLOCKS_PER_SM, order="block")
 
 
 def main() -> None:
@@ -85,6 +91,11 @@ def main() -> None:
         for kernel, sig, threads in (
             (cumsum, "void(int32[::1], int32[::1], uint64[::1], int64)", THREADS),
             (keep_positive, "void(float32[::1], float32[::1], int32[::1], uint64[::1], int64)", KEEP_THREADS),
+            (
+                keep_positive_by_index,
+                "void(float32[::1], float32[::1], int32[::1], uint64[::1], int64)",
+                KEEP_THREADS,
+            ),
         ):
             report = numba_coop.compile(kernel, sig, block=threads).inspect()
             print(f"compiled {kernel.__name__} for sm_90a (no GPU here)\n" + report.summary())
@@ -99,12 +110,14 @@ def main() -> None:
         cumsum[blocks, THREADS](cuda.to_device(x), out, state, n)
         np.testing.assert_array_equal(out.copy_to_host(), np.cumsum(x, dtype=np.int32))
     y = rng.standard_normal(n).astype(np.float32)
-    kept, count = cuda.device_array_like(y), cuda.to_device(np.zeros(1, np.int32))
+    count = cuda.to_device(np.zeros(1, np.int32))
     keep_blocks = -(-n // KEEP_TILE)
     keep_state = coop.grid.ScanState(keep_blocks, np.int32)
-    keep_positive[keep_blocks, KEEP_THREADS](cuda.to_device(y), kept, count, keep_state, n)
-    m = int(count.copy_to_host()[0])
-    np.testing.assert_array_equal(kept.copy_to_host()[:m], y[y > 0])
+    for kernel in (keep_positive, keep_positive_by_index):
+        kept = cuda.to_device(np.full_like(y, np.nan))  # poisoned
+        kernel[keep_blocks, KEEP_THREADS](cuda.to_device(y), kept, count, keep_state, n)
+        m = int(count.copy_to_host()[0])
+        np.testing.assert_array_equal(kept.copy_to_host()[:m], y[y > 0])
     print(f"cumsum of {n} int32 in one kernel of {blocks} blocks; {m} of {n} floats kept, in order")
 
 

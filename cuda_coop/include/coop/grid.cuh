@@ -109,8 +109,15 @@ struct coop_grid_area
   }
 };
 
-// The block's ticket: thread 0 takes it, the block shares it.
-template <int BLOCK_DIM_X, int BLOCK_DIM_Y, int BLOCK_DIM_Z>
+// Which tile coop.grid.tile_index hands a block (coop.GridTileOrder).
+enum class coop_grid_tile_order
+{
+  ticket, // in the order blocks reach the call: an atomic on the workspace, shared by a barrier
+  block, // the block's linear index, as CUB's DeviceScan and DeviceSelect take it
+};
+
+// The block's tile: a ticket (thread 0 takes it, the block shares it) or the block's linear index.
+template <int BLOCK_DIM_X, int BLOCK_DIM_Y, int BLOCK_DIM_Z, coop_grid_tile_order ORDER>
 class coop_grid_tile
 {
 public:
@@ -123,18 +130,26 @@ public:
   {}
   __device__ __forceinline__ int Take(coop_grid_words ws)
   {
-    coop_grid_header* h = reinterpret_cast<coop_grid_header*>(ws);
-    if (cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z) == 0)
+    if constexpr (ORDER == coop_grid_tile_order::block)
     {
-      const uint4 header = coop_grid_header::read(ws);
-      if (header.x != coop_grid_header::MAGIC || gridDim.x * gridDim.y * gridDim.z > header.z)
-      {
-        __trap(); // not a coop.grid.ScanState, or one for fewer tiles than this grid's blocks
-      }
-      storage_.tile = int(atomicAdd(&h->ticket, 1u));
+      // no read of the workspace: the scan's first warp checks its header before any write (Open)
+      return int(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
     }
-    __syncthreads();
-    return storage_.tile;
+    else
+    {
+      coop_grid_header* h = reinterpret_cast<coop_grid_header*>(ws);
+      if (cub::RowMajorTid(BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z) == 0)
+      {
+        const uint4 header = coop_grid_header::read(ws);
+        if (header.x != coop_grid_header::MAGIC || gridDim.x * gridDim.y * gridDim.z > header.z)
+        {
+          __trap(); // not a coop.grid.ScanState, or one for fewer tiles than this grid's blocks
+        }
+        storage_.tile = int(atomicAdd(&h->ticket, 1u));
+      }
+      __syncthreads();
+      return storage_.tile;
+    }
   }
 
 private:

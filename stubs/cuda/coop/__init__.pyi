@@ -112,6 +112,10 @@ class BlockRadixRankAlgorithm(str, Enum):
     BASIC = "basic"
     MEMOIZE = "memoize"
     MATCH = "match"
+
+class GridTileOrder(str, Enum):
+    TICKET = "ticket"
+    BLOCK = "block"
 # END generated: choices
 
 class ThreadData:
@@ -194,6 +198,7 @@ __all__ = [
     "BlockShuffleMode",
     "BlockHistogramAlgorithm",
     "BlockRadixRankAlgorithm",
+    "GridTileOrder",
     "register",
     "registered_backends",
     "compile_stats",

@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy.typing as npt
 
-from . import BlockScanAlgorithm, TempStorage, ThreadData
+from . import BlockScanAlgorithm, GridTileOrder, TempStorage, ThreadData
 
 __all__ = ["tile_index", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan", "ScanState"]
 
-def tile_index(state: Any, *, temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> int:
-    """The block's tile in the grid scan's order: a ticket taken from the workspace (0, 1, ... in the order the blocks reach this call)."""
+def tile_index(state: Any, *, order: str | GridTileOrder = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> int:
+    """The block's tile in the grid scan's order: a ticket taken from the workspace (0, 1, ... in the order the blocks reach this call), or with ``order='block'`` the block's linear index."""
 
 def inclusive_sum(x: ThreadData | tuple[ThreadData, ...] | Any, state: Any, tile: int, *, total: bool = ..., tile_prefix: bool = ..., algorithm: str | BlockScanAlgorithm = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
     """Inclusive prefix sum over the tiles of the grid, in one pass."""

@@ -22,6 +22,7 @@ from cuda.coop import BlockDiscontinuityFlags as BlockDiscontinuityFlags
 from cuda.coop import BlockShuffleMode as BlockShuffleMode
 from cuda.coop import BlockHistogramAlgorithm as BlockHistogramAlgorithm
 from cuda.coop import BlockRadixRankAlgorithm as BlockRadixRankAlgorithm
+from cuda.coop import GridTileOrder as GridTileOrder
 # END generated: choices
 from cuda.coop import TempStorage as TempStorage
 from cuda.coop import ThreadData as ThreadData
@@ -106,5 +107,6 @@ __all__ = [
     "BlockShuffleMode",
     "BlockHistogramAlgorithm",
     "BlockRadixRankAlgorithm",
+    "GridTileOrder",
 ]
 # END generated: all
