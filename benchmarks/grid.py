@@ -237,9 +237,7 @@ def main() -> None:
     ap.add_argument("--tiles", default=None, help="only these configurations, e.g. 256x16,128x24")
     ap.add_argument("--json", default=None)
     ap.add_argument("--cub", default=None, help="a built cub_device (else built here with nvcc)")
-    ap.add_argument(
-        "--variant", default=None, help="delay=L2B,L2W, earlyheader, joined by + (VARIANTS)"
-    )
+    ap.add_argument("--variant", default=None, help="delay=L2B,L2W, earlyheader, joined by + (VARIANTS)")
     ap.add_argument("--no-compact", action="store_true", help="the cumsum rows only")
     ap.add_argument(
         "--compact-tiles",
