@@ -127,11 +127,13 @@ __device__ coop_test_wide operator+(const coop_test_wide& x, const coop_test_wid
 template <typename T, int THREADS, cub::BlockScanAlgorithm ALGORITHM>
 __device__ void coop_test_scan(T* x, coop_grid_words ws)
 {
-  using tile_t = coop_grid_tile<THREADS, 1, 1>;
-  using scan_t = coop_grid_scan<T, THREADS, ALGORITHM, 1, 1>;
+  using tile_t  = coop_grid_tile<THREADS, 1, 1, coop_grid_tile_order::ticket>;
+  using index_t = coop_grid_tile<THREADS, 1, 1, coop_grid_tile_order::block>;
+  using scan_t  = coop_grid_scan<T, THREADS, ALGORITHM, 1, 1>;
   __shared__ typename tile_t::TempStorage ticket;
+  __shared__ typename index_t::TempStorage unused;
   __shared__ typename scan_t::TempStorage storage;
-  const int tile = tile_t(ticket).Take(ws);
+  const int tile = blockIdx.y == 0 ? tile_t(ticket).Take(ws) : index_t(unused).Take(ws);
   T items[3] = {x[0], x[1], x[2]}, out[3], total, prefix, init = x[3];
   scan_t(storage).template InclusiveSum<false>(items, out, ws, tile);
   scan_t(storage).template ExclusiveSum<true>(items, out, ws, tile, total, prefix);
