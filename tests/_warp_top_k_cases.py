@@ -59,6 +59,8 @@ def cases() -> list[Case]:
     # 64 items a lane (a 64-bit marks word) at every k of the row benchmark (rows of 4096, 1w128x64)
     out += [Case(k, 64, tiles=2) for k in (1, 8, 16, 32)]
     out += [Case(7, 16, width=16), Case(4, 8, width=8)]
+    # the list takes an entry from every lane (k > W/2): the threshold from the lanes' two best items
+    out += [Case(16, 8, width=16), Case(8, 4, width=8), Case(24, 16), Case(2, 8, width=2)]
     return out
 
 
