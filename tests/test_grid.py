@@ -161,6 +161,27 @@ def test_kinds_refuse_what_is_not_a_workspace_or_a_tile() -> None:
         index.resolve({"state": _arg(Form.ARRAY, "uint64", stride=2)}, launch)
 
 
+def _numba_report(cfg: gk.Config, **options: Any) -> Any:
+    """``inspect()`` of the Numba kernel of ``cfg``, compiled ahead of time."""
+    import cuda.coop.numba as numba_coop
+
+    sig = f"void({cfg.dtype}[::1], {cfg.dtype}[::1], {cfg.dtype}[::1], uint64[::1], int64)"
+    return numba_coop.compile(gk.numba_kernel(cfg), sig, block=cfg.block, **options).inspect()
+
+
+def _cute_report(cfg: gk.Config) -> Any:
+    """``inspect()`` of the CuTe kernel of ``cfg``, compiled ahead of time with fake tensors."""
+    pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
+    import cuda.coop.cutlass as cutlass_coop
+    import cutlass
+
+    from ._cute_kernels import fake_tensor
+    from ._grid_cute import host
+
+    tensors = [fake_tensor(cfg.dtype, 1024) for _ in range(3)] + [fake_tensor("uint64", 1024)]
+    return cutlass_coop.compile(host(cfg), *tensors, cutlass.Int32(5), cutlass.Int32(5)).inspect()
+
+
 def test_tile_index_order_is_a_checked_choice() -> None:
     launch = Launch((128, 1, 1), "unknown")
     index = CATALOG["grid.tile_index"]
@@ -177,25 +198,11 @@ def test_tile_index_order_is_a_checked_choice() -> None:
 def test_tile_index_in_block_order_takes_no_ticket(backend: str) -> None:
     """``order='block'``: no atomic on the workspace and no barrier to share a ticket (one barrier
     fewer than the ticket's kernel); the scan's first warp still checks the workspace (a trap)."""
-    reports = {}
-    for order in ("ticket", "block"):
-        cfg = gk.Config("exclusive_sum", "int32", (128, 1, 1), 4, 7, order=order)
-        if backend == "numba":
-            import cuda.coop.numba as numba_coop
-
-            sig = "void(int32[::1], int32[::1], int32[::1], uint64[::1], int64)"
-            reports[order] = numba_coop.compile(gk.numba_kernel(cfg), sig, block=cfg.block).inspect()
-        else:
-            pytest.importorskip("cutlass", reason="nvidia-cutlass-dsl is not installed")
-            import cuda.coop.cutlass as cutlass_coop
-            import cutlass
-
-            from ._cute_kernels import fake_tensor
-            from ._grid_cute import host
-
-            tensors = [fake_tensor(cfg.dtype, 1024) for _ in range(3)] + [fake_tensor("uint64", 1024)]
-            compiled = cutlass_coop.compile(host(cfg), *tensors, cutlass.Int32(5), cutlass.Int32(5))
-            reports[order] = compiled.inspect()
+    report = _numba_report if backend == "numba" else _cute_report
+    reports = {
+        o: report(gk.Config("exclusive_sum", "int32", (128, 1, 1), 4, 7, order=o))
+        for o in ("ticket", "block")
+    }
     ticket, block = reports["ticket"].sass, reports["block"].sass
     assert "ATOMG.E.ADD" in ticket and "ATOMG.E.ADD" not in block, block
     assert block.count("BAR.SYNC") == ticket.count("BAR.SYNC") - 1, (ticket, block)
@@ -231,10 +238,7 @@ _CUTE_CASES = [
 
 @pytest.mark.parametrize("cfg", _CASES, ids=lambda c: c.id())
 def test_numba_kernels_inline(cfg: gk.Config) -> None:
-    import cuda.coop.numba as numba_coop
-
-    sig = f"void({cfg.dtype}[::1], {cfg.dtype}[::1], {cfg.dtype}[::1], uint64[::1], int64)"
-    report = numba_coop.compile(gk.numba_kernel(cfg), sig, block=cfg.block).inspect()
+    report = _numba_report(cfg)
     assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
     assert not report.leftover_symbols
 
@@ -270,27 +274,14 @@ _BACKOFF = [
 
 @pytest.mark.parametrize(("scan", "dtype", "sleeps"), _BACKOFF, ids=[f"{a}-{b}" for a, b, _ in _BACKOFF])
 def test_look_back_backs_off_as_cub_device_scan(scan: str, dtype: str, sleeps: set[int]) -> None:
-    import cuda.coop.numba as numba_coop
-
-    cfg = gk.Config(scan, dtype, (128, 1, 1), 2, 7)
-    sig = f"void({dtype}[::1], {dtype}[::1], {dtype}[::1], uint64[::1], int64)"
-    sass = numba_coop.compile(gk.numba_kernel(cfg), sig, block=cfg.block, arch="sm_90a").inspect().sass
+    sass = _numba_report(gk.Config(scan, dtype, (128, 1, 1), 2, 7), arch="sm_90a").sass
     found = {int(v, 16) for v in re.findall(r"NANOSLEEP 0x([0-9a-f]+)", sass)} - {1000}
     assert found == sleeps
 
 
 @pytest.mark.parametrize("cfg", _CUTE_CASES, ids=lambda c: c.id())
 def test_cute_kernels_inline(cfg: gk.Config) -> None:
-    pytest.importorskip("cutlass")
-    import cuda.coop.cutlass as cutlass_coop
-    import cutlass
-
-    from ._cute_kernels import fake_tensor
-    from ._grid_cute import host
-
-    tensors = [fake_tensor(cfg.dtype, 1024) for _ in range(3)] + [fake_tensor("uint64", 1024)]
-    compiled = cutlass_coop.compile(host(cfg), *tensors, cutlass.Int32(5), cutlass.Int32(5))
-    report = compiled.inspect()
+    report = _cute_report(cfg)
     assert report.calls == 0 and report.local_loads == 0 and report.local_stores == 0, report.sass
 
 
