@@ -181,6 +181,18 @@ __device__ __forceinline__ bool coop_topk_direction(int lane, int s, int d)
   return ((lane & d) == 0) == ((lane & s) == 0);
 }
 
+// The least of the values m of each block of P lanes (P a power of two <= W), in every lane of it.
+template <int P, int W, typename T>
+__device__ __forceinline__ T coop_topk_least(T m, unsigned mask)
+{
+  _CCCL_PRAGMA_UNROLL_FULL()
+  for (int d = P / 2; d > 0; d /= 2)
+  {
+    m = coop_topk_min(m, __shfl_xor_sync(mask, m, d, W));
+  }
+  return m;
+}
+
 // The P-th largest (P a power of two <= W) of the W lanes' values m, in every lane: at least P of the
 // values reach it. Blocks of P lanes sorted (alternating), then pairs of blocks folded into the larger
 // of each pair of lanes (both blocks keep it: every block ends up holding the best P), each re-sorted,
@@ -215,12 +227,7 @@ __device__ __forceinline__ T coop_topk_pth_largest(T m, int lane, unsigned mask)
       }
     }
   }
-  _CCCL_PRAGMA_UNROLL_FULL()
-  for (int d = P / 2; d > 0; d /= 2)
-  {
-    m = coop_topk_min(m, __shfl_xor_sync(mask, m, d, W));
-  }
-  return m;
+  return coop_topk_least<P, W>(m, mask);
 }
 
 // The W-th largest of the 2 W values m1 and m2 of the W lanes, in every lane: at least W of the values
@@ -245,13 +252,7 @@ __device__ __forceinline__ T coop_topk_wth_largest_of_two(T m1, T m2, int lane, 
       m2              = keep ? coop_topk_min(m2, p2) : coop_topk_max(m2, p2);
     }
   }
-  T m = coop_topk_max(m1, m2);
-  _CCCL_PRAGMA_UNROLL_FULL()
-  for (int d = W / 2; d > 0; d /= 2)
-  {
-    m = coop_topk_min(m, __shfl_xor_sync(mask, m, d, W));
-  }
-  return m;
+  return coop_topk_least<W, W>(coop_topk_max(m1, m2), mask);
 }
 
 // The best P (a power of two <= W) of the W lanes' pairs, sorted ascending (the best in lane P - 1)
