@@ -77,7 +77,7 @@ def _ptr() -> ir.Type:
 def _declare(symbol: str, fty: ir.FunctionType, module: Any) -> Any:
     """The declaration of the bundle's function ``symbol`` in ``module``, ``convergent`` (see
     ``cuda.coop._render.BUNDLE_SYMBOL_PREFIX``; func-to-llvm carries the attribute to the
-    ``llvm.func``)."""
+    ``llvm.func``, and numba-cuda-mlir's LLVM 7 bridge below sm_100 drops it: docs/numba_mlir.rst)."""
     callee = get_or_insert_function(symbol, fty, module)
     callee.attributes["llvm.convergent"] = ir.UnitAttr.get()
     return callee
