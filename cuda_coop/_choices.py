@@ -42,6 +42,9 @@ class Option:
             over the threads, each run one vector access where the array is aligned to it (the
             renderer's runs path, :func:`cuda.coop._dtypes.run_items`); a tuple's fields must
             make runs of one length.
+        run_length: moved by the renderer's runs path in runs of this many items, whatever the
+            item size (``striped``: 1, CUB's striped arrangement, with coop's block-uniform exit
+            from a partial tile's loop); 0: not by it, or (with ``runs``) in the widest runs.
     """
 
     value: str
@@ -57,6 +60,7 @@ class Option:
     contiguous: bool = False
     words: str = ""
     runs: bool = False
+    run_length: int = 0
 
 
 #: The name that stands for a table's measured best option (:attr:`Choices.auto`).

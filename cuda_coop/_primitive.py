@@ -633,9 +633,11 @@ def build_wrapper(prim: Primitive, req: Request) -> Wrapper:
     call = prim.wrap(prim, req) if prim.wrap is not None else prim.call
     named = _arguments(prim, req, call.args)
     args = tuple(text for _, text, _ in named)
-    if any(o.runs for o in options.values()):
-        runs = run_items(DTYPES[req.dtype].itemsize, req.items_per_thread)
-        return replace(w, body=Body.RUNS, runs=runs, method=call.method, args=args)
+    in_runs = [o for o in options.values() if o.runs or o.run_length]
+    if in_runs:
+        runs = in_runs[0].run_length or run_items(DTYPES[req.dtype].itemsize, req.items_per_thread)
+        full_tile = _full_tile(prim, req, options, named)
+        return replace(w, body=Body.RUNS, runs=runs, method=call.method, args=args, full_tile=full_tile)
     names = {k: o.cxx for k, o in options.items()}
     names.update({p.name: t for p in prim.params if (t := p.kind.method_text(req)) is not None})
     ctor = _arguments(prim, req, call.ctor)

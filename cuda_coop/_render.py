@@ -449,7 +449,21 @@ def _runs_body(w: Wrapper) -> str:
         f"coop_striped_runs<{cxx(req.dtype)}, {math.prod(req.block_dims)}, {req.items_per_thread}, {w.runs}>"
     )
     unpack = "".join(_unpack(s) for s in w.slots)
-    return unpack + f"  {cls}::{w.method}({_scope(w).rank()}, {', '.join(w.args)});\n"
+    call = f"  {cls}::{w.method}({_scope(w).rank()}, {', '.join(w.args)});\n"
+    if w.full_tile is not None:
+        whole = f"{cls}::{w.method}({_scope(w).rank()}, {', '.join(w.args[: w.full_tile[1]])});\n"
+        call = _unguarded_full_tile(w, whole, call)
+    return unpack + call
+
+
+def _unguarded_full_tile(w: Wrapper, whole: str, call: str) -> str:
+    """``call`` (a guarded move of a partial tile) behind a test of its count: a full tile moves by
+    ``whole`` (the method without the count), unguarded, as in CUB's agents."""
+    assert w.full_tile is not None
+    count = w.full_tile[0]
+    tile = _scope(w).group_threads() * w.request.items_per_thread
+    partial = "".join(f"  {line}\n" for line in call.splitlines())
+    return f"  if ({count} >= {tile})\n  {{\n    {whole}  }}\n  else\n  {{\n{partial}  }}\n"
 
 
 def _call_body(w: Wrapper) -> str:
@@ -495,12 +509,8 @@ def _call_body(w: Wrapper) -> str:
             f"  for (int i = 0; i < {n}; ++i)\n"
             f"    if (first + i >= {count}) {items}[i] = previous[i];\n"
         )
-    if w.full_tile is not None:  # a full tile moves unguarded, as in CUB's agents
-        count, kept = w.full_tile
-        whole = f"{assign}{callee}({', '.join(w.args[:kept])});\n"
-        partial = "".join(f"  {line}\n" for line in call.splitlines())
-        tile = scope.group_threads() * n
-        call = f"  if ({count} >= {tile})\n  {{\n    {whole}  }}\n  else\n  {{\n{partial}  }}\n"
+    if w.full_tile is not None:
+        call = _unguarded_full_tile(w, f"{assign}{callee}({', '.join(w.args[: w.full_tile[1]])});\n", call)
     call += "".join(scope.broadcast(result, rt) for result, rt in w.broadcast)
     call += "".join(_pack_fields(s) for s in w.slots)
     return body + call

@@ -56,8 +56,13 @@ def test_render_maps_every_template_parameter() -> None:
 
 
 def test_render_variants() -> None:
-    src = render_requests([_req("block.store", algorithm="striped", tags=("partial",))]).source
+    src = render_requests([_req("block.store", algorithm="direct", tags=("partial",))]).source
     assert ".Store(dst, items, valid_items);" in src
+    # striped: coop's loop (runs of one item), a full tile unguarded, a partial one guarded
+    src = render_requests([_req("block.store", algorithm="striped", tags=("partial",))]).source
+    striped = "coop_striped_runs<int, 128, 4, 1>::Store(int(cub::RowMajorTid(128, 1, 1)), dst, items"
+    assert f"if (valid_items >= 512)\n  {{\n    {striped});" in src
+    assert f"{striped}, valid_items);" in src
     src = render_requests([_req(tags=("partial", "oob"))]).source
     assert ".Load(src, items, valid_items, oob_default);" in src
     assert "__syncthreads" not in src  # no scratch, no barrier

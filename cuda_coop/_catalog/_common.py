@@ -42,6 +42,7 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block
             f"{prefix}STRIPED",
             f"consecutive {unit}s access consecutive items",
             arrangement="striped",
+            run_length=1 if block else 0,
         ),
         Option(
             "vectorize",

@@ -13,7 +13,11 @@
 // algorithm="striped_vectors": item r * V + k of thread t is item (r * THREADS + t) * V + k of the
 // tile. Where the tile is a pointer aligned to a run, CUB's striped load/store moves each run as one
 // vector word (a warp's access covers 32 consecutive runs); elsewhere (a misaligned tile, a strided
-// view's iterator), and for partial tiles, item by item in the same arrangement.
+// view's iterator), and for partial tiles, item by item in the same arrangement. algorithm="striped"
+// is V = 1 (CUB's striped arrangement). A partial tile's loop ends at the first run that no thread
+// has: `valid` is the same in every thread, so the exit is a uniform branch and a tile's tail costs
+// no guarded accesses (CUB's StoreDirectStriped guards every item; a compaction's store of the
+// kept items, half a tile, ran twice the stores it needed, issue 46).
 template <int BYTES>
 struct coop_run_word;
 template <>
@@ -59,6 +63,13 @@ struct coop_striped_runs
     return ((j / V) * THREADS + tid) * V + j % V;
   }
 
+  // No thread has item j or a later one of a tile of `valid` items (the same in every thread): the
+  // first item of j's run in thread 0 is past the tile. Tested at a run's first item only.
+  static __device__ __forceinline__ bool past(int j, int valid)
+  {
+    return j % V == 0 && (j / V) * THREADS * V >= valid;
+  }
+
   // The tile's runs as words, `src` aligned to a word (the caller knows it: benchmarks/rows_cub.cu).
   static __device__ __forceinline__ void LoadWords(int tid, const T* src, T (&items)[ITEMS])
   {
@@ -79,7 +90,7 @@ struct coop_striped_runs
   template <typename Src>
   static __device__ __forceinline__ void Load(int tid, Src src, T (&items)[ITEMS])
   {
-    if constexpr (::cuda::std::is_pointer_v<Src>)
+    if constexpr (V > 1 && ::cuda::std::is_pointer_v<Src>)
     {
       if (::cuda::std::is_sufficiently_aligned<sizeof(word)>(src))
       {
@@ -100,6 +111,10 @@ struct coop_striped_runs
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j)
     {
+      if (past(j, valid))
+      {
+        break;
+      }
       if (at(tid, j) < valid)
       {
         items[j] = src[at(tid, j)];
@@ -138,7 +153,7 @@ struct coop_striped_runs
   template <typename Dst>
   static __device__ __forceinline__ void Store(int tid, Dst dst, const T (&items)[ITEMS])
   {
-    if constexpr (::cuda::std::is_pointer_v<Dst>)
+    if constexpr (V > 1 && ::cuda::std::is_pointer_v<Dst>)
     {
       if (::cuda::std::is_sufficiently_aligned<sizeof(word)>(dst))
       {
@@ -159,6 +174,10 @@ struct coop_striped_runs
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j)
     {
+      if (past(j, valid))
+      {
+        break;
+      }
       if (at(tid, j) < valid)
       {
         dst[at(tid, j)] = items[j];
