@@ -49,13 +49,14 @@ _CASES = [
     gk.Config("inclusive_sum", "float64", (48, 1, 1), 5, 6),
     gk.Config("exclusive_sum", "float32", (64, 2, 2), 1, 11),
     gk.Config("exclusive_user_init", "int64", (128, 1, 1), 2, 13),
+    gk.Config("inclusive_sum", "float32", (32, 3, 1), 3, 10, order="block"),
     # one warp scanned by raking: CUB's warp-synchronous scan, no block barrier after the look-back
     gk.Config("exclusive_sum", "int32", (32, 1, 1), 3, 12, algorithm="raking"),
     gk.Config("inclusive_max_init", "float32", (32, 1, 1), 2, 10, algorithm="raking_memoize"),
 ]
 # 2 blocks; 2-D and 3-D blocks; a partial hardware warp (48 threads); a user operator with a seed;
-# one warp by raking
-_SANITIZER = {c.id() for c in (_CASES[1], *_CASES[-6:])}
+# tiles in block order; one warp by raking
+_SANITIZER = {c.id() for c in (_CASES[1], *_CASES[-7:])}
 
 
 def _seed() -> tuple[int, np.random.Generator]:
