@@ -10,8 +10,9 @@ length. It writes as CUB's ``DeviceSelect`` does: the kept items scattered to th
 shared memory (``scatter_to_striped_flagged``), then stored coalesced from the tile's first place (the
 scan's ``tile_prefix``), in CUB's sm_90 tile for 4-byte items (384 threads x 17) with launch bounds
 ``(384, 3)``, which hold ptxas to the registers of three blocks an SM (``benchmarks/grid.py``
-measures ``make_keep_positive``: 0.87x CUB's ``DeviceSelect::If`` on an H100 with tickets, 0.95x
-with ``order="block"``, 2026-12-07). One ``coop.grid.ScanState`` per kernel serves every later launch.
+measures ``make_keep_positive``: 0.87-0.92x CUB's ``DeviceSelect::If`` on an H100 with tickets,
+0.96-0.97x with ``order="block"``, 2026-12-07). One ``coop.grid.ScanState`` per kernel serves every
+later launch.
 """
 
 from __future__ import annotations
