@@ -11,13 +11,13 @@
 #include <cuda/std/type_traits>
 
 // algorithm="striped_vectors": item r * V + k of thread t is item (r * THREADS + t) * V + k of the
-// tile. Where the tile is a pointer aligned to a run, CUB's striped load/store moves each run as one
-// vector word (a warp's access covers 32 consecutive runs); elsewhere (a misaligned tile, a strided
-// view's iterator), and for partial tiles, item by item in the same arrangement. algorithm="striped"
-// is V = 1 (CUB's striped arrangement). A partial tile's loop ends at the first run that no thread
-// has: `valid` is the same in every thread, so the exit is a uniform branch and a tile's tail costs
-// no guarded accesses (CUB's StoreDirectStriped guards every item; a compaction's store of the
-// kept items, half a tile, ran twice the stores it needed, issue 46).
+// tile. Where the tile is a pointer aligned to a run of V > 1 items, CUB's striped load/store moves
+// each run as one vector word (a warp's access covers 32 consecutive runs); elsewhere (V = 1, a
+// misaligned tile, a strided view's iterator), and for partial tiles, item by item in the same
+// arrangement. algorithm="striped" is V = 1 (CUB's striped arrangement). A partial tile's loop ends
+// at the first run that no thread has: `valid` is the same in every thread, so the exit is a
+// uniform branch and a tile's tail costs no guarded accesses (CUB's StoreDirectStriped guards every
+// item; a compaction's store of the kept items, half a tile, ran twice the stores it needed).
 template <int BYTES>
 struct coop_run_word;
 template <>
