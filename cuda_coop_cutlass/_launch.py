@@ -345,15 +345,24 @@ class PreparedLaunch:
 
             set_other(value)
             return set_other
-        is_int = ctype not in (ctypes.c_float, ctypes.c_double)
         slot = ctype(_number(value, name, numeric))
+        if ctype in (ctypes.c_float, ctypes.c_double):
 
-        def set_scalar(new: Any) -> None:
-            if type(new) is not int and not (type(new) is float and not is_int):
+            def set_float(new: Any) -> None:
+                if type(new) is not float and type(new) is not int:
+                    new = _number(new, name, numeric)
+                slot.value = new
+
+            return self._own(at, slot, set_float)
+        low, high = _int_range(numeric)
+
+        def set_int(new: Any) -> None:
+            # a C slot keeps the low bits of any int: one out of range goes to _number, which names it
+            if type(new) is not int or not low <= new <= high:
                 new = _number(new, name, numeric)
             slot.value = new
 
-        return self._own(at, slot, set_scalar)
+        return self._own(at, slot, set_int)
 
     def launch(self, *args: Any, **kwargs: Any) -> None:
         """Launch with ``args`` in place of the prepared arguments (all of them, as for the call;
@@ -425,8 +434,15 @@ def _scalar_ctype(numeric: Any) -> Any:
     return None
 
 
+def _int_range(numeric: Any) -> tuple[int, int]:
+    """The values of CuTe's integer type ``numeric`` (``Int32``: -2**31 .. 2**31 - 1)."""
+    width = numeric.width
+    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if numeric.signed else (0, (1 << width) - 1)
+
+
 def _number(value: Any, name: str, numeric: Any) -> Any:
-    """A Python number for a scalar parameter: ints for integer parameters, floats for float ones."""
+    """A Python number for a scalar parameter: ints for integer parameters (in the type's range),
+    floats for float ones."""
     import numbers
 
     from cutlass import Float, Numeric
@@ -442,4 +458,10 @@ def _number(value: Any, name: str, numeric: Any) -> Any:
         raise CoopTypeError(f"argument {name!r} is a {numeric.__name__}, got {type(value).__name__}")
     if not is_float and not isinstance(value, numbers.Integral):
         raise CoopTypeError(f"argument {name!r} is a {numeric.__name__}, got the float {value!r}")
-    return float(value) if is_float else int(value)
+    if is_float:
+        return float(value)
+    low, high = _int_range(numeric)
+    if not low <= value <= high:
+        what = f"{numeric.__name__} ({low} .. {high})"
+        raise CoopValueError(f"argument {name!r}: {value!r} does not fit {what}")
+    return int(value)

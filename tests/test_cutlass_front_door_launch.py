@@ -132,6 +132,9 @@ def test_prepare_writes_each_argument_into_its_slot(compiled: Any, recorder: Rec
         (1, 4, coop.CoopValueError, "'dst': address 0x4 is not aligned to 16 B"),
         (1, "x", coop.CoopTypeError, "'dst' is a pointer"),
         (2, 1.5, coop.CoopTypeError, "'scale' is a Int32, got the float 1.5"),
+        # a C slot would keep the low bits (2**31 became -2**31, 2**40 became 0, before the check)
+        (2, 2**31, coop.CoopValueError, r"'scale': 2147483648 does not fit Int32 \(-2147483648 \.\. 2147"),
+        (2, np.int64(-(2**40)), coop.CoopValueError, "'scale': -1099511627776 does not fit Int32"),
         (2, "3", coop.CoopTypeError, "'scale' is a Int32, got str"),
         (3, None, coop.CoopTypeError, "'offset' is a Float32, got NoneType"),
         (4, "s", coop.CoopTypeError, "argument 'stream': expected a stream .*got str"),
@@ -401,6 +404,8 @@ def test_failed_prepared_launch_leaves_the_last_arguments(compiled: Any, recorde
     p = compiled.prepare(a, out.ctypes.data, 3, 0.5, 0)
     with pytest.raises(coop.CoopTypeError, match="'offset'"):
         p.launch(_aligned(N), out.ctypes.data + 64, 5, None, 0)
+    with pytest.raises(coop.CoopValueError, match="'scale': -2147483649 does not fit Int32"):
+        p.launch(_aligned(N), out.ctypes.data + 64, -(2**31) - 1, 0.25, 0)
     p.launch()
     assert recorder.calls[-1] == (a.ctypes.data, out.ctypes.data, 3, 0.5, 0)
 
