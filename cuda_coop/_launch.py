@@ -91,6 +91,9 @@ def shared_bytes(value: Any, *, what: str) -> int:
 
 #: Dynamic shared memory any kernel may take without opting in (bytes).
 DEFAULT_DYNAMIC_SHARED = 48 * 1024
+#: What packing a scalar into its slot raises for a value its C type cannot hold: ``struct.error``
+#: (an int out of range) or ``OverflowError`` (a float past float32's range, for ``"f"``).
+PACK_ERRORS = (struct.error, OverflowError)
 
 
 def set_function_attribute(function: Any, device: int, name: str, value: int) -> Any:
@@ -403,7 +406,7 @@ def _compile_take(plan: LaunchPlan, buffer: Any) -> tuple[dict[str, Any], Callab
     The arguments that would key another plan (another type, dtype, rank, layout, device or
     alignment) are never like the noted ones, so a taken launch is the launch the key look-up makes."""
     torch = sys.modules.get("torch")
-    ns: dict[str, Any] = {"buffer": buffer, "error": struct.error, "Tensor": getattr(torch, "Tensor", None)}
+    ns: dict[str, Any] = {"buffer": buffer, "error": PACK_ERRORS, "Tensor": getattr(torch, "Tensor", None)}
     n = len(plan.layout.specs)
     lines = [f"def take({', '.join(f'a{i}' for i in range(n))}):"]
     for i, s in enumerate(plan.layout.specs):

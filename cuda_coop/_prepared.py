@@ -27,6 +27,7 @@ from ._dims import normalize_block_dims
 from ._errors import CoopTypeError, CoopValueError
 from ._launch import (
     DEFAULT_DYNAMIC_SHARED,
+    PACK_ERRORS,
     LaunchPlan,
     Params,
     cluster_of,
@@ -180,7 +181,7 @@ class PreparedLaunch:
         inline (a raw pointer for an array, a scalar of a kind seen before), else its setter."""
         torch = sys.modules.get("torch")
         torch_tensor = getattr(torch, "Tensor", None)
-        ns: dict[str, Any] = {"buffer": self._params.buffer, "error": struct.error, "Tensor": torch_tensor}
+        ns: dict[str, Any] = {"buffer": self._params.buffer, "error": PACK_ERRORS, "Tensor": torch_tensor}
         params = ", ".join(f"a{i}" for i in range(self._nargs))
         lines = [f"def set_all({params}):"]
         for i, s in enumerate(self._plan.layout.specs):
@@ -276,7 +277,7 @@ class PreparedLaunch:
                     kinds.add(kind)
                 try:
                     pack_into(buffer, offset, a)
-                except struct.error:
+                except PACK_ERRORS:
                     raise CoopValueError(f"{self._where(i)}: {a!r} does not fit the kernel's {s}") from None
 
             return set_scalar, kinds
@@ -296,7 +297,7 @@ class PreparedLaunch:
                 check(key)
             try:
                 pack_into(buffer, offset, *values)
-            except struct.error:
+            except PACK_ERRORS:
                 raise CoopValueError(f"{self._where(i)}: {a!r} does not fit the kernel's {s}") from None
 
         return set_value, None

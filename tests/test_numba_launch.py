@@ -298,6 +298,22 @@ BAD_ARGS = [
 ]
 
 
+@pytest.mark.parametrize("value", [1e300, -3.5e38, np.float64(1e39)])
+def test_prepared_float32_past_its_range_is_a_typed_error(value: Any) -> None:
+    """``struct`` raises OverflowError (not struct.error) for a float past float32's range: named too,
+    and the launch changes no slot."""
+    p, calls = _prepared([F32_C, types.float32], "xa")
+    p.set_args([CAI(0x1000, (4,)), 1.5])
+    before = _slots(p)
+    with pytest.raises(
+        coop.CoopValueError, match=r"axpb: argument 1 \(a\): .* does not fit the kernel's float32"
+    ):
+        p.launch(CAI(0x2000, (4,)), value)
+    assert _slots(p) == before and not calls
+    p.launch(CAI(0x2000, (4,)), 3.4e38)  # float32's largest finite magnitude fits
+    assert len(calls) == 1
+
+
 @pytest.mark.parametrize(("pos", "value", "error", "match"), BAD_ARGS, ids=[m for *_, m in BAD_ARGS])
 def test_prepared_typed_errors_name_the_argument(
     pos: int, value: Any, error: type[Exception], match: str
