@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import ctypes
 import inspect
+import math
+import struct
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +37,9 @@ _INT_TYPES = {
     (32, False): ctypes.c_uint32,
     (64, False): ctypes.c_uint64,
 }
+
+#: float32's largest finite value: a Python float within +-this fits a float32 slot as it is.
+_FLOAT32_MAX = 3.4028234663852886e38
 
 #: Array layouts (keys) whose descriptors a tensor slot remembers (a dynamic layout: one per shape).
 RECENT_LAYOUTS = 16
@@ -347,9 +352,11 @@ class PreparedLaunch:
             return set_other
         slot = ctype(_number(value, name, numeric))
         if ctype in (ctypes.c_float, ctypes.c_double):
+            # a float within float32's finite range fits either slot as it is; others go to _number
+            limit = _FLOAT32_MAX if ctype is ctypes.c_float else math.inf
 
             def set_float(new: Any) -> None:
-                if type(new) is not float and type(new) is not int:
+                if type(new) is not float or not -limit <= new <= limit:
                     new = _number(new, name, numeric)
                 slot.value = new
 
@@ -459,7 +466,13 @@ def _number(value: Any, name: str, numeric: Any) -> Any:
     if not is_float and not isinstance(value, numbers.Integral):
         raise CoopTypeError(f"argument {name!r} is a {numeric.__name__}, got the float {value!r}")
     if is_float:
-        return float(value)
+        try:
+            number = float(value)
+            if numeric.width == 32 and math.isfinite(number):
+                struct.pack("<f", number)  # OverflowError where it rounds past float32's range
+        except OverflowError:
+            raise CoopValueError(f"argument {name!r}: {value!r} does not fit {numeric.__name__}") from None
+        return number
     low, high = _int_range(numeric)
     if not low <= value <= high:
         what = f"{numeric.__name__} ({low} .. {high})"

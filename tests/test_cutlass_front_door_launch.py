@@ -8,6 +8,7 @@ tests/test_cutlass_front_door_gpu.py launches for real."""
 
 import ctypes
 import gc
+import math
 import threading
 import weakref
 from typing import Any
@@ -137,6 +138,8 @@ def test_prepare_writes_each_argument_into_its_slot(compiled: Any, recorder: Rec
         (2, np.int64(-(2**40)), coop.CoopValueError, "'scale': -1099511627776 does not fit Int32"),
         (2, "3", coop.CoopTypeError, "'scale' is a Int32, got str"),
         (3, None, coop.CoopTypeError, "'offset' is a Float32, got NoneType"),
+        (3, 1e300, coop.CoopValueError, r"'offset': 1e\+300 does not fit Float32"),  # would be inf
+        (3, -(10**400), coop.CoopValueError, "'offset': -1000000000000000000000.* does not fit Float32"),
         (4, "s", coop.CoopTypeError, "argument 'stream': expected a stream .*got str"),
     ],
 )
@@ -365,6 +368,18 @@ def test_plain_call_names_the_wrong_argument(
         f(*bad)
     f(*args)  # a wrong call leaves the state usable
     assert recorder.calls[-1] == (a.ctypes.data, out.ctypes.data, 3, 0.5, 0)
+
+
+@pytest.mark.usefixtures("host_memory")
+def test_plain_call_takes_float32s_edges(compiled: Any, recorder: Recorder) -> None:
+    """Infinities and NaN are float32 values; float32's largest finite value fits; an int converts."""
+    f = _fresh(compiled)
+    a, out = _aligned(N), _aligned(N)
+    for value in (math.inf, -math.inf, 3.4028234663852886e38, 7):
+        f(a, out.ctypes.data, 3, value, 0)
+        assert recorder.calls[-1][3] == value
+    f(a, out.ctypes.data, 3, math.nan, 0)
+    assert math.isnan(recorder.calls[-1][3])
 
 
 @pytest.mark.usefixtures("host_memory")
