@@ -181,7 +181,12 @@ class PreparedLaunch:
         inline (a raw pointer for an array, a scalar of a kind seen before), else its setter."""
         torch = sys.modules.get("torch")
         torch_tensor = getattr(torch, "Tensor", None)
-        ns: dict[str, Any] = {"buffer": self._params.buffer, "error": PACK_ERRORS, "Tensor": torch_tensor}
+        ns: dict[str, Any] = {
+            "buffer": self._params.buffer,
+            "error": PACK_ERRORS,
+            "Tensor": torch_tensor,
+            "ADDRESSES": 1 << 64,
+        }
         params = ", ".join(f"a{i}" for i in range(self._nargs))
         lines = [f"def set_all({params}):"]
         for i, s in enumerate(self._plan.layout.specs):
@@ -193,7 +198,8 @@ class PreparedLaunch:
                 ns[f"r{i}"] = self._recorder(ns, i)
                 ns[f"last{i}"] = ns[f"dt{i}"] = ns[f"sh{i}"] = ns[f"st{i}"] = ns[f"dv{i}"] = None
                 # a kernel specialised on aligned data: the fast paths take aligned pointers only
-                fits = f" and not a{i} % {s.align}" if s.align else ""
+                # a raw pointer: an address the 8-byte slot holds (ctypes would keep the low bits)
+                fits = f" and 0 <= a{i} < ADDRESSES" + (f" and not a{i} % {s.align}" if s.align else "")
                 lines.append(f"    global last{i}")
                 if torch_tensor is not None:
                     # A tensor like the last one (dtype, shape, strides, device): only its data moves
@@ -284,6 +290,8 @@ class PreparedLaunch:
 
         def set_value(a: Any) -> None:
             if type(a) is int and isinstance(s, ArraySpec):  # a raw device pointer: the data slot
+                if not 0 <= a < 1 << 64:
+                    raise CoopValueError(f"{self._where(i)}: {a:#x} is not a device address (0 .. 2**64 - 1)")
                 if s.align and a % s.align:
                     raise CoopValueError(f"{self._where(i)}: {s.misaligned()}")
                 for d in s.data_slots:

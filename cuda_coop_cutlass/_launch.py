@@ -38,6 +38,8 @@ _INT_TYPES = {
     (64, False): ctypes.c_uint64,
 }
 
+#: Device addresses: what a pointer's 8-byte slot holds.
+_ADDRESSES = 1 << 64
 #: float32's largest finite value: a Python float within +-this fits a float32 slot as it is.
 _FLOAT32_MAX = 3.4028234663852886e38
 
@@ -318,6 +320,10 @@ class PreparedLaunch:
         def set_pointer(new: Any) -> None:
             if type(new) is int:
                 value = new
+                if not 0 <= value < _ADDRESSES:  # a C slot would keep the low bits
+                    raise CoopValueError(
+                        f"argument {name!r}: {value:#x} is not a device address (0 .. 2**64 - 1)"
+                    )
             else:
                 info = _cute_hooks.pointer_info(new)
                 if info is not None:

@@ -132,6 +132,7 @@ def test_prepare_writes_each_argument_into_its_slot(compiled: Any, recorder: Rec
         (0, 7, coop.CoopTypeError, "'src' was compiled as a tensor .*got int"),
         (1, 4, coop.CoopValueError, "'dst': address 0x4 is not aligned to 16 B"),
         (1, "x", coop.CoopTypeError, "'dst' is a pointer"),
+        (1, -64, coop.CoopValueError, "'dst': -0x40 is not a device address"),
         (2, 1.5, coop.CoopTypeError, "'scale' is a Int32, got the float 1.5"),
         # a C slot would keep the low bits (2**31 became -2**31, 2**40 became 0, before the check)
         (2, 2**31, coop.CoopValueError, r"'scale': 2147483648 does not fit Int32 \(-2147483648 \.\. 2147"),

@@ -285,6 +285,8 @@ BAD_ARGS = [
         "layout A, the kernel was compiled for C-contiguous",
     ),
     (0, 1.5, coop.CoopTypeError, "got a float, the kernel takes a float32 1-D C-layout array"),
+    (0, -0x1000, coop.CoopValueError, "-0x1000 is not a device address"),  # a slot keeps the low bits
+    (0, 1 << 64, coop.CoopValueError, "0x10000000000000000 is not a device address"),
     (0, np.zeros(4, np.float32), coop.CoopTypeError, "host memory; copy it to the GPU"),
     (0, CAI(0x1, (4,), data=(0x1, True)), coop.CoopValueError, "read-only"),
     (0, CAI(0x1, (4,), mask=object()), coop.CoopTypeError, "mask"),
