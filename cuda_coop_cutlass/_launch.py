@@ -193,6 +193,7 @@ class PreparedLaunch:
         # capsules) is kept only where a slot still points into it: an argument passed as it is.
         self._keep = None if self.rewritable else keep
         self._last: Any = given  # launch() launches them again
+        self._set_all = _writer(self._setters)
 
     @staticmethod
     def _kind(name: str, annotation: Any, value: Any, specs: dict[str, _args.Spec]) -> bool:
@@ -219,6 +220,7 @@ class PreparedLaunch:
             def set_stream(new: Any) -> None:
                 slot.value = new if type(new) is int else stream_handle(new, what=f"argument {name!r}")
 
+            _inline(set_stream, "type({a}) is int", "{slot}.value = {a}", slot=slot)
             return self._own(at, slot, set_stream)
 
         def fixed(new: Any) -> None:
@@ -309,6 +311,16 @@ class PreparedLaunch:
                 )
             desc[0] = address
 
+        _inline(
+            set_tensor,
+            "(t := {last}[0]) is not None and type({a}) is t[0] and {a}.dtype is t[1] and {a}.shape == t[2] "
+            "and {a}.stride() == t[3] and {a}.get_device() == t[4] and not {a}.requires_grad "
+            "and not (p := {a}.data_ptr()) & {mask}",
+            "{desc}[0] = p",
+            last=last_torch,
+            mask=mask,
+            desc=desc,
+        )
         return self._own(at, desc, set_tensor)
 
     def _pointer_setter(
@@ -341,6 +353,13 @@ class PreparedLaunch:
                 )
             slot.value = value
 
+        _inline(
+            set_pointer,
+            "type({a}) is int and 0 <= {a} < ADDRESSES and not {a} & {mask}",
+            "{slot}.value = {a}",
+            slot=slot,
+            mask=mask,
+        )
         return self._own(at, slot, set_pointer)
 
     def _scalar_setter(self, at: int, name: str, numeric: Any, value: Any) -> Callable[[Any], None]:
@@ -366,6 +385,8 @@ class PreparedLaunch:
                     new = _number(new, name, numeric)
                 slot.value = new
 
+            fits = "type({a}) is float and -{limit} <= {a} <= {limit}"
+            _inline(set_float, fits, "{slot}.value = {a}", slot=slot, limit=limit)
             return self._own(at, slot, set_float)
         low, high = _int_range(numeric)
 
@@ -375,6 +396,8 @@ class PreparedLaunch:
                 new = _number(new, name, numeric)
             slot.value = new
 
+        fits = "type({a}) is int and {low} <= {a} <= {high}"
+        _inline(set_int, fits, "{slot}.value = {a}", slot=slot, low=low, high=high)
         return self._own(at, slot, set_int)
 
     def launch(self, *args: Any, **kwargs: Any) -> None:
@@ -389,8 +412,7 @@ class PreparedLaunch:
         if args or kwargs:
             values = args if not kwargs and len(args) == len(self._setters) else self._rectify(args, kwargs)
             try:
-                for setter, value in zip(self._setters, values, strict=False):
-                    setter(value)
+                self._set_all(*values)
             except Exception:
                 self._restore()
                 raise
@@ -406,8 +428,7 @@ class PreparedLaunch:
         raises what it raises for a failed launch."""
         if kwargs or len(args) != len(self._setters):
             args = self._bind(args, kwargs)
-        for setter, value in zip(self._setters, args, strict=False):
-            setter(value)
+        self._set_all(*args)
         self._call(self._packed)
         result = self._result
         if result is None:
@@ -433,6 +454,41 @@ class PreparedLaunch:
         if missing:
             raise CoopTypeError(f"launch() is missing {', '.join(missing)} (give all arguments, or none)")
         return [*args, *(kwargs[n] for n in self._names[len(args) :])]
+
+
+def _inline(setter: Callable[[Any], None], fits: str, write: str, **names: Any) -> None:
+    """Give ``setter`` a fast path for :func:`_writer` to inline: the test that an argument ``{a}``
+    takes it, and the statement that writes it (its ``{name}``s: ``names``' objects). The setter
+    itself is the same path's full form (it checks and names what the test refuses)."""
+    setter.inline = (fits, write, names)  # type: ignore[attr-defined]
+
+
+def _writer(setters: list[Callable[[Any], None]]) -> Callable[..., None]:
+    """One function writing every argument into its slot: each setter's fast path inline (a torch
+    tensor like the last, an int address or scalar in range, a float in range, an int stream), the
+    setter where the test fails or there is none; a call per argument less."""
+    ns: dict[str, Any] = {"ADDRESSES": _ADDRESSES}
+    params = ", ".join(f"a{i}" for i in range(len(setters)))
+    lines = [f"def set_all({params}):"]
+    for i, setter in enumerate(setters):
+        ns[f"s{i}"] = setter
+        inline = getattr(setter, "inline", None)
+        if inline is None:
+            lines.append(f"    s{i}(a{i})")
+            continue
+        fits, write, names = inline
+        ns.update({f"{k}{i}": v for k, v in names.items()})
+        spelled = {"a": f"a{i}", **{k: f"{k}{i}" for k in names}}
+        lines += [
+            f"    if {fits.format(**spelled)}:",
+            f"        {write.format(**spelled)}",
+            "    else:",
+            f"        s{i}(a{i})",
+        ]
+    if not setters:
+        lines.append("    pass")
+    exec("\n".join(lines), ns)
+    return ns["set_all"]  # type: ignore[no-any-return]
 
 
 def _scalar_ctype(numeric: Any) -> Any:
