@@ -74,6 +74,7 @@ from ._errors import (
 from ._kernel_api import TempStorage, ThreadData, export_namespace
 from ._kinds import Arg, Form, Shape, Slot, TempStorageUse, temp_storage_options
 from ._launch import (
+    ADDRESSES,
     DEFAULT_DYNAMIC_SHARED,
     BoundPlan,
     ConfiguredLaunch,

@@ -26,6 +26,7 @@ from ._args import (
 from ._dims import normalize_block_dims
 from ._errors import CoopTypeError, CoopValueError
 from ._launch import (
+    ADDRESSES,
     DEFAULT_DYNAMIC_SHARED,
     PACK_ERRORS,
     LaunchPlan,
@@ -185,7 +186,7 @@ class PreparedLaunch:
             "buffer": self._params.buffer,
             "error": PACK_ERRORS,
             "Tensor": torch_tensor,
-            "ADDRESSES": 1 << 64,
+            "ADDRESSES": ADDRESSES,
         }
         params = ", ".join(f"a{i}" for i in range(self._nargs))
         lines = [f"def set_all({params}):"]
@@ -290,7 +291,7 @@ class PreparedLaunch:
 
         def set_value(a: Any) -> None:
             if type(a) is int and isinstance(s, ArraySpec):  # a raw device pointer: the data slot
-                if not 0 <= a < 1 << 64:
+                if not 0 <= a < ADDRESSES:
                     raise CoopValueError(f"{self._where(i)}: {a:#x} is not a device address (0 .. 2**64 - 1)")
                 if s.align and a % s.align:
                     raise CoopValueError(f"{self._where(i)}: {s.misaligned()}")

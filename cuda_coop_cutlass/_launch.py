@@ -23,7 +23,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from cuda.coop._backend_api import CoopBackendError, CoopTypeError, CoopValueError, stream_handle
+from cuda.coop._backend_api import ADDRESSES, CoopBackendError, CoopTypeError, CoopValueError, stream_handle
 
 from . import _args, _cute_hooks
 
@@ -38,8 +38,6 @@ _INT_TYPES = {
     (64, False): ctypes.c_uint64,
 }
 
-#: Device addresses: what a pointer's 8-byte slot holds.
-_ADDRESSES = 1 << 64
 #: float32's largest finite value: a Python float within +-this fits a float32 slot as it is.
 _FLOAT32_MAX = 3.4028234663852886e38
 
@@ -332,7 +330,7 @@ class PreparedLaunch:
         def set_pointer(new: Any) -> None:
             if type(new) is int:
                 value = new
-                if not 0 <= value < _ADDRESSES:  # a C slot would keep the low bits
+                if not 0 <= value < ADDRESSES:  # a C slot would keep the low bits
                     raise CoopValueError(
                         f"argument {name!r}: {value:#x} is not a device address (0 .. 2**64 - 1)"
                     )
@@ -467,7 +465,7 @@ def _writer(setters: list[Callable[[Any], None]]) -> Callable[..., None]:
     """One function writing every argument into its slot: each setter's fast path inline (a torch
     tensor like the last, an int address or scalar in range, a float in range, an int stream), the
     setter where the test fails or there is none; a call per argument less."""
-    ns: dict[str, Any] = {"ADDRESSES": _ADDRESSES}
+    ns: dict[str, Any] = {"ADDRESSES": ADDRESSES}
     params = ", ".join(f"a{i}" for i in range(len(setters)))
     lines = [f"def set_all({params}):"]
     for i, setter in enumerate(setters):
