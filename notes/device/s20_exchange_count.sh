@@ -3,9 +3,7 @@
 # working tree; .gpu/old/cuda/coop = main's library (git archive main cuda_coop). The exchange grid
 # with its count cases on the three backends, its sanitizer configs, the example, then the compaction
 # against main's library in the same call.
-source .devkit/tools/env.sh
-python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1
-nvidia-smi --query-gpu=name --format=csv,noheader
+source .gpu/setup.sh
 mkdir -p $OUT/x
 timeout 200 python3 -m pytest -m gpu -n 15 -q -p no:cacheprovider -rfE -k "exchange" tests/test_numba_compute_gpu.py tests/test_cutlass_compute_gpu.py tests/test_examples.py > $OUT/x/tests.log 2>&1
 echo "tests rc=$?"; grep -E "^FAILED|^ERROR|passed|failed" $OUT/x/tests.log | tail -5

@@ -1,11 +1,7 @@
 #!/bin/bash
 # The launch paths after the nineteenth session (CuTe: one generated set_all; range checks of scalars
 # and addresses on every prepared path): their GPU tests, then launch.py's table and goals (carry .whl).
-source .devkit/tools/env.sh
-python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1
-pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH=/tmp/site:$PYTHONPATH
-nvidia-smi --query-gpu=name --format=csv,noheader
+WHL=1 source .gpu/setup.sh
 mkdir -p $OUT/l
 timeout 200 python3 -m pytest -m gpu -n 8 -q -p no:cacheprovider -rfE tests/test_cutlass_front_door_gpu.py tests/test_numba_launch_gpu.py > $OUT/l/tests.log 2>&1
 echo "tests rc=$?"; grep -E "^FAILED|^ERROR|passed|failed" $OUT/l/tests.log | tail -5

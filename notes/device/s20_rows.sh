@@ -3,11 +3,7 @@
 # (fifteenth session): cross-entropy (online = examples/numba/cross_entropy_loss.py vs twice) and
 # LayerNorm (welford = examples/numba/layernorm_rows.py vs sumsq) at rows of 4096, against quack and
 # liger in the same run. Carry .whl (quack, liger, tvm-ffi, einops).
-source .devkit/tools/env.sh
-python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1
-pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH=/tmp/site:$PYTHONPATH
-nvidia-smi --query-gpu=name --format=csv,noheader
+WHL=1 source .gpu/setup.sh
 mkdir -p $OUT/r
 for k in cross_entropy layernorm; do
   timeout 200 python3 benchmarks/rows.py --only $k --n 4096 --reps 5 --json $OUT/r/$k.json > $OUT/r/$k.log 2>&1

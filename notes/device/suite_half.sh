@@ -1,9 +1,7 @@
 #!/bin/bash
 # The GPU suite in two calls (it outgrew one call's 600 s on 12-07: 1749 passed in 450 s, not done):
 # `bash .gpu/suite_half.sh A` runs the files test_a* .. test_m*, `B` the rest.
-source .devkit/tools/env.sh
-python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1
-nvidia-smi --query-gpu=name --format=csv,noheader
+source .gpu/setup.sh
 if [ "$1" = A ]; then files=$(ls tests/test_[a-m]*.py); else files=$(ls tests/test_[n-z]*.py); fi
 mkdir -p $OUT/n
 timeout -s INT ${SUITE_S:-560} python3 -m pytest -m gpu -n 15 -q -p no:cacheprovider -rfE $files > $OUT/n/suite_$1.log 2>&1
