@@ -276,32 +276,21 @@ class PreparedLaunch:
             )
 
         def set_tensor(new: Any) -> None:
-            t = last_torch[0]
-            if (
-                t is not None
-                and type(new) is t[0]
-                and new.dtype is t[1]
-                and new.shape == t[2]
-                and new.stride() == t[3]
-                and new.get_device() == t[4]
-                and not new.requires_grad
-            ):
-                address = new.data_ptr()  # a torch tensor like the last one: only its data moves
-            else:
-                read = _reader(type(new))
-                found = None if read is None else read(new)
-                if found is None or found[0] is None:
-                    slow(new, None)
-                    return
-                key = (type(new), *found[0])
-                seen = recent.get(key)
-                if seen is None:
-                    slow(new, key)
-                    return
-                address = found[1]
-                if not address & mask:
-                    ctypes.memmove(desc, seen, len(seen))
-                    last_torch[0] = key if read is _read_torch else None
+            # the full path: a torch tensor like the last one is _writer's inline test
+            read = _reader(type(new))
+            found = None if read is None else read(new)
+            if found is None or found[0] is None:
+                slow(new, None)
+                return
+            key = (type(new), *found[0])
+            seen = recent.get(key)
+            if seen is None:
+                slow(new, key)
+                return
+            address = found[1]
+            if not address & mask:
+                ctypes.memmove(desc, seen, len(seen))
+                last_torch[0] = key if read is _read_torch else None
             if address & mask:
                 raise CoopValueError(
                     f"argument {spec.name!r}: data at {address:#x} is not aligned to {spec.align} B "
@@ -375,13 +364,12 @@ class PreparedLaunch:
             return set_other
         slot = ctype(_number(value, name, numeric))
         if ctype in (ctypes.c_float, ctypes.c_double):
-            # a float within float32's finite range fits either slot as it is; others go to _number
+            # inline: a float within float32's finite range fits either slot as it is; others go to
+            # _number
             limit = _FLOAT32_MAX if ctype is ctypes.c_float else math.inf
 
             def set_float(new: Any) -> None:
-                if type(new) is not float or not -limit <= new <= limit:
-                    new = _number(new, name, numeric)
-                slot.value = new
+                slot.value = _number(new, name, numeric)
 
             fits = "type({a}) is float and -{limit} <= {a} <= {limit}"
             _inline(set_float, fits, "{slot}.value = {a}", slot=slot, limit=limit)
@@ -389,10 +377,8 @@ class PreparedLaunch:
         low, high = _int_range(numeric)
 
         def set_int(new: Any) -> None:
-            # a C slot keeps the low bits of any int: one out of range goes to _number, which names it
-            if type(new) is not int or not low <= new <= high:
-                new = _number(new, name, numeric)
-            slot.value = new
+            # a C slot keeps the low bits of any int: _number refuses one out of range, naming it
+            slot.value = _number(new, name, numeric)
 
         fits = "type({a}) is int and {low} <= {a} <= {high}"
         _inline(set_int, fits, "{slot}.value = {a}", slot=slot, low=low, high=high)
@@ -457,7 +443,8 @@ class PreparedLaunch:
 def _inline(setter: Callable[[Any], None], fits: str, write: str, **names: Any) -> None:
     """Give ``setter`` a fast path for :func:`_writer` to inline: the test that an argument ``{a}``
     takes it, and the statement that writes it (its ``{name}``s: ``names``' objects). The setter
-    itself is the same path's full form (it checks and names what the test refuses)."""
+    itself is the full path, taken where the test fails (it checks and names what the test
+    refuses), so it does not repeat the test."""
     setter.inline = (fits, write, names)  # type: ignore[attr-defined]
 
 
