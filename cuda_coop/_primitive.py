@@ -113,19 +113,31 @@ class When:
 
 
 @dataclass(frozen=True)
+class Given:
+    """A request with the optional input whose kind marks ``tag`` present: ``Given("scattered")``."""
+
+    tag: str
+
+    def holds(self, req: Request) -> bool:
+        """Whether ``req`` has the input."""
+        return req.has(self.tag)
+
+
+@dataclass(frozen=True)
 class Cub:
     """The CUB class: its name, header and template parameters in CUB's order, each named:
     ``T``, ``BLOCK_DIM_X``/``Y``/``Z``, ``ITEMS_PER_THREAD``, a parameter of a template kind, or a
     name of ``fixed`` (a template argument that coop does not expose, given as C++ text so that the
     ones after it can be named). ``classes`` give another class for a Choice's option
     (``((When("algorithm", "match"), Cub("cub::BlockRadixRankMatch", ...)),)``), where CUB spells an
-    algorithm as a class of its own with its own template parameters."""
+    algorithm as a class of its own with its own template parameters, or for a request with an optional
+    input (``Given(tag)``) that coop's own class serves (``coop_block_scatter``: an exchange's count)."""
 
     cls: str
     header: str
     template: tuple[str, ...]
     fixed: tuple[tuple[str, str], ...] = ()
-    classes: tuple[tuple[When, Cub], ...] = ()
+    classes: tuple[tuple[When | Given, Cub], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -300,7 +312,11 @@ class Primitive:
         named = (*self.call.args, *self.call.ctor, self.call.returns or "")
         unknown = [n for n in named if n.isidentifier() and n not in known]
         assert not unknown, f"{self.qualname}: the call names no parameter or result {unknown}"
+        tags = {getattr(p.kind, "tag", None) for p in self.params}
         for when, _c in self.cub.classes:
+            if isinstance(when, Given):
+                assert when.tag in tags, f"{self.qualname}: no parameter marks {when}"
+                continue
             options = {o.value for o in self.choices()[when.param].options}
             assert when.option in options, f"{self.qualname}: {when}"
 
@@ -384,7 +400,8 @@ class Primitive:
     # --- resolution -----------------------------------------------------------------------------
 
     def cub_class(self, req: Request) -> Cub:
-        """The CUB class of ``req``: the row's, or another for the Choice option that names one."""
+        """The CUB class of ``req``: the row's, or another for the Choice option or the optional input
+        that names one."""
         for when, cub in self.cub.classes:
             if when.holds(req):
                 return cub

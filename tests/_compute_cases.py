@@ -38,6 +38,7 @@ EXCHANGE_MODES = [
     "striped_to_blocked", "blocked_to_striped", "warp_striped_to_blocked", "blocked_to_warp_striped",
     "scatter_to_blocked", "scatter_to_striped", "scatter_to_striped_guarded", "scatter_to_striped_flagged",
 ]  # fmt: skip
+SCATTER_TO_STRIPED = EXCHANGE_MODES[5:]  # the modes that take valid_items
 SHARED_LIMIT = 48 * 1024
 _BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}  # significand bits
 _SIZE = {d: int("".join(c for c in d if c.isdigit())) // 8 for d in DTYPES}
@@ -93,6 +94,7 @@ class Case:
     mode: str | None = None
     wts: bool = False
     out_param: bool = False
+    count: bool = False  # exchange: valid_items=nvalid * 2 (positions read back)
 
     def statement(self, m: int) -> str:
         """The coop call of case number ``m``, identical in both DSLs; its results are named with
@@ -111,6 +113,8 @@ class Case:
                 args.append("out=dst")
             if self.wts:
                 args.append("warp_time_slicing=True")
+            if self.count:
+                args.append("valid_items=nvalid * 2")
             return f"coop.block.exchange({', '.join(args)})"
         if self.op is not None:
             args.append(self.op if self.op.startswith("user_") else repr(self.op))
@@ -145,7 +149,7 @@ class Case:
     @property
     def id(self) -> str:
         parts = [self.prim, self.mode or "", self.op or "", self.algorithm or ""]
-        flags = ["scalar", "init", "agg", "prefix", "broadcast", "num_valid", "wts", "out_param"]
+        flags = ["scalar", "init", "agg", "prefix", "broadcast", "num_valid", "wts", "out_param", "count"]
         parts += [f for f in flags if getattr(self, f)]
         return "/".join(p for p in parts if p)
 
@@ -172,6 +176,9 @@ def cases(cfg: Config) -> list[Case]:
                 continue
             wts = not fits or (sliceable and (i + k) % 2 == 1)
             out.append(Case("exchange", mode=mode, wts=wts, out_param=(i + k) % 3 == 0))
+        if tile_bytes <= SHARED_LIMIT:  # a count of the positions read back: coop's scatter, no slicing
+            mode = SCATTER_TO_STRIPED[k % 3]
+            out.append(Case("exchange", mode=mode, out_param=DTYPES.index(cfg.dtype) % 2 == 0, count=True))
         return out
     ops = _ops(cfg.dtype)
     r = [REDUCE_ALGS[(k + j) % 3] for j in range(4)]
@@ -448,8 +455,13 @@ def _exchange(
         covered[ranks[keep]] = True
     pos = _positions(dst_arr, threads, ipt)
     # thread t's item j (written to out at t*ipt + j) is the tile's value at pos[t, j]
-    out[base : base + tile] = staged[pos].reshape(-1)
-    mask[base : base + tile] = covered[pos].reshape(-1)
+    got, defined = staged[pos], covered[pos]
+    if case.count:  # positions from valid_items on are not read back: the items stay as they were
+        past = pos >= 2 * d.nvalid
+        got = np.where(past, X, got)
+        defined = defined | past
+    out[base : base + tile] = got.reshape(-1)
+    mask[base : base + tile] = defined.reshape(-1)
 
 
 def mismatches(cfg: Config, got: dict[str, np.ndarray], want: Expected) -> list[str]:

@@ -78,6 +78,24 @@ __global__ void coop_test(const float* src, int n)
     "load_to_shared_glue.cuh": """
 extern "C" __device__ void coop_test_begin() { coop_stage_begin<128>(); }
 """,
+    "exchange.cuh": """
+__global__ void coop_test(float* x, const int* r, const unsigned char* f, int n)
+{
+  using scatter_t = coop_block_scatter<float, 32, 3, 2, 1>;
+  __shared__ typename scatter_t::TempStorage storage;
+  float items[3], out[3];
+  int ranks[3];
+  unsigned char flags[3];
+  const int t = threadIdx.x + 32 * threadIdx.y;
+  for (int i = 0; i < 3; ++i) { items[i] = x[t * 3 + i]; ranks[i] = r[t * 3 + i]; flags[i] = f[t * 3 + i]; }
+  scatter_t(storage).ScatterToStriped(items, out, ranks, n);
+  __syncthreads();  // the storage is read back before the next scatter writes it
+  scatter_t(storage).ScatterToStripedGuarded(items, out, ranks, n);
+  __syncthreads();
+  scatter_t(storage).ScatterToStripedFlagged(items, out, ranks, flags, n);
+  for (int i = 0; i < 3; ++i) { x[t * 3 + i] = out[i]; }
+}
+""",
     "striped_runs.cuh": """
 template struct coop_striped_runs<float, 128, 8, 4>;
 template struct coop_striped_runs<double, 64, 6, 2>;

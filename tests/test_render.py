@@ -217,6 +217,20 @@ def test_optional_inputs_select_cubs_overload() -> None:
         assert expected in _body(render_requests([req]).source, req.symbol), expected
 
 
+def test_exchange_count_takes_coops_scatter() -> None:
+    """With ``valid_items`` a scatter to striped is coop's class (it reads back the positions below the
+    count only, with a uniform exit); without it, CUB's."""
+    args = dict(items=_td("float32", 3), mode=_const("scatter_to_striped_flagged"), ranks=_td("int32", 3))
+    counted = _plan("block.exchange", **args, valid_flags=_td("uint8", 3), valid_items=_scalar("int32"))
+    source = render_requests([counted]).source
+    assert "#include <coop/exchange.cuh>" in source
+    assert f"using {counted.symbol}_t = coop_block_scatter<float, 128, 3, 1, 1>;" in source
+    assert "ScatterToStripedFlagged(items, out, ranks, valid_flags, valid_items);" in source
+    plain = _plan("block.exchange", **args, valid_flags=_td("uint8", 3))
+    assert "cub::BlockExchange<float, 128, 3, false, 1, 1>" in render_requests([plain]).source
+    assert "coop/exchange.cuh" not in render_requests([plain]).source
+
+
 def test_scalar_payload_abi() -> None:
     """A scalar reaches CUB's scalar overloads as one value (reductions) or as one item (scans)."""
     req = _plan("block.reduce", x=_scalar("int16"), op=_const("min"), num_valid=_const(5))

@@ -188,18 +188,26 @@ BLOCK_EXCHANGE_MODES = Choices(
             "blocked_to_warp_striped", "BlockedToWarpStriped", "blocked to warp-striped", whole_warps=True
         ),
         Option("scatter_to_blocked", "ScatterToBlocked", "scatter by rank, read blocked", uses=("ranks",)),
-        Option("scatter_to_striped", "ScatterToStriped", "scatter by rank, read striped", uses=("ranks",)),
+        Option(
+            "scatter_to_striped",
+            "ScatterToStriped",
+            "scatter by rank, read striped",
+            uses=("ranks",),
+            allows=("valid_items",),
+        ),
         Option(
             "scatter_to_striped_guarded",
             "ScatterToStripedGuarded",
             "scatter items whose rank is >= 0, read striped",
             uses=("ranks",),
+            allows=("valid_items",),
         ),
         Option(
             "scatter_to_striped_flagged",
             "ScatterToStripedFlagged",
             "scatter items whose flag is set, read striped",
             uses=("ranks", "valid_flags"),
+            allows=("valid_items",),
         ),
     ),
 )

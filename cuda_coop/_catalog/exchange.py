@@ -6,8 +6,8 @@ from __future__ import annotations
 from .._choices import Choices
 from .._dtypes import DTYPES
 from .._errors import CoopValueError
-from .._kinds import Choice, Flag, Items, Payload
-from .._primitive import Call, Cub, Param, Primitive, Resolver
+from .._kinds import Choice, Count, Flag, Items, Payload
+from .._primitive import Call, Cub, Given, Param, Primitive, Resolver
 from ._common import _BLOCK_DIMS, _TEMP, _TPB, _TUPLED, BLOCK_EXCHANGE_MODES
 
 
@@ -32,6 +32,17 @@ EXCHANGE = Primitive(
         "cub::BlockExchange",
         "cub/block/block_exchange.cuh",
         ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", "warp_time_slicing", *_BLOCK_DIMS[1:]),
+        # with valid_items: coop's scatter, which reads back only the positions below it
+        classes=(
+            (
+                Given("scattered"),
+                Cub(
+                    "coop_block_scatter",
+                    "cub/util_type.cuh",
+                    ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", *_BLOCK_DIMS[1:]),
+                ),
+            ),
+        ),
     ),
     params=(
         Param(
@@ -73,6 +84,17 @@ EXCHANGE = Primitive(
             None,
         ),
         Param(
+            "valid_items",
+            Count("scattered"),
+            "int | None",
+            "the scatter modes to striped: how many tile positions the ranks reach (a compaction's "
+            "count of kept items, at most the tile); only positions below it are read back, and a "
+            "thread's items at the others are left as they were. The read stops at the first item no "
+            "thread has (one uniform branch); without it every position is read.",
+            None,
+            excludes=("warp_time_slicing",),
+        ),
+        Param(
             "warp_time_slicing",
             Flag("wts"),
             "bool",
@@ -82,7 +104,7 @@ EXCHANGE = Primitive(
         _TEMP,
         _TPB,
     ),
-    call=Call("{mode}", ("items", "out", "ranks", "valid_flags")),
+    call=Call("{mode}", ("items", "out", "ranks", "valid_flags", "valid_items")),
     check=_check_exchange,
     summary="Rearrange the block's items among its threads (CUB BlockExchange).",
     details=(

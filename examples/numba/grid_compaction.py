@@ -7,8 +7,8 @@ scans it with ``coop.grid.exclusive_sum`` (CUB's decoupled look-back: the items 
 tile are counted in, in one launch) and writes. The compaction scans the keep-flags of its items:
 an item's exclusive sum is its place in the output, and the last tile's ``total`` is the output's
 length. It writes as CUB's ``DeviceSelect`` does: the kept items scattered to their places in
-shared memory (``scatter_to_striped_flagged``), then stored coalesced from the tile's first place (the
-scan's ``tile_prefix``), in CUB's sm_90 tile for 4-byte items (384 threads x 17) with launch bounds
+shared memory (``scatter_to_striped_flagged``; ``valid_items``: only the kept ones are read back),
+then stored coalesced from the tile's first place (the scan's ``tile_prefix``), in CUB's sm_90 tile for 4-byte items (384 threads x 17) with launch bounds
 ``(384, 3)``, which hold ptxas to the registers of three blocks an SM (``benchmarks/grid.py``
 measures ``make_keep_positive``: 0.87-0.92x CUB's ``DeviceSelect::If`` on an H100 with tickets,
 0.96-0.97x with ``order="block"``, 2026-12-07). One ``coop.grid.ScanState`` per kernel serves every
@@ -74,8 +74,9 @@ def make_keep_positive(threads: int, items: int, blocks_per_sm: int = 0, order: 
         ranks = coop.ThreadData(items, np.int32)
         for j in range(items):
             ranks[j] = where[j] - start
-        coop.block.exchange(x, "scatter_to_striped_flagged", ranks=ranks, valid_flags=flags)
-        coop.block.store(dst, x, offset=start, algorithm="striped", valid_items=total - start)
+        kept = total - start  # the tile's kept items: only those are read back and stored
+        coop.block.exchange(x, "scatter_to_striped_flagged", ranks=ranks, valid_flags=flags, valid_items=kept)
+        coop.block.store(dst, x, offset=start, algorithm="striped", valid_items=kept)
         if t == cuda.gridDim.x - 1 and cuda.threadIdx.x == 0:
             count[0] = total
 

@@ -20,7 +20,7 @@ def load_to_shared(src: npt.NDArray[Any], dst: Any, num_items: int, *, offset: i
 def store(dst: npt.NDArray[Any] | tuple[npt.NDArray[Any], ...], items: ThreadData | tuple[ThreadData, ...], *, offset: int = ..., algorithm: str | BlockStoreAlgorithm = ..., valid_items: int | None = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Store a tile of ``threads * items_per_thread`` items cooperatively (CUB BlockStore)."""
 
-def exchange(items: ThreadData | tuple[ThreadData, ...], mode: str | BlockExchangeMode, *, ranks: ThreadData | None = ..., valid_flags: ThreadData | None = ..., out: ThreadData | tuple[ThreadData, ...] | None = ..., warp_time_slicing: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
+def exchange(items: ThreadData | tuple[ThreadData, ...], mode: str | BlockExchangeMode, *, ranks: ThreadData | None = ..., valid_flags: ThreadData | None = ..., out: ThreadData | tuple[ThreadData, ...] | None = ..., valid_items: int | None = ..., warp_time_slicing: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> None:
     """Rearrange the block's items among its threads (CUB BlockExchange)."""
 
 def sum(x: ThreadData | tuple[ThreadData, ...] | Any, *, num_valid: int | None = ..., algorithm: str | BlockReduceAlgorithm = ..., broadcast: bool = ..., temp_storage: TempStorage | None = ..., threads_per_block: int | tuple[int, ...] | None = ...) -> Any:
