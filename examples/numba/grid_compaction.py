@@ -8,8 +8,9 @@ tile are counted in, in one launch) and writes. The compaction scans the keep-fl
 an item's exclusive sum is its place in the output, and the last tile's ``total`` is the output's
 length. It writes as CUB's ``DeviceSelect`` does: the kept items scattered to their places in
 shared memory (``scatter_to_striped_flagged``; ``valid_items``: only the kept ones are read back),
-then stored coalesced from the tile's first place (the scan's ``tile_prefix``), in CUB's sm_90 tile for 4-byte items (384 threads x 17) with launch bounds
-``(384, 3)``, which hold ptxas to the registers of three blocks an SM (``benchmarks/grid.py``
+then stored coalesced from the tile's first place (the scan's ``tile_prefix``), in CUB's sm_90 tile
+for 4-byte items (384 threads x 17) with launch bounds ``(384, 3)``, which hold ptxas to the
+registers of three blocks an SM (``benchmarks/grid.py``
 measures ``make_keep_positive``: 0.87-0.92x CUB's ``DeviceSelect::If`` on an H100 with tickets,
 0.96-0.97x with ``order="block"``, 2026-12-07). One ``coop.grid.ScanState`` per kernel serves every
 later launch.
