@@ -201,7 +201,7 @@ class PreparedLaunch:
                 # a kernel specialised on aligned data: the fast paths take aligned pointers only
                 # a raw pointer: an address the 8-byte slot holds (ctypes would keep the low bits)
                 fits = f" and 0 <= a{i} < ADDRESSES" + (f" and not a{i} % {s.align}" if s.align else "")
-                cases = []
+                cases: list[tuple[str, tuple[str, ...]]] = []
                 if torch_tensor is not None:
                     # A tensor like the last one (dtype, shape, strides, device): only its data moves
                     # (the first test: the common case; its data pointer read once).
