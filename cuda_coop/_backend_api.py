@@ -109,6 +109,7 @@ from ._sass import CubinReport, disassemble, inspect_cubin
 from ._session import TraceSession, compiling, current
 from ._stats import compile_stats
 from ._streams import stream_handle
+from ._writers import Arm, generate
 
 #: The face: every name imported above (private names and ``annotations`` aside), in import order.
 __all__ = [name for name in dict(globals()) if not name.startswith("_") and name != "annotations"]

@@ -33,6 +33,7 @@ from ._args import (
 from ._dims import PORTABLE_CLUSTER_BLOCKS, normalize_block_dims, normalize_cluster_dims
 from ._errors import CoopLaunchConfigError, CoopValueError
 from ._streams import stream_handle
+from ._writers import Arm, generate
 
 # --- streams and the current context ---------------------------------------------------------------
 
@@ -409,37 +410,33 @@ def _compile_take(plan: LaunchPlan, buffer: Any) -> tuple[dict[str, Any], Callab
     alignment) are never like the noted ones, so a taken launch is the launch the key look-up makes."""
     torch = sys.modules.get("torch")
     ns: dict[str, Any] = {"buffer": buffer, "error": PACK_ERRORS, "Tensor": getattr(torch, "Tensor", None)}
-    n = len(plan.layout.specs)
-    lines = [f"def take({', '.join(f'a{i}' for i in range(n))}):"]
+    arms = []
     for i, s in enumerate(plan.layout.specs):
         ns[f"dt{i}"] = ns[f"kd{i}"] = None
         ns[f"own{i}"] = _dead
         if isinstance(s, ArraySpec):
             data = " = ".join(f"buffer[{plan.layout.offsets[i] + d}]" for d in s.data_slots)
-            lines += [
-                f"    if {tensor_like_noted(i)}:",
-                f"        p = a{i}.data_ptr()",
-                f"        if (p % {ALIGN} == 0) is not al{i}:",
-                "            return False",
-                f"        {data} = p",
-                f"    elif a{i} is None or a{i} is not own{i}():",
-                "        return False",
-            ]
+            pointer = (
+                f"p = a{i}.data_ptr()",
+                f"if (p % {ALIGN} == 0) is not al{i}:",
+                "    return False",
+                f"{data} = p",
+            )
+            arms.append(
+                Arm(
+                    (
+                        (tensor_like_noted(i), pointer),
+                        (f"a{i} is None or a{i} is not own{i}()", ("return False",)),
+                    )
+                )
+            )
         elif isinstance(s, ScalarSpec) and s.parts == 1 and s.enum is None:
             ns[f"p{i}"], ns[f"o{i}"] = struct.Struct("<" + s.fmt).pack_into, 8 * plan.layout.offsets[i]
-            lines += [
-                f"    if type(a{i}) is not kd{i}:",
-                "        return False",
-                "    try:",
-                f"        p{i}(buffer, o{i}, a{i})",
-                "    except error:",
-                "        return False",
-            ]
+            packed = ("try:", f"    p{i}(buffer, o{i}, a{i})", "except error:", "    return False")
+            arms.append(Arm(((f"type(a{i}) is kd{i}", packed),), ("return False",)))
         else:
-            lines.append("    return False")
-    lines.append("    return True")
-    exec("\n".join(lines), ns)
-    return ns, ns["take"]
+            arms.append(Arm(otherwise=("return False",)))
+    return ns, generate("take", arms, ns, last=("return True",))
 
 
 class LaunchCache:

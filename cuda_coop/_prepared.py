@@ -38,6 +38,7 @@ from ._launch import (
     tensor_like_noted,
 )
 from ._streams import stream_handle
+from ._writers import Arm, generate
 
 
 def check_prepare_args(
@@ -188,8 +189,7 @@ class PreparedLaunch:
             "Tensor": torch_tensor,
             "ADDRESSES": ADDRESSES,
         }
-        params = ", ".join(f"a{i}" for i in range(self._nargs))
-        lines = [f"def set_all({params}):"]
+        arms = []
         for i, s in enumerate(self._plan.layout.specs):
             setter, kinds = self._setter(i)
             ns[f"s{i}"] = setter
@@ -201,47 +201,30 @@ class PreparedLaunch:
                 # a kernel specialised on aligned data: the fast paths take aligned pointers only
                 # a raw pointer: an address the 8-byte slot holds (ctypes would keep the low bits)
                 fits = f" and 0 <= a{i} < ADDRESSES" + (f" and not a{i} % {s.align}" if s.align else "")
-                lines.append(f"    global last{i}")
+                cases: list[tuple[str, tuple[str, ...]]] = []
                 if torch_tensor is not None:
                     # A tensor like the last one (dtype, shape, strides, device): only its data moves
                     # (the first test: the common case; its data pointer read once).
                     aligned = f" and not (p := a{i}.data_ptr()) % {s.align}" if s.align else ""
-                    lines += [
-                        f"    if {tensor_like_noted(i)}{aligned}:",
-                        f"        {data} = {'p' if s.align else f'a{i}.data_ptr()'}",
-                        f"        last{i} = None",
-                        f"    elif type(a{i}) is int{fits}:",
-                    ]
-                else:
-                    lines.append(f"    if type(a{i}) is int{fits}:")
-                lines += [
-                    f"        {data} = a{i}",
-                    f"        last{i} = None",
-                    f"    elif a{i} is last{i}:",  # the DSL's device array of the last launch: in place
-                    "        pass",
-                    "    else:",
-                    f"        s{i}(a{i})",
-                    f"        r{i}(a{i})",
+                    pointer = "p" if s.align else f"a{i}.data_ptr()"
+                    cases.append(
+                        (f"{tensor_like_noted(i)}{aligned}", (f"{data} = {pointer}", f"last{i} = None"))
+                    )
+                cases += [
+                    (f"type(a{i}) is int{fits}", (f"{data} = a{i}", f"last{i} = None")),
+                    # the DSL's device array of the last launch: in place
+                    (f"a{i} is last{i}", ("pass",)),
                 ]
+                arms.append(Arm(tuple(cases), (f"s{i}(a{i})", f"r{i}(a{i})"), before=(f"global last{i}",)))
             elif kinds is not None:
                 ns[f"k{i}"], ns[f"o{i}"] = kinds, 8 * self._plan.layout.offsets[i]
                 ns[f"p{i}"] = struct.Struct("<" + s.fmt).pack_into
-                lines += [
-                    f"    if type(a{i}) in k{i}:",
-                    "        try:",
-                    f"            p{i}(buffer, o{i}, a{i})",
-                    "        except error:",
-                    f"            s{i}(a{i})",
-                    "    else:",
-                    f"        s{i}(a{i})",
-                ]
+                packed = ("try:", f"    p{i}(buffer, o{i}, a{i})", "except error:", f"    s{i}(a{i})")
+                arms.append(Arm(((f"type(a{i}) in k{i}", packed),), (f"s{i}(a{i})",)))
             else:
-                lines.append(f"    s{i}(a{i})")
-        if self._nargs == 0:
-            lines.append("    pass")
-        exec("\n".join(lines), ns)
+                arms.append(Arm(otherwise=(f"s{i}(a{i})",)))
         self._ns = ns
-        return ns["set_all"]  # type: ignore[no-any-return]
+        return generate("set_all", arms, ns)
 
     def _recorder(self, ns: dict[str, Any], i: int) -> Callable[[Any], None]:
         """What the fast paths of array argument ``i`` compare the next argument with, taken from

@@ -23,7 +23,15 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from cuda.coop._backend_api import ADDRESSES, CoopBackendError, CoopTypeError, CoopValueError, stream_handle
+from cuda.coop._backend_api import (
+    ADDRESSES,
+    Arm,
+    CoopBackendError,
+    CoopTypeError,
+    CoopValueError,
+    generate,
+    stream_handle,
+)
 
 from . import _args, _cute_hooks
 
@@ -453,27 +461,18 @@ def _writer(setters: list[Callable[[Any], None]]) -> Callable[..., None]:
     tensor like the last, an int address or scalar in range, a float in range, an int stream), the
     setter where the test fails or there is none; a call per argument less."""
     ns: dict[str, Any] = {"ADDRESSES": ADDRESSES}
-    params = ", ".join(f"a{i}" for i in range(len(setters)))
-    lines = [f"def set_all({params}):"]
+    arms = []
     for i, setter in enumerate(setters):
         ns[f"s{i}"] = setter
         inline = getattr(setter, "inline", None)
         if inline is None:
-            lines.append(f"    s{i}(a{i})")
+            arms.append(Arm(otherwise=(f"s{i}(a{i})",)))
             continue
         fits, write, names = inline
         ns.update({f"{k}{i}": v for k, v in names.items()})
         spelled = {"a": f"a{i}", **{k: f"{k}{i}" for k in names}}
-        lines += [
-            f"    if {fits.format(**spelled)}:",
-            f"        {write.format(**spelled)}",
-            "    else:",
-            f"        s{i}(a{i})",
-        ]
-    if not setters:
-        lines.append("    pass")
-    exec("\n".join(lines), ns)
-    return ns["set_all"]  # type: ignore[no-any-return]
+        arms.append(Arm(((fits.format(**spelled), (write.format(**spelled),)),), (f"s{i}(a{i})",)))
+    return generate("set_all", arms, ns)
 
 
 def _scalar_ctype(numeric: Any) -> Any:
