@@ -16,7 +16,8 @@ def stream_handle(stream: Any, *, what: str = "stream") -> int:
     object with an int ``handle``, or a ``cuda.bindings`` ``CUstream``.
 
     Raises:
-        CoopValueError: a negative int.
+        CoopValueError: an int outside 0 .. 2**64 - 1 (a handle is a 64-bit pointer: a C slot would
+            keep the low bits, so -1 became 0xFFFF... and 2**64 the default stream).
         CoopTypeError: anything else; the message starts with ``what``.
     """
     if stream is None:
@@ -24,6 +25,8 @@ def stream_handle(stream: Any, *, what: str = "stream") -> int:
     if isinstance(stream, int) and not isinstance(stream, bool):
         if stream < 0:
             raise CoopValueError(f"{what}: a stream handle is not negative, got {stream}")
+        if stream >= 1 << 64:
+            raise CoopValueError(f"{what}: a stream handle is a 64-bit pointer, got {stream:#x}")
         return stream
     proto = getattr(stream, "__cuda_stream__", None)
     if proto is not None:

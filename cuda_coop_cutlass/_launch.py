@@ -224,9 +224,11 @@ class PreparedLaunch:
             slot = ctypes.c_void_p(stream_handle(value, what=f"argument {name!r}"))
 
             def set_stream(new: Any) -> None:
-                slot.value = new if type(new) is int else stream_handle(new, what=f"argument {name!r}")
+                slot.value = stream_handle(new, what=f"argument {name!r}")
 
-            _inline(set_stream, "type({a}) is int", "{slot}.value = {a}", slot=slot)
+            # an int handle in range (outside it, ctypes would keep the low bits: -1 became 0xFFFF...,
+            # 2**64 the default stream); the setter checks and names the rest
+            _inline(set_stream, "type({a}) is int and 0 <= {a} < ADDRESSES", "{slot}.value = {a}", slot=slot)
             return self._own(at, slot, set_stream)
 
         def fixed(new: Any) -> None:

@@ -142,6 +142,9 @@ def test_prepare_writes_each_argument_into_its_slot(compiled: Any, recorder: Rec
         (3, 1e300, coop.CoopValueError, r"'offset': 1e\+300 does not fit Float32"),  # would be inf
         (3, -(10**400), coop.CoopValueError, "'offset': -1000000000000000000000.* does not fit Float32"),
         (4, "s", coop.CoopTypeError, "argument 'stream': expected a stream .*got str"),
+        # a C slot would keep the low bits (-1 became 0xFFFF..., 2**64 the default stream)
+        (4, -1, coop.CoopValueError, "argument 'stream': a stream handle is not negative, got -1"),
+        (4, 1 << 64, coop.CoopValueError, "argument 'stream': a stream handle is a 64-bit pointer"),
     ],
 )
 def test_launch_names_the_argument_that_changed(
@@ -353,6 +356,8 @@ def test_a_tensor_changed_in_place_is_read_again(compiled: Any, recorder: Record
         (2, 1.5, coop.CoopTypeError, "'scale' is a Int32, got the float 1.5"),
         (3, None, coop.CoopTypeError, "'offset' is a Float32, got NoneType"),
         (4, "s", coop.CoopTypeError, "argument 'stream': expected a stream .*got str"),
+        (4, -1, coop.CoopValueError, "argument 'stream': a stream handle is not negative, got -1"),
+        (4, 1 << 64, coop.CoopValueError, "argument 'stream': a stream handle is a 64-bit pointer"),
     ],
 )
 def test_plain_call_names_the_wrong_argument(

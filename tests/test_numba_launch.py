@@ -222,6 +222,7 @@ def test_numba_stream_handle() -> None:
     [
         ("s", coop.CoopTypeError, "expected a stream"),
         (-1, coop.CoopValueError, "not negative"),
+        (1 << 64, coop.CoopValueError, "a stream handle is a 64-bit pointer, got 0x10000000000000000"),
         (True, coop.CoopTypeError, "expected a stream"),
     ],
 )
