@@ -68,7 +68,7 @@ _STRIPED_RUNS = _include("striped_runs.cuh")
 _STAGE_GLUE = _include("load_to_shared_glue.cuh")
 _STAGE_CLASS = "coop_block_load_to_shared"
 #: coop's own class templates (not CUB's), by class name: the header a unit that uses one includes.
-_COOP_CLASSES = {_STAGE_CLASS: _include("load_to_shared.cuh"), "coop_block_scatter": _include("exchange.cuh")}
+_COOP_CLASSES = {_STAGE_CLASS: _include("load_to_shared.cuh")}
 
 
 #: How every unit of requests begins: CUB's configuration, which brings in most of libcu++ (about three

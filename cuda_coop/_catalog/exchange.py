@@ -38,7 +38,7 @@ EXCHANGE = Primitive(
                 Given("scattered"),
                 Cub(
                     "coop_block_scatter",
-                    "cub/util_type.cuh",
+                    "coop/exchange.cuh",
                     ("T", "BLOCK_DIM_X", "ITEMS_PER_THREAD", *_BLOCK_DIMS[1:]),
                 ),
             ),
