@@ -74,7 +74,6 @@ from ._errors import (
 from ._kernel_api import TempStorage, ThreadData, export_namespace
 from ._kinds import Arg, Form, Shape, Slot, TempStorageUse, temp_storage_options
 from ._launch import (
-    ADDRESSES,
     DEFAULT_DYNAMIC_SHARED,
     BoundPlan,
     ConfiguredLaunch,
@@ -108,7 +107,7 @@ from ._requests import Request
 from ._sass import CubinReport, disassemble, inspect_cubin
 from ._session import TraceSession, compiling, current
 from ._stats import compile_stats
-from ._streams import stream_handle
+from ._streams import ADDRESSES, device_address, stream_handle
 from ._writers import Arm, generate
 
 #: The face: every name imported above (private names and ``annotations`` aside), in import order.

@@ -95,8 +95,6 @@ DEFAULT_DYNAMIC_SHARED = 48 * 1024
 #: What packing a scalar into its slot raises for a value its C type cannot hold: ``struct.error``
 #: (an int out of range) or ``OverflowError`` (a float past float32's range, for ``"f"``).
 PACK_ERRORS = (struct.error, OverflowError)
-#: Device addresses: what a raw pointer's 8-byte slot holds (ctypes would keep the low bits of more).
-ADDRESSES = 1 << 64
 
 
 def set_function_attribute(function: Any, device: int, name: str, value: int) -> Any:

@@ -26,7 +26,6 @@ from ._args import (
 from ._dims import normalize_block_dims
 from ._errors import CoopTypeError, CoopValueError
 from ._launch import (
-    ADDRESSES,
     DEFAULT_DYNAMIC_SHARED,
     PACK_ERRORS,
     LaunchPlan,
@@ -37,7 +36,7 @@ from ._launch import (
     shared_bytes,
     tensor_like_noted,
 )
-from ._streams import stream_handle
+from ._streams import ADDRESSES, device_address, stream_handle
 from ._writers import Arm, generate
 
 
@@ -274,8 +273,7 @@ class PreparedLaunch:
 
         def set_value(a: Any) -> None:
             if type(a) is int and isinstance(s, ArraySpec):  # a raw device pointer: the data slot
-                if not 0 <= a < ADDRESSES:
-                    raise CoopValueError(f"{self._where(i)}: {a:#x} is not a device address (0 .. 2**64 - 1)")
+                device_address(a, what=self._where(i))
                 if s.align and a % s.align:
                     raise CoopValueError(f"{self._where(i)}: {s.misaligned()}")
                 for d in s.data_slots:

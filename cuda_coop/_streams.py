@@ -1,11 +1,23 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The ``CUstream`` handle of the stream objects users pass at launch, for both front doors."""
+"""The ``CUstream`` handle of the stream objects users pass at launch, for both front doors, and the
+range of the 64-bit values (stream handles, device addresses) a launch writes into 8-byte slots."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ._errors import CoopTypeError, CoopValueError
+
+#: Device addresses and stream handles: what an 8-byte slot holds (ctypes would keep the low bits of
+#: more: -1 became 0xFFFF..., 2**64 became NULL).
+ADDRESSES = 1 << 64
+
+
+def device_address(value: int, *, what: str) -> int:
+    """``value``, an int address; CoopValueError naming ``what`` outside 0 .. 2**64 - 1."""
+    if not 0 <= value < ADDRESSES:
+        raise CoopValueError(f"{what}: {value:#x} is not a device address (0 .. 2**64 - 1)")
+    return value
 
 
 def stream_handle(stream: Any, *, what: str = "stream") -> int:
@@ -25,7 +37,7 @@ def stream_handle(stream: Any, *, what: str = "stream") -> int:
     if isinstance(stream, int) and not isinstance(stream, bool):
         if stream < 0:
             raise CoopValueError(f"{what}: a stream handle is not negative, got {stream}")
-        if stream >= 1 << 64:
+        if stream >= ADDRESSES:
             raise CoopValueError(f"{what}: a stream handle is a 64-bit pointer, got {stream:#x}")
         return stream
     proto = getattr(stream, "__cuda_stream__", None)

@@ -29,6 +29,7 @@ from cuda.coop._backend_api import (
     CoopBackendError,
     CoopTypeError,
     CoopValueError,
+    device_address,
     generate,
     stream_handle,
 )
@@ -328,11 +329,7 @@ class PreparedLaunch:
 
         def set_pointer(new: Any) -> None:
             if type(new) is int:
-                value = new
-                if not 0 <= value < ADDRESSES:  # a C slot would keep the low bits
-                    raise CoopValueError(
-                        f"argument {name!r}: {value:#x} is not a device address (0 .. 2**64 - 1)"
-                    )
+                value = device_address(new, what=f"argument {name!r}")
             else:
                 info = _cute_hooks.pointer_info(new)
                 if info is not None:
