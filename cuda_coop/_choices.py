@@ -13,6 +13,10 @@ class AlgorithmEnumMeta(EnumMeta):
     compile-time constants they are (``coop.BlockLoadAlgorithm.VECTORIZE`` inside a kernel)."""
 
 
+#: :attr:`Option.runs` for the widest runs of up to 16 bytes (the item size decides their length).
+WIDEST_RUNS = -1
+
+
 @dataclass(frozen=True)
 class Option:
     """One value of a choice.
@@ -38,13 +42,12 @@ class Option:
             the array is aligned to the vector, and as the named option does elsewhere (the
             renderer's word path: CUB vectorizes words to 16-byte accesses, where it moves 2-byte
             items 8 bytes at a time at most and stores ``__half`` / ``__nv_bfloat16`` one by one).
-        runs: the option moves each thread's items in runs of consecutive items, the runs striped
-            over the threads, each run one vector access where the array is aligned to it (the
-            renderer's runs path, :func:`cuda.coop._dtypes.run_items`); a tuple's fields must
-            make runs of one length.
-        run_length: moved by the renderer's runs path in runs of this many items, whatever the
-            item size (``striped``: 1, CUB's striped arrangement, with coop's block-uniform exit
-            from a partial tile's loop); 0: not by it, or (with ``runs``) in the widest runs.
+        runs: the option moves each thread's items through the renderer's runs path, in runs of
+            consecutive items striped over the threads: ``runs`` items each (``striped``: 1, CUB's
+            striped arrangement, with coop's block-uniform exit from a partial tile's loop), or with
+            :data:`WIDEST_RUNS` the widest runs of up to 16 bytes, each one vector access where the
+            array is aligned to it (:func:`cuda.coop._dtypes.run_items`; a tuple's fields must then
+            make runs of one length); 0: not by the runs path.
     """
 
     value: str
@@ -59,8 +62,7 @@ class Option:
     arrangement: str = "blocked"
     contiguous: bool = False
     words: str = ""
-    runs: bool = False
-    run_length: int = 0
+    runs: int = 0
 
 
 #: The name that stands for a table's measured best option (:attr:`Choices.auto`).

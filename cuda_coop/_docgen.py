@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 
 from ._catalog import CHOICES
-from ._choices import Choices, Option
+from ._choices import WIDEST_RUNS, Choices, Option
 from ._operators import BUILTIN_COMPARATORS, SPELLINGS
 
 
 def _notes(option: Option) -> str:
     notes = []
-    if option.runs:
+    if option.runs == WIDEST_RUNS:
         notes.append("items striped in runs of 4, 2 or 1 (see above); scalar items only")
     elif option.arrangement != "blocked":
         notes.append(f"items {option.arrangement}")

@@ -9,7 +9,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from ._choices import Choices
+from ._choices import WIDEST_RUNS, Choices
 from ._dims import check_cluster_blocks
 from ._dtypes import DTYPES, dtype_named, fields_of, run_items
 from ._errors import CoopLaunchConfigError, CoopTypeError, CoopValueError, current_call_site
@@ -509,11 +509,11 @@ class Primitive:
                     f"launch block=({r.threads}, 1, 1) or use another {name} ({others})"
                 )
             if (
-                option.runs
+                option.runs == WIDEST_RUNS
                 and r.dtype
                 and len({run_items(DTYPES[f].itemsize, r.n) for f in fields_of(r.dtype)}) > 1
             ):
-                others = ", ".join(repr(o.value) for o in choices.options if not o.runs)
+                others = ", ".join(repr(o.value) for o in choices.options if o.runs != WIDEST_RUNS)
                 lengths = ", ".join(f"{f}: {run_items(DTYPES[f].itemsize, r.n)}" for f in fields_of(r.dtype))
                 raise CoopTypeError(
                     f"{r.q}: {r.shown(name)} moves each field of {r.payload_name} ({r.dtype}) in "
@@ -650,9 +650,9 @@ def build_wrapper(prim: Primitive, req: Request) -> Wrapper:
     call = prim.wrap(prim, req) if prim.wrap is not None else prim.call
     named = _arguments(prim, req, call.args)
     args = tuple(text for _, text, _ in named)
-    in_runs = [o for o in options.values() if o.runs or o.run_length]
+    in_runs = [o.runs for o in options.values() if o.runs]
     if in_runs:
-        runs = in_runs[0].run_length or run_items(DTYPES[req.dtype].itemsize, req.items_per_thread)
+        runs = in_runs[0] if in_runs[0] > 0 else run_items(DTYPES[req.dtype].itemsize, req.items_per_thread)
         full_tile = _full_tile(prim, req, options, named)
         return replace(w, body=Body.RUNS, runs=runs, method=call.method, args=args, full_tile=full_tile)
     names = {k: o.cxx for k, o in options.items()}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from .._choices import Choices, Option
+from .._choices import WIDEST_RUNS, Choices, Option
 from .._dtypes import DTYPES
 from .._kinds import BlockShape, Count, Element, GlobalArray, Offset, Operator, Payload, Scratch
 from .._primitive import Call, Param, Primitive
@@ -42,7 +42,7 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block
             f"{prefix}STRIPED",
             f"consecutive {unit}s access consecutive items",
             arrangement="striped",
-            run_length=1 if block else 0,
+            runs=1 if block else 0,
         ),
         Option(
             "vectorize",
@@ -60,7 +60,7 @@ def _tile_algorithms(enum_name: str, prefix: str, verb: str, scope: str = "block
                 "consecutive threads access consecutive runs of up to 4 items, one vector access each "
                 "(a strided view: item by item, in the same arrangement)",
                 arrangement="striped_vectors",
-                runs=True,
+                runs=WIDEST_RUNS,
             )
         )
     options += [
